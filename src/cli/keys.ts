@@ -1,0 +1,83 @@
+import type { Config } from '../config/types.ts'
+import { formatUsd } from '../core/money.ts'
+import type { KeyRecord } from '../db/records.ts'
+import type { Store } from '../db/repositories.ts'
+import { DomainError, parseAmount, requireAccount } from '../domain/accounts.ts'
+import { createKey, keyStatus } from '../domain/keys.ts'
+import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
+import { formatTime, printResult, table } from './output.ts'
+
+export function keyJson(key: KeyRecord, accountName?: string) {
+  return {
+    id: key.id,
+    account_id: key.accountId,
+    account: accountName,
+    name: key.name,
+    prefix: key.prefix,
+    models: key.models,
+    status: keyStatus(key),
+    created_at: new Date(key.createdAt).toISOString(),
+    last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
+    revoked_at: key.revokedAt === null ? null : new Date(key.revokedAt).toISOString(),
+    rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
+    budget_usd: key.budget === null ? null : formatUsd(key.budget),
+    spent_usd: formatUsd(key.spent),
+    expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+  }
+}
+
+function parseExpiry(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const time = Date.parse(value)
+  if (Number.isNaN(time)) throw new UsageError(`--expires must be an ISO-8601 time such as 2027-01-31T00:00:00Z, got "${value}"`)
+  return time
+}
+
+export async function runKeyCommand(store: Store, config: Config, args: ParsedArgs, json: boolean): Promise<void> {
+  const [, action, id] = args.positional
+  switch (action) {
+    case 'create': {
+      const accountName = flagString(args, 'account')
+      if (!accountName) throw new UsageError('usage: tollgate key create --account NAME [--name LABEL] [--models id1,id2]')
+      const account = await requireAccount(store.accounts, accountName)
+      const models = flagString(args, 'models')?.split(',').map((model) => model.trim()).filter(Boolean)
+      const known = new Set(config.models.map((model) => model.id))
+      const unknown = models?.filter((model) => !known.has(model)) ?? []
+      if (unknown.length) throw new DomainError('invalid', `unknown model(s) ${unknown.join(', ')}; configured: ${[...known].join(', ')}`)
+      const budget = flagString(args, 'budget')
+      const { record, secret } = await createKey(store.keys, {
+        accountId: account.id, name: flagString(args, 'name') ?? null, models: models ?? null,
+        rpm: flagInteger(args, 'rpm'), tpm: flagInteger(args, 'tpm'), concurrency: flagInteger(args, 'concurrency'),
+        budget: budget === undefined ? undefined : parseAmount(budget), expiresAt: parseExpiry(flagString(args, 'expires')),
+      })
+      return printResult(json, { ...keyJson(record, account.name), key: secret }, () =>
+        `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)
+    }
+    case 'list': {
+      const accountName = flagString(args, 'account')
+      const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
+      const keys = await store.keys.list(account?.id)
+      const names = new Map((await store.accounts.list()).map((item) => [item.id, item.name]))
+      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => table([
+        ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
+        ...keys.map((key) => [
+          key.id, names.get(key.accountId) ?? '?', key.name ?? '-', `${key.prefix}…`, keyStatus(key), key.models?.join(',') ?? 'all',
+          [key.rpm && `rpm=${key.rpm}`, key.tpm && `tpm=${key.tpm}`, key.concurrency && `conc=${key.concurrency}`,
+            key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`]
+            .filter(Boolean).join(' ') || '-',
+          `$${formatUsd(key.spent)}`, formatTime(key.lastUsedAt),
+        ]),
+      ]) || 'no keys')
+    }
+    case 'revoke': {
+      if (!id) throw new UsageError('usage: tollgate key revoke ID')
+      const key = await store.keys.findById(id)
+      if (!key) throw new DomainError('not_found', `key ${id} does not exist`)
+      const revoked = await store.keys.revoke(id, Date.now())
+      const current = (await store.keys.findById(id))!
+      return printResult(json, keyJson(current), () => (revoked ? `revoked key ${id}` : `key ${id} was already revoked`))
+    }
+    default:
+      throw new UsageError('usage: tollgate key create|list|revoke …')
+  }
+}

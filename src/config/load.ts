@@ -1,0 +1,187 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { parseUsd } from '../core/money.ts'
+import type { Price } from '../core/pricing.ts'
+import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, Timeouts } from './types.ts'
+import {
+  ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
+} from './validate.ts'
+
+export { ConfigError } from './validate.ts'
+
+const providerTypes: ProviderType[] = ['openai', 'anthropic', 'gemini', 'mock']
+const defaultBaseUrls: Record<ProviderType, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+  mock: 'mock://',
+}
+
+/** What runs when there is no config file: SQLite in ./data and the built-in mock provider. */
+export const defaultDocument = {
+  listen: { host: '127.0.0.1', port: 8080 },
+  database: 'sqlite:./data/tollgate.db',
+  providers: [{ name: 'mock', type: 'mock' }],
+  models: [
+    { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2, cached_input: 0.1 }, max_output_tokens: 4096 },
+    { id: 'mock-fast', provider: 'mock', price: { input: 0.1, output: 0.2 }, max_output_tokens: 1024 },
+  ],
+}
+
+export interface LoadOptions {
+  /** `--config FILE`; when absent: $TOLLGATE_CONFIG, then ./tollgate.yaml, then the defaults. */
+  path?: string
+  env?: Record<string, string | undefined>
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env
+  const path = options.path ?? env.TOLLGATE_CONFIG ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  let document: unknown = defaultDocument
+  if (path !== undefined) {
+    if (!existsSync(path)) throw new ConfigError(path, 'config file not found')
+    try {
+      document = Bun.YAML.parse(readFileSync(path, 'utf8'))
+    } catch (error) {
+      throw new ConfigError(path, `not valid YAML: ${(error as Error).message}`)
+    }
+  }
+  const config = parseConfig(interpolateEnv(document ?? {}, env), path ?? '(built-in defaults)')
+  if (env.PORT) config.listen.port = readNumber(env.PORT, 'PORT', 8080, { integer: true })
+  if (env.HOST) config.listen.host = env.HOST
+  if (env.TOLLGATE_DATABASE) config.database = env.TOLLGATE_DATABASE
+  return config
+}
+
+export function parseConfig(document: unknown, source = '(inline)'): Config {
+  const root = readObject(document, '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown'], '(root)')
+  const listen = readObject(root.listen ?? {}, 'listen')
+  const routing = readObject(root.routing ?? {}, 'routing')
+  const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
+  if (providers.length === 0) throw new ConfigError('providers', 'at least one provider is required')
+  const providerNames = new Set<string>()
+  for (const [index, provider] of providers.entries()) {
+    if (providerNames.has(provider.name)) throw new ConfigError(`providers[${index}].name`, `"${provider.name}" is used twice`)
+    providerNames.add(provider.name)
+  }
+  const models = readList(root.models, 'models').map((item, index) => parseModel(item, `models[${index}]`, providerNames))
+  const modelIds = new Set<string>()
+  for (const [index, model] of models.entries()) {
+    if (modelIds.has(model.id)) throw new ConfigError(`models[${index}].id`, `"${model.id}" is used twice`)
+    modelIds.add(model.id)
+  }
+  for (const [index, model] of models.entries()) {
+    for (const fallback of model.fallbacks) {
+      if (!modelIds.has(fallback)) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
+    }
+  }
+  return {
+    listen: {
+      host: readString(listen.host, 'listen.host', '127.0.0.1'),
+      port: readNumber(listen.port, 'listen.port', 8080, { integer: true }),
+    },
+    database: readString(root.database, 'database', 'sqlite:./data/tollgate.db'),
+    redis: root.redis === undefined ? undefined : readString(root.redis, 'redis'),
+    providers,
+    models,
+    routing: {
+      maxAttempts: readNumber(routing.max_attempts, 'routing.max_attempts', 3, { min: 1, integer: true }),
+      cooldownS: readNumber(routing.cooldown_s, 'routing.cooldown_s', 30),
+    },
+    log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
+    shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
+    source,
+  }
+}
+
+function parseProvider(item: unknown, field: string): ProviderConfig {
+  const fields = readObject(item, field)
+  rejectUnknownKeys(fields, ['name', 'type', 'base_url', 'api_key', 'headers', 'timeouts', 'passthrough', 'chunk_delay_ms'], field)
+  const type = readString(fields.type, `${field}.type`) as ProviderType
+  if (!providerTypes.includes(type)) throw new ConfigError(`${field}.type`, `must be one of ${providerTypes.join(', ')}`)
+  const baseUrl = readString(fields.base_url, `${field}.base_url`, defaultBaseUrls[type]).replace(/\/+$/, '')
+  if (type !== 'mock' && !/^https?:\/\//.test(baseUrl)) throw new ConfigError(`${field}.base_url`, 'must start with http:// or https://')
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(readObject(fields.headers ?? {}, `${field}.headers`))) {
+    headers[name] = readString(value, `${field}.headers.${name}`)
+  }
+  return {
+    name: readString(fields.name, `${field}.name`),
+    type,
+    baseUrl,
+    apiKey: fields.api_key === undefined ? undefined : readString(fields.api_key, `${field}.api_key`),
+    headers,
+    timeouts: parseTimeouts(fields.timeouts, `${field}.timeouts`),
+    passthrough: readBoolean(fields.passthrough, `${field}.passthrough`, true),
+    chunkDelayMs: readNumber(fields.chunk_delay_ms, `${field}.chunk_delay_ms`, 0),
+  }
+}
+
+function parseTimeouts(value: unknown, field: string): Timeouts {
+  const fields = readObject(value ?? {}, field)
+  rejectUnknownKeys(fields, ['connect_ms', 'first_byte_ms', 'idle_ms', 'total_ms'], field)
+  return {
+    connectMs: readNumber(fields.connect_ms, `${field}.connect_ms`, 10_000, { min: 1 }),
+    firstByteMs: readNumber(fields.first_byte_ms, `${field}.first_byte_ms`, 120_000, { min: 1 }),
+    idleMs: readNumber(fields.idle_ms, `${field}.idle_ms`, 120_000, { min: 1 }),
+    totalMs: readNumber(fields.total_ms, `${field}.total_ms`, 600_000, { min: 1 }),
+  }
+}
+
+function parseModel(item: unknown, field: string, providers: Set<string>): ModelConfig {
+  const fields = readObject(item, field)
+  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by'], field)
+  const id = readString(fields.id, `${field}.id`)
+  let routes: RouteConfig[]
+  if (fields.routes !== undefined) {
+    if (fields.provider !== undefined) throw new ConfigError(`${field}.provider`, 'give either provider or routes, not both')
+    routes = readList(fields.routes, `${field}.routes`).map((route, index) => parseRoute(route, `${field}.routes[${index}]`, id, providers))
+    if (routes.length === 0) throw new ConfigError(`${field}.routes`, 'must list at least one route')
+  } else {
+    routes = [parseRoute({ provider: fields.provider, upstream_model: fields.upstream_model }, field, id, providers)]
+  }
+  const maxOutputTokens = readNumber(fields.max_output_tokens, `${field}.max_output_tokens`, 4096, { min: 1, integer: true })
+  return {
+    id,
+    routes,
+    fallbacks: readList(fields.fallbacks, `${field}.fallbacks`).map((value, index) => readString(value, `${field}.fallbacks[${index}]`)),
+    price: parsePrice(fields.price, `${field}.price`),
+    maxOutputTokens,
+    contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
+    ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
+  }
+}
+
+function parseRoute(item: unknown, field: string, modelId: string, providers: Set<string>): RouteConfig {
+  const fields: Fields = readObject(item, field)
+  const provider = readString(fields.provider, `${field}.provider`)
+  if (!providers.has(provider)) throw new ConfigError(`${field}.provider`, `"${provider}" is not a configured provider`)
+  return {
+    provider,
+    upstreamModel: readString(fields.upstream_model, `${field}.upstream_model`, modelId),
+    weight: readNumber(fields.weight, `${field}.weight`, 1, { min: 0 }),
+    priority: readNumber(fields.priority, `${field}.priority`, 0, { integer: true }),
+  }
+}
+
+function parsePrice(value: unknown, field: string): Price {
+  const fields = readObject(value, field)
+  rejectUnknownKeys(fields, ['input', 'output', 'cached_input', 'cache_write'], field)
+  const read = (key: string, fallback?: number): number => {
+    const raw = fields[key]
+    if (raw === undefined || raw === null) {
+      if (fallback !== undefined) return fallback
+      throw new ConfigError(`${field}.${key}`, 'is required (USD per 1M tokens)')
+    }
+    if (typeof raw !== 'number' && typeof raw !== 'string') throw new ConfigError(`${field}.${key}`, 'must be a number (USD per 1M tokens)')
+    try {
+      const units = parseUsd(raw)
+      if (units < 0) throw new Error('must not be negative')
+      return units
+    } catch (error) {
+      throw new ConfigError(`${field}.${key}`, (error as Error).message)
+    }
+  }
+  const input = read('input')
+  return { input, output: read('output'), cachedInput: read('cached_input', input), cacheWrite: read('cache_write', input) }
+}

@@ -1,0 +1,73 @@
+/**
+ * Protocol-neutral errors. Each client protocol renders a GatewayError in its own wire shape
+ * (see protocols/<name>/encode-error.ts); the status code is decided here, once.
+ */
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'insufficient_balance'
+  | 'not_found'
+  | 'request_too_large'
+  | 'rate_limit'
+  | 'upstream'
+  | 'upstream_unavailable'
+  | 'timeout'
+  | 'internal'
+
+const statusByKind: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  authentication: 401,
+  permission: 403,
+  insufficient_balance: 403,
+  not_found: 404,
+  request_too_large: 413,
+  rate_limit: 429,
+  upstream: 502,
+  upstream_unavailable: 503,
+  timeout: 504,
+  internal: 500,
+}
+
+export interface GatewayErrorOptions {
+  /** The request field at fault, e.g. `messages[1].role`. */
+  param?: string
+  /** A machine-readable code such as `model_not_found`. */
+  code?: string
+  /** Override the status the kind implies (an upstream 429 relayed as is, say). */
+  status?: number
+  /** Seconds the client should wait before retrying. */
+  retryAfter?: number
+  /** Extra headers the error response must carry (rate-limit state, for instance). */
+  headers?: Record<string, string>
+}
+
+export class GatewayError extends Error {
+  readonly kind: ErrorKind
+  readonly status: number
+  readonly param?: string
+  readonly code?: string
+  readonly retryAfter?: number
+  readonly headers?: Record<string, string>
+
+  constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    super(message)
+    this.name = 'GatewayError'
+    this.kind = kind
+    this.status = options.status ?? statusByKind[kind]
+    this.param = options.param
+    this.code = options.code
+    this.retryAfter = options.retryAfter
+    this.headers = options.headers
+  }
+}
+
+export function invalidRequest(message: string, param?: string): GatewayError {
+  return new GatewayError('invalid_request', message, { param })
+}
+
+/** Anything thrown that is not a GatewayError becomes an internal error, never leaking its message. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  return new GatewayError('internal', 'Internal gateway error')
+}

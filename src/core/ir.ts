@@ -1,0 +1,115 @@
+/**
+ * The internal format (IR) every client protocol decodes into and every upstream provider encodes from.
+ * No vendor JSON crosses this line: the relay, metering and billing only ever see these types.
+ */
+
+/** A piece of a message. Tool calls and results are parts, so one message can hold text and calls together. */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; url?: string; mediaType?: string; data?: string }
+  | { type: 'tool-call'; id: string; name: string; arguments: string }
+  | { type: 'tool-result'; toolCallId: string; name?: string; content: string; isError?: boolean }
+  | { type: 'reasoning'; text: string; signature?: string; redacted?: string }
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool'
+
+export interface Message {
+  role: Role
+  content: ContentPart[]
+}
+
+export interface ToolDefinition {
+  name: string
+  description?: string
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>
+  strict?: boolean
+}
+
+export type ToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  | { type: 'required' }
+  | { type: 'tool'; name: string }
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json' }
+  | { type: 'json-schema'; name?: string; schema: Record<string, unknown>; strict?: boolean }
+
+export interface ChatRequest {
+  /** The gateway model id the client asked for (not the upstream id). */
+  model: string
+  /** System and developer instructions, in order; kept apart because three of four protocols keep them apart. */
+  system: string[]
+  messages: Message[]
+  stream: boolean
+  maxOutputTokens?: number
+  temperature?: number
+  topP?: number
+  topK?: number
+  stop?: string[]
+  tools?: ToolDefinition[]
+  toolChoice?: ToolChoice
+  parallelToolCalls?: boolean
+  responseFormat?: ResponseFormat
+  reasoning?: { effort?: 'minimal' | 'low' | 'medium' | 'high'; budgetTokens?: number; include?: boolean }
+  user?: string
+  seed?: number
+}
+
+/**
+ * Token counts as the upstream reported them.
+ * `inputTokens` includes cached and cache-write tokens (the OpenAI convention); `outputTokens` includes reasoning.
+ */
+export interface Usage {
+  inputTokens: number
+  cachedInputTokens: number
+  cacheWriteTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  /** True when the counts are our own estimate rather than the upstream's report. */
+  estimated?: boolean
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'refusal' | 'error' | 'other'
+
+export interface ChatResponse {
+  id: string
+  model: string
+  created: number
+  content: ContentPart[]
+  finishReason: FinishReason
+  usage?: Usage
+}
+
+/**
+ * One event of a streamed answer. `index` is the content block's position in the answer
+ * (text, reasoning and tool calls share one sequence, as Anthropic numbers its blocks).
+ */
+export type StreamEvent =
+  | { type: 'start'; id: string; model: string; created: number }
+  | { type: 'text-start'; index: number }
+  | { type: 'text-delta'; index: number; text: string }
+  | { type: 'text-end'; index: number }
+  | { type: 'reasoning-start'; index: number; redacted?: string }
+  | { type: 'reasoning-delta'; index: number; text: string }
+  | { type: 'reasoning-signature'; index: number; signature: string }
+  | { type: 'reasoning-end'; index: number }
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; arguments: string }
+  | { type: 'tool-call-end'; index: number }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'error'; error: import('./errors.ts').GatewayError }
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }
+}
+
+/** The text of all text parts of a message, joined. */
+export function textOf(parts: ContentPart[]): string {
+  let text = ''
+  for (const part of parts) if (part.type === 'text') text += part.text
+  return text
+}

@@ -1,0 +1,75 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/** Money columns hold integer nano-dollars; time columns hold epoch milliseconds. */
+export const accounts = sqliteTable('accounts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  balance: integer('balance').notNull().default(0),
+  reserved: integer('reserved').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+})
+
+export const ledgerEntries = sqliteTable('ledger_entries', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  amount: integer('amount').notNull(),
+  balanceAfter: integer('balance_after').notNull(),
+  note: text('note').notNull(),
+  actor: text('actor').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (table) => [index('ledger_entries_account_time').on(table.accountId, table.createdAt)])
+
+export const apiKeys = sqliteTable('api_keys', {
+  id: text('id').primaryKey(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  name: text('name'),
+  prefix: text('prefix').notNull(),
+  hash: text('hash').notNull().unique(),
+  /** JSON array of model ids, or null for every model. */
+  models: text('models'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  revokedAt: integer('revoked_at'),
+  lastUsedAt: integer('last_used_at'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  budget: integer('budget'),
+  expiresAt: integer('expires_at'),
+  spent: integer('spent').notNull().default(0),
+}, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
+
+export const holds = sqliteTable('holds', {
+  id: text('id').primaryKey(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  keyId: text('key_id').notNull(),
+  amount: integer('amount').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (table) => [index('holds_created').on(table.createdAt)])
+
+export const usageRecords = sqliteTable('usage_records', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  requestId: text('request_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  keyId: text('key_id').notNull(),
+  model: text('model').notNull(),
+  provider: text('provider').notNull(),
+  upstreamModel: text('upstream_model').notNull(),
+  protocol: text('protocol').notNull(),
+  inputTokens: integer('input_tokens').notNull(),
+  cachedInputTokens: integer('cached_input_tokens').notNull(),
+  cacheWriteTokens: integer('cache_write_tokens').notNull(),
+  outputTokens: integer('output_tokens').notNull(),
+  reasoningTokens: integer('reasoning_tokens').notNull(),
+  cost: integer('cost').notNull(),
+  status: integer('status').notNull(),
+  errorType: text('error_type'),
+  latencyMs: integer('latency_ms').notNull(),
+  stream: integer('stream', { mode: 'boolean' }).notNull(),
+  estimated: integer('estimated', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (table) => [
+  index('usage_account_time').on(table.accountId, table.createdAt, table.id),
+  index('usage_key_time').on(table.keyId, table.createdAt, table.id),
+  index('usage_time').on(table.createdAt, table.id),
+])

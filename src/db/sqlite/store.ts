@@ -1,0 +1,53 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { sql } from 'drizzle-orm'
+import { runMigrations } from '../migrate.ts'
+import type { Store } from '../repositories.ts'
+import { createSqliteAccounts } from './accounts.ts'
+import { createSqliteKeys } from './keys.ts'
+import { createSqliteLedger } from './ledger.ts'
+import { sqliteMigrations } from './migrations.ts'
+import * as schema from './schema.ts'
+import { createSqliteUsage } from './usage.ts'
+
+export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
+
+/** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
+export function openSqliteStore(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const client = new Database(path, { create: true, strict: true })
+  // WAL lets the CLI read and write while `serve` runs; NORMAL sync is durable against process crashes
+  // and only risks the last transactions on power loss, which is the usual trade for a gateway.
+  client.exec('PRAGMA journal_mode = WAL')
+  client.exec('PRAGMA synchronous = NORMAL')
+  client.exec('PRAGMA busy_timeout = 5000')
+  client.exec('PRAGMA foreign_keys = ON')
+  const db = drizzle(client, { schema })
+  return {
+    dialect: 'sqlite',
+    accounts: createSqliteAccounts(db),
+    keys: createSqliteKeys(db),
+    ledger: createSqliteLedger(db),
+    usage: createSqliteUsage(db),
+    async migrate() {
+      await runMigrations({
+        async appliedNames() {
+          db.run(sql`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`)
+          const rows = db.all<{ name: string }>(sql`SELECT name FROM tollgate_migrations`)
+          return new Set(rows.map((row) => row.name))
+        },
+        async apply(migration, statements) {
+          client.transaction(() => {
+            for (const statement of statements) client.exec(statement)
+            client.query('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)').run(migration.name, Date.now())
+          }).immediate()
+        },
+      }, sqliteMigrations)
+    },
+    async close() {
+      client.close()
+    },
+  }
+}

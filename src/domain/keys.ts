@@ -1,0 +1,66 @@
+import type { KeyRecord } from '../db/records.ts'
+import type { KeyRepository } from '../db/repositories.ts'
+import { randomBase62 } from './ids.ts'
+
+/** Every secret starts with this, so it is recognisable in a config file or a leaked-secret scanner. */
+export const keyPrefix = 'tg-'
+const secretLength = 40 // 40 base62 characters ≈ 238 bits of randomness
+const shownPrefixLength = keyPrefix.length + 8
+
+/** Secrets are long and random, so a fast hash is enough: nobody can brute-force 238 bits. */
+export function hashKey(secret: string): string {
+  return new Bun.CryptoHasher('sha256').update(secret).digest('hex')
+}
+
+export interface NewKeyInput {
+  accountId: number
+  name?: string | null
+  models?: string[] | null
+  rpm?: number | null
+  tpm?: number | null
+  concurrency?: number | null
+  budget?: number | null
+  expiresAt?: number | null
+}
+
+export interface CreatedKey {
+  record: KeyRecord
+  /** The only time the secret exists outside the caller's hands. */
+  secret: string
+}
+
+export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
+  const secret = keyPrefix + randomBase62(secretLength)
+  const record: KeyRecord = {
+    id: `key_${randomBase62(12)}`,
+    accountId: input.accountId,
+    name: input.name ?? null,
+    prefix: secret.slice(0, shownPrefixLength),
+    hash: hashKey(secret),
+    models: input.models && input.models.length > 0 ? [...new Set(input.models)] : null,
+    createdAt: now,
+    updatedAt: now,
+    revokedAt: null,
+    lastUsedAt: null,
+    rpm: input.rpm ?? null,
+    tpm: input.tpm ?? null,
+    concurrency: input.concurrency ?? null,
+    budget: input.budget ?? null,
+    expiresAt: input.expiresAt ?? null,
+    spent: 0,
+  }
+  await repository.insert(record)
+  return { record, secret }
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired'
+
+export function keyStatus(key: KeyRecord, now = Date.now()): KeyStatus {
+  if (key.revokedAt !== null) return 'revoked'
+  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired'
+  return 'active'
+}
+
+export function keyAllowsModel(key: KeyRecord, modelId: string): boolean {
+  return key.models === null || key.models.includes(modelId)
+}

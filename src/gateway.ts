@@ -1,0 +1,57 @@
+import type { Config } from './config/types.ts'
+import { createApp } from './app.ts'
+import type { Logger } from './core/logger.ts'
+import { Relay } from './core/relay.ts'
+import { openStore } from './db/open.ts'
+import { KeyCache } from './domain/key-cache.ts'
+import { Ledger } from './domain/ledger.ts'
+import { createProviders } from './providers/registry.ts'
+import type { Services } from './server/services.ts'
+
+export interface Gateway {
+  services: Services
+  server: ReturnType<typeof Bun.serve>
+  url: string
+  /** Stop accepting, let requests in flight finish (up to `drainMs`), write every pending usage row, close. */
+  stop(drainMs?: number): Promise<void>
+}
+
+/** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
+export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  const store = openStore(config.database)
+  await store.migrate()
+  // Holds older than the longest possible request were left by a crash: give that money back.
+  const longest = Math.max(...config.providers.map((provider) => provider.timeouts.totalMs)) + 60_000
+  const released = await store.ledger.releaseStaleHolds(Date.now() - (store.dialect === 'sqlite' ? 0 : longest))
+  if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
+  const keys = new KeyCache(store.keys)
+  await keys.start()
+  const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
+  const relay = new Relay({ config, providers: createProviders(config.providers), ledger, logger })
+  return { config, store, keys, ledger, relay, logger }
+}
+
+export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
+  const services = await createServices(config, logger)
+  const app = createApp(services)
+  const server = Bun.serve({
+    hostname: config.listen.host,
+    port: config.listen.port,
+    fetch: (request) => app.handle(request),
+    maxRequestBodySize: 32 * 1024 * 1024,
+    // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
+    idleTimeout: 255,
+  })
+  const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
+  return {
+    services, server, url,
+    async stop(drainMs = config.shutdown.drainS * 1000) {
+      const drained = server.stop(false)
+      await Promise.race([drained, Bun.sleep(drainMs)])
+      server.stop(true)
+      services.keys.stop()
+      await services.ledger.flush()
+      await services.store.close()
+    },
+  }
+}

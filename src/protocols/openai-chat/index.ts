@@ -1,0 +1,55 @@
+import { Elysia } from 'elysia'
+import { sseHeaders } from '../../core/sse.ts'
+import { newRequestId } from '../../domain/ids.ts'
+import { authenticate, bearerToken } from '../../server/auth.ts'
+import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
+import type { Services } from '../../server/services.ts'
+import { isObject, parseJsonBody } from '../shared/validate.ts'
+import { decodeChatRequest } from './decode-request.ts'
+import { openAiErrorResponse } from './error-response.ts'
+import { encodeChatResponse } from './encode-response.ts'
+import { encodeChatStream } from './encode-stream.ts'
+import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
+import { listOpenAiModels } from './models.ts'
+
+export const protocolName = 'openai-chat'
+
+/** POST /v1/chat/completions: decode, relay, encode (or forward bytes when the upstream speaks the same protocol). */
+async function completeChat(services: Services, request: Request): Promise<Response> {
+  const requestId = newRequestId()
+  try {
+    const key = await authenticate(services.keys, bearerToken(request))
+    const text = await request.text()
+    const body = parseJsonBody(text)
+    const chat = decodeChatRequest(body)
+    const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true
+    const clientGone = new AbortController()
+    const result = await services.relay.run({
+      key, protocol: protocolName, requestId, request: chat,
+      inputBound: Buffer.byteLength(text),
+      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      forward: (target) => buildChatForward(text, body, target),
+      dropRawEvent: includeUsage ? undefined : isUsageChunk,
+      encodeRawError: encodeRawChatError,
+    })
+    const headers = { 'x-request-id': requestId }
+    switch (result.kind) {
+      case 'raw':
+        return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
+      case 'raw-stream':
+        return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
+      case 'response':
+        return jsonResponse(encodeChatResponse(result.response, chat.model), 200, headers)
+      case 'stream':
+        return streamResponse(encodeChatStream(result.events, chat.model, includeUsage), { ...sseHeaders, ...headers }, () => clientGone.abort())
+    }
+  } catch (error) {
+    return openAiErrorResponse(error, requestId)
+  }
+}
+
+export function openAiChatRoutes(services: Services) {
+  return new Elysia({ name: 'protocol-openai-chat' })
+    .post('/v1/chat/completions', ({ request }) => completeChat(services, request), { parse: 'none' })
+    .get('/v1/models', ({ request }) => listOpenAiModels(services, request))
+}

@@ -1,0 +1,73 @@
+import { invalidRequest } from '../../core/errors.ts'
+
+/**
+ * Field checks shared by the protocol decoders. Each failure is a 400 naming the field (`messages[2].role`),
+ * in words a developer can act on.
+ */
+export type Json = Record<string, unknown>
+
+export function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+export function requireObject(value: unknown, field: string): Json {
+  if (!isObject(value)) throw invalidRequest(`Invalid type for '${field}': expected an object.`, field)
+  return value
+}
+
+export function requireArray(value: unknown, field: string): unknown[] {
+  if (!Array.isArray(value)) throw invalidRequest(`Invalid type for '${field}': expected an array.`, field)
+  return value
+}
+
+export function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw invalidRequest(`Invalid type for '${field}': expected a string.`, field)
+  return value
+}
+
+export function optionalString(value: unknown, field: string): string | undefined {
+  return value === undefined || value === null ? undefined : requireString(value, field)
+}
+
+export function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'boolean') throw invalidRequest(`Invalid type for '${field}': expected a boolean.`, field)
+  return value
+}
+
+export function optionalNumber(value: unknown, field: string, range: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidRequest(`Invalid type for '${field}': expected a number.`, field)
+  if (range.integer && !Number.isInteger(value)) throw invalidRequest(`Invalid value for '${field}': expected an integer.`, field)
+  if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
+    const bounds = range.max === undefined ? `at least ${range.min}` : range.min === undefined ? `at most ${range.max}` : `between ${range.min} and ${range.max}`
+    throw invalidRequest(`Invalid value for '${field}': ${value} is out of range, it must be ${bounds}.`, field)
+  }
+  return value
+}
+
+/** `stop`/`stop_sequences`: a string or a list of at most four strings. */
+export function optionalStops(value: unknown, field: string, allowString = true): string[] | undefined {
+  if (value === undefined || value === null) return undefined
+  if (allowString && typeof value === 'string') return [value]
+  const list = requireArray(value, field)
+  if (list.length > 4) throw invalidRequest(`Invalid value for '${field}': at most 4 stop sequences are allowed, got ${list.length}.`, field)
+  return list.map((item, index) => requireString(item, `${field}[${index}]`))
+}
+
+export function optionalSchema(value: unknown, field: string): Json {
+  if (value === undefined || value === null) return { type: 'object', properties: {} }
+  return requireObject(value, field)
+}
+
+/** Parse a JSON body; malformed JSON or a non-object is a 400, never a 500. */
+export function parseJsonBody(text: string): Json {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw invalidRequest('The request body is not valid JSON.')
+  }
+  if (!isObject(value)) throw invalidRequest('The request body must be a JSON object.')
+  return value
+}

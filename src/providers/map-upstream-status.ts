@@ -1,0 +1,31 @@
+import { GatewayError } from '../core/errors.ts'
+
+/**
+ * How an upstream's failure looks to our client. The client's own mistakes (400, 404, 413, 422) pass through with
+ * the upstream's message; our credentials being refused (401/403) is our problem, not the client's, so it becomes a
+ * 502 rather than telling the client their key is bad; 429 and 5xx keep their meaning.
+ */
+export function mapUpstreamStatus(status: number, message: string | undefined, code?: string, headers?: Headers): GatewayError {
+  const text = message ?? `Upstream answered HTTP ${status}`
+  const retryAfter = parseRetryAfter(headers)
+  if (status === 400 || status === 404 || status === 422) return new GatewayError('invalid_request', text, { code, status: 400 })
+  if (status === 413) return new GatewayError('request_too_large', text, { code })
+  if (status === 401 || status === 403) return new GatewayError('upstream', `Upstream refused the gateway's credentials: ${text}`, { code: 'upstream_auth' })
+  if (status === 429) return new GatewayError('rate_limit', `Upstream is rate limiting: ${text}`, { code, retryAfter })
+  if (status === 503 || status === 529) return new GatewayError('upstream_unavailable', `Upstream unavailable: ${text}`, { code, retryAfter })
+  if (status === 504 || status === 408) return new GatewayError('timeout', `Upstream timed out: ${text}`, { code })
+  return new GatewayError('upstream', `Upstream error (HTTP ${status}): ${text}`, { code })
+}
+
+/** Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
+export function parseRetryAfter(headers?: Headers): number | undefined {
+  if (!headers) return undefined
+  const milliseconds = Number(headers.get('retry-after-ms'))
+  if (headers.get('retry-after-ms') && Number.isFinite(milliseconds)) return milliseconds / 1000
+  const value = headers.get('retry-after')
+  if (!value) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return seconds
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000)
+}

@@ -1,0 +1,19 @@
+import { GatewayError } from '../../core/errors.ts'
+import { mapUpstreamStatus } from '../map-upstream-status.ts'
+
+/** An OpenAI-style error body (`{"error":{"message","type","code"}}`) or anything else an upstream sent. */
+export function decodeOpenAiError(status: number, body: string, headers?: Headers): GatewayError {
+  let message: string | undefined
+  let code: string | undefined
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string; code?: string | number | null } | string; message?: string }
+    if (typeof parsed.error === 'string') message = parsed.error
+    else {
+      message = parsed.error?.message ?? parsed.message
+      if (parsed.error?.code != null) code = String(parsed.error.code)
+    }
+  } catch {
+    message = body.slice(0, 200) || undefined
+  }
+  return mapUpstreamStatus(status, message, code, headers)
+}

@@ -1,0 +1,25 @@
+import { GatewayError } from '../core/errors.ts'
+import type { KeyRecord } from '../db/records.ts'
+import type { KeyCache } from '../domain/key-cache.ts'
+import { keyStatus } from '../domain/keys.ts'
+
+/** The secret from `Authorization: Bearer …`, or from a protocol's own header (`x-api-key`, `x-goog-api-key`). */
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get('authorization')
+  if (!header) return undefined
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim())
+  return match?.[1]?.trim()
+}
+
+/** A key that may make requests now, or a 401 that says why not (without saying whether a key exists). */
+export async function authenticate(keys: KeyCache, secret: string | undefined): Promise<KeyRecord> {
+  if (!secret) {
+    throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>".', { code: 'missing_api_key' })
+  }
+  const key = await keys.find(secret)
+  if (!key) throw new GatewayError('authentication', 'Invalid API key.', { code: 'invalid_api_key' })
+  const status = keyStatus(key)
+  if (status === 'revoked') throw new GatewayError('authentication', 'This API key has been revoked.', { code: 'revoked_api_key' })
+  if (status === 'expired') throw new GatewayError('authentication', 'This API key has expired.', { code: 'expired_api_key' })
+  return key
+}

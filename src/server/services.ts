@@ -1,0 +1,16 @@
+import type { Config } from '../config/types.ts'
+import type { Logger } from '../core/logger.ts'
+import type { Relay } from '../core/relay.ts'
+import type { Store } from '../db/repositories.ts'
+import type { KeyCache } from '../domain/key-cache.ts'
+import type { Ledger } from '../domain/ledger.ts'
+
+/** Everything a route needs, built once at start and handed to each plugin as plain values. */
+export interface Services {
+  config: Config
+  store: Store
+  keys: KeyCache
+  ledger: Ledger
+  relay: Relay
+  logger: Logger
+}
