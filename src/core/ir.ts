@@ -86,6 +86,14 @@ export interface ChatResponse {
 /**
  * One event of a streamed answer. `index` is the content block's position in the answer
  * (text, reasoning and tool calls share one sequence, as Anthropic numbers its blocks).
+ *
+ * The contract every decoder keeps and every encoder may rely on:
+ * - `start` comes first; every block is opened (`*-start`), fed (`*-delta`) and closed (`*-end`), one block open
+ *   at a time except tool calls, which may interleave (OpenAI streams parallel calls by index);
+ * - `usage` is cumulative: each one replaces the previous (Anthropic sends input first, output at the end);
+ * - `finish` and `usage` may come in either order, both before the stream ends (OpenAI sends usage after the
+ *   finish reason); encoders that need both at once (Anthropic's message_delta) wait for the end of the stream;
+ * - `error` is final: nothing follows it.
  */
 export type StreamEvent =
   | { type: 'start'; id: string; model: string; created: number }

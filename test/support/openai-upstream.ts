@@ -1,0 +1,62 @@
+import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream } from './upstream.ts'
+
+/**
+ * A small OpenAI-compatible server: it answers `/chat/completions` with text, or with a tool call when the
+ * request offers tools and the last message is not a tool result. Usage counts are fixed (prompt 11, answer 7,
+ * 3 cached) so tests can check billing to the unit.
+ */
+export const openAiUsage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 3 } }
+
+export function openAiAnswer(request: RecordedRequest) {
+  const body = request.body
+  const last = body.messages.at(-1)
+  const wantsTool = Array.isArray(body.tools) && body.tools.length > 0 && last.role !== 'tool' && body.tool_choice !== 'none'
+  if (wantsTool) {
+    const name = body.tools[0].function.name
+    return { toolCall: { id: 'call_upstream_1', name, arguments: '{"city":"Paris","unit":"celsius"}' } }
+  }
+  const text = last.role === 'tool' ? `The tool said ${last.content}` : 'Hello from upstream'
+  return { text }
+}
+
+export function chatCompletion(request: RecordedRequest) {
+  const answer = openAiAnswer(request)
+  return {
+    id: 'chatcmpl-upstream1', object: 'chat.completion', created: 1700000000, model: request.body.model,
+    choices: [{
+      index: 0, logprobs: null,
+      message: answer.toolCall
+        ? { role: 'assistant', content: null, tool_calls: [{ id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] }
+        : { role: 'assistant', content: answer.text },
+      finish_reason: answer.toolCall ? 'tool_calls' : 'stop',
+    }],
+    usage: openAiUsage,
+  }
+}
+
+export function chatChunks(request: RecordedRequest): string[] {
+  const answer = openAiAnswer(request)
+  const base = { id: 'chatcmpl-upstream1', object: 'chat.completion.chunk', created: 1700000000, model: request.body.model }
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+  const events = [chunk({ role: 'assistant', content: '' })]
+  if (answer.toolCall) {
+    const args = answer.toolCall.arguments
+    events.push(chunk({ tool_calls: [{ index: 0, id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: '' } }] }))
+    events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 9) } }] }))
+    events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(9) } }] }))
+    events.push(chunk({}, 'tool_calls'))
+  } else {
+    for (const word of answer.text!.split(/(?= )/)) events.push(chunk({ content: word }))
+    events.push(chunk({}, 'stop'))
+  }
+  if (request.body.stream_options?.include_usage) events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: openAiUsage })}\n\n`)
+  events.push('data: [DONE]\n\n')
+  return events
+}
+
+export function startOpenAiUpstream(): TestUpstream {
+  return startUpstream((request) => {
+    if (request.path !== '/v1/chat/completions') return jsonReply({ error: { message: 'not found', type: 'invalid_request_error' } }, 404)
+    return request.body.stream ? sseResponse(chatChunks(request)) : jsonReply(chatCompletion(request))
+  })
+}
