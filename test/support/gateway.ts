@@ -65,7 +65,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     createKey: makeKey,
     createAccount: (name, balanceUsd) => createAccount(store.accounts, name, parseUsd(balanceUsd), 'test'),
     async settled() {
-      await gateway.services.ledger.flush()
+      await gateway.services.ledger.drain()
       return (await store.accounts.findById(account.id))!
     },
     async stop() {
