@@ -71,6 +71,8 @@ export interface Hold {
   keyId: string
   amount: number
   createdAt: number
+  /** Set when the hold also counts against this key's budget. */
+  budgetKeyId?: string
 }
 
 /**
@@ -78,10 +80,11 @@ export interface Hold {
  * - `settle`: a finished request — its cost leaves the balance and the lease it was held under, and its usage row
  *   is written (the debit and its usage record always commit together);
  * - `release`: unused money of an idle lease goes back to the account's available balance.
+ * `budgetKeyId` marks a lease that also counts against that key's budget (its `reserved` shrinks the same way).
  */
 export type LedgerWrite =
-  | { kind: 'settle'; leaseId: string; usage: UsageRecord }
-  | { kind: 'release'; leaseId: string; accountId: number; amount: number }
+  | { kind: 'settle'; leaseId: string; usage: UsageRecord; budgetKeyId?: string }
+  | { kind: 'release'; leaseId: string; accountId: number; amount: number; budgetKeyId?: string }
 
 export interface UsageFilter {
   accountId?: number

@@ -26,13 +26,20 @@ export interface KeyRepository {
   changedSince(since: number): Promise<KeyRecord[]>
 }
 
+export interface Reservation {
+  granted: number
+  /** Why nothing was granted. */
+  short?: 'balance' | 'budget'
+}
+
 export interface LedgerRepository {
   /**
    * Grow the lease (a hold row) `leaseId` of an account by up to `want`, and at least `need`, out of its available
-   * balance (balance − reserved); returns what was granted, or 0 — with nothing written — when not even `need` fits.
-   * Atomic against concurrent reservations from other processes.
+   * balance (balance − reserved) and, with `budgetKeyId`, also out of that key's unspent budget
+   * (budget − spent − reserved); returns what was granted, or 0 and what fell short — with nothing written — when
+   * not even `need` fits. Atomic against concurrent reservations from other processes.
    */
-  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number }): Promise<number>
+  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
   /** Apply settlements and releases in order, in one transaction. */
   write(batch: LedgerWrite[]): Promise<void>
   /** Release holds older than `before` (left by a crash) and return how many there were. */

@@ -37,6 +37,8 @@ export const apiKeys = sqliteTable('api_keys', {
   budget: integer('budget'),
   expiresAt: integer('expires_at'),
   spent: integer('spent').notNull().default(0),
+  /** Money held for this key's requests in flight, when it has a budget: spent + reserved never exceeds budget. */
+  reserved: integer('reserved').notNull().default(0),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = sqliteTable('holds', {
@@ -45,6 +47,8 @@ export const holds = sqliteTable('holds', {
   keyId: text('key_id').notNull(),
   amount: integer('amount').notNull(),
   createdAt: integer('created_at').notNull(),
+  /** Set when the hold also counts against this key's budget (api_keys.reserved). */
+  budgetKeyId: text('budget_key_id'),
 }, (table) => [index('holds_created').on(table.createdAt)])
 
 export const usageRecords = sqliteTable('usage_records', {
