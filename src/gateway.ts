@@ -46,8 +46,18 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   return {
     services, server, url,
     async stop(drainMs = config.shutdown.drainS * 1000) {
-      const drained = server.stop(false)
-      await Promise.race([drained, Bun.sleep(drainMs)])
+      const { relay } = services
+      // Stop accepting at once; requests in flight (streams included) run on until they end or the deadline.
+      const drained = Promise.all([server.stop(false), relay.idle()])
+      let deadline: ReturnType<typeof setTimeout> | undefined
+      const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
+      clearTimeout(deadline)
+      if (late) {
+        // Past the deadline: end what is left; each request still settles, so its usage is written below.
+        logger.warn({ in_flight: relay.inFlight, drain_ms: drainMs }, 'drain deadline passed: ending requests in flight')
+        relay.abortInFlight()
+        await Promise.race([relay.idle(), Bun.sleep(5000)])
+      }
       server.stop(true)
       services.keys.stop()
       await services.ledger.drain()

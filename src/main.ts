@@ -3,6 +3,7 @@ import { runAccountCommand } from './cli/accounts.ts'
 import { flagString, parseArgs, UsageError } from './cli/args.ts'
 import { runKeyCommand } from './cli/keys.ts'
 import { runServe } from './cli/serve.ts'
+import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
@@ -22,6 +23,7 @@ usage: tollgate COMMAND [--config FILE] [--json]
   key list [--account NAME]
   key revoke ID
   usage [--account NAME] [--key ID]             requests, tokens and spend
+  status [--url URL]                            a running gateway's routes: circuit state, recent failures
 
 --config FILE defaults to $TOLLGATE_CONFIG, then ./tollgate.yaml, then built-in defaults
 (SQLite in ./data, the mock provider). Money is printed as exact decimal dollars.`
@@ -38,6 +40,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     await runServe(config)
     return -1 // keep running
+  }
+  if (command === 'status') {
+    await runStatusCommand(config, args, json)
+    return 0
   }
   const store = openStore(config.database)
   try {

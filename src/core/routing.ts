@@ -26,3 +26,22 @@ export function orderRoutes(model: ModelConfig, providers: Map<string, Provider>
   }
   return targets
 }
+
+/**
+ * Every target a request may use, best first: the model's own routes (see `orderRoutes`), then the routes of each
+ * model named in its `fallbacks:`, in the order listed. Fallbacks of fallbacks are not followed, so a config cannot
+ * loop. Which of these are healthy is decided per attempt (the circuit breaker), not here.
+ */
+export function planTargets(model: ModelConfig, models: Map<string, ModelConfig>, providers: Map<string, Provider>, random = Math.random): Target[] {
+  const targets = orderRoutes(model, providers, random)
+  for (const id of model.fallbacks) {
+    const fallback = models.get(id)
+    if (fallback && fallback.id !== model.id) targets.push(...orderRoutes(fallback, providers, random))
+  }
+  return targets
+}
+
+/** A route's name in logs, metrics and the circuit breaker: `provider/upstream-model`. */
+export function routeId(target: Target): string {
+  return `${target.provider.name}/${target.upstreamModel}`
+}

@@ -2,45 +2,70 @@ import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { ChatRequest, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
+import { probeConnect, usesProxy } from './connect-probe.ts'
 import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from './types.ts'
 
 /**
- * One upstream HTTP call with the provider's timeouts. The first-byte timer covers connecting and waiting for
- * the response head; the total timer covers everything; aborting the caller's signal (a client that left)
- * aborts the fetch at once.
+ * One upstream HTTP attempt under the provider's four timers (`timeouts:` in the config), each of which ends the
+ * attempt with a `timeout` GatewayError as the abort reason, so whoever is reading sees why:
+ * - connect_ms: fetch reports no "connected" moment, so when no response head has come within connect_ms a side
+ *   TCP connection to the same host:port is tried (connect-probe.ts); if that cannot connect within connect_ms
+ *   either, the host is unreachable and the attempt ends (at most 2 × connect_ms after sending). A refused
+ *   connection fails at once without any timer. Not applied through an HTTP proxy.
+ * - first_byte_ms: from sending to the response head (status and headers). For a non-streamed answer the head
+ *   usually comes with the whole answer, so this bounds the generation too.
+ * - idle_ms: the longest silence between two body chunks, the one from the head to the first chunk included.
+ * - total_ms: the whole attempt, head and body.
+ * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once
+ * and stops the timers. Read the body with the returned signal (or the caller's: the timers abort the fetch with
+ * their GatewayError, which a body read then rejects with).
  */
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
-): Promise<{ response: Response; totalSignal: AbortSignal }> {
-  const total = AbortSignal.timeout(provider.timeouts.totalMs)
-  const firstByte = new AbortController()
-  const timer = setTimeout(() => firstByte.abort(new GatewayError('timeout', `Upstream ${provider.name} sent no response within ${provider.timeouts.firstByteMs} ms`)), provider.timeouts.firstByteMs)
+): Promise<{ response: Response; signal: AbortSignal; totalSignal: AbortSignal }> {
+  const { connectMs, firstByteMs, totalMs } = provider.timeouts
+  const deadline = new AbortController()
+  const attempt = AbortSignal.any([signal, deadline.signal])
+  const end = (code: string, message: string) => deadline.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
+  const total = setTimeout(() => end('total_timeout', `did not finish within ${totalMs} ms`), totalMs)
+  attempt.addEventListener('abort', () => clearTimeout(total), { once: true })
+  const head = setTimeout(() => end('first_byte_timeout', `sent no response within ${firstByteMs} ms`), firstByteMs)
+  const url = new URL(provider.baseUrl + path)
+  let answered = false
+  const connect = usesProxy() ? undefined : setTimeout(() => {
+    void probeConnect(url, connectMs).then((reachable) => {
+      if (!reachable && !answered) end('connect_timeout', `could not be connected to within ${connectMs} ms`)
+    })
+  }, connectMs)
   try {
-    const response = await fetch(provider.baseUrl + path, {
+    const response = await fetch(url, {
       method: 'POST',
       body: init.body,
       headers: { 'content-type': 'application/json', ...provider.headers, ...init.headers },
-      signal: AbortSignal.any([signal, total, firstByte.signal]),
+      signal: attempt,
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
-    return { response, totalSignal: total }
+    // `totalSignal`: the name this had before; kept for provider folders written against it.
+    return { response, signal: attempt, totalSignal: attempt }
   } catch (error) {
-    throw upstreamFailure(provider, error, signal, total)
+    throw upstreamFailure(provider, error, attempt)
   } finally {
-    clearTimeout(timer)
+    answered = true
+    clearTimeout(head)
+    clearTimeout(connect)
   }
 }
 
-/** Map a thrown fetch error to what the client should see. */
-export function upstreamFailure(provider: ProviderConfig, error: unknown, clientSignal: AbortSignal, total?: AbortSignal): GatewayError {
+/** Map a thrown fetch or body-read error to what the client should see. */
+export function upstreamFailure(provider: ProviderConfig, error: unknown, signal: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error
-  if (clientSignal.aborted) return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
-  if (total?.aborted) return new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${provider.timeouts.totalMs} ms`)
-  const reason = (error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError'
-    ? 'timed out' : 'could not be reached'
-  if (reason === 'timed out') return new GatewayError('timeout', `Upstream ${provider.name} timed out`)
-  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} ${reason}`, { code: 'upstream_unreachable' })
+  if (signal.aborted) {
+    // Our own timers and the relay abort with a GatewayError; anything else is the client going away.
+    if (signal.reason instanceof GatewayError) return signal.reason
+    return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
+  }
+  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
 }
 
 /**
@@ -49,11 +74,12 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, client
  */
 export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   const reader = body.getReader()
+  const { idleMs } = provider.timeouts
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined
       const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${provider.timeouts.idleMs} ms mid-stream`)), provider.timeouts.idleMs)
+        timer = setTimeout(() => reject(new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), idleMs)
       })
       let result: Awaited<ReturnType<typeof reader.read>>
       try {
@@ -71,6 +97,15 @@ export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, pro
   }
 }
 
+/** A whole body as text, under the idle and total timers (a non-streamed answer can stall mid-body too). */
+export async function readBodyText(body: ReadableStream<Uint8Array> | null, provider: ProviderConfig, signal: AbortSignal): Promise<string> {
+  if (!body) return ''
+  const decoder = new TextDecoder()
+  let text = ''
+  for await (const chunk of readWithIdleTimeout(body, provider, signal)) text += decoder.decode(chunk, { stream: true })
+  return text + decoder.decode()
+}
+
 async function* decodeBody(body: ReadableStream<Uint8Array>, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
   const parser = new SseParser()
   for await (const chunk of readWithIdleTimeout(body, provider, signal)) {
@@ -80,9 +115,9 @@ async function* decodeBody(body: ReadableStream<Uint8Array>, decoder: StreamDeco
   yield* decoder.finish()
 }
 
-async function ensureOk(response: Response, codec: HttpCodec): Promise<Response> {
+async function ensureOk(response: Response, codec: HttpCodec, provider: ProviderConfig, signal: AbortSignal): Promise<Response> {
   if (response.ok) return response
-  const text = await response.text().catch(() => '')
+  const text = await readBodyText(response.body, provider, signal).catch(() => '')
   throw codec.decodeError(response.status, text, response.headers)
 }
 
@@ -90,33 +125,37 @@ async function ensureOk(response: Response, codec: HttpCodec): Promise<Response>
 export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
   const auth = codec.authHeaders(config)
 
-  async function send(request: ChatRequest, target: Target, signal: AbortSignal) {
+  async function send(path: string, body: string, headers: Record<string, string>, signal: AbortSignal) {
+    const exchange = await fetchUpstream(config, path, { body, headers: { ...auth, ...headers } }, signal)
+    return { response: await ensureOk(exchange.response, codec, config, exchange.signal), signal: exchange.signal }
+  }
+
+  function sendRequest(request: ChatRequest, target: Target, signal: AbortSignal) {
     const encoded = codec.encodeRequest(request, target)
-    const { response } = await fetchUpstream(config, encoded.path, { body: JSON.stringify(encoded.body), headers: { ...auth, ...encoded.headers } }, signal)
-    return ensureOk(response, codec)
+    return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ?? {}, signal)
   }
 
   return {
     config,
     nativeProtocol: codec.nativeProtocol,
     async complete(request, target, signal) {
-      const response = await send({ ...request, stream: false }, target, signal)
+      const { response, signal: attempt } = await sendRequest({ ...request, stream: false }, target, signal)
+      const text = await readBodyText(response.body, config, attempt)
       let body: unknown
       try {
-        body = await response.json()
-      } catch (error) {
-        throw signal.aborted ? upstreamFailure(config, error, signal) : new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`)
+        body = JSON.parse(text)
+      } catch {
+        throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
       }
       return codec.decodeResponse(body)
     },
     async stream(request, target, signal) {
-      const response = await send({ ...request, stream: true }, target, signal)
+      const { response, signal: attempt } = await sendRequest({ ...request, stream: true }, target, signal)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response.body, codec.createStreamDecoder(), config, signal)
+      return decodeBody(response.body, codec.createStreamDecoder(), config, attempt)
     },
     async forward(request: ForwardRequest, _target, signal) {
-      const { response } = await fetchUpstream(config, request.path, { body: request.body, headers: auth }, signal)
-      return ensureOk(response, codec)
+      return (await send(request.path, request.body, {}, signal)).response
     },
     createStreamDecoder: () => codec.createStreamDecoder(),
     decodeResponse: (body) => codec.decodeResponse(body),

@@ -6,7 +6,7 @@ import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/re
 import type { Services } from '../../server/services.ts'
 import { isObject, parseJsonBody } from '../shared/validate.ts'
 import { decodeChatRequest } from './decode-request.ts'
-import { openAiErrorResponse } from './error-response.ts'
+import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from './error-response.ts'
 import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
@@ -33,7 +33,7 @@ async function completeChat(services: Services, request: Request): Promise<Respo
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,
     })
-    const headers = { 'x-request-id': requestId }
+    const headers = { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }
     switch (result.kind) {
       case 'raw':
         return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
