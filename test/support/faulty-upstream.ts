@@ -11,10 +11,10 @@ export type Fault =
   | { kind: 'status'; status: number; retryAfter?: number }
   | { kind: 'stall-head' }
   /** Streams: `after` events, then silence. Whole answers: half the body, then silence. */
-  | { kind: 'stall-mid'; after: number; delayMs?: number }
+  | { kind: 'stall-mid'; after: number; delayMs?: number; text?: string }
   | { kind: 'cut-head' }
   /** Streams: `after` events, then the connection closes mid-body. Whole answers: half the body, then the cut. */
-  | { kind: 'cut-mid'; after: number; delayMs?: number }
+  | { kind: 'cut-mid'; after: number; delayMs?: number; text?: string }
   | { kind: 'garbage' }
 
 export interface FaultyRequest {
@@ -100,7 +100,7 @@ async function answer(socket: Socket<Connection>, body: any, fault: Fault): Prom
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${body?.stream ? 'text/event-stream' : 'application/json'}\r\ncontent-length: ${Buffer.byteLength(garbage)}\r\nconnection: close\r\n\r\n${garbage}`)
       return finish()
   }
-  const text = fault.kind === 'ok' && fault.text ? fault.text : 'Hello from upstream'
+  const text = ('text' in fault && fault.text) || 'Hello from upstream'
   const delayMs = 'delayMs' in fault ? fault.delayMs ?? 0 : 0
   if (!body?.stream) {
     const json = JSON.stringify({
