@@ -6,7 +6,7 @@ import { KeyLimiter, type Permit } from '../domain/limits.ts'
 import type { ForwardRequest, Provider, Target } from '../providers/types.ts'
 import { runAttempts } from './attempts.ts'
 import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
-import { GatewayError, type RateLimitState } from './errors.ts'
+import { GatewayError, type RateLimitState, toGatewayError } from './errors.ts'
 import { promptText } from './estimate.ts'
 import type { ChatRequest, ChatResponse, StreamEvent, Usage } from './ir.ts'
 import type { Logger } from './logger.ts'
@@ -101,11 +101,19 @@ export class Relay {
     this.active++
     const hold = await this.placeHold(call, plan, permit)
     const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished())
-    const result = await runAttempts({
-      call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-      routing: this.deps.config.routing, shutdown: this.shutdown.signal,
-    })
-    return { ...result, rateLimit: permit.state }
+    try {
+      const result = await runAttempts({
+        call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
+        routing: this.deps.config.routing, shutdown: this.shutdown.signal,
+      })
+      return { ...result, rateLimit: permit.state }
+    } catch (error) {
+      // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
+      // its permit and the drain count are still given back.
+      const failure = toGatewayError(error)
+      settle(undefined, { status: failure.status, errorType: failure.code ?? failure.kind }, 0)
+      throw failure
+    }
   }
 
   /** Every configured route with its circuit-breaker health (routes not used yet are closed and empty). */
