@@ -22,11 +22,13 @@ beforeAll(async () => {
         { name: 'primary-ir', type: 'openai', base_url: `${primary.url}/v1`, timeouts, passthrough: false },
         { name: 'secondary', type: 'openai', base_url: `${secondary.url}/v1`, timeouts },
         { name: 'secondary-ir', type: 'openai', base_url: `${secondary.url}/v1`, timeouts, passthrough: false },
+        { name: 'primary-short', type: 'openai', base_url: `${primary.url}/v1`, timeouts: { ...timeouts, total_ms: 300 } },
       ],
       models: [
         { id: 'duo', price: { input: 1, output: 2 }, routes: [{ provider: 'primary', upstream_model: 'p' }, { provider: 'secondary', upstream_model: 's', priority: 1 }] },
         { id: 'duo-ir', price: { input: 1, output: 2 }, routes: [{ provider: 'primary-ir', upstream_model: 'p' }, { provider: 'secondary-ir', upstream_model: 's', priority: 1 }] },
         { id: 'solo', provider: 'primary', upstream_model: 'p', price: { input: 1, output: 2 } },
+        { id: 'short', provider: 'primary-short', upstream_model: 'p', price: { input: 1, output: 2 } },
         { id: 'with-fallback', provider: 'primary', upstream_model: 'p', fallbacks: ['backup'], price: { input: 1, output: 2 } },
         { id: 'backup', provider: 'secondary', upstream_model: 'b', price: { input: 3, output: 4 } },
       ],
@@ -158,6 +160,20 @@ describe('after the first byte', () => {
     const error = await streamText('duo-ir').catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.APIError)
     expect(String(error.message)).toContain('went quiet')
+  })
+
+  test('an answer still streaming when total_ms runs out ends with a timeout error event', async () => {
+    primary.fault = { kind: 'ok', text: 'one two three four five six seven eight nine ten', delayMs: 100 }
+    let text = ''
+    const error = await (async () => {
+      for await (const chunk of await client.chat.completions.create({ model: 'short', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+        text += chunk.choices[0]?.delta?.content ?? ''
+      }
+    })().catch((caught) => caught)
+    expect(text.length).toBeGreaterThan(0)
+    expect(text).not.toContain('ten')
+    expect(error).toBeInstanceOf(OpenAI.APIError)
+    expect(String(error.message)).toContain('did not finish within 300 ms')
   })
 })
 
