@@ -48,7 +48,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       await sleep(choice.waitMs, AbortSignal.any([call.signal, context.shutdown]))
     } catch (error) {
       const failure = toGatewayError(error)
-      context.settle(last?.target, { status: failure.status, errorType: failure.code ?? failure.kind }, attempts)
+      context.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
     const route = routeId(choice.target)
@@ -59,12 +59,14 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if ('result' in attempt) return attempt.result
     const { failure } = attempt
     const retry = isRetryable(failure)
-    context.logger.warn({
-      request_id: call.requestId, route, attempt: attempts, error: failure.code ?? failure.kind, message: failure.message,
-      will_retry: retry && attempts < routing.maxAttempts,
-    }, 'upstream attempt failed')
+    if (failure.code !== 'client_closed') {
+      context.logger.warn({
+        request_id: call.requestId, route, attempt: attempts, error: failure.code ?? failure.kind, message: failure.message,
+        will_retry: retry && attempts < routing.maxAttempts,
+      }, 'upstream attempt failed')
+    }
     if (!retry) {
-      context.settle(choice.target, { status: failure.status, errorType: failure.code ?? failure.kind, usage: attempt.usage }, attempts)
+      context.settle(choice.target, { ...outcomeOf(failure), usage: attempt.usage }, attempts)
       throw failure
     }
     failures.set(route, failure)
@@ -73,7 +75,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     last = { target: choice.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
-  context.settle(last?.target, { status: failure.status, errorType: failure.code ?? failure.kind }, attempts)
+  context.settle(last?.target, outcomeOf(failure), attempts)
   throw failure
 }
 
@@ -110,7 +112,7 @@ async function runAttempt(context: AttemptContext, target: Target, ticket: Route
   } catch (error) {
     upstream.abort()
     const failure = call.signal.aborted ? clientClosed() : toGatewayError(error)
-    report(context, routeId(target), ticket, { status: failure.status, errorType: failure.code ?? failure.kind })
+    report(context, routeId(target), ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
     return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
   }
@@ -152,6 +154,10 @@ function noRoute(context: AttemptContext): GatewayError {
   const waits = context.plan.map((target) => context.breaker.waitFor(routeId(target)))
   return new GatewayError('upstream_unavailable', `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
     { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) })
+}
+
+export function outcomeOf(failure: GatewayError): Omit<Outcome, 'usage'> {
+  return { status: failure.status, errorType: failure.code ?? failure.kind }
 }
 
 function clientClosed(): GatewayError {

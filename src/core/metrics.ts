@@ -32,7 +32,7 @@ export class Metrics {
   readonly requests = new Counter('tollgate_requests_total', 'Requests finished, by gateway model, serving provider and HTTP status.')
   readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).')
   readonly retries = new Counter('tollgate_retries_total', 'Attempts after the first, by gateway model.')
-  readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit or budget, by reason.')
+  readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit, a budget or the balance, by reason.')
 
   render(gauges: { inFlight: number; routes: RouteHealth[] }): string {
     const lines = [...this.requests.render(), ...this.attempts.render(), ...this.retries.render(), ...this.refusals.render()]

@@ -4,7 +4,7 @@ import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import { KeyLimiter, type Permit } from '../domain/limits.ts'
 import type { ForwardRequest, Provider, Target } from '../providers/types.ts'
-import { runAttempts } from './attempts.ts'
+import { outcomeOf, runAttempts } from './attempts.ts'
 import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
 import { GatewayError, type RateLimitState, toGatewayError } from './errors.ts'
 import { promptText } from './estimate.ts'
@@ -111,7 +111,7 @@ export class Relay {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
       const failure = toGatewayError(error)
-      settle(undefined, { status: failure.status, errorType: failure.code ?? failure.kind }, 0)
+      settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }
@@ -166,7 +166,7 @@ export class Relay {
     } catch (error) {
       permit.cancel()
       this.finished()
-      if ((error as GatewayError).code === 'budget_exceeded') this.metrics.refusals.inc({ reason: 'budget_exceeded' })
+      this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
       throw error
     }
   }
