@@ -10,7 +10,6 @@ import { openAiErrorResponse } from './error-response.ts'
 import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
-import { listOpenAiModels } from './models.ts'
 
 export const protocolName = 'openai-chat'
 
@@ -51,5 +50,4 @@ async function completeChat(services: Services, request: Request): Promise<Respo
 export function openAiChatRoutes(services: Services) {
   return new Elysia({ name: 'protocol-openai-chat' })
     .post('/v1/chat/completions', ({ request }) => completeChat(services, request), { parse: 'none' })
-    .get('/v1/models', ({ request }) => listOpenAiModels(services, request))
 }

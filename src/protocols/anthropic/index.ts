@@ -1,0 +1,59 @@
+import { Elysia } from 'elysia'
+import { countTokens, promptText } from '../../core/estimate.ts'
+import { sseHeaders } from '../../core/sse.ts'
+import { newRequestId } from '../../domain/ids.ts'
+import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
+import type { Services } from '../../server/services.ts'
+import { parseJsonBody } from '../shared/validate.ts'
+import { authenticateAnthropic } from './authenticate.ts'
+import { countMessageTokens } from './count-tokens.ts'
+import { decodeMessagesRequest } from './decode-request.ts'
+import { formatErrorEvent } from './encode-error.ts'
+import { encodeMessageResponse } from './encode-response.ts'
+import { encodeAnthropicStream } from './encode-stream.ts'
+import { anthropicErrorResponse } from './error-response.ts'
+import { buildMessagesForward } from './passthrough.ts'
+
+export const protocolName = 'anthropic'
+
+/** POST /v1/messages: decode, relay, encode (or forward bytes when the upstream speaks Anthropic too). */
+async function createMessage(services: Services, request: Request): Promise<Response> {
+  const requestId = newRequestId()
+  try {
+    const key = await authenticateAnthropic(services.keys, request)
+    const text = await request.text()
+    const body = parseJsonBody(text)
+    const chat = decodeMessagesRequest(body)
+    const clientGone = new AbortController()
+    const result = await services.relay.run({
+      key, protocol: protocolName, requestId, request: chat,
+      inputBound: Buffer.byteLength(text),
+      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      forward: (target) => buildMessagesForward(text, body, target, request),
+      encodeRawError: (error) => formatErrorEvent(error, requestId),
+    })
+    const headers = { 'request-id': requestId }
+    switch (result.kind) {
+      case 'raw':
+        return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
+      case 'raw-stream':
+        return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
+      case 'response':
+        return jsonResponse(encodeMessageResponse(result.response, chat.model), 200, headers)
+      case 'stream': {
+        const estimateInput = () => countTokens(promptText(chat))
+        const chunks = encodeAnthropicStream(result.events, chat.model, estimateInput, requestId)
+        return streamResponse(chunks, { ...sseHeaders, ...headers }, () => clientGone.abort())
+      }
+    }
+  } catch (error) {
+    return anthropicErrorResponse(error, requestId)
+  }
+}
+
+/** Anthropic Messages, as its SDKs and Claude Code call it (`?beta=true` included: the query does not change the route). */
+export function anthropicRoutes(services: Services) {
+  return new Elysia({ name: 'protocol-anthropic' })
+    .post('/v1/messages', ({ request }) => createMessage(services, request), { parse: 'none' })
+    .post('/v1/messages/count_tokens', ({ request }) => countMessageTokens(services, request), { parse: 'none' })
+}
