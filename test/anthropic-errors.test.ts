@@ -56,7 +56,9 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
   })
 
   test('a field out of range is a 400 invalid_request_error naming the field', async () => {
-    const error = await client.messages.create({ model: 'mock-1', max_tokens: 10, temperature: 3, messages: hi }).catch((caught) => caught)
+    // This SDK version no longer types sampling parameters; older clients still send them.
+    const params = { model: 'mock-1', max_tokens: 10, temperature: 3, messages: hi } as Anthropic.MessageCreateParamsNonStreaming
+    const error = await client.messages.create(params).catch((caught) => caught)
     expect(error).toBeInstanceOf(Anthropic.BadRequestError)
     expect(error.type).toBe('invalid_request_error')
     expect(error.message).toContain('temperature')
