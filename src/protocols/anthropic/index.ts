@@ -51,9 +51,15 @@ async function createMessage(services: Services, request: Request): Promise<Resp
   }
 }
 
-/** Anthropic Messages, as its SDKs and Claude Code call it (`?beta=true` included: the query does not change the route). */
+/**
+ * Anthropic Messages, as its SDKs and Claude Code call it (`?beta=true` included: the query does not change the
+ * route). Claude Code also sends `HEAD /api/hello` to warm the connection; it ignores the answer, but a 200 keeps
+ * it out of the logs as a 404.
+ */
 export function anthropicRoutes(services: Services) {
   return new Elysia({ name: 'protocol-anthropic' })
     .post('/v1/messages', ({ request }) => createMessage(services, request), { parse: 'none' })
     .post('/v1/messages/count_tokens', ({ request }) => countMessageTokens(services, request), { parse: 'none' })
+    .head('/api/hello', () => new Response(null, { status: 200 }))
+    .get('/api/hello', () => new Response(null, { status: 200 }))
 }
