@@ -1,9 +1,8 @@
 import { Elysia } from 'elysia'
 import { countTokens, promptText } from '../../core/estimate.ts'
-import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../domain/ids.ts'
-import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
 import type { Services } from '../../server/services.ts'
+import { relayResponse } from '../shared/relay-response.ts'
 import { parseJsonBody } from '../shared/validate.ts'
 import { authenticateAnthropic } from './authenticate.ts'
 import { countMessageTokens } from './count-tokens.ts'
@@ -32,20 +31,11 @@ async function createMessage(services: Services, request: Request): Promise<Resp
       forward: (target) => buildMessagesForward(text, body, target, request),
       encodeRawError: (error) => formatErrorEvent(error, requestId),
     })
-    const headers = { 'request-id': requestId }
-    switch (result.kind) {
-      case 'raw':
-        return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
-      case 'raw-stream':
-        return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
-      case 'response':
-        return jsonResponse(encodeMessageResponse(result.response, chat.model), 200, headers)
-      case 'stream': {
-        const estimateInput = () => countTokens(promptText(chat))
-        const chunks = encodeAnthropicStream(result.events, chat.model, estimateInput, requestId)
-        return streamResponse(chunks, { ...sseHeaders, ...headers }, () => clientGone.abort())
-      }
-    }
+    return relayResponse(result, { 'request-id': requestId }, {
+      encodeResponse: (response) => encodeMessageResponse(response, chat.model),
+      encodeStream: (events) => encodeAnthropicStream(events, chat.model, () => countTokens(promptText(chat)), requestId),
+      onCancel: () => clientGone.abort(),
+    })
   } catch (error) {
     return anthropicErrorResponse(error, requestId)
   }
