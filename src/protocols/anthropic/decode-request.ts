@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../core/errors.ts'
 import type { ChatRequest, ToolChoice, ToolDefinition } from '../../core/ir.ts'
 import {
-  isObject, type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
+  type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
 import { decodeMessages } from './decode-content.ts'
 
@@ -42,21 +42,19 @@ function decodeToolChoice(value: unknown): { toolChoice?: ToolChoice; parallelTo
   throw invalidRequest(`Invalid value for 'tool_choice.type': '${type}' is not one of auto, any, none, tool.`, 'tool_choice.type')
 }
 
-const efforts = { low: 'low', medium: 'medium', high: 'high', max: 'high', xhigh: 'high' } as const
-
-/** `thinking` ({enabled, budget_tokens} | adaptive | disabled) and `output_config.effort` → IR reasoning. */
-function decodeReasoning(thinking: unknown, outputConfig: unknown): ChatRequest['reasoning'] {
-  let reasoning: ChatRequest['reasoning']
-  if (thinking !== undefined && thinking !== null) {
-    const config = requireObject(thinking, 'thinking')
-    const type = requireString(config.type, 'thinking.type')
-    if (type === 'enabled') reasoning = { include: true, budgetTokens: optionalNumber(config.budget_tokens, 'thinking.budget_tokens', { min: 1, integer: true }) }
-    else if (type === 'adaptive') reasoning = { include: true }
-    else if (type !== 'disabled') throw invalidRequest(`Invalid value for 'thinking.type': '${type}' is not one of enabled, adaptive, disabled.`, 'thinking.type')
-  }
-  const effort = isObject(outputConfig) ? optionalString(outputConfig.effort, 'output_config.effort') : undefined
-  if (effort && effort in efforts) reasoning = { ...reasoning, effort: efforts[effort as keyof typeof efforts] }
-  return reasoning
+/**
+ * `thinking` ({enabled, budget_tokens} | adaptive | disabled) → IR reasoning. `output_config.effort` is left out on
+ * purpose: Claude Code sends it on every request, and passed on as OpenAI's `reasoning_effort` it would make
+ * non-reasoning OpenAI models refuse the request.
+ */
+function decodeReasoning(thinking: unknown): ChatRequest['reasoning'] {
+  if (thinking === undefined || thinking === null) return undefined
+  const config = requireObject(thinking, 'thinking')
+  const type = requireString(config.type, 'thinking.type')
+  if (type === 'enabled') return { include: true, budgetTokens: optionalNumber(config.budget_tokens, 'thinking.budget_tokens', { min: 1, integer: true }) }
+  if (type === 'adaptive') return { include: true }
+  if (type !== 'disabled') throw invalidRequest(`Invalid value for 'thinking.type': '${type}' is not one of enabled, adaptive, disabled.`, 'thinking.type')
+  return undefined
 }
 
 /**
@@ -82,7 +80,7 @@ export function decodeMessagesRequest(body: Json, options: { countOnly?: boolean
     stop: optionalStops(body.stop_sequences, 'stop_sequences', false),
     tools: decodeTools(body.tools),
     ...decodeToolChoice(body.tool_choice),
-    reasoning: decodeReasoning(body.thinking, body.output_config),
+    reasoning: decodeReasoning(body.thinking),
     user: optionalString(metadata.user_id, 'metadata.user_id'),
   }
 }

@@ -14,7 +14,7 @@ async function* from<T>(items: T[]): AsyncGenerator<T> {
 
 async function encode(events: StreamEvent[], estimate = 0): Promise<string> {
   let text = ''
-  for await (const chunk of encodeAnthropicStream(from(events), 'gateway-model', async () => estimate, 'req_test')) text += chunk
+  for await (const chunk of encodeAnthropicStream(from(events), 'gateway-model', () => estimate, 'req_test')) text += chunk
   return text
 }
 

@@ -23,12 +23,12 @@ function blockFor(event: Extract<StreamEvent, { type: 'text-start' | 'reasoning-
 /**
  * IR events → Anthropic's named SSE events in protocol order: message_start (with the input usage), ping, then
  * each content block as start / deltas / stop with indexes 0,1,2…, then message_delta with the stop reason and the
- * cumulative usage, then message_stop. An upstream that reports usage only at the end (OpenAI) gets the prompt
- * estimate in message_start; message_delta then carries the upstream's exact counts, which the SDK keeps.
+ * cumulative usage, then message_stop. An upstream that reports usage only at the end (OpenAI) gets a rough
+ * prompt estimate in message_start; message_delta then carries the upstream's exact counts, which the SDK keeps.
  * A failure ends the stream with `event: error`.
  */
 export async function* encodeAnthropicStream(
-  events: AsyncIterable<StreamEvent>, model: string, estimateInput: () => Promise<number>, requestId?: string,
+  events: AsyncIterable<StreamEvent>, model: string, estimateInput: () => number, requestId?: string,
 ): AsyncGenerator<string> {
   let header: { id: string } | undefined
   let started = false
@@ -37,12 +37,12 @@ export async function* encodeAnthropicStream(
   let open: { index: number; wire: number; kind: Kind } | undefined
   let nextWire = 0
 
-  const reportUsage = async () => usage
+  const reportUsage = () => usage
     ? encodeAnthropicUsage(usage)
-    : { input_tokens: await estimateInput(), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
-  async function* begin(): AsyncGenerator<string> {
+    : { input_tokens: estimateInput(), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
+  function* begin(): Generator<string> {
     started = true
-    const message = { id: messageId(header?.id || randomBase62(24)), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: await reportUsage() }
+    const message = { id: messageId(header?.id || randomBase62(24)), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: reportUsage() }
     yield send('message_start', { message })
     yield send('ping')
   }
@@ -86,6 +86,6 @@ export async function* encodeAnthropicStream(
   }
   if (!started) yield* begin()
   yield* close()
-  yield send('message_delta', { delta: { stop_reason: encodeStopReason(finish), stop_sequence: null }, usage: await reportUsage() })
+  yield send('message_delta', { delta: { stop_reason: encodeStopReason(finish), stop_sequence: null }, usage: reportUsage() })
   yield send('message_stop')
 }
