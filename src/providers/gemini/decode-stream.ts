@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { ContentPart, StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
+import { StreamBlocks } from '../stream-blocks.ts'
 import type { StreamDecoder } from '../types.ts'
 import { decodeGeminiError } from './decode-error.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
@@ -16,39 +17,25 @@ import { decodeGeminiParts } from './parts.ts'
 export function createGeminiStreamDecoder(): StreamDecoder {
   let started = false
   let finished = false
-  let nextIndex = 0
   let calledTools = false
-  let open: { kind: 'text' | 'reasoning'; index: number } | undefined
   let lastUsage = ''
-
-  function closeOpen(events: StreamEvent[]) {
-    if (open) events.push({ type: open.kind === 'text' ? 'text-end' : 'reasoning-end', index: open.index })
-    open = undefined
-  }
-
-  function openBlock(kind: 'text' | 'reasoning', events: StreamEvent[]): number {
-    if (open?.kind === kind) return open.index
-    closeOpen(events)
-    open = { kind, index: nextIndex++ }
-    events.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', index: open.index })
-    return open.index
-  }
+  const blocks = new StreamBlocks()
 
   function layPart(part: ContentPart, events: StreamEvent[]) {
     if (part.type === 'text') {
-      events.push({ type: 'text-delta', index: openBlock('text', events), text: part.text })
+      events.push({ type: 'text-delta', index: blocks.open('text', events), text: part.text })
     } else if (part.type === 'reasoning') {
-      const index = openBlock('reasoning', events)
+      const index = blocks.open('reasoning', events)
       if (part.text) events.push({ type: 'reasoning-delta', index, text: part.text })
       if (part.signature) {
         events.push({ type: 'reasoning-signature', index, signature: part.signature })
         // The signature came on the part after the thoughts: thinking is over.
-        if (!part.text) closeOpen(events)
+        if (!part.text) blocks.close(events)
       }
     } else if (part.type === 'tool-call') {
-      closeOpen(events)
+      blocks.close(events)
       calledTools = true
-      const index = nextIndex++
+      const index = blocks.take()
       events.push({ type: 'tool-call-start', index, id: part.id, name: part.name })
       events.push({ type: 'tool-call-delta', index, arguments: part.arguments })
       events.push({ type: 'tool-call-end', index })
@@ -65,7 +52,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       }
       const events: StreamEvent[] = []
       if (chunk.error) {
-        closeOpen(events)
+        blocks.close(events)
         const code = (chunk.error as { code?: unknown }).code
         events.push({ type: 'error', error: decodeGeminiError(typeof code === 'number' ? code : 500, event.data) })
         return events
@@ -79,7 +66,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       const blocked = !candidate && chunk.promptFeedback?.blockReason
       if ((candidate?.finishReason || blocked) && !finished) {
         finished = true
-        closeOpen(events)
+        blocks.close(events)
         events.push({ type: 'finish', reason: blocked ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools) })
       }
       if (chunk.usageMetadata) {
@@ -93,7 +80,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     finish(): StreamEvent[] {
       if (finished) return []
       const events: StreamEvent[] = []
-      closeOpen(events)
+      blocks.close(events)
       events.push({ type: 'error', error: new GatewayError('upstream', 'Upstream stream ended before the answer was complete') })
       return events
     },
