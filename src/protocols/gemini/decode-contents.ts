@@ -89,11 +89,10 @@ export function decodeContents(value: unknown): Message[] {
   return messages
 }
 
-/** `systemInstruction`: a Content (role ignored) or, as some clients send it, a plain string. */
+/** `systemInstruction`: a Content (role ignored; one IR instruction per text part) or, as some clients send it, a string. */
 export function decodeSystemInstruction(value: unknown): string[] {
   if (value === undefined || value === null) return []
   if (typeof value === 'string') return value ? [value] : []
   const content = requireObject(value, 'systemInstruction')
-  const text = validateParts(content.parts, 'systemInstruction.parts').map((part) => part.text ?? '').join('')
-  return text ? [text] : []
+  return validateParts(content.parts, 'systemInstruction.parts').flatMap((part) => (part.text ? [part.text] : []))
 }

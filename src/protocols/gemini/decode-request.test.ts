@@ -90,6 +90,11 @@ describe('gemini decodeRequest', () => {
     expect(request.reasoning).toEqual({ budgetTokens: 0, effort: 'minimal' })
   })
 
+  test('each text part of systemInstruction is one IR instruction; a plain string is accepted too', () => {
+    expect(decodeGeminiRequest({ contents: [user('x')], systemInstruction: { role: 'user', parts: [{ text: 'A' }, { text: 'B' }] } }, 'm', false).system).toEqual(['A', 'B'])
+    expect(decodeGeminiRequest({ contents: [user('x')], system_instruction: 'Be brief.' }, 'm', false).system).toEqual(['Be brief.'])
+  })
+
   test('bad fields are 400s that name the field', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'contents'],
