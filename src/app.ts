@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { GatewayError } from './core/errors.ts'
 import { openAiChatRoutes } from './protocols/openai-chat/index.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
+import { openAiResponsesRoutes } from './protocols/openai-responses/index.ts'
 import type { Services } from './server/services.ts'
 
 /** Mount every protocol and the operator routes; one place decides what an unknown path or a crash looks like. */
@@ -16,4 +17,5 @@ export function createApp(services: Services) {
     .get('/healthz', () => ({ status: 'ok' }))
     .head('/', () => new Response(null, { status: 200 }))
     .use(openAiChatRoutes(services))
+    .use(openAiResponsesRoutes(services))
 }
