@@ -86,7 +86,7 @@ for (const { model, greeting, toolSaid } of cases) {
       expect(JSON.parse(call.arguments).city).toBe('Paris')
       const second = await client.responses.create({
         model, tools: [weatherTool],
-        input: [{ role: 'user', content: 'weather in Paris?' }, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21C' }],
+        input: [{ role: 'user', content: 'weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21C' }],
       })
       expect(second.output_text).toContain(toolSaid)
     })
