@@ -98,6 +98,22 @@ describe('Responses stream encoder details', () => {
     expect(done.item).toMatchObject({ type: 'function_call', name: 'lookup', namespace: 'crm', call_id: 'call_1', arguments: '{}' })
   })
 
+  test('parallel calls whose fragments interleave (as OpenAI streams them) each keep their own item and arguments', async () => {
+    const { sse, events } = await encode([
+      start,
+      { type: 'text-start', index: 0 }, { type: 'text-delta', index: 0, text: 'Checking both.' }, { type: 'text-end', index: 0 },
+      { type: 'tool-call-start', index: 1, id: 'call_a', name: 'get_weather' }, { type: 'tool-call-delta', index: 1, arguments: '{"city":' },
+      { type: 'tool-call-start', index: 2, id: 'call_b', name: 'get_weather' }, { type: 'tool-call-delta', index: 2, arguments: '{"city":"Rome"}' },
+      { type: 'tool-call-delta', index: 1, arguments: '"Paris"}' },
+      { type: 'tool-call-end', index: 1 }, { type: 'tool-call-end', index: 2 }, { type: 'finish', reason: 'tool-calls' },
+    ])
+    const added = events.filter((event) => event.type === 'response.output_item.added').map((event) => [event.output_index, event.item.type])
+    expect(added).toEqual([[0, 'message'], [1, 'function_call'], [2, 'function_call']])
+    const final = await sdkReading(sse).responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse()
+    expect(final.output_text).toBe('Checking both.')
+    expect(final.output.slice(1).map((item) => item.type === 'function_call' && [item.call_id, item.arguments])).toEqual([['call_a', '{"city":"Paris"}'], ['call_b', '{"city":"Rome"}']])
+  })
+
   test('a stream cut before its blocks closed still closes every item before response.completed', async () => {
     const { events } = await encode([start, { type: 'text-start', index: 0 }, { type: 'text-delta', index: 0, text: 'partial' }])
     expect(events.map((event) => event.type).slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed'])
