@@ -141,6 +141,30 @@ describe('Responses through an OpenAI-compatible upstream', () => {
   })
 })
 
+test('a client that leaves mid-stream makes the gateway hang up on the upstream', async () => {
+  const slow = startUpstream((request) => sseResponse(chatChunks(request), 200))
+  const local = await startTestGateway({
+    config: { providers: [{ name: 'slow', type: 'openai', base_url: `${slow.url}/v1` }], models: [{ id: 'slow', provider: 'slow', price: { input: 1, output: 1 } }] },
+  })
+  try {
+    const leaving = new AbortController()
+    const response = await fetch(`${local.baseUrl}/responses`, {
+      method: 'POST', signal: leaving.signal,
+      headers: { authorization: `Bearer ${local.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow', input: 'hi', stream: true }),
+    })
+    const reader = response.body!.getReader()
+    let seen = ''
+    while (!seen.includes('response.output_text.delta')) seen += new TextDecoder().decode((await reader.read()).value)
+    leaving.abort()
+    while (slow.aborted === 0) await Bun.sleep(10)
+    expect(slow.aborted).toBe(1)
+  } finally {
+    await local.stop()
+    await slow.stop()
+  }
+})
+
 describe('Responses errors, in OpenAI shape', () => {
   test('previous_response_id is refused: the gateway is stateless', async () => {
     const error = await client.responses.create({ model: 'mock-1', input: 'and then?', previous_response_id: 'resp_123' }).catch((caught) => caught)
