@@ -4,6 +4,7 @@ import { geminiErrorResponse } from './protocols/gemini/error-response.ts'
 import { geminiRoutes, isGeminiRequest } from './protocols/gemini/index.ts'
 import { openAiChatRoutes } from './protocols/openai-chat/index.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
+import { openAiResponsesRoutes } from './protocols/openai-responses/index.ts'
 import type { Services } from './server/services.ts'
 
 /** Mount every protocol and the operator routes; one place decides what an unknown path or a crash looks like. */
@@ -20,5 +21,6 @@ export function createApp(services: Services) {
     .get('/healthz', () => ({ status: 'ok' }))
     .head('/', () => new Response(null, { status: 200 }))
     .use(openAiChatRoutes(services))
+    .use(openAiResponsesRoutes(services))
     .use(geminiRoutes(services))
 }

@@ -18,8 +18,9 @@ export const protocolName = 'openai-chat'
 async function completeChat(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
-    const key = await authenticate(services.keys, bearerToken(request))
+    // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
     const text = await request.text()
+    const key = await authenticate(services.keys, bearerToken(request))
     const body = parseJsonBody(text)
     const chat = decodeChatRequest(body)
     const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true

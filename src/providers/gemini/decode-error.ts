@@ -16,7 +16,7 @@ export function decodeGeminiError(status: number, body: string, headers?: Header
     error = Array.isArray(parsed) ? parsed[0]?.error : parsed.error
   } catch {}
   const message = error?.message ?? (body.slice(0, 200) || undefined)
-  const failure = mapUpstreamStatus(status, message, error?.status, headers)
+  const failure = mapUpstreamStatus(status, message, { code: error?.status }, headers)
   const delay = error?.details?.find((detail) => detail['@type']?.endsWith('RetryInfo'))?.retryDelay
   if (failure.retryAfter === undefined && delay && /^\d+(\.\d+)?s$/.test(delay)) {
     return new GatewayError(failure.kind, failure.message, { code: failure.code, status: failure.status, retryAfter: Number(delay.slice(0, -1)) })
