@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -14,9 +14,18 @@ import { startUpstream, type TestUpstream } from './support/upstream.ts'
  * sends the key as x-goog-api-key, which is what a user of the gateway does.
  */
 const cli = join(import.meta.dir, '..', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js')
-const node = Bun.which('node')
-const nodeMajor = node ? Number(Bun.spawnSync([node, '--version']).stdout.toString().trim().replace(/^v/, '').split('.')[0]) : 0
-const skipReason = !node ? 'node is not installed' : nodeMajor < 20 ? `the Gemini CLI needs Node 20+, found ${nodeMajor}` : !(await Bun.file(cli).exists()) ? 'run bun install first' : undefined
+
+/** Why the CLI cannot run here, checked by running it, or undefined when it can. */
+function unavailable(): string | undefined {
+  const node = Bun.which('node')
+  if (!node) return 'node is not installed (the Gemini CLI is a Node program)'
+  if (!existsSync(cli)) return `${cli} is missing (run bun install)`
+  const probe = Bun.spawnSync([node, cli, '--version'], { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } })
+  if (probe.exitCode !== 0) return `gemini --version failed: ${probe.stderr.toString().trim().slice(0, 300)}`
+  return undefined
+}
+
+const skipReason = unavailable()
 if (skipReason) console.warn(`skipping the Gemini CLI smoke test: ${skipReason}`)
 
 let gateway: TestGateway
@@ -55,7 +64,7 @@ afterAll(async () => {
 
 test.skipIf(skipReason !== undefined)('gemini -p "say hi" answers through the gateway, with a tool round trip', async () => {
   const before = await gateway.settled()
-  const child = Bun.spawn([node!, cli, '-m', 'tollgate-cli', '-p', 'say hi'], {
+  const child = Bun.spawn([Bun.which('node')!, cli, '-m', 'tollgate-cli', '-p', 'say hi'], {
     cwd: home,
     stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
     env: {
