@@ -5,10 +5,11 @@ import { GatewayError } from '../core/errors.ts'
  * the upstream's message; our credentials being refused (401/403) is our problem, not the client's, so it becomes a
  * 502 rather than telling the client their key is bad; 429 and 5xx keep their meaning.
  */
-export function mapUpstreamStatus(status: number, message: string | undefined, code?: string, headers?: Headers): GatewayError {
+export function mapUpstreamStatus(status: number, message: string | undefined, detail: { code?: string; param?: string } = {}, headers?: Headers): GatewayError {
+  const { code, param } = detail
   const text = message ?? `Upstream answered HTTP ${status}`
   const retryAfter = parseRetryAfter(headers)
-  if (status === 400 || status === 404 || status === 422) return new GatewayError('invalid_request', text, { code, status: 400 })
+  if (status === 400 || status === 404 || status === 422) return new GatewayError('invalid_request', text, { code, param, status: 400 })
   if (status === 413) return new GatewayError('request_too_large', text, { code })
   if (status === 401 || status === 403) return new GatewayError('upstream', `Upstream refused the gateway's credentials: ${text}`, { code: 'upstream_auth' })
   if (status === 429) return new GatewayError('rate_limit', `Upstream is rate limiting: ${text}`, { code, retryAfter })

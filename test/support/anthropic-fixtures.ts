@@ -1,26 +1,18 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { StreamEvent } from '../../src/core/ir.ts'
-import { SseParser, type SseEvent } from '../../src/core/sse.ts'
+import type { SseEvent } from '../../src/core/sse.ts'
 import type { StreamDecoder } from '../../src/providers/types.ts'
-
-const directory = join(import.meta.dir, '..', 'fixtures', 'anthropic')
+import { readFixture as readAnyFixture, readStreamFixture } from './fixtures.ts'
 
 export function readFixture(name: string): string {
-  return readFileSync(join(directory, name), 'utf8')
+  return readAnyFixture(`anthropic/${name}`)
 }
 
 /**
- * A recorded stream as SSE events: raw `.sse` files go through the gateway's own parser; `.chunks.jsonl` files kept
- * only the data lines, and Anthropic's event name is always the payload's `type`, so it is put back from there.
+ * A recorded Anthropic stream as SSE events. `.chunks.jsonl` files kept only the data lines; Anthropic's event name
+ * is always the payload's `type` (and its SDK drops events without one), so it is put back from there.
  */
 export function readFixtureEvents(name: string): SseEvent[] {
-  const text = readFixture(name)
-  if (name.endsWith('.jsonl')) {
-    return text.split('\n').filter((line) => line.trim()).map((line) => ({ event: JSON.parse(line).type, data: line }))
-  }
-  const parser = new SseParser()
-  return [...parser.push(text), ...parser.finish()]
+  return readStreamFixture(`anthropic/${name}`).map((event) => event.event ? event : { event: JSON.parse(event.data).type, data: event.data })
 }
 
 export function decodeAll(decoder: StreamDecoder, events: SseEvent[]): StreamEvent[] {

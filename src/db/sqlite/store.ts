@@ -29,7 +29,7 @@ export function openSqliteStore(path: string): Store {
     dialect: 'sqlite',
     accounts: createSqliteAccounts(db),
     keys: createSqliteKeys(db),
-    ledger: createSqliteLedger(db),
+    ledger: createSqliteLedger(client),
     usage: createSqliteUsage(db),
     async migrate() {
       await runMigrations({

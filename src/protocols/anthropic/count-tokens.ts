@@ -15,8 +15,9 @@ import { anthropicErrorResponse } from './error-response.ts'
 export async function countMessageTokens(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
+    const text = await request.text()
     const key = await authenticateAnthropic(services.keys, request)
-    const chat = decodeMessagesRequest(parseJsonBody(await request.text()), { countOnly: true })
+    const chat = decodeMessagesRequest(parseJsonBody(text), { countOnly: true })
     services.relay.resolveModel(key, chat.model)
     return jsonResponse({ input_tokens: await countTokens(promptText(chat)) }, 200, { 'request-id': requestId })
   } catch (error) {

@@ -1,14 +1,12 @@
-import { GatewayError, toGatewayError } from '../../core/errors.ts'
-import { jsonResponse } from '../../server/respond.ts'
+import { GatewayError } from '../../core/errors.ts'
+import { errorResponse } from '../shared/error-response.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 
-/** An error as Anthropic sends it: the body, `request-id` (which the SDK reads) and `retry-after` when known. */
+/** An error as Anthropic sends it: the body, plus `request-id`, the header Anthropic's SDKs read the id from. */
 export function anthropicErrorResponse(error: unknown, requestId?: string): Response {
-  const failure = toGatewayError(error)
-  const headers: Record<string, string> = { ...failure.headers }
-  if (requestId) headers['request-id'] = requestId
-  if (failure.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(failure.retryAfter))
-  return jsonResponse(encodeAnthropicError(failure, requestId), failure.status, headers)
+  const response = errorResponse(error, (failure) => encodeAnthropicError(failure, requestId), requestId)
+  if (requestId) response.headers.set('request-id', requestId)
+  return response
 }
 
 /**

@@ -11,6 +11,7 @@ import { formatErrorEvent } from './encode-error.ts'
 import { encodeMessageResponse } from './encode-response.ts'
 import { encodeAnthropicStream } from './encode-stream.ts'
 import { anthropicErrorResponse } from './error-response.ts'
+import { listAnthropicModels, retrieveAnthropicModel } from './models.ts'
 import { buildMessagesForward } from './passthrough.ts'
 
 export const protocolName = 'anthropic'
@@ -19,8 +20,9 @@ export const protocolName = 'anthropic'
 async function createMessage(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
-    const key = await authenticateAnthropic(services.keys, request)
+    // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
     const text = await request.text()
+    const key = await authenticateAnthropic(services.keys, request)
     const body = parseJsonBody(text)
     const chat = decodeMessagesRequest(body)
     const clientGone = new AbortController()
@@ -54,4 +56,12 @@ export function anthropicRoutes(services: Services) {
     .post('/v1/messages/count_tokens', ({ request }) => countMessageTokens(services, request), { parse: 'none' })
     .head('/api/hello', () => new Response(null, { status: 200 }))
     .get('/api/hello', () => new Response(null, { status: 200 }))
+    // GET /v1/models is OpenAI's route too; an Anthropic client (always sending anthropic-version, which OpenAI's never
+    // do) is answered before routing, by a global hook, as the Gemini plugin does for its clients.
+    .onRequest(({ request }) => {
+      if (request.method !== 'GET' || !request.headers.has('anthropic-version')) return
+      const path = new URL(request.url).pathname
+      if (path === '/v1/models') return listAnthropicModels(services, request)
+      if (path.startsWith('/v1/models/')) return retrieveAnthropicModel(services, request, path.slice('/v1/models/'.length))
+    })
 }

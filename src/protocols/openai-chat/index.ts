@@ -9,6 +9,7 @@ import { openAiErrorResponse } from './error-response.ts'
 import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
+import { listOpenAiModels } from './models.ts'
 
 export const protocolName = 'openai-chat'
 
@@ -16,8 +17,9 @@ export const protocolName = 'openai-chat'
 async function completeChat(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
-    const key = await authenticate(services.keys, bearerToken(request))
+    // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
     const text = await request.text()
+    const key = await authenticate(services.keys, bearerToken(request))
     const body = parseJsonBody(text)
     const chat = decodeChatRequest(body)
     const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true
@@ -43,4 +45,5 @@ async function completeChat(services: Services, request: Request): Promise<Respo
 export function openAiChatRoutes(services: Services) {
   return new Elysia({ name: 'protocol-openai-chat' })
     .post('/v1/chat/completions', ({ request }) => completeChat(services, request), { parse: 'none' })
+    .get('/v1/models', ({ request }) => listOpenAiModels(services, request))
 }

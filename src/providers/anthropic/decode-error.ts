@@ -28,12 +28,12 @@ function readError(body: string): { type?: string; message?: string } {
 /** `{"type":"error","error":{"type","message"}}` from an HTTP error response. */
 export function decodeAnthropicError(status: number, body: string, headers?: Headers): GatewayError {
   const error = readError(body)
-  return mapUpstreamStatus(status, error.message, error.type, headers)
+  return mapUpstreamStatus(status, error.message, { code: error.type }, headers)
 }
 
 /** An `event: error` in the middle of a stream: the HTTP status was 200, so the error type decides. */
 export function decodeAnthropicStreamError(data: string): GatewayError {
   const error = readError(data)
   if (!error.type && !error.message) return new GatewayError('upstream', 'Upstream stream failed')
-  return mapUpstreamStatus(statusByType[error.type ?? ''] ?? 500, error.message, error.type)
+  return mapUpstreamStatus(statusByType[error.type ?? ''] ?? 500, error.message, { code: error.type })
 }

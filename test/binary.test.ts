@@ -1,0 +1,31 @@
+import { afterAll, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+
+const root = join(import.meta.dir, '..')
+const binary = join(root, 'dist', 'tollgate')
+let server: Awaited<ReturnType<typeof startServe>> | undefined
+
+afterAll(() => server?.process.kill('SIGTERM'))
+
+// The shipped artefact is the compiled binary: build it the way a user would and serve a request with it,
+// far from the source tree (so embedded migrations and assets are really embedded).
+test('`bun run build` produces dist/tollgate, which migrates, manages keys and streams an answer', async () => {
+  const build = Bun.spawnSync(['bun', 'run', 'build'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
+  expect(build.exitCode).toBe(0)
+  expect(existsSync(binary)).toBe(true)
+  const { dir, config } = makeWorkspace()
+  const cli = [binary]
+  const env = { PWD: dir }
+  expect(runCli(cli, ['migrate', '--config', config], env).code).toBe(0)
+  expect(runCli(cli, ['account', 'create', 'bin', '--balance', '1', '--config', config], env).code).toBe(0)
+  const key = runCli(cli, ['key', 'create', '--account', 'bin', '--json', '--config', config], env).json()
+  server = await startServe(cli, config)
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key.key, maxRetries: 0 })
+  const stream = await client.chat.completions.create({ model: 'mock-1', stream: true, messages: [{ role: 'user', content: 'from the binary' }] })
+  let text = ''
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
+  expect(text).toContain('from the binary')
+}, 60_000)

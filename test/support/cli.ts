@@ -1,0 +1,46 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+/** A temp folder with a config file whose database is a SQLite file inside it. */
+export function makeWorkspace(yaml = ''): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'))
+  const config = join(dir, 'tollgate.yaml')
+  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }\ndatabase: sqlite:${join(dir, 'tollgate.db')}\n${yaml || `providers:
+  - { name: mock, type: mock }
+models:
+  - { id: mock-1, provider: mock, price: { input: 1.25, output: 10, cached_input: 0.125 } }
+  - { id: mock-fast, provider: mock, price: { input: 0.1, output: 0.2 } }
+`}`)
+  return { dir, config }
+}
+
+/** Run one CLI command to completion. `command` is the program and its leading arguments. */
+export function runCli(command: string[], args: string[], env: Record<string, string> = {}) {
+  const result = Bun.spawnSync([...command, ...args], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const stdout = result.stdout.toString()
+  return { code: result.exitCode, stdout, stderr: result.stderr.toString(), json: () => JSON.parse(stdout) }
+}
+
+/** Start `serve` and wait for its "listening" log line; returns its URL. */
+export async function startServe(command: string[], config: string): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'> }> {
+  const child = Bun.spawn([...command, 'serve', '--config', config], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  const reader = child.stdout.getReader()
+  let buffered = ''
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read()
+    if (done) break
+    buffered += new TextDecoder().decode(value)
+    const match = /"url":"(http:[^"]+)"/.exec(buffered)
+    if (match) {
+      reader.releaseLock()
+      // Keep draining stdout so the child never blocks on a full pipe.
+      void child.stdout.pipeTo(new WritableStream()).catch(() => {})
+      return { url: match[1]!, process: child }
+    }
+  }
+  child.kill()
+  throw new Error(`serve did not start: ${buffered}${await new Response(child.stderr).text()}`)
+}
