@@ -168,6 +168,8 @@ describe('count_tokens, models and the root', () => {
     expect(await scoped.models.retrieve('claude-pass')).toMatchObject({ type: 'model', id: 'claude-pass' })
     const missing = await scoped.models.retrieve('nope').catch((caught) => caught)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
+    const garbled = await fetch(`${setup.gateway.url}/v1/models/%E0%A4%A`, { headers: { 'x-api-key': limited.secret, 'anthropic-version': '2023-06-01' } })
+    expect(garbled.status).toBe(400)
   })
 
   test('HEAD / answers 200 (Claude Code checks it)', async () => {

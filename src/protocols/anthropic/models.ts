@@ -44,11 +44,19 @@ export async function listAnthropicModels(services: Services, request: Request):
   }
 }
 
+function decodeModelId(id: string): string {
+  try {
+    return decodeURIComponent(id)
+  } catch {
+    throw invalidRequest('The model id in the path is not valid URL encoding.')
+  }
+}
+
 /** GET /v1/models/{id}: 404 for a model that does not exist, 403 for one the key may not use. */
 export async function retrieveAnthropicModel(services: Services, request: Request, id: string): Promise<Response> {
   try {
     const key = await authenticateAnthropic(services.keys, request)
-    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeURIComponent(id)), key))
+    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeModelId(id)), key))
   } catch (error) {
     return anthropicErrorResponse(error)
   }
