@@ -163,6 +163,23 @@ describe('a client that leaves', () => {
 
 describe('billing what was produced', () => {
   for (const model of ['pass', 'ir']) {
+    test(`an upstream error event after the first words is a failure, not billed, even if the client then leaves (${model})`, async () => {
+      upstream.fault = { kind: 'error-mid', after: 3, delayMs: 30, text: words.join('') }
+      const { client, keyId } = await freshClient()
+      let text = ''
+      const error = await (async () => {
+        for await (const chunk of await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: prompt }] })) {
+          text += chunk.choices[0]?.delta?.content ?? ''
+        }
+      })().catch((caught) => caught)
+      expect(text).toBe(words.slice(0, 2).join(''))
+      expect(error).toBeInstanceOf(OpenAI.APIError)
+      const [row] = await settledRows(keyId)
+      expect(row).toMatchObject({ status: 502, cost: 0 })
+    })
+  }
+
+  for (const model of ['pass', 'ir']) {
     test(`a completed stream without upstream usage is billed at the tokenizer estimate (${model})`, async () => {
       upstream.fault = { kind: 'ok', text: words.join(''), omitUsage: true }
       const { client, keyId } = await freshClient()

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { parseUsd } from '../src/core/money.ts'
 import { makeWorkspace, runCli } from './support/cli.ts'
@@ -55,6 +56,22 @@ describe('per-key limits, exact under concurrency', () => {
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect(error.headers.get('x-ratelimit-limit-requests')).toBe('1')
     expect(error.headers.get('retry-after')).not.toBeNull()
+  })
+
+  test('an Anthropic client gets its own 429: rate_limit_error with anthropic-ratelimit-* and retry-after', async () => {
+    const { secret } = await gateway.createKey({ rpm: 1, tpm: 100_000 })
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
+    const ask = () => client.messages.create({ model: 'mock-1', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+    const first = await ask().withResponse()
+    expect(first.response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0')
+    const error = await ask().catch((caught) => caught)
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
+    expect(error.error.error.type).toBe('rate_limit_error')
+    expect(error.headers.get('retry-after')).not.toBeNull()
+    expect(error.headers.get('anthropic-ratelimit-requests-limit')).toBe('1')
+    expect(error.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0')
+    expect(Date.parse(error.headers.get('anthropic-ratelimit-requests-reset'))).toBeGreaterThan(Date.now())
+    expect(error.headers.get('anthropic-ratelimit-tokens-limit')).toBe('100000')
   })
 
   test('concurrency: of 12 parallel streams exactly 3 run; a slot frees when one ends', async () => {

@@ -3,6 +3,7 @@ import type { Provider, Target } from '../providers/types.ts'
 import { GatewayError, toGatewayError } from './errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
 import type { Meter } from './meter.ts'
+import { outcomeOf } from './outcome.ts'
 import { RawStreamTap } from './raw-stream.ts'
 import type { Outcome, RelayCall } from './relay.ts'
 
@@ -72,7 +73,7 @@ export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<St
       if (next.done) break
       meter.observe(next.value)
       if (next.value.type === 'error') {
-        outcome = { status: next.value.error.status, errorType: next.value.error.code ?? next.value.error.kind }
+        outcome = outcomeOf(next.value.error)
         yield next.value
         return
       }
@@ -82,7 +83,7 @@ export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<St
   } catch (error) {
     const failure = toGatewayError(error)
     if (failure.status !== 499) {
-      outcome = { status: failure.status, errorType: failure.code ?? failure.kind }
+      outcome = outcomeOf(failure)
       yield { type: 'error', error: failure }
     }
   } finally {

@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts'
 import { Meter } from './meter.ts'
 import type { Metrics } from './metrics.ts'
 import type { Outcome, RelayCall, RelayResult } from './relay.ts'
+import { outcomeOf } from './outcome.ts'
 import { backoffMs, isRetryable, sleep } from './retry.ts'
 import { routeId } from './routing.ts'
 import type { Settle } from './settlement.ts'
@@ -154,10 +155,6 @@ function noRoute(context: AttemptContext): GatewayError {
   const waits = context.plan.map((target) => context.breaker.waitFor(routeId(target)))
   return new GatewayError('upstream_unavailable', `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
     { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) })
-}
-
-export function outcomeOf(failure: GatewayError): Omit<Outcome, 'usage'> {
-  return { status: failure.status, errorType: failure.code ?? failure.kind }
 }
 
 function clientClosed(): GatewayError {

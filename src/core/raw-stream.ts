@@ -2,6 +2,7 @@ import { readWithIdleTimeout } from '../providers/http.ts'
 import type { Provider, StreamDecoder } from '../providers/types.ts'
 import { type GatewayError, toGatewayError } from './errors.ts'
 import type { Meter } from './meter.ts'
+import { outcomeOf } from './outcome.ts'
 import type { Outcome, RelayCall } from './relay.ts'
 import { formatSse, SseParser, type SseEvent } from './sse.ts'
 
@@ -59,7 +60,7 @@ export class RawStreamTap {
           for (const chunk of this.pending.splice(0)) controller.enqueue(chunk)
           if (!this.ended) return
           controller.close()
-          await finish(this.failure ? { status: this.failure.status, errorType: this.failure.code ?? this.failure.kind } : { status: 200 })
+          await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
         } catch (error) {
           if (finished) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)
@@ -68,12 +69,13 @@ export class RawStreamTap {
             controller.enqueue(encoder.encode(this.call.encodeRawError(failure)))
             controller.close()
           } else controller.error(failure)
-          await finish({ status: failure.status, errorType: failure.code ?? failure.kind })
+          await finish(outcomeOf(failure))
         }
       },
       cancel: async () => {
-        // `end` aborts the upstream first thing, which also unblocks a read parked on it.
-        await finish({ status: 499, errorType: 'client_closed' })
+        // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
+        // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
+        await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
         void this.chunks.return(undefined)
       },
     })

@@ -126,13 +126,13 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
   const auth = codec.authHeaders(config)
 
   async function send(path: string, body: string, headers: Record<string, string>, signal: AbortSignal) {
-    const exchange = await fetchUpstream(config, path, { body, headers: { ...auth, ...headers } }, signal)
+    const exchange = await fetchUpstream(config, path, { body, headers }, signal)
     return { response: await ensureOk(exchange.response, codec, config, exchange.signal), signal: exchange.signal }
   }
 
   function sendRequest(request: ChatRequest, target: Target, signal: AbortSignal) {
     const encoded = codec.encodeRequest(request, target)
-    return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ?? {}, signal)
+    return send(encoded.path, JSON.stringify(encoded.body), { ...auth, ...encoded.headers }, signal)
   }
 
   return {
@@ -155,7 +155,8 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
       return decodeBody(response.body, codec.createStreamDecoder(), config, attempt)
     },
     async forward(request: ForwardRequest, _target, signal) {
-      return (await send(request.path, request.body, {}, signal)).response
+      // The client's meaning-changing headers, then our credentials: a client header can never replace them.
+      return (await send(request.path, request.body, { ...request.headers, ...auth }, signal)).response
     },
     createStreamDecoder: () => codec.createStreamDecoder(),
     decodeResponse: (body) => codec.decodeResponse(body),

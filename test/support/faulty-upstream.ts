@@ -16,6 +16,8 @@ export type Fault =
   /** Streams: `after` events, then the connection closes mid-body. Whole answers: half the body, then the cut. */
   | { kind: 'cut-mid'; after: number; delayMs?: number; text?: string }
   | { kind: 'garbage' }
+  /** Streams: `after` events, then an in-band error event (as OpenAI-compatible servers send one), connection left open. */
+  | { kind: 'error-mid'; after: number; delayMs?: number; text?: string }
 
 export interface FaultyRequest {
   path: string
@@ -124,6 +126,12 @@ async function answer(socket: Socket<Connection>, body: any, fault: Fault): Prom
     if ((fault.kind === 'stall-mid' || fault.kind === 'cut-mid') && index === fault.after) {
       if (fault.kind === 'cut-mid') socket.end() // no final chunk: a broken body, not a clean end
       return
+    }
+    if (fault.kind === 'error-mid' && index === fault.after) {
+      const error = 'data: {"error":{"message":"injected overload","type":"server_error"}}\n\n'
+      socket.write(`${Buffer.byteLength(error).toString(16)}\r\n${error}\r\n`)
+      return // and no end: the client is the one who hangs up
+
     }
     if (socket.data.closed) return
     socket.write(`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`)

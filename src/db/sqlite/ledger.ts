@@ -24,7 +24,8 @@ function prepareLedger(client: Database): LedgerRepository {
   const upsertHold = client.prepare(
     'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
-  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
+  // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
+  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol,
@@ -56,7 +57,8 @@ function prepareLedger(client: Database): LedgerRepository {
     }
     const totals = aggregateLedgerWrites(batch)
     for (const [accountId, account] of totals.accounts) debitAccount.run(account.debit, account.debit + account.released, accountId)
-    for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, leaseId)
+    const now = Date.now()
+    for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, now, leaseId)
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
     for (const [keyId, amount] of totals.budgetReleases) addKeyReserved.run(-amount, keyId)

@@ -1,13 +1,12 @@
 import { type RateLimitState, toGatewayError } from '../../core/errors.ts'
-import { jsonResponse } from '../../server/respond.ts'
+import { errorResponse } from '../shared/error-response.ts'
 import { encodeOpenAiError } from './encode-error.ts'
 
+/** An error in OpenAI's shape; a refusal by the key's own limits also carries `x-ratelimit-*`, as OpenAI's 429s do. */
 export function openAiErrorResponse(error: unknown, requestId?: string): Response {
-  const failure = toGatewayError(error)
-  const headers: Record<string, string> = { ...failure.headers, ...encodeOpenAiRateLimitHeaders(failure.rateLimit) }
-  if (requestId) headers['x-request-id'] = requestId
-  if (failure.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(failure.retryAfter))
-  return jsonResponse(encodeOpenAiError(failure), failure.status, headers)
+  const response = errorResponse(error, encodeOpenAiError, requestId)
+  for (const [name, value] of Object.entries(encodeOpenAiRateLimitHeaders(toGatewayError(error).rateLimit))) response.headers.set(name, value)
+  return response
 }
 
 /** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` as OpenAI sends them (resets like `1s`, `6m0s`, `20ms`). */

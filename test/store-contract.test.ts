@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { UsageRecord } from '../src/db/records.ts'
+import type { Store } from '../src/db/repositories.ts'
+import { openPostgresStore } from '../src/db/postgres/store.ts'
+import { openSqliteStore } from '../src/db/sqlite/store.ts'
+import { createKey } from '../src/domain/keys.ts'
+import { Ledger } from '../src/domain/ledger.ts'
+import { createTestDatabase } from './support/postgres.ts'
+
+/**
+ * One contract, every backend: the same suite runs against a real SQLite file and the machine's real PostgreSQL,
+ * so the relay and the ledger rules can rely on either without knowing which.
+ */
+function usage(accountId: number, keyId: string, cost: number): UsageRecord {
+  return {
+    requestId: `req_${Math.random()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    inputTokens: 10, cachedInputTokens: 2, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost,
+    status: 200, errorType: null, latencyMs: 3, stream: true, estimated: false, createdAt: Date.now(),
+  }
+}
+
+const backends: [string, () => Promise<{ open(): Store; cleanup(): Promise<void> }>][] = [
+  ['sqlite', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'contract-')), 'contract.db')
+    return { open: () => openSqliteStore(path), cleanup: async () => {} }
+  }],
+  ['postgres', async () => {
+    const database = await createTestDatabase()
+    return { open: () => openPostgresStore(database.url), cleanup: () => database.drop() }
+  }],
+]
+
+for (const [name, prepare] of backends) {
+  describe(`store contract: ${name}`, () => {
+    let backend: Awaited<ReturnType<typeof prepare>>
+    let store: Store
+    let other: Store
+
+    beforeAll(async () => {
+      backend = await prepare()
+      store = backend.open()
+      await store.migrate()
+      await store.migrate() // idempotent
+      other = backend.open() // a second instance on the same database
+    })
+
+    afterAll(async () => {
+      await store.close()
+      await other.close()
+      await backend.cleanup()
+    })
+
+    test('accounts: create, credit with a ledger entry, find, list', async () => {
+      const account = await store.accounts.create(`acme-${name}`, 1000)
+      const credited = await store.accounts.credit(account.id, 9_007_199_254_000, 'big money', 'test', 2000)
+      expect(credited.balance).toBe(9_007_199_254_000)
+      expect((await store.accounts.findByName(`acme-${name}`))!.id).toBe(account.id)
+      expect((await store.accounts.ledgerEntries(account.id))[0]).toMatchObject({ amount: 9_007_199_254_000, balanceAfter: 9_007_199_254_000, note: 'big money' })
+      expect((await store.accounts.list()).map((item) => item.name)).toContain(`acme-${name}`)
+    })
+
+    test('keys: insert, find by hash, revoke once, changed since', async () => {
+      const account = await store.accounts.create(`keys-${name}`, 1000)
+      const before = Date.now()
+      const { record } = await createKey(store.keys, { accountId: account.id, models: ['a', 'b'], rpm: 5 })
+      expect(await store.keys.findByHash(record.hash)).toEqual(record)
+      expect((await store.keys.changedSince(before)).map((key) => key.id)).toContain(record.id)
+      expect(await store.keys.revoke(record.id, Date.now())).toBe(true)
+      expect(await store.keys.revoke(record.id, Date.now())).toBe(false)
+      expect((await other.keys.findById(record.id))!.revokedAt).not.toBeNull()
+    })
+
+    test('ledger: two instances reserving concurrently never overdraw; spend = usage rows = key spend', async () => {
+      const account = await store.accounts.create(`race-${name}`, 1000)
+      await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id })
+      const ledgers = [new Ledger(store.ledger), new Ledger(other.ledger)]
+      let admitted = 0
+      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
+        const ledger = ledgers[index % 2]!
+        try {
+          const hold = await ledger.placeHold(account.id, record.id, 40_000)
+          admitted++
+          await Bun.sleep(index % 4)
+          ledger.settle(hold, usage(account.id, record.id, 17_000))
+        } catch {}
+      }))
+      await Promise.all(ledgers.map((ledger) => ledger.drain()))
+      const final = (await store.accounts.findById(account.id))!
+      const summary = await store.usage.summarize({ accountId: account.id })
+      expect(admitted).toBeGreaterThan(0)
+      expect(admitted).toBeLessThan(120)
+      expect(final.balance).toBeGreaterThanOrEqual(0)
+      expect(final.reserved).toBe(0)
+      expect(summary).toMatchObject({ requests: admitted, spent: admitted * 17_000, inputTokens: admitted * 10, cachedInputTokens: admitted * 2 })
+      expect(1_000_000 - final.balance).toBe(summary.spent)
+      expect((await store.keys.findById(record.id))!.spent).toBe(summary.spent)
+      expect((await store.keys.findById(record.id))!.lastUsedAt).not.toBeNull()
+    })
+
+    test('ledger: a key budget — two instances never let spent + holds pass it; a spent budget is refused with 403', async () => {
+      const account = await store.accounts.create(`budget-${name}`, 1000)
+      await store.accounts.credit(account.id, 10_000_000, 'seed', 'test', Date.now())
+      const budget = 100_000
+      const { record } = await createKey(store.keys, { accountId: account.id, budget })
+      const ledgers = [new Ledger(store.ledger), new Ledger(other.ledger)]
+      const refusals = new Set<string>()
+      let admitted = 0
+      // Each request holds 7 000 and costs 3 000: the balance could pay for all of them, the budget cannot.
+      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
+        const ledger = ledgers[index % 2]!
+        try {
+          const hold = await ledger.placeHold(account.id, record.id, 7_000, budget)
+          admitted++
+          await Bun.sleep(index % 4)
+          ledger.settle(hold, usage(account.id, record.id, 3_000))
+        } catch (error) {
+          refusals.add((error as { code?: string }).code ?? String(error))
+        }
+      }))
+      await Promise.all(ledgers.map((ledger) => ledger.drain()))
+      const spent = (await store.keys.findById(record.id))!.spent
+      expect(refusals).toEqual(new Set(['budget_exceeded']))
+      expect(spent).toBe(admitted * 3_000)
+      expect(spent).toBeLessThanOrEqual(budget)
+      expect((await store.usage.summarize({ keyId: record.id })).spent).toBe(spent)
+      expect((await store.accounts.findById(account.id))!.reserved).toBe(0)
+      // Nothing is still reserved against the budget: exactly what is left can be held, one unit more cannot.
+      const ledger = new Ledger(store.ledger)
+      await expect(ledger.placeHold(account.id, record.id, budget - spent + 1, budget)).rejects.toMatchObject({ status: 403, code: 'budget_exceeded' })
+      ledger.settle(await ledger.placeHold(account.id, record.id, budget - spent, budget), usage(account.id, record.id, 0))
+      await ledger.drain()
+    })
+
+    test('ledger: budget holds left by a crash give the budget back on the next start', async () => {
+      const account = await store.accounts.create(`budget-crash-${name}`, 1000)
+      await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id, budget: 20_000 })
+      await new Ledger(store.ledger).placeHold(account.id, record.id, 20_000, 20_000) // the process "dies" here
+      await expect(new Ledger(other.ledger).placeHold(account.id, record.id, 1, 20_000)).rejects.toMatchObject({ code: 'budget_exceeded' })
+      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      const ledger = new Ledger(other.ledger)
+      ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
+      await ledger.drain()
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
+    })
+
+    test('ledger: holds left by a crash are released on the next start', async () => {
+      const account = await store.accounts.create(`crash-${name}`, 1000)
+      await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
+      await new Ledger(store.ledger).placeHold(account.id, 'k', 10_000) // the process "dies" here
+      expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
+      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
+    })
+  })
+}
