@@ -22,7 +22,7 @@ import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from 
  */
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
-): Promise<{ response: Response; signal: AbortSignal; totalSignal: AbortSignal }> {
+): Promise<{ response: Response; signal: AbortSignal }> {
   const { connectMs, firstByteMs, totalMs } = provider.timeouts
   const deadline = new AbortController()
   const attempt = AbortSignal.any([signal, deadline.signal])
@@ -46,8 +46,7 @@ export async function fetchUpstream(
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
-    // `totalSignal`: the name this had before; kept for provider folders written against it.
-    return { response, signal: attempt, totalSignal: attempt }
+    return { response, signal: attempt }
   } catch (error) {
     throw upstreamFailure(provider, error, attempt)
   } finally {
