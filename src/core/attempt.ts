@@ -25,12 +25,12 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
   if (canForward) {
     const response = await provider.forward!(call.forward!(target), target, signal)
     if (!request.stream) {
-      const body = await readBodyText(response.body, provider.config, signal)
+      const body = await readBodyText(response, provider.config, signal)
       meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
       return { kind: 'raw', body }
     }
     if (!response.body) throw new GatewayError('upstream', `Upstream ${provider.config.name} sent an empty stream`)
-    const tap = new RawStreamTap(response.body, provider, meter, signal, call)
+    const tap = new RawStreamTap(response, provider, meter, signal, call)
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }

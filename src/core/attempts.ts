@@ -15,7 +15,7 @@ import type { Settle } from './settlement.ts'
 
 export interface AttemptContext {
   call: RelayCall
-  /** Every target the request may use, best first (routing.ts `planTargets`). */
+  /** Every target the request may use, best first (routing.ts `RoutePlanner.plan`). */
   plan: Target[]
   providers: Map<string, Provider>
   breaker: CircuitBreaker
@@ -37,26 +37,28 @@ type Attempt = { result: RelayResult } | { failure: GatewayError; usage?: Usage 
  */
 export async function runAttempts(context: AttemptContext): Promise<RelayResult> {
   const { call, routing, breaker } = context
+  const routes = distinctRoutes(context.plan)
   const failures = new Map<string, GatewayError>()
   const excluded = new Set<string>()
   let last: { target: Target; failure: GatewayError } | undefined
   let attempts = 0
   // Rounds bound the loop when a route's probe slot is taken by another request while this one waited.
   for (let round = 0; attempts < routing.maxAttempts && round < routing.maxAttempts + context.plan.length; round++) {
-    const choice = chooseTarget(context, failures, excluded, attempts)
+    const choice = chooseTarget(context, routes, failures, excluded, attempts)
     if (!choice) break
     try {
-      await sleep(choice.waitMs, AbortSignal.any([call.signal, context.shutdown]))
+      // No wait (a first attempt): no need to combine signals, unless the client or the gateway is already gone.
+      if (choice.waitMs > 0 || call.signal.aborted || context.shutdown.aborted) await sleep(choice.waitMs, AbortSignal.any([call.signal, context.shutdown]))
     } catch (error) {
       const failure = toGatewayError(error)
       context.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
-    const route = routeId(choice.target)
+    const { route } = choice
     const ticket = breaker.acquire(route)
     if (!ticket) continue
     attempts++
-    const attempt = await runAttempt(context, choice.target, ticket, attempts)
+    const attempt = await runAttempt(context, choice.target, route, ticket, attempts)
     if ('result' in attempt) return attempt.result
     const { failure } = attempt
     const retry = isRetryable(failure)
@@ -80,31 +82,54 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
   throw failure
 }
 
-/** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
-function chooseTarget(context: AttemptContext, failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
-  const backoff = backoffMs(attempts, context.routing)
-  const seen = new Set<string>()
-  let best: { target: Target; waitMs: number } | undefined
-  for (const target of context.plan) {
+/** Each route once, with its first target in plan order (a fallback model may share a route with the model). */
+function distinctRoutes(plan: Target[]): { target: Target; route: string }[] {
+  const routes: { target: Target; route: string }[] = []
+  for (const target of plan) {
     const route = routeId(target)
-    if (seen.has(route) || excluded.has(route)) continue
-    seen.add(route)
-    if (context.breaker.waitFor(route) > 0) continue
+    if (!routes.some((known) => known.route === route)) routes.push({ target, route })
+  }
+  return routes
+}
+
+/** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
+function chooseTarget(context: AttemptContext, routes: { target: Target; route: string }[], failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
+  const backoff = backoffMs(attempts, context.routing)
+  let best: { target: Target; route: string; waitMs: number } | undefined
+  for (const { target, route } of routes) {
+    if (excluded.has(route) || context.breaker.waitFor(route) > 0) continue
     const failure = failures.get(route)
-    if (!failure) return { target, waitMs: backoff }
+    if (!failure) return { target, route, waitMs: backoff }
     // The same route again: honour what it asked for, unless that is longer than we are willing to keep a client.
     const waitMs = Math.max(backoff, (failure.retryAfter ?? 0) * 1000)
     if (waitMs > context.routing.maxRetryAfterS * 1000) continue
-    if (!best || waitMs < best.waitMs) best = { target, waitMs }
+    if (!best || waitMs < best.waitMs) best = { target, route, waitMs }
   }
   return best
 }
 
-async function runAttempt(context: AttemptContext, target: Target, ticket: RouteTicket, attempts: number): Promise<Attempt> {
+/**
+ * The attempt's own controller, aborted by the client leaving or the gateway shutting down (with their reasons).
+ * Listeners rather than AbortSignal.any: this runs for every request, and `any` costs several times more.
+ */
+function linkedController(...sources: AbortSignal[]): AbortController & { unlink(): void } {
+  const controller = new AbortController() as AbortController & { unlink(): void }
+  const forward = (event: Event) => controller.abort((event.target as AbortSignal).reason)
+  for (const source of sources) {
+    if (source.aborted) controller.abort(source.reason)
+    else source.addEventListener('abort', forward, { once: true })
+  }
+  controller.unlink = () => {
+    for (const source of sources) source.removeEventListener('abort', forward)
+  }
+  return controller
+}
+
+async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<Attempt> {
   const { call } = context
   const provider = context.providers.get(target.provider.name)!
-  const upstream = new AbortController()
-  const signal = AbortSignal.any([call.signal, upstream.signal, context.shutdown])
+  const upstream = linkedController(call.signal, context.shutdown)
+  const { signal } = upstream
   const meter = new Meter()
   const request: ChatRequest = { ...call.request, maxOutputTokens: Math.min(call.request.maxOutputTokens ?? target.model.maxOutputTokens, target.model.maxOutputTokens) }
   let opened: OpenedAttempt
@@ -112,15 +137,18 @@ async function runAttempt(context: AttemptContext, target: Target, ticket: Route
     opened = await openAttempt(provider, target, call, request, meter, signal)
   } catch (error) {
     upstream.abort()
+    upstream.unlink()
     const failure = call.signal.aborted ? clientClosed() : toGatewayError(error)
-    report(context, routeId(target), ticket, outcomeOf(failure))
+    report(context, route, ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
     return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
   }
   // From here the answer belongs to the client: how it ends is settled, never retried.
   const end = async (outcome: Omit<Outcome, 'usage'>) => {
-    upstream.abort()
-    report(context, routeId(target), ticket, outcome)
+    // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
+    if (outcome.status !== 200) upstream.abort()
+    upstream.unlink()
+    report(context, route, ticket, outcome)
     // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
     const billable = outcome.status === 200 || outcome.status === 499
     context.settle(target, { ...outcome, usage: billable ? await meter.usage(request, outcome.status === 200) : undefined }, attempts)

@@ -3,7 +3,7 @@ import type { Logger } from './logger.ts'
 export type RouteState = 'closed' | 'open' | 'half-open'
 
 export interface BreakerOptions {
-  /** Outcomes older than this no longer count. */
+  /** Outcomes older than this no longer count (to a tenth of it: the window moves in ten slices). */
   windowMs: number
   /** A route is never tripped on fewer outcomes than this. */
   minRequests: number
@@ -36,9 +36,19 @@ export interface RouteTicket {
   released(): void
 }
 
+/** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
+const slices = 10
+
+interface Slice {
+  /** Which slice of time (epoch ms / slice length) the counts belong to. */
+  index: number
+  requests: number
+  failures: number
+}
+
 interface Route {
   state: RouteState
-  outcomes: { at: number; failed: boolean }[]
+  slices: Slice[]
   openUntil: number
   probing: boolean
   trips: number
@@ -52,8 +62,11 @@ interface Route {
  */
 export class CircuitBreaker {
   private readonly routes = new Map<string, Route>()
+  private readonly sliceMs: number
 
-  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {}
+  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
+    this.sliceMs = Math.max(1, options.windowMs / slices)
+  }
 
   /** A ticket when an attempt may go to `route` now; taking it in half-open makes this attempt the probe. */
   acquire(routeId: string): RouteTicket | undefined {
@@ -81,11 +94,10 @@ export class CircuitBreaker {
   }
 
   snapshot(): RouteHealth[] {
-    const since = this.clock() - this.options.windowMs
     return [...this.routes].map(([route, state]) => {
-      const recent = state.outcomes.filter((outcome) => outcome.at > since)
+      const recent = this.recent(state)
       return {
-        route, state: state.state, requests: recent.length, failures: recent.filter((outcome) => outcome.failed).length,
+        route, state: state.state, requests: recent.requests, failures: recent.failures,
         trips: state.trips, openUntil: state.state === 'open' ? state.openUntil : undefined, lastFailure: state.lastFailure,
       }
     })
@@ -111,7 +123,7 @@ export class CircuitBreaker {
     if (probe) {
       route.state = 'closed'
       route.probing = false
-      route.outcomes = []
+      route.slices = newSlices()
       this.logger.info({ route: routeId }, 'route closed: the probe succeeded, back in rotation')
       return
     }
@@ -125,10 +137,9 @@ export class CircuitBreaker {
       return
     }
     if (route.state !== 'closed') return
-    const recent = this.remember(route, true)
-    const failures = recent.filter((outcome) => outcome.failed).length
-    if (recent.length >= this.options.minRequests && failures / recent.length >= this.options.failureRatio) {
-      this.open(routeId, route, this.options.cooldownMs, `${failures} of the last ${recent.length} attempts failed (${reason})`)
+    const { requests, failures } = this.remember(route, true)
+    if (requests >= this.options.minRequests && failures / requests >= this.options.failureRatio) {
+      this.open(routeId, route, this.options.cooldownMs, `${failures} of the last ${requests} attempts failed (${reason})`)
     } else if (pauseMs > 0) {
       // The upstream said when to come back; a longer wait than our own cooldown is left to the breaker's window.
       this.open(routeId, route, Math.min(pauseMs, this.options.cooldownMs), `upstream asked to retry after ${Math.ceil(pauseMs / 1000)} s`)
@@ -139,29 +150,44 @@ export class CircuitBreaker {
     route.state = 'open'
     route.probing = false
     route.openUntil = this.clock() + forMs
-    route.outcomes = []
+    route.slices = newSlices()
     route.trips++
     this.logger.warn({ route: routeId, cooldown_ms: forMs, reason: why }, 'route open: skipped until its cooldown ends')
   }
 
-  private remember(route: Route, failed: boolean): Route['outcomes'] {
-    const now = this.clock()
-    route.outcomes.push({ at: now, failed })
-    const since = now - this.options.windowMs
-    let expired = 0
-    while (expired < route.outcomes.length && route.outcomes[expired]!.at <= since) expired++
-    if (expired) route.outcomes.splice(0, expired)
-    // A busy route needs no more than this many outcomes to judge its recent health.
-    if (route.outcomes.length > 1000) route.outcomes.splice(0, route.outcomes.length - 1000)
-    return route.outcomes
+  /** Count an outcome in the current slice; returns the window's totals. */
+  private remember(route: Route, failed: boolean): { requests: number; failures: number } {
+    const index = Math.floor(this.clock() / this.sliceMs)
+    const slice = route.slices[index % slices]!
+    if (slice.index !== index) Object.assign(slice, { index, requests: 0, failures: 0 })
+    slice.requests++
+    if (failed) slice.failures++
+    return this.recent(route)
+  }
+
+  /** Totals of the slices still inside the window. */
+  private recent(route: Route): { requests: number; failures: number } {
+    const oldest = Math.floor(this.clock() / this.sliceMs) - slices + 1
+    let requests = 0
+    let failures = 0
+    for (const slice of route.slices) {
+      if (slice.index < oldest) continue
+      requests += slice.requests
+      failures += slice.failures
+    }
+    return { requests, failures }
   }
 
   private routeOf(routeId: string): Route {
     let route = this.routes.get(routeId)
     if (!route) {
-      route = { state: 'closed', outcomes: [], openUntil: 0, probing: false, trips: 0 }
+      route = { state: 'closed', slices: newSlices(), openUntil: 0, probing: false, trips: 0 }
       this.routes.set(routeId, route)
     }
     return route
   }
+}
+
+function newSlices(): Slice[] {
+  return Array.from({ length: slices }, () => ({ index: -1, requests: 0, failures: 0 }))
 }

@@ -2,24 +2,36 @@ import type { RouteHealth, RouteState } from './circuit-breaker.ts'
 
 type Labels = Record<string, string | number>
 
-/** A Prometheus counter with labels, kept in memory. */
+/** A Prometheus counter with labels, kept in memory; labels are formatted at scrape time, not per request. */
 class Counter {
-  private readonly values = new Map<string, number>()
+  private readonly values = new Map<string, { labels: Labels; value: number }>()
 
   constructor(readonly name: string, readonly help: string) {}
 
   inc(labels: Labels, by = 1): void {
-    const key = formatLabels(labels)
-    this.values.set(key, (this.values.get(key) ?? 0) + by)
+    const key = keyOf(labels)
+    const entry = this.values.get(key)
+    if (entry) entry.value += by
+    else this.values.set(key, { labels: { ...labels }, value: by })
   }
 
   get(labels: Labels): number {
-    return this.values.get(formatLabels(labels)) ?? 0
+    return this.values.get(keyOf(labels))?.value ?? 0
   }
 
   render(): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.values].map(([labels, value]) => `${this.name}${labels} ${value}`)]
+    return [
+      `# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`,
+      ...[...this.values.values()].map((entry) => `${this.name}${formatLabels(entry.labels)} ${entry.value}`),
+    ]
   }
+}
+
+/** Label values joined: callers always pass the same label names in the same order for one counter. */
+function keyOf(labels: Labels): string {
+  let key = ''
+  for (const name in labels) key += `${labels[name]}\u0000`
+  return key
 }
 
 const routeStates: RouteState[] = ['closed', 'open', 'half-open']
@@ -51,7 +63,15 @@ export class Metrics {
   }
 }
 
+/** `{name="value",…}`, values escaped only when they need it. */
 function formatLabels(labels: Labels): string {
-  const parts = Object.entries(labels).map(([name, value]) => `${name}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-  return parts.length ? `{${parts.join(',')}}` : ''
+  let text = ''
+  for (const name in labels) {
+    let value = String(labels[name])
+    if (value.includes('\\') || value.includes('"') || value.includes('\n')) {
+      value = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+    }
+    text += `${text ? ',' : '{'}${name}="${value}"`
+  }
+  return text ? `${text}}` : ''
 }

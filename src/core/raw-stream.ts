@@ -1,4 +1,4 @@
-import { readWithIdleTimeout } from '../providers/http.ts'
+import { attemptDeadline, readWithIdleTimeout } from '../providers/http.ts'
 import type { Provider, StreamDecoder } from '../providers/types.ts'
 import { type GatewayError, toGatewayError } from './errors.ts'
 import type { Meter } from './meter.ts'
@@ -26,11 +26,11 @@ export class RawStreamTap {
   private failure: GatewayError | undefined
 
   constructor(
-    body: ReadableStream<Uint8Array>, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
+    response: Response, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
     private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
   ) {
     this.decoder = provider.createStreamDecoder!()
-    this.chunks = readWithIdleTimeout(body, provider.config, signal)
+    this.chunks = readWithIdleTimeout(response.body!, provider.config, signal, attemptDeadline(response))
   }
 
   async prime(): Promise<void> {

@@ -13,7 +13,7 @@ import type { Logger } from './logger.ts'
 import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
 import { worstCaseCost } from './pricing.ts'
-import { orderRoutes, planTargets, routeId } from './routing.ts'
+import { routeId, RoutePlanner } from './routing.ts'
 import { createSettle } from './settlement.ts'
 import type { SseEvent } from './sse.ts'
 
@@ -68,12 +68,14 @@ export class Relay {
   readonly metrics = new Metrics()
   private readonly limiter = new KeyLimiter()
   private readonly models: Map<string, ModelConfig>
+  private readonly planner: RoutePlanner
   private readonly shutdown = new AbortController()
   private active = 0
   private idleWaiters: (() => void)[] = []
 
   constructor(private readonly deps: RelayDeps) {
     this.models = new Map(deps.config.models.map((model) => [model.id, model]))
+    this.planner = new RoutePlanner(this.models, deps.providers)
     const { routing } = deps.config
     this.breaker = new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
@@ -97,7 +99,7 @@ export class Relay {
   async run(call: RelayCall): Promise<RelayResult> {
     const started = performance.now()
     const model = this.resolveModel(call.key, call.request.model)
-    const plan = planTargets(model, this.models, this.deps.providers)
+    const plan = this.planner.plan(model)
     const permit = this.admit(call)
     this.active++
     const hold = await this.placeHold(call, plan, permit)
@@ -120,11 +122,9 @@ export class Relay {
   /** Every configured route with its circuit-breaker health (routes not used yet are closed and empty). */
   routeHealth(): RouteHealth[] {
     const health = new Map(this.breaker.snapshot().map((route) => [route.route, route]))
-    for (const model of this.deps.config.models) {
-      for (const target of orderRoutes(model, this.deps.providers)) {
-        const route = routeId(target)
-        if (!health.has(route)) health.set(route, { route, state: 'closed', requests: 0, failures: 0, trips: 0 })
-      }
+    for (const target of this.planner.allTargets()) {
+      const route = routeId(target)
+      if (!health.has(route)) health.set(route, { route, state: 'closed', requests: 0, failures: 0, trips: 0 })
     }
     return [...health.values()]
   }
@@ -147,7 +147,8 @@ export class Relay {
   /** Per-key rate limits, counted before any money is held; the prompt estimate is chars / 4, refined at the end. */
   private admit(call: RelayCall): Permit {
     try {
-      return this.limiter.admit(call.key, Math.ceil(promptText(call.request).length / 4))
+      // Only a token limit needs the prompt's size; keys without one skip the walk over the messages.
+      return this.limiter.admit(call.key, call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4))
     } catch (error) {
       this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
       throw error
@@ -157,7 +158,10 @@ export class Relay {
   /** Hold the most the request can cost on any model it may end up on (a fallback may be dearer). */
   private async placeHold(call: RelayCall, plan: Target[], permit: Permit) {
     let amount = 0
-    for (const model of new Set(plan.map((target) => target.model))) {
+    let priced: ModelConfig | undefined
+    for (const { model } of plan) {
+      if (model === priced) continue // a model's routes are next to each other in the plan
+      priced = model
       const inputBound = model.contextWindow ? Math.min(call.inputBound, model.contextWindow) : call.inputBound
       const outputBound = Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens)
       amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { parseConfig } from '../config/load.ts'
 import { createProviders } from '../providers/registry.ts'
-import { planTargets, routeId } from './routing.ts'
+import { routeId, RoutePlanner } from './routing.ts'
 
 const config = parseConfig({
   providers: [{ name: 'a', type: 'mock' }, { name: 'b', type: 'mock' }, { name: 'c', type: 'mock' }],
@@ -14,13 +14,13 @@ const config = parseConfig({
   ],
 })
 const models = new Map(config.models.map((model) => [model.id, model]))
-const providers = createProviders(config.providers)
+const planner = new RoutePlanner(models, createProviders(config.providers))
 
 test('priority first, weights within a priority, then the fallback models, never looping back', () => {
   const firsts = new Map<string, number>()
   // A deterministic spread of random numbers stands in for Math.random.
   for (let step = 0; step < 400; step++) {
-    const plan = planTargets(models.get('smart')!, models, providers, () => (step + 0.5) / 400)
+    const plan = planner.plan(models.get('smart')!, () => (step + 0.5) / 400)
     expect(plan.map(routeId).slice(2)).toEqual(['c/smart', 'c/tiny'])
     expect(plan.at(-1)!.model.id).toBe('cheap')
     firsts.set(routeId(plan[0]!), (firsts.get(routeId(plan[0]!)) ?? 0) + 1)
@@ -28,7 +28,7 @@ test('priority first, weights within a priority, then the fallback models, never
   expect(firsts.get('a/x')).toBe(300) // weight 3 of 4
   expect(firsts.get('b/smart')).toBe(100)
   // cheap falls back to smart's own routes, but not to smart's fallbacks (cheap again).
-  const cheap = planTargets(models.get('cheap')!, models, providers).map(routeId)
+  const cheap = planner.plan(models.get('cheap')!).map(routeId)
   expect(cheap[0]).toBe('c/tiny')
   expect(cheap.slice(1, 3).sort()).toEqual(['a/x', 'b/smart'])
   expect(cheap.slice(3)).toEqual(['c/smart'])

@@ -42,3 +42,6 @@ export function probeConnect(url: URL, timeoutMs: number): Promise<boolean> {
 export function usesProxy(env: Record<string, string | undefined> = process.env): boolean {
   return ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'].some((name) => Boolean(env[name]))
 }
+
+/** Read once: the environment does not change while serving, and reading it costs on every request. */
+export const proxied = usesProxy()

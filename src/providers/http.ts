@@ -2,12 +2,23 @@ import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { ChatRequest, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
-import { probeConnect, usesProxy } from './connect-probe.ts'
+import { probeConnect, proxied } from './connect-probe.ts'
 import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from './types.ts'
 
 /**
+ * When each response's attempt must be over (performance.now() ms), for the body readers below. Keyed by the
+ * Response, not its body: touching `.body` would turn every answer into a JS stream and lose Bun's native `text()`.
+ */
+const deadlines = new WeakMap<Response, number>()
+
+/** The total_ms deadline of the attempt that fetched `response` (unbounded for a response not fetched here). */
+export function attemptDeadline(response: Response): number {
+  return deadlines.get(response) ?? Number.POSITIVE_INFINITY
+}
+
+/**
  * One upstream HTTP attempt under the provider's four timers (`timeouts:` in the config), each of which ends the
- * attempt with a `timeout` GatewayError as the abort reason, so whoever is reading sees why:
+ * attempt with a `timeout` GatewayError (as the abort reason, or thrown by the body read), so the caller sees why:
  * - connect_ms: fetch reports no "connected" moment, so when no response head has come within connect_ms a side
  *   TCP connection to the same host:port is tried (connect-probe.ts); if that cannot connect within connect_ms
  *   either, the host is unreachable and the attempt ends (at most 2 × connect_ms after sending). A refused
@@ -15,28 +26,37 @@ import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from 
  * - first_byte_ms: from sending to the response head (status and headers). For a non-streamed answer the head
  *   usually comes with the whole answer, so this bounds the generation too.
  * - idle_ms: the longest silence between two body chunks, the one from the head to the first chunk included.
- * - total_ms: the whole attempt, head and body.
- * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once
- * and stops the timers. Read the body with the returned signal (or the caller's: the timers abort the fetch with
- * their GatewayError, which a body read then rejects with).
+ * - total_ms: the whole attempt, head and body: a deadline the head timer and every idle wait are cut to.
+ * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
+ * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once.
  */
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
 ): Promise<{ response: Response; signal: AbortSignal }> {
   const { connectMs, firstByteMs, totalMs } = provider.timeouts
-  const deadline = new AbortController()
-  const attempt = AbortSignal.any([signal, deadline.signal])
-  const end = (code: string, message: string) => deadline.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
-  const total = setTimeout(() => end('total_timeout', `did not finish within ${totalMs} ms`), totalMs)
-  attempt.addEventListener('abort', () => clearTimeout(total), { once: true })
-  const head = setTimeout(() => end('first_byte_timeout', `sent no response within ${firstByteMs} ms`), firstByteMs)
-  const url = new URL(provider.baseUrl + path)
+  const started = performance.now()
+  const deadline = started + totalMs
+  const timers = new AbortController()
+  const attempt = AbortSignal.any([signal, timers.signal])
+  const end = (code: string, message: string) => timers.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
+  const url = provider.baseUrl + path
+  const headBy = Math.min(firstByteMs, totalMs)
   let answered = false
-  const connect = usesProxy() ? undefined : setTimeout(() => {
-    void probeConnect(url, connectMs).then((reachable) => {
+  let probe = !proxied && connectMs < headBy
+  const onTimer = () => {
+    const elapsed = performance.now() - started
+    if (!probe || elapsed >= headBy) {
+      if (firstByteMs <= totalMs) end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
+      else end('total_timeout', `did not finish within ${totalMs} ms`)
+      return
+    }
+    probe = false
+    void probeConnect(new URL(url), connectMs).then((reachable) => {
       if (!reachable && !answered) end('connect_timeout', `could not be connected to within ${connectMs} ms`)
     })
-  }, connectMs)
+    timer = setTimeout(onTimer, headBy - elapsed)
+  }
+  let timer = setTimeout(onTimer, probe ? connectMs : headBy)
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -46,13 +66,13 @@ export async function fetchUpstream(
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
+    deadlines.set(response, deadline)
     return { response, signal: attempt }
   } catch (error) {
     throw upstreamFailure(provider, error, attempt)
   } finally {
     answered = true
-    clearTimeout(head)
-    clearTimeout(connect)
+    clearTimeout(timer)
   }
 }
 
@@ -71,14 +91,19 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
  * Read a body as chunks with an idle watchdog: a gap longer than `idleMs` between chunks ends the stream
  * with a timeout error instead of hanging the client forever.
  */
-export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* readWithIdleTimeout(
+  body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY,
+): AsyncGenerator<Uint8Array> {
   const reader = body.getReader()
-  const { idleMs } = provider.timeouts
+  const { idleMs, totalMs } = provider.timeouts
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined
       const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), idleMs)
+        const left = deadline - performance.now()
+        timer = setTimeout(() => reject(left < idleMs
+          ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
+          : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
       })
       let result: Awaited<ReturnType<typeof reader.read>>
       try {
@@ -96,18 +121,34 @@ export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, pro
   }
 }
 
-/** A whole body as text, under the idle and total timers (a non-streamed answer can stall mid-body too). */
-export async function readBodyText(body: ReadableStream<Uint8Array> | null, provider: ProviderConfig, signal: AbortSignal): Promise<string> {
-  if (!body) return ''
-  const decoder = new TextDecoder()
-  let text = ''
-  for await (const chunk of readWithIdleTimeout(body, provider, signal)) text += decoder.decode(chunk, { stream: true })
-  return text + decoder.decode()
+/**
+ * A whole (non-streamed) body as text. Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to
+ * the total deadline) instead of a timer per chunk: one native read per request, and a body that stalls still ends
+ * the attempt.
+ */
+export async function readBodyText(response: Response, provider: ProviderConfig, signal: AbortSignal): Promise<string> {
+  const { idleMs, totalMs } = provider.timeouts
+  const left = attemptDeadline(response) - performance.now()
+  const text = response.text()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(left < idleMs
+      ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
+      : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
+  })
+  try {
+    return await Promise.race([text, stalled])
+  } catch (error) {
+    text.catch(() => {}) // the attempt is abandoned; its read fails when the fetch is aborted
+    throw upstreamFailure(provider, error, signal)
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
-async function* decodeBody(body: ReadableStream<Uint8Array>, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
   const parser = new SseParser()
-  for await (const chunk of readWithIdleTimeout(body, provider, signal)) {
+  for await (const chunk of readWithIdleTimeout(response.body!, provider, signal, attemptDeadline(response))) {
     for (const event of parser.push(chunk)) yield* decoder.decode(event)
   }
   for (const event of parser.finish()) yield* decoder.decode(event)
@@ -116,7 +157,7 @@ async function* decodeBody(body: ReadableStream<Uint8Array>, decoder: StreamDeco
 
 async function ensureOk(response: Response, codec: HttpCodec, provider: ProviderConfig, signal: AbortSignal): Promise<Response> {
   if (response.ok) return response
-  const text = await readBodyText(response.body, provider, signal).catch(() => '')
+  const text = await readBodyText(response, provider, signal).catch(() => '')
   throw codec.decodeError(response.status, text, response.headers)
 }
 
@@ -139,7 +180,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     nativeProtocol: codec.nativeProtocol,
     async complete(request, target, signal) {
       const { response, signal: attempt } = await sendRequest({ ...request, stream: false }, target, signal)
-      const text = await readBodyText(response.body, config, attempt)
+      const text = await readBodyText(response, config, attempt)
       let body: unknown
       try {
         body = JSON.parse(text)
@@ -151,7 +192,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     async stream(request, target, signal) {
       const { response, signal: attempt } = await sendRequest({ ...request, stream: true }, target, signal)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response.body, codec.createStreamDecoder(), config, attempt)
+      return decodeBody(response, codec.createStreamDecoder(), config, attempt)
     },
     async forward(request: ForwardRequest, _target, signal) {
       // The client's meaning-changing headers, then our credentials: a client header can never replace them.
