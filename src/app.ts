@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { openAiChatRoutes } from './protocols/openai-chat/index.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
@@ -16,4 +17,5 @@ export function createApp(services: Services) {
     .get('/healthz', () => ({ status: 'ok' }))
     .head('/', () => new Response(null, { status: 200 }))
     .use(openAiChatRoutes(services))
+    .use(consoleRoutes(services))
 }

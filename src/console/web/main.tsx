@@ -1,0 +1,3 @@
+import { render } from 'preact'
+import './styles.css'
+render(<p>hello</p>, document.getElementById('app')!)
