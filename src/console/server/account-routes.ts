@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia'
 import { accountJson } from '../../cli/accounts.ts'
 import { invalidRequest } from '../../core/errors.ts'
-import { createAccount, creditAccount, parseAmount } from '../../domain/accounts.ts'
+import { createAccount, creditAccount } from '../../domain/accounts.ts'
 import { optionalString, requireString } from '../../protocols/shared/validate.ts'
 import type { Services } from '../../server/services.ts'
+import { readUsd } from './key-input.ts'
 import { creditJson, dayJson } from './present.ts'
 import { consoleJson } from './respond.ts'
 import { consoleRoute } from './route.ts'
@@ -21,7 +22,7 @@ export function accountRoutes(services: Services) {
     }))
     .post('/console/api/accounts', consoleRoute(services, async ({ viewer, body }) => {
       const name = requireString(body.name, 'name').trim()
-      const opening = parseAmount(optionalString(body.balance_usd, 'balance_usd')?.trim() || '0')
+      const opening = readUsd(optionalString(body.balance_usd, 'balance_usd')?.trim() || '0', 'balance_usd')
       return consoleJson(accountJson(await createAccount(accounts, name, opening, viewer.user.name)), 201)
     }, { admin: true }))
     .get('/console/api/accounts/:id', consoleRoute(services, async ({ viewer, params }) => {
@@ -30,7 +31,7 @@ export function accountRoutes(services: Services) {
     // Each credit is a ledger entry that records who made it and why; the domain refuses zero and overdrafts.
     .post('/console/api/accounts/:id/credits', consoleRoute(services, async ({ viewer, params, body }) => {
       const account = await visibleAccount(services, viewer, params.id)
-      const amount = parseAmount(requireString(body.amount_usd, 'amount_usd').trim())
+      const amount = readUsd(requireString(body.amount_usd, 'amount_usd').trim(), 'amount_usd')
       const note = requireString(body.note, 'note').trim()
       if (!note) throw invalidRequest(`Missing 'note': say why the balance changes (it is kept in the ledger).`, 'note')
       if (note.length > 200) throw invalidRequest(`Invalid value for 'note': at most 200 characters.`, 'note')

@@ -1,10 +1,18 @@
 import { invalidRequest } from '../../core/errors.ts'
-import { parseAmount } from '../../domain/accounts.ts'
+import { parseUsd } from '../../core/money.ts'
 import { checkKeyModels, type NewKeyInput } from '../../domain/keys.ts'
 import { optionalNumber, optionalString, requireArray, requireString, type Json } from '../../protocols/shared/validate.ts'
 
 function optionalLimit(body: Json, field: string): number | null {
   return optionalNumber(body[field], field, { min: 1, max: 1_000_000_000, integer: true }) ?? null
+}
+
+export function readUsd(text: string, field: string): number {
+  try {
+    return parseUsd(text)
+  } catch (error) {
+    throw invalidRequest(`Invalid value for '${field}': ${(error as Error).message}.`, field)
+  }
 }
 
 /** The key fields of a console request, checked with the same rules the CLI applies. */
@@ -18,7 +26,7 @@ export function readKeyInput(body: Json, accountId: number, configuredModels: st
     checkKeyModels(models, configuredModels)
   }
   const budgetText = optionalString(body.budget_usd, 'budget_usd')?.trim()
-  const budget = budgetText ? parseAmount(budgetText) : null
+  const budget = budgetText ? readUsd(budgetText, 'budget_usd') : null
   if (budget !== null && budget <= 0) throw invalidRequest(`Invalid value for 'budget_usd': it must be more than 0.`, 'budget_usd')
   const expiresText = optionalString(body.expires_at, 'expires_at')?.trim()
   const expiresAt = expiresText ? Date.parse(expiresText) : null
