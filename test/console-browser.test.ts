@@ -78,6 +78,15 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   const page = await context.newPage()
   const problems = watchConsole(page)
+  if (admin) {
+    // A wrong password first: the form says so without saying whether the name exists, and keeps the name.
+    await page.goto(`${gateway.url}/console`)
+    await page.getByLabel('Username').fill('ops')
+    await page.getByLabel('Password').fill('not my password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('alert').getByText('Wrong username or password.').waitFor()
+    await saveScreenshot(page, 'sign-in-error')
+  }
   await signIn(page, username, { keyboard: !admin })
   await saveScreenshot(page, `${username}-0-overview`)
 
@@ -134,6 +143,15 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
     expect(await page.getByTestId('balance').textContent()).toBe('$10.000000001')
     expect(await page.getByTestId('balance-history').textContent()).toContain('by ops')
     await saveScreenshot(page, 'ops-7-account-detail')
+    // A login for that account with a generated password, shown once.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logins' }).click()
+    await page.getByLabel('Username').fill('carol')
+    await page.getByLabel('Role').selectOption('account')
+    await page.getByLabel('Account', { exact: true }).selectOption({ label: 'other-co' })
+    await page.getByRole('button', { name: 'Create login' }).click()
+    expect((await page.getByTestId('new-login-password').textContent())!).toMatch(/^[0-9A-Za-z]{24}$/)
+    await page.getByRole('cell', { name: 'carol', exact: true }).waitFor()
+    await saveScreenshot(page, 'ops-8-logins')
   } else {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Balance' }).click()
     await page.getByTestId('balance-history').waitFor()
@@ -141,7 +159,8 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
     await saveScreenshot(page, 'alice-7-balance')
     // A crafted URL to another account's key looks exactly like a missing one.
     await page.goto(`${gateway.url}/console/keys/${foreignKeyId}`)
-    await page.getByRole('alert').getByText('No such key.').waitFor()
+    await page.getByRole('heading', { name: 'Key not found' }).waitFor()
+    await saveScreenshot(page, 'alice-8-foreign-key-is-404')
   }
 
   await page.getByRole('button', { name: 'Sign out' }).click()

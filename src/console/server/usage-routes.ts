@@ -63,7 +63,7 @@ export function usageRoutes(services: Services) {
       const [totals, days, byModel, byKey] = await Promise.all([
         usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('keyId', filter),
       ])
-      const systemWide = isAdmin(viewer) && filter.accountId === undefined
+      const systemWide = isAdmin(viewer) && filter.accountId === undefined && filter.keyId === undefined
       const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
       const names = systemWide ? await accountNames(services) : new Map<number, string>()
       const keys = await keyLabels(services, byKey.map((group) => group.group))

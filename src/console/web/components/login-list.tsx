@@ -66,9 +66,9 @@ export function LoginList({ account, accounts, selfId }: { account?: Account; ac
       <CreateForm title={account ? `New login for ${account.name}` : 'New login'} submitLabel="Create login" onSubmit={create}>
         <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
         {!account && (
-          <SelectField label="Role" value={role} onValue={setRole}>
-            <option value="admin">Admin (every account)</option>
-            <option value="account">Account user (one account)</option>
+          <SelectField label="Role" value={role} onValue={setRole} hint="An admin sees every account; an account user only theirs.">
+            <option value="admin">Admin</option>
+            <option value="account">Account user</option>
           </SelectField>
         )}
         {!account && role === 'account' && (

@@ -5,7 +5,7 @@ import { BalanceHistoryView } from '../components/balance-history.tsx'
 import { CreateForm } from '../components/create-form.tsx'
 import { TextField } from '../components/fields.tsx'
 import { LoginList } from '../components/login-list.tsx'
-import { Resolved } from '../components/states.tsx'
+import { Empty, Resolved } from '../components/states.tsx'
 import { PageHeader } from '../layout.tsx'
 import type { PageProps } from '../routes.tsx'
 import type { Account } from '../types.ts'
@@ -34,7 +34,12 @@ export function AccountDetail({ session, params }: PageProps) {
   const resource = useResource<Account>(`/accounts/${encodeURIComponent(params.id!)}`)
   const [version, setVersion] = useState(0)
   return (
-    <Resolved resource={resource} label="Loading the account…">
+    <Resolved resource={resource} label="Loading the account…" missing={
+      <>
+        <PageHeader title="Account not found" />
+        <Empty><p>There is no account with this ID.</p><p><a href="/console/accounts">Back to accounts</a></p></Empty>
+      </>
+    }>
       {(account) => (
         <>
           <PageHeader title={account.name}>

@@ -23,30 +23,37 @@ function NewAccountForm() {
   )
 }
 
-export function Accounts() {
+/** Every account with its balance; on the admin's overview and the accounts page. */
+export function AccountsTable() {
   const accounts = useResource<Account[]>('/accounts')
+  return (
+    <Resolved resource={accounts} label="Loading accounts…">
+      {(list) => list.length === 0 ? <Empty><p>No accounts yet.</p><p><a href="/console/accounts">Create the first one</a></p></Empty> : (
+        <TableScroll label="Accounts">
+          <table class="stack" data-testid="accounts-table">
+            <thead><tr><th scope="col">Name</th><th scope="col" class="number">Balance</th><th scope="col" class="number">Available</th><th scope="col">Created</th></tr></thead>
+            <tbody>
+              {list.map((account) => (
+                <tr key={account.id}>
+                  <td data-label="Name"><a href={`/console/accounts/${account.id}`}>{account.name}</a></td>
+                  <td class="number" data-label="Balance">{usd(account.balance_usd)}</td>
+                  <td class="number" data-label="Available">{usd(account.available_usd)}</td>
+                  <td data-label="Created">{formatDate(account.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </Resolved>
+  )
+}
+
+export function Accounts() {
   return (
     <>
       <PageHeader title="Accounts" />
-      <Resolved resource={accounts} label="Loading accounts…">
-        {(list) => list.length === 0 ? <Empty><p>No accounts yet. Create the first one below.</p></Empty> : (
-          <TableScroll label="Accounts">
-            <table data-testid="accounts-table">
-              <thead><tr><th scope="col">Name</th><th scope="col" class="number">Balance</th><th scope="col" class="number">Available</th><th scope="col">Created</th></tr></thead>
-              <tbody>
-                {list.map((account) => (
-                  <tr key={account.id}>
-                    <td><a href={`/console/accounts/${account.id}`}>{account.name}</a></td>
-                    <td class="number">{usd(account.balance_usd)}</td>
-                    <td class="number">{usd(account.available_usd)}</td>
-                    <td>{formatDate(account.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
-        )}
-      </Resolved>
+      <AccountsTable />
       <NewAccountForm />
     </>
   )

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { RequestLog } from '../components/request-log.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
-import { Resolved, StatusBadge } from '../components/states.tsx'
+import { Empty, Resolved, StatusBadge } from '../components/states.tsx'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
 import { count, formatTime, usd } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -21,7 +21,12 @@ function orNone(value: number | null): string {
 export function KeyDetail({ session, params }: PageProps) {
   const resource = useResource<Key>(`/keys/${encodeURIComponent(params.id!)}`)
   return (
-    <Resolved resource={resource} label="Loading the key…">
+    <Resolved resource={resource} label="Loading the key…" missing={
+      <>
+        <PageHeader title="Key not found" />
+        <Empty><p>There is no key with this ID in your account.</p><p><a href="/console/keys">Back to your keys</a></p></Empty>
+      </>
+    }>
       {(key) => (
         <>
           <PageHeader title={key.name ?? 'Unnamed key'}>

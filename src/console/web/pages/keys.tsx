@@ -49,7 +49,7 @@ export function Keys({ session, search }: PageProps) {
                 {list.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
                     <td data-label="Name"><a href={`/console/keys/${encodeURIComponent(key.id)}`}>{key.name ?? 'Unnamed key'}</a></td>
-                    <td data-label="Key"><code>{key.prefix}…</code></td>
+                    <td class="nowrap" data-label="Key"><code>{key.prefix}…</code></td>
                     {admin && <td data-label="Account">{key.account}</td>}
                     <td data-label="Status"><StatusBadge status={key.status} /></td>
                     <td data-label="Models">{key.models ? key.models.join(', ') : <span class="muted">all</span>}</td>

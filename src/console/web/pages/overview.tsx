@@ -1,6 +1,7 @@
 import { BalanceCard } from '../components/balance-card.tsx'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
 import { PageHeader } from '../layout.tsx'
+import { AccountsTable } from './accounts.tsx'
 import type { PageProps } from '../routes.tsx'
 
 /** The first page: an account user's balance and last 30 days; for an admin, the whole gateway's. */
@@ -10,8 +11,11 @@ export function Overview({ session }: PageProps) {
     return (
       <>
         <PageHeader title="Overview">
-          <a class="button secondary" href="/console/accounts">Accounts</a>
+          <a class="button secondary" href="/console/logins">Logins</a>
+          <a class="button" href="/console/accounts">New account</a>
         </PageHeader>
+        <h2>Accounts</h2>
+        <AccountsTable />
         <h2>All accounts, last 30 days</h2>
         <UsageSummaryView query={{}} />
       </>
