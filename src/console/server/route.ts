@@ -1,5 +1,5 @@
-import { GatewayError, invalidRequest } from '../../core/errors.ts'
-import { isObject, type Json } from '../../protocols/shared/validate.ts'
+import { GatewayError } from '../../core/errors.ts'
+import { parseJsonBody, type Json } from '../../protocols/shared/validate.ts'
 import type { Services } from '../../server/services.ts'
 import { consoleErrorResponse, consoleJson, notFound } from './respond.ts'
 import { checkCsrf, checkSameOrigin, resolveViewer, type Viewer } from './viewer.ts'
@@ -21,14 +21,7 @@ export async function readJsonBody(request: Request): Promise<Json> {
   if (!request.headers.get('content-type')?.toLowerCase().startsWith('application/json')) {
     throw new GatewayError('invalid_request', 'Send the body as JSON (Content-Type: application/json).', { status: 415, code: 'unsupported_media_type' })
   }
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw invalidRequest('The body is not valid JSON.')
-  }
-  if (!isObject(body)) throw invalidRequest('The body must be a JSON object.')
-  return body
+  return parseJsonBody(text)
 }
 
 /**

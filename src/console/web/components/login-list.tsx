@@ -3,6 +3,7 @@ import { callApi, postJson, queryString } from '../api.ts'
 import { formatDate } from '../format.ts'
 import type { Account, User } from '../types.ts'
 import { useResource } from '../use-resource.ts'
+import { AccountSelect } from './account-select.tsx'
 import { ConfirmDialog } from './confirm-dialog.tsx'
 import { CreateForm } from './create-form.tsx'
 import { SelectField, TextField } from './fields.tsx'
@@ -25,7 +26,7 @@ function DeleteLogin({ user, onDeleted }: { user: User; onDeleted: () => void })
 }
 
 /** Console logins (all, or one account's) with a form for a new one; a generated password is shown once. */
-export function LoginList({ account, accounts, selfId }: { account?: Account; accounts?: Account[]; selfId: number }) {
+export function LoginList({ account, selfId }: { account?: Account; selfId: number }) {
   const users = useResource<User[]>(`/users${queryString({ account_id: account?.id })}`)
   const [name, setName] = useState('')
   const [role, setRole] = useState(account ? 'account' : 'admin')
@@ -72,10 +73,7 @@ export function LoginList({ account, accounts, selfId }: { account?: Account; ac
           </SelectField>
         )}
         {!account && role === 'account' && (
-          <SelectField label="Account" value={accountId} onValue={setAccountId}>
-            <option value="">Choose an account…</option>
-            {accounts?.map((item) => <option key={item.id} value={String(item.id)}>{item.name}</option>)}
-          </SelectField>
+          <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />
         )}
         <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
           hint="Leave empty to generate a strong one (shown once). At least 12 characters." />

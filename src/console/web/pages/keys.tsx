@@ -1,23 +1,13 @@
 import { queryString } from '../api.ts'
-import { SelectField } from '../components/fields.tsx'
+import { AccountSelect } from '../components/account-select.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
 import { Empty, Resolved, StatusBadge, TableScroll } from '../components/states.tsx'
 import { formatTime, usd } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
-import type { Account, Key } from '../types.ts'
+import type { Key } from '../types.ts'
 import { useResource } from '../use-resource.ts'
-
-function AccountFilter({ value }: { value: string }) {
-  const accounts = useResource<Account[]>('/accounts')
-  return (
-    <SelectField label="Account" value={value} onValue={(account) => navigate(`/console/keys${queryString({ account })}`, { replace: true })}>
-      <option value="">All accounts</option>
-      {accounts.data?.map((account) => <option key={account.id} value={String(account.id)}>{account.name}</option>)}
-    </SelectField>
-  )
-}
 
 export function Keys({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
@@ -28,7 +18,11 @@ export function Keys({ session, search }: PageProps) {
       <PageHeader title="API keys">
         <a class="button" href={`/console/keys/new${queryString({ account: admin ? account : undefined })}`}>Create key</a>
       </PageHeader>
-      {admin && <div class="filters"><AccountFilter value={account} /></div>}
+      {admin && (
+        <div class="filters">
+          <AccountSelect value={account} empty="All accounts" onValue={(value) => navigate(`/console/keys${queryString({ account: value })}`, { replace: true })} />
+        </div>
+      )}
       <Resolved resource={keys} label="Loading keys…">
         {(list) => list.length === 0 ? (
           <Empty>

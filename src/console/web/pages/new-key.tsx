@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks'
 import { ApiError, postJson } from '../api.ts'
-import { FormError, SelectField, TextField } from '../components/fields.tsx'
+import { AccountSelect } from '../components/account-select.tsx'
+import { FormError, TextField } from '../components/fields.tsx'
 import { ModelPicker } from '../components/model-picker.tsx'
 import { SecretReveal } from '../components/secret-reveal.tsx'
 import { PageHeader } from '../layout.tsx'
 import type { PageProps } from '../routes.tsx'
-import type { Account, Key } from '../types.ts'
-import { useResource } from '../use-resource.ts'
+import type { Key } from '../types.ts'
 
 type Limits = Record<'rpm' | 'tpm' | 'concurrency' | 'budget' | 'expires', string>
 
@@ -31,7 +31,6 @@ function limitNumber(text: string): number | null {
 
 export function NewKey({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
-  const accounts = useResource<Account[]>(admin ? '/accounts' : null)
   const [accountId, setAccountId] = useState(search.get('account') ?? '')
   const [name, setName] = useState('')
   const [models, setModels] = useState<string[] | null>(null)
@@ -67,10 +66,7 @@ export function NewKey({ session, search }: PageProps) {
       <PageHeader title="Create an API key" />
       <form class="card form" onSubmit={submit} noValidate>
         {admin && (
-          <SelectField label="Account" value={accountId} onValue={setAccountId} hint="The account whose balance pays for this key's requests.">
-            <option value="">Choose an account…</option>
-            {accounts.data?.map((account) => <option key={account.id} value={String(account.id)}>{account.name}</option>)}
-          </SelectField>
+          <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" hint="The account whose balance pays for this key's requests." />
         )}
         <TextField label="Name" value={name} onValue={setName} maxLength={100} hint="Something to recognise it by, such as the app or machine using it." error={fieldError('name')} />
         <ModelPicker models={session.models} value={models} onValue={setModels} error={fieldError('models')} />

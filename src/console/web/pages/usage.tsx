@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
+import { AccountSelect } from '../components/account-select.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
 import { RequestLog } from '../components/request-log.tsx'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
@@ -7,7 +8,7 @@ import { dayAfter, isoDay, keyLabel } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
-import type { Account, Key } from '../types.ts'
+import type { Key } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 
 type Filters = Record<'account' | 'key' | 'model' | 'status' | 'from' | 'to', string>
@@ -28,7 +29,6 @@ export function Usage({ session, search }: PageProps) {
   const [draft, setDraft] = useState(applied)
   useEffect(() => setDraft(readFilters(search)), [search.toString()])
   const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
-  const accounts = useResource<Account[]>(admin ? '/accounts' : null)
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
   const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
   const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
@@ -44,10 +44,7 @@ export function Usage({ session, search }: PageProps) {
       <form class="card filters-form" onSubmit={apply} aria-label="Filters">
         <div class="grid">
           {admin && (
-            <SelectField label="Account" value={draft.account} onValue={(account) => setDraft({ ...draft, account, key: '' })}>
-              <option value="">All accounts</option>
-              {accounts.data?.map((account) => <option key={account.id} value={String(account.id)}>{account.name}</option>)}
-            </SelectField>
+            <AccountSelect value={draft.account} empty="All accounts" onValue={(account) => setDraft({ ...draft, account, key: '' })} />
           )}
           <SelectField label="Key" value={draft.key} onValue={set('key')}>
             <option value="">All keys</option>
