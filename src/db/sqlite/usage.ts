@@ -41,6 +41,14 @@ export function createSqliteUsage(db: SqliteDatabase): UsageRepository {
       }).from(usageRecords).where(usageConditions(filter)).get()
       return row ?? { ...emptyTotals, cachedInputTokens: 0 }
     },
+    /*
+     * Measured with bench/usage-log.ts: 1,000,000 rows over 90 days, 20 accounts, 100 keys, 5 models, 2 cores.
+     * A page of 50 takes about 0.5–1.5 ms, first page or 200 pages deep, for no filter, one account, one key or
+     * one model (each walks an index already in (…, created_at, id) order). Filters the indexes cannot lead
+     * with cost in proportion to how rare the match is: one account's 5xx (0.5% of rows) about 13 ms a page,
+     * a 0.5%-status across all accounts about 4–50 ms a page, a model a key never used about 25 ms (it reads
+     * that key's rows once).
+     */
     async listRequests(filter, limit, before) {
       return db.select().from(usageRecords).where(usageConditions(filter, before))
         .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(limit).all() as UsageLogEntry[]
