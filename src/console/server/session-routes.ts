@@ -36,7 +36,15 @@ async function signIn(services: Services, limiter: SignInLimiter, request: Reque
     if (wait > 0) {
       throw new GatewayError('rate_limit', `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, { code: 'sign_in_throttled', retryAfter: wait })
     }
-    const user = await verifyCredentials(services.store.users, username, password)
+    if (!limiter.begin(address)) {
+      throw new GatewayError('rate_limit', 'Too many sign-ins at once; try again in a moment.', { code: 'sign_in_busy', retryAfter: 1 })
+    }
+    let user: UserRecord | undefined
+    try {
+      user = await verifyCredentials(services.store.users, username, password)
+    } finally {
+      limiter.end(address)
+    }
     if (!user) {
       limiter.recordFailure(username, address)
       throw wrongCredentials()

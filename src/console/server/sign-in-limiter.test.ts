@@ -35,3 +35,14 @@ test('memory stays bounded under a flood of invented names', () => {
   for (let attempt = 0; attempt < 1000; attempt++) limiter.recordFailure(`invented-${attempt}`, 'flood', attempt)
   expect((limiter as unknown as { failures: Map<string, number[]> }).failures.size).toBeLessThanOrEqual(100)
 })
+
+test('password checks in flight are capped per address and in total', () => {
+  const limiter = new SignInLimiter()
+  expect(limiter.begin('a')).toBe(true)
+  expect(limiter.begin('a')).toBe(true)
+  expect(limiter.begin('a')).toBe(false) // a third at once from the same address waits
+  limiter.end('a')
+  expect(limiter.begin('a')).toBe(true)
+  for (const address of ['b', 'c', 'd']) expect(limiter.begin(address) && limiter.begin(address)).toBe(true)
+  expect(limiter.begin('e')).toBe(false) // eight hashes already running
+})

@@ -8,8 +8,30 @@
  */
 export class SignInLimiter {
   private readonly failures = new Map<string, number[]>()
+  private readonly inFlight = new Map<string, number>()
+  private inFlightTotal = 0
 
   constructor(private readonly maxFailures = 5, private readonly windowMs = 15 * 60_000, private readonly maxTracked = 10_000) {}
+
+  /**
+   * Failures are counted only once a password has been checked, so a burst of simultaneous attempts would all
+   * pass `retryAfter` first. Each check costs an argon2 hash (CPU and ~19 MiB): at most two run at once per
+   * address and eight in all; `begin` returns false beyond that and the caller refuses the attempt.
+   */
+  begin(address: string): boolean {
+    const mine = this.inFlight.get(address) ?? 0
+    if (mine >= 2 || this.inFlightTotal >= 8) return false
+    this.inFlight.set(address, mine + 1)
+    this.inFlightTotal++
+    return true
+  }
+
+  end(address: string): void {
+    const mine = (this.inFlight.get(address) ?? 1) - 1
+    if (mine > 0) this.inFlight.set(address, mine)
+    else this.inFlight.delete(address)
+    this.inFlightTotal--
+  }
 
   private keys(username: string, address: string): [string, number][] {
     return [[`user:${username.toLowerCase()}`, this.maxFailures], [`address:${address}`, this.maxFailures * 4]]
