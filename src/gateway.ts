@@ -54,7 +54,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       await Promise.race([drained, Bun.sleep(drainMs)])
       server.stop(true)
       services.keys.stop()
-      await services.ledger.flush()
+      await services.ledger.drain()
       await services.store.close()
     },
   }

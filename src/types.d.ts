@@ -3,3 +3,6 @@ declare module '*.sql' {
   const text: string
   export default text
 }
+
+// autocannon ships no types; the benchmark uses a few fields of its result.
+declare module 'autocannon'

@@ -20,7 +20,7 @@ const defaultBaseUrls: Record<ProviderType, string> = {
 export const defaultDocument = {
   listen: { host: '127.0.0.1', port: 8080 },
   database: 'sqlite:./data/tollgate.db',
-  providers: [{ name: 'mock', type: 'mock' }],
+  providers: [{ name: 'mock', type: 'mock', chunk_delay_ms: 25 }],
   models: [
     { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2, cached_input: 0.1 }, max_output_tokens: 4096 },
     { id: 'mock-fast', provider: 'mock', price: { input: 0.1, output: 0.2 }, max_output_tokens: 1024 },

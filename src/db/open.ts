@@ -1,11 +1,10 @@
 import type { Store } from './repositories.ts'
+import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
 
-/** `sqlite:./path.db` (or a bare path) → SQLite. PostgreSQL URLs are recognised so the message is clear. */
+/** `sqlite:./path.db` (or a bare path) → SQLite; `postgres://…` → PostgreSQL. */
 export function openStore(database: string): Store {
-  if (database.startsWith('postgres://') || database.startsWith('postgresql://')) {
-    throw new Error('database: PostgreSQL is not available in this build yet; use sqlite:PATH')
-  }
+  if (database.startsWith('postgres://') || database.startsWith('postgresql://')) return openPostgresStore(database)
   const path = database.startsWith('sqlite:') ? database.slice('sqlite:'.length) : database
   return openSqliteStore(path || ':memory:')
 }

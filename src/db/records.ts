@@ -73,11 +73,15 @@ export interface Hold {
   createdAt: number
 }
 
-/** A finished request: its hold goes away, its cost leaves the balance and its usage row is written, atomically. */
-export interface Settlement {
-  hold: Hold
-  usage: UsageRecord
-}
+/**
+ * One entry of a batched ledger write, applied in order inside one transaction:
+ * - `settle`: a finished request — its cost leaves the balance and the lease it was held under, and its usage row
+ *   is written (the debit and its usage record always commit together);
+ * - `release`: unused money of an idle lease goes back to the account's available balance.
+ */
+export type LedgerWrite =
+  | { kind: 'settle'; leaseId: string; usage: UsageRecord }
+  | { kind: 'release'; leaseId: string; accountId: number; amount: number }
 
 export interface UsageFilter {
   accountId?: number

@@ -1,5 +1,5 @@
 import type {
-  AccountRecord, Hold, KeyRecord, LedgerEntry, SessionRecord, Settlement, UsageCursor, UsageDay, UsageFilter, UsageGroup,
+  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
   UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
 
@@ -28,10 +28,14 @@ export interface KeyRepository {
 }
 
 export interface LedgerRepository {
-  /** Reserve `amount` against the balance; false (and nothing written) when the available balance is short. */
-  placeHold(hold: Hold): Promise<boolean>
-  /** Apply finished requests: delete holds, debit costs, bump key spend, insert usage rows — one transaction. */
-  settle(settlements: Settlement[]): Promise<void>
+  /**
+   * Grow the lease (a hold row) `leaseId` of an account by up to `want`, and at least `need`, out of its available
+   * balance (balance − reserved); returns what was granted, or 0 — with nothing written — when not even `need` fits.
+   * Atomic against concurrent reservations from other processes.
+   */
+  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number }): Promise<number>
+  /** Apply settlements and releases in order, in one transaction. */
+  write(batch: LedgerWrite[]): Promise<void>
   /** Release holds older than `before` (left by a crash) and return how many there were. */
   releaseStaleHolds(before: number): Promise<number>
 }

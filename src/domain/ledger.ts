@@ -1,4 +1,4 @@
-import type { Hold, Settlement, UsageRecord } from '../db/records.ts'
+import type { Hold, LedgerWrite, UsageRecord } from '../db/records.ts'
 import type { LedgerRepository } from '../db/repositories.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
@@ -7,54 +7,141 @@ import { randomBase62 } from './ids.ts'
 export interface LedgerOptions {
   /** How long a finished request may wait before its settlement is written (batching many into one transaction). */
   flushMs?: number
-  /** Write at once when this many settlements are waiting. */
+  /** Write at once when this many entries are waiting. */
   maxBatch?: number
+  /** A lease grows by at least this many times the hold that made it grow, so the next requests need no write. */
+  leaseFactor?: number
+  /** An unused lease goes back to the account after this long. */
+  leaseIdleMs?: number
   onError?: (error: unknown) => void
 }
 
+/** Money this process has reserved in the database for one account, handed out to requests in memory. */
+interface Lease {
+  id: string
+  accountId: number
+  /** What the lease's hold row holds once every queued write is applied. */
+  amount: number
+  /** Sum of the holds of requests in flight under this lease. */
+  used: number
+  growing?: Promise<void>
+  idleTimer?: ReturnType<typeof setTimeout>
+}
+
 /**
- * Holds and settlements. A hold is placed synchronously before a request goes upstream (that is what keeps
- * concurrent requests from overdrawing); settlements are queued and written in batches, each settlement's debit
- * and usage row together in the same transaction. Until its settlement is written a request's hold stays in
- * place, so the balance a concurrent request sees is never too generous.
+ * Holds and settlements, with no database I/O on a typical request.
+ *
+ * Each account gets a *lease*: a hold row in the database, reserved atomically against the balance like any hold,
+ * but sized for many requests. A request's hold is carved out of the lease in memory; when the lease cannot cover
+ * it, the lease grows (one transaction) or the request is refused with 403. Because every request's worst case is
+ * inside a lease and every lease is inside the balance, concurrent requests — in this process or any other sharing
+ * the database — can never overdraw it.
+ *
+ * A settlement moves the request's actual cost out of the balance and out of the lease, and writes its usage row:
+ * queued, then written in batches, each settlement's debit and usage row in the same transaction. A request is never
+ * charged more than its hold (its worst case). An idle lease is given back after `leaseIdleMs`; a crash leaves hold
+ * rows that the next start releases.
  */
 export class Ledger {
-  private queue: Settlement[] = []
+  private readonly leases = new Map<number, Lease>()
+  private queue: LedgerWrite[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> = Promise.resolve()
   private readonly flushMs: number
   private readonly maxBatch: number
+  private readonly leaseFactor: number
+  private readonly leaseIdleMs: number
 
   constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
     this.flushMs = options.flushMs ?? 5
-    this.maxBatch = options.maxBatch ?? 256
+    this.maxBatch = options.maxBatch ?? 512
+    this.leaseFactor = options.leaseFactor ?? 20
+    this.leaseIdleMs = options.leaseIdleMs ?? 1000
   }
 
   /** Reserve the worst-case cost of a request, or refuse with 403 when the balance cannot cover it. */
   async placeHold(accountId: number, keyId: string, amount: number): Promise<Hold> {
-    const hold: Hold = { id: `hold_${randomBase62(16)}`, accountId, keyId, amount, createdAt: Date.now() }
-    if (!(await this.repository.placeHold(hold))) {
-      throw new GatewayError('insufficient_balance',
-        `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
-        { code: 'insufficient_balance' })
+    while (true) {
+      let lease = this.leases.get(accountId)
+      if (lease?.growing) {
+        await lease.growing
+        continue
+      }
+      if (lease && lease.amount - lease.used >= amount) {
+        lease.used += amount
+        clearTimeout(lease.idleTimer)
+        return { id: lease.id, accountId, keyId, amount, createdAt: Date.now() }
+      }
+      if (!lease) {
+        lease = { id: `lease_${randomBase62(16)}`, accountId, amount: 0, used: 0 }
+        this.leases.set(accountId, lease)
+      }
+      if (!(await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount))) {
+        if (lease.amount === 0 && lease.used === 0) this.leases.delete(accountId)
+        throw new GatewayError('insufficient_balance',
+          `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
+          { code: 'insufficient_balance' })
+      }
     }
-    return hold
   }
 
-  /** Queue the end of a request: cost 0 for a failure, which simply releases the hold. */
+  private async grow(lease: Lease, keyId: string, need: number, hold: number): Promise<boolean> {
+    let granted = 0
+    lease.growing = this.repository
+      .reserve({ leaseId: lease.id, accountId: lease.accountId, keyId, need, want: Math.max(need, hold * this.leaseFactor), at: Date.now() })
+      .then((amount) => {
+        granted = amount
+        lease.amount += amount
+      })
+      .finally(() => {
+        lease.growing = undefined
+      })
+    await lease.growing
+    return granted > 0
+  }
+
+  /** The end of a request: a failure costs 0, which simply gives its hold back to the lease. */
   settle(hold: Hold, usage: UsageRecord): void {
-    this.queue.push({ hold, usage })
-    if (this.queue.length >= this.maxBatch) void this.flush()
-    else if (this.timer === undefined) {
-      this.timer = setTimeout(() => void this.flush(), this.flushMs)
+    const cost = Math.max(0, Math.min(usage.cost, hold.amount))
+    const lease = this.leases.get(hold.accountId)
+    if (lease?.id === hold.id) {
+      lease.used -= hold.amount
+      lease.amount -= cost
+      if (lease.used === 0) this.scheduleRelease(lease)
     }
+    this.enqueue({ kind: 'settle', leaseId: hold.id, usage: { ...usage, cost } })
+  }
+
+  private scheduleRelease(lease: Lease): void {
+    clearTimeout(lease.idleTimer)
+    lease.idleTimer = setTimeout(() => this.release(lease), this.leaseIdleMs)
+    lease.idleTimer.unref?.()
+  }
+
+  private release(lease: Lease): void {
+    if (lease.used !== 0 || lease.growing || this.leases.get(lease.accountId) !== lease) return
+    clearTimeout(lease.idleTimer)
+    this.leases.delete(lease.accountId)
+    this.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount })
+  }
+
+  private enqueue(write: LedgerWrite): void {
+    this.queue.push(write)
+    if (this.queue.length >= this.maxBatch) void this.flush()
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs)
   }
 
   get pending(): number {
     return this.queue.length
   }
 
-  /** Write everything queued so far; resolves once it is durable (used on shutdown and by tests). */
+  /** Give back every idle lease and write everything queued (shutdown; tests that read balances). */
+  drain(): Promise<void> {
+    for (const lease of [...this.leases.values()]) this.release(lease)
+    return this.flush()
+  }
+
+  /** Write everything queued so far; resolves once it is durable. */
   flush(): Promise<void> {
     clearTimeout(this.timer)
     this.timer = undefined
@@ -66,7 +153,7 @@ export class Ledger {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch)
       try {
-        await this.repository.settle(batch)
+        await this.repository.write(batch)
       } catch (error) {
         // Put the batch back in front so nothing is lost, and try again later.
         this.queue.unshift(...batch)

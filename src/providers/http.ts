@@ -115,7 +115,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
       return decodeBody(response.body, codec.createStreamDecoder(), config, signal)
     },
     async forward(request: ForwardRequest, _target, signal) {
-      const { response } = await fetchUpstream(config, request.path, { body: request.body, headers: auth }, signal)
+      const { response } = await fetchUpstream(config, request.path, { body: request.body, headers: { ...request.headers, ...auth } }, signal)
       return ensureOk(response, codec)
     },
     createStreamDecoder: () => codec.createStreamDecoder(),

@@ -1,4 +1,6 @@
 import type { ProviderConfig, ProviderType } from '../config/types.ts'
+import { createAnthropicProvider } from './anthropic/index.ts'
+import { createGeminiProvider } from './gemini/index.ts'
 import { createMockProvider } from './mock/index.ts'
 import { createOpenAiProvider } from './openai/index.ts'
 import type { Provider } from './types.ts'
@@ -6,6 +8,8 @@ import type { Provider } from './types.ts'
 /** One line per provider type: a compiled binary cannot discover folders, so the registry is explicit. */
 const factories: Partial<Record<ProviderType, (config: ProviderConfig) => Provider>> = {
   openai: createOpenAiProvider,
+  anthropic: createAnthropicProvider,
+  gemini: createGeminiProvider,
   mock: createMockProvider,
 }
 

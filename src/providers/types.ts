@@ -23,6 +23,8 @@ export interface ForwardRequest {
   path: string
   body: string
   stream: boolean
+  /** Client headers that change what the body means upstream (Anthropic's `anthropic-beta`); never credentials. */
+  headers?: Record<string, string>
 }
 
 export interface Provider {

@@ -32,6 +32,8 @@ export interface TestGatewayOptions {
   balanceUsd?: string
   keyModels?: string[] | null
   databasePath?: string
+  /** A database URL (e.g. PostgreSQL) instead of a temp SQLite file. */
+  database?: string
 }
 
 export const mockConfig = {
@@ -46,7 +48,8 @@ export const mockConfig = {
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-test-'))
   const databasePath = options.databasePath ?? join(directory, 'tollgate.db')
-  const config = parseConfig({ ...(options.config ?? mockConfig), listen: { host: '127.0.0.1', port: 0 }, database: `sqlite:${databasePath}` }, 'test')
+  const database = options.database ?? `sqlite:${databasePath}`
+  const config = parseConfig({ ...(options.config ?? mockConfig), listen: { host: '127.0.0.1', port: 0 }, database }, 'test')
   const gateway = await startGateway(config, silentLogger)
   const { store } = gateway.services
   const account = await createAccount(store.accounts, `acct-${crypto.randomUUID().slice(0, 8)}`, parseUsd(options.balanceUsd ?? '100'), 'test')
@@ -65,7 +68,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     createKey: makeKey,
     createAccount: (name, balanceUsd) => createAccount(store.accounts, name, parseUsd(balanceUsd), 'test'),
     async settled() {
-      await gateway.services.ledger.flush()
+      await gateway.services.ledger.drain()
       return (await store.accounts.findById(account.id))!
     },
     async stop() {

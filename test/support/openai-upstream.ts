@@ -7,7 +7,12 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
  */
 export const openAiUsage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 3 } }
 
-export function openAiAnswer(request: RecordedRequest) {
+export interface OpenAiAnswer {
+  text?: string
+  toolCall?: { id: string; name: string; arguments: string }
+}
+
+export function openAiAnswer(request: RecordedRequest): OpenAiAnswer {
   const body = request.body
   const last = body.messages.at(-1)
   const wantsTool = Array.isArray(body.tools) && body.tools.length > 0 && last.role !== 'tool' && body.tool_choice !== 'none'
@@ -19,8 +24,7 @@ export function openAiAnswer(request: RecordedRequest) {
   return { text }
 }
 
-export function chatCompletion(request: RecordedRequest) {
-  const answer = openAiAnswer(request)
+export function chatCompletion(request: RecordedRequest, answer = openAiAnswer(request)) {
   return {
     id: 'chatcmpl-upstream1', object: 'chat.completion', created: 1700000000, model: request.body.model,
     choices: [{
@@ -34,8 +38,7 @@ export function chatCompletion(request: RecordedRequest) {
   }
 }
 
-export function chatChunks(request: RecordedRequest): string[] {
-  const answer = openAiAnswer(request)
+export function chatChunks(request: RecordedRequest, answer = openAiAnswer(request)): string[] {
   const base = { id: 'chatcmpl-upstream1', object: 'chat.completion.chunk', created: 1700000000, model: request.body.model }
   const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
   const events = [chunk({ role: 'assistant', content: '' })]
@@ -54,9 +57,11 @@ export function chatChunks(request: RecordedRequest): string[] {
   return events
 }
 
-export function startOpenAiUpstream(): TestUpstream {
+/** `plan` replaces the default answers (a test driving a real CLI decides which tool it calls). */
+export function startOpenAiUpstream(plan: (request: RecordedRequest) => OpenAiAnswer = openAiAnswer): TestUpstream {
   return startUpstream((request) => {
     if (request.path !== '/v1/chat/completions') return jsonReply({ error: { message: 'not found', type: 'invalid_request_error' } }, 404)
-    return request.body.stream ? sseResponse(chatChunks(request)) : jsonReply(chatCompletion(request))
+    const answer = plan(request)
+    return request.body.stream ? sseResponse(chatChunks(request, answer)) : jsonReply(chatCompletion(request, answer))
   })
 }

@@ -1,56 +1,76 @@
-import { and, eq, lt, sql } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
 import type { LedgerRepository } from '../repositories.ts'
-import { accounts, apiKeys, holds, usageRecords } from './schema.ts'
-import type { SqliteDatabase } from './store.ts'
+import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
 
-export function createSqliteLedger(db: SqliteDatabase): LedgerRepository {
+/**
+ * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
+ * ~230 µs per reservation here against ~30 µs for the statement itself (bench/, 2026-11-23).
+ */
+export function createSqliteLedger(client: Database): LedgerRepository {
+  // Statements are prepared on first use: the tables may not exist until migrations have run.
+  let ledger: LedgerRepository | undefined
   return {
-    async placeHold(hold) {
-      // `immediate` takes the write lock before reading, so two processes cannot both see the same free balance.
-      return db.transaction((tx) => {
-        const reserved = tx.update(accounts)
-          .set({ reserved: sql`${accounts.reserved} + ${hold.amount}` })
-          .where(and(eq(accounts.id, hold.accountId), sql`${accounts.balance} - ${accounts.reserved} >= ${hold.amount}`))
-          .returning({ id: accounts.id }).all()
-        if (reserved.length === 0) return false
-        tx.insert(holds).values(hold).run()
-        return true
-      }, { behavior: 'immediate' })
-    },
+    reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
+    write: (batch) => (ledger ??= prepareLedger(client)).write(batch),
+    releaseStaleHolds: (before) => (ledger ??= prepareLedger(client)).releaseStaleHolds(before),
+  }
+}
 
-    async settle(settlements) {
-      if (settlements.length === 0) return
-      db.transaction((tx) => {
-        for (const { hold, usage } of settlements) {
-          // A hold already released by crash recovery no longer counts in `reserved`.
-          const released = tx.delete(holds).where(eq(holds.id, hold.id)).returning({ amount: holds.amount }).all()
-          const releasedAmount = released[0]?.amount ?? 0
-          const account = tx.select({ balance: accounts.balance, reserved: accounts.reserved })
-            .from(accounts).where(eq(accounts.id, hold.accountId)).get()
-          if (!account) continue
-          // The hold bounds the cost, so this cap only bites if an upstream ignored the output limit:
-          // the balance never goes below zero, and the usage row records what was actually debited.
-          const available = account.balance - (account.reserved - releasedAmount)
-          const debit = Math.max(0, Math.min(usage.cost, available))
-          tx.update(accounts)
-            .set({ balance: sql`${accounts.balance} - ${debit}`, reserved: sql`${accounts.reserved} - ${releasedAmount}` })
-            .where(eq(accounts.id, hold.accountId)).run()
-          tx.update(apiKeys)
-            .set({ spent: sql`${apiKeys.spent} + ${debit}`, lastUsedAt: sql`max(coalesce(${apiKeys.lastUsedAt}, 0), ${usage.createdAt})` })
-            .where(eq(apiKeys.id, usage.keyId)).run()
-          tx.insert(usageRecords).values({ ...usage, cost: debit }).run()
-        }
-      }, { behavior: 'immediate' })
-    },
+function prepareLedger(client: Database): LedgerRepository {
+  const available = client.prepare<{ available: number }, [number]>('SELECT balance - reserved AS available FROM accounts WHERE id = ?')
+  const addReserved = client.prepare('UPDATE accounts SET reserved = reserved + ? WHERE id = ?')
+  const upsertHold = client.prepare(
+    'INSERT INTO holds (id, account_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
+  const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
+  // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
+  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
+  const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
+  const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
+  const insertUsage = client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol,
+    input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const staleHolds = client.prepare<{ id: string; account_id: number; amount: number }, [number]>('DELETE FROM holds WHERE created_at < ? RETURNING id, account_id, amount')
 
+  const reserve = client.transaction((leaseId: string, accountId: number, keyId: string, need: number, want: number, at: number): number => {
+    const free = available.get(accountId)?.available ?? 0
+    if (free < need) return 0
+    const granted = Math.min(want, free)
+    addReserved.run(granted, accountId)
+    upsertHold.run(leaseId, accountId, keyId, granted, at)
+    return granted
+  })
+
+  const write = client.transaction((batch: Parameters<LedgerRepository['write']>[0]) => {
+    for (const usage of batch) {
+      if (usage.kind !== 'settle') continue
+      const row = usage.usage
+      insertUsage.run(row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
+        row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,
+        row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt)
+    }
+    const totals = aggregateLedgerWrites(batch)
+    for (const [accountId, account] of totals.accounts) debitAccount.run(account.debit, account.debit + account.released, accountId)
+    const now = Date.now()
+    for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, now, leaseId)
+    for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
+    for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
+  })
+
+  const releaseStale = client.transaction((before: number) => {
+    const stale = staleHolds.all(before)
+    for (const hold of stale) addReserved.run(-hold.amount, hold.account_id)
+    return stale.length
+  })
+
+  return {
+    async reserve({ leaseId, accountId, keyId, need, want, at }) {
+      return reserve.immediate(leaseId, accountId, keyId, need, want, at)
+    },
+    async write(batch) {
+      if (batch.length) write.immediate(batch)
+    },
     async releaseStaleHolds(before) {
-      return db.transaction((tx) => {
-        const stale = tx.delete(holds).where(lt(holds.createdAt, before)).returning().all()
-        for (const hold of stale) {
-          tx.update(accounts).set({ reserved: sql`${accounts.reserved} - ${hold.amount}` }).where(eq(accounts.id, hold.accountId)).run()
-        }
-        return stale.length
-      }, { behavior: 'immediate' })
+      return releaseStale.immediate(before)
     },
   }
 }

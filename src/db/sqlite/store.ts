@@ -31,7 +31,7 @@ export function openSqliteStore(path: string): Store {
     dialect: 'sqlite',
     accounts: createSqliteAccounts(db),
     keys: createSqliteKeys(db),
-    ledger: createSqliteLedger(db),
+    ledger: createSqliteLedger(client),
     usage: createSqliteUsage(db),
     users: createSqliteUsers(db),
     sessions: createSqliteSessions(db),

@@ -1,9 +1,8 @@
 import { Elysia } from 'elysia'
-import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../domain/ids.ts'
 import { authenticate, bearerToken } from '../../server/auth.ts'
-import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
 import type { Services } from '../../server/services.ts'
+import { relayResponse } from '../shared/relay-response.ts'
 import { isObject, parseJsonBody } from '../shared/validate.ts'
 import { decodeChatRequest } from './decode-request.ts'
 import { openAiErrorResponse } from './error-response.ts'
@@ -33,17 +32,11 @@ async function completeChat(services: Services, request: Request): Promise<Respo
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,
     })
-    const headers = { 'x-request-id': requestId }
-    switch (result.kind) {
-      case 'raw':
-        return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
-      case 'raw-stream':
-        return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
-      case 'response':
-        return jsonResponse(encodeChatResponse(result.response, chat.model), 200, headers)
-      case 'stream':
-        return streamResponse(encodeChatStream(result.events, chat.model, includeUsage), { ...sseHeaders, ...headers }, () => clientGone.abort())
-    }
+    return relayResponse(result, { 'x-request-id': requestId }, {
+      encodeResponse: (response) => encodeChatResponse(response, chat.model),
+      encodeStream: (events) => encodeChatStream(events, chat.model, includeUsage),
+      onCancel: () => clientGone.abort(),
+    })
   } catch (error) {
     return openAiErrorResponse(error, requestId)
   }

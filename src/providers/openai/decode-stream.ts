@@ -5,6 +5,7 @@ import type { StreamDecoder } from '../types.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'
+import { StreamBlocks } from '../stream-blocks.ts'
 
 interface ChunkToolCall {
   index?: number
@@ -28,27 +29,13 @@ interface Chunk {
  */
 export function createOpenAiStreamDecoder(): StreamDecoder {
   let started = false
-  let nextIndex = 0
-  let open: { kind: 'text' | 'reasoning'; index: number } | undefined
+  const blocks = new StreamBlocks()
   const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index
   let finished = false
   let done = false
 
-  function closeOpen(events: StreamEvent[]) {
-    if (open) events.push({ type: open.kind === 'text' ? 'text-end' : 'reasoning-end', index: open.index })
-    open = undefined
-  }
-
-  function openBlock(kind: 'text' | 'reasoning', events: StreamEvent[]): number {
-    if (open?.kind === kind) return open.index
-    closeOpen(events)
-    open = { kind, index: nextIndex++ }
-    events.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', index: open.index })
-    return open.index
-  }
-
   function closeAll(events: StreamEvent[]) {
-    closeOpen(events)
+    blocks.close(events)
     for (const index of toolBlocks.values()) events.push({ type: 'tool-call-end', index })
     toolBlocks.clear()
   }
@@ -77,15 +64,15 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       }
       const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
       const delta = choice?.delta
-      if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: openBlock('reasoning', events), text: delta.reasoning_content })
-      if (delta?.content) events.push({ type: 'text-delta', index: openBlock('text', events), text: delta.content })
-      if (delta?.refusal) events.push({ type: 'text-delta', index: openBlock('text', events), text: delta.refusal })
+      if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
+      if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
+      if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
       for (const call of delta?.tool_calls ?? []) {
         const key = call.index ?? 0
         let index = toolBlocks.get(key)
         if (index === undefined) {
-          closeOpen(events)
-          index = nextIndex++
+          blocks.close(events)
+          index = blocks.take()
           toolBlocks.set(key, index)
           events.push({ type: 'tool-call-start', index, id: call.id ?? `call_${index}`, name: call.function?.name ?? '' })
         }

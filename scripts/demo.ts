@@ -1,0 +1,43 @@
+/**
+ * The quickstart: start Tollgate on its built-in defaults (SQLite in ./data, the mock provider), make sure a demo
+ * account with a key exists, stream one answer through it, print how to use it, and keep serving until Ctrl-C.
+ */
+import { loadConfig } from '../src/config/load.ts'
+import { formatUsd, parseUsd } from '../src/core/money.ts'
+import { createAccount } from '../src/domain/accounts.ts'
+import { createKey } from '../src/domain/keys.ts'
+import { startGateway } from '../src/gateway.ts'
+import { createLogger } from '../src/server/logger.ts'
+
+const config = loadConfig()
+const gateway = await startGateway(config, createLogger('warn'))
+const { store } = gateway.services
+const account = (await store.accounts.findByName('demo')) ?? (await createAccount(store.accounts, 'demo', parseUsd('10'), 'demo'))
+const { secret } = await createKey(store.keys, { accountId: account.id, name: 'demo' })
+const model = config.models[0]!.id
+
+console.log(`Tollgate is listening on ${gateway.url} (config: ${config.source}, database: ${config.database})`)
+console.log(`Demo account "demo" has $${formatUsd(account.balance)}; a new key for it:\n\n  export KEY=${secret}\n`)
+console.log(`Streaming a first answer from ${model}:\n`)
+
+const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hello, Tollgate!' }] }),
+})
+process.stdout.write('  ')
+for await (const line of response.body!.pipeThrough(new TextDecoderStream())) {
+  for (const match of line.matchAll(/"content":"((?:[^"\\]|\\.)*)"/g)) process.stdout.write(JSON.parse(`"${match[1]}"`))
+}
+await gateway.services.ledger.drain()
+const after = (await store.accounts.findById(account.id))!
+console.log(`\n\nThat answer cost $${formatUsd(account.balance - after.balance)}; balance now $${formatUsd(after.balance)}.`)
+console.log(`\nTry it yourself (Ctrl-C stops the gateway):\n
+  curl -N ${gateway.url}/v1/chat/completions -H "Authorization: Bearer $KEY" \\
+    -d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hi"}]}'
+  bun src/main.ts usage --account demo\n`)
+
+process.on('SIGINT', async () => {
+  await gateway.stop(2000)
+  process.exit(0)
+})

@@ -1,0 +1,101 @@
+import { bigint, bigserial, boolean, index, integer, pgTable, text } from 'drizzle-orm/pg-core'
+
+// The PostgreSQL twin of ../sqlite/schema.ts: same tables, columns and indexes. Money and times are bigint
+// (nano-dollars, epoch milliseconds), read back as JavaScript numbers (exact below 2^53).
+const money = (name: string) => bigint(name, { mode: 'number' })
+const time = (name: string) => bigint(name, { mode: 'number' })
+
+export const accounts = pgTable('accounts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull().unique(),
+  balance: money('balance').notNull().default(0),
+  reserved: money('reserved').notNull().default(0),
+  createdAt: time('created_at').notNull(),
+})
+
+export const ledgerEntries = pgTable('ledger_entries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  amount: money('amount').notNull(),
+  balanceAfter: money('balance_after').notNull(),
+  note: text('note').notNull(),
+  actor: text('actor').notNull(),
+  createdAt: time('created_at').notNull(),
+}, (table) => [index('ledger_entries_account_time').on(table.accountId, table.createdAt)])
+
+export const apiKeys = pgTable('api_keys', {
+  id: text('id').primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  name: text('name'),
+  prefix: text('prefix').notNull(),
+  hash: text('hash').notNull().unique(),
+  models: text('models'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+  revokedAt: time('revoked_at'),
+  lastUsedAt: time('last_used_at'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  budget: money('budget'),
+  expiresAt: time('expires_at'),
+  spent: money('spent').notNull().default(0),
+}, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
+
+export const holds = pgTable('holds', {
+  id: text('id').primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  keyId: text('key_id').notNull(),
+  amount: money('amount').notNull(),
+  createdAt: time('created_at').notNull(),
+}, (table) => [index('holds_created').on(table.createdAt)])
+
+export const usageRecords = pgTable('usage_records', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  requestId: text('request_id').notNull(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull(),
+  keyId: text('key_id').notNull(),
+  model: text('model').notNull(),
+  provider: text('provider').notNull(),
+  upstreamModel: text('upstream_model').notNull(),
+  protocol: text('protocol').notNull(),
+  inputTokens: integer('input_tokens').notNull(),
+  cachedInputTokens: integer('cached_input_tokens').notNull(),
+  cacheWriteTokens: integer('cache_write_tokens').notNull(),
+  outputTokens: integer('output_tokens').notNull(),
+  reasoningTokens: integer('reasoning_tokens').notNull(),
+  cost: money('cost').notNull(),
+  status: integer('status').notNull(),
+  errorType: text('error_type'),
+  latencyMs: integer('latency_ms').notNull(),
+  stream: boolean('stream').notNull(),
+  estimated: boolean('estimated').notNull(),
+  createdAt: time('created_at').notNull(),
+}, (table) => [
+  index('usage_account_time').on(table.accountId, table.createdAt, table.id),
+  index('usage_key_time').on(table.keyId, table.createdAt, table.id),
+  index('usage_time').on(table.createdAt, table.id),
+  // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
+  index('usage_model_time').on(table.model, table.createdAt, table.id),
+  index('usage_account_model_time').on(table.accountId, table.model, table.createdAt, table.id),
+])
+
+/** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
+export const users = pgTable('users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull().unique(),
+  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [index('users_account').on(table.accountId)])
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: time('created_at').notNull(),
+  lastSeenAt: time('last_seen_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+}, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])

@@ -1,0 +1,78 @@
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { UsageRecord } from '../db/records.ts'
+import { openSqliteStore } from '../db/sqlite/store.ts'
+import { Ledger } from './ledger.ts'
+
+function usage(accountId: number, cost: number): UsageRecord {
+  return {
+    requestId: 'r', accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost,
+    status: 200, errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
+  }
+}
+
+describe('Ledger with leases over SQLite', () => {
+  test('two processes sharing one database never overdraw, and spend equals the usage rows', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ledger-')), 'ledger.db')
+    const first = openSqliteStore(path)
+    await first.migrate()
+    const second = openSqliteStore(path) // another "instance" on the same file
+    const account = await first.accounts.create('shared', Date.now())
+    await first.accounts.credit(account.id, 1_000_000, 'test', 'test', Date.now())
+    const ledgers = [new Ledger(first.ledger), new Ledger(second.ledger)]
+    let admitted = 0
+    let refused = 0
+    // Each request holds 30 000 and costs 12 345: 1 000 000 cannot pay for all 200.
+    await Promise.all(Array.from({ length: 200 }, async (_, index) => {
+      const ledger = ledgers[index % 2]!
+      try {
+        const hold = await ledger.placeHold(account.id, 'k', 30_000)
+        admitted++
+        await Bun.sleep(index % 5)
+        ledger.settle(hold, usage(account.id, 12_345))
+      } catch {
+        refused++
+      }
+    }))
+    await Promise.all(ledgers.map((ledger) => ledger.drain()))
+    const final = (await first.accounts.findById(account.id))!
+    const summary = await first.usage.summarize({ accountId: account.id })
+    expect(admitted + refused).toBe(200)
+    expect(refused).toBeGreaterThan(0)
+    expect(final.balance).toBeGreaterThanOrEqual(0)
+    expect(final.reserved).toBe(0)
+    expect(summary.requests).toBe(admitted)
+    expect(1_000_000 - final.balance).toBe(summary.spent)
+    expect(summary.spent).toBe(admitted * 12_345)
+  })
+
+  test('a request is never charged more than its hold, and a failure costs nothing', async () => {
+    const store = openSqliteStore(':memory:')
+    await store.migrate()
+    const account = await store.accounts.create('capped', Date.now())
+    await store.accounts.credit(account.id, 100_000, 'test', 'test', Date.now())
+    const ledger = new Ledger(store.ledger)
+    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 5_000))
+    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 0))
+    await ledger.drain()
+    const final = (await store.accounts.findById(account.id))!
+    expect(final.balance).toBe(99_000)
+    expect(final.reserved).toBe(0)
+  })
+
+  test('an idle lease goes back to the account on its own', async () => {
+    const store = openSqliteStore(':memory:')
+    await store.migrate()
+    const account = await store.accounts.create('idle', Date.now())
+    await store.accounts.credit(account.id, 100_000, 'test', 'test', Date.now())
+    const ledger = new Ledger(store.ledger, { leaseIdleMs: 20 })
+    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 10))
+    expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
+    await Bun.sleep(60)
+    await ledger.flush()
+    expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 99_990 })
+  })
+})

@@ -1,0 +1,103 @@
+import { invalidRequest } from '../../core/errors.ts'
+import type { ContentPart, Message } from '../../core/ir.ts'
+import {
+  type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString,
+} from '../shared/validate.ts'
+
+/** `user` and `assistant` are the protocol's roles; `system` turns are what Claude Code sends mid-conversation. */
+const roles = ['user', 'assistant', 'system']
+
+function decodeSource(block: Json, field: string, fallbackMediaType?: string): ContentPart {
+  const source = requireObject(block.source, `${field}.source`)
+  const type = requireString(source.type, `${field}.source.type`)
+  if (type === 'base64') {
+    return { type: 'image', mediaType: optionalString(source.media_type, `${field}.source.media_type`) ?? fallbackMediaType, data: requireString(source.data, `${field}.source.data`) }
+  }
+  if (type === 'url') return { type: 'image', url: requireString(source.url, `${field}.source.url`), mediaType: fallbackMediaType }
+  if (type === 'text' && fallbackMediaType) return { type: 'text', text: requireString(source.data, `${field}.source.data`) }
+  throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported.`, `${field}.source.type`)
+}
+
+/** A tool result's content: a string, or text and image blocks of which the IR keeps the text. */
+function decodeToolResultContent(value: unknown, field: string): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string') return value
+  return requireArray(value, field).map((item, index) => {
+    const block = requireObject(item, `${field}[${index}]`)
+    return block.type === 'text' ? requireString(block.text, `${field}[${index}].text`) : ''
+  }).join('')
+}
+
+/** One content block → an IR part; server-side blocks (web search results…) have no IR form and are skipped. */
+function decodeBlock(item: unknown, field: string, toolNames: Map<string, string>): ContentPart | undefined {
+  const block = requireObject(item, field)
+  const type = requireString(block.type, `${field}.type`)
+  switch (type) {
+    case 'text': return { type: 'text', text: requireString(block.text, `${field}.text`) }
+    case 'image': return decodeSource(block, field)
+    case 'document': return decodeSource(block, field, 'application/pdf')
+    case 'tool_use': {
+      const id = requireString(block.id, `${field}.id`)
+      const name = requireString(block.name, `${field}.name`)
+      toolNames.set(id, name)
+      const input = block.input === undefined ? {} : requireObject(block.input, `${field}.input`)
+      return { type: 'tool-call', id, name, arguments: JSON.stringify(input) }
+    }
+    case 'tool_result': {
+      const toolCallId = requireString(block.tool_use_id, `${field}.tool_use_id`)
+      const content = decodeToolResultContent(block.content, `${field}.content`)
+      const isError = optionalBoolean(block.is_error, `${field}.is_error`)
+      return { type: 'tool-result', toolCallId, name: toolNames.get(toolCallId), content, ...(isError && { isError }) }
+    }
+    case 'thinking':
+      return { type: 'reasoning', text: requireString(block.thinking, `${field}.thinking`), signature: optionalString(block.signature, `${field}.signature`) }
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redacted: requireString(block.data, `${field}.data`) }
+    default:
+      return undefined
+  }
+}
+
+function decodeContent(value: unknown, field: string, toolNames: Map<string, string>): ContentPart[] {
+  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }]
+  if (!Array.isArray(value)) throw invalidRequest(`Invalid type for '${field}': expected a string or an array of content blocks.`, field)
+  return value.map((item, index) => decodeBlock(item, `${field}[${index}]`, toolNames)).filter((part) => part !== undefined)
+}
+
+/**
+ * Messages → IR. Tool results ride in user turns in Anthropic's protocol; in the IR they are `tool` messages
+ * (as the OpenAI decoder makes them), so a user turn is split into runs of tool results and of other parts.
+ */
+export function decodeMessages(value: unknown): { system: string[]; messages: Message[] } {
+  if (value === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
+  const list = requireArray(value, 'messages')
+  if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
+  const system: string[] = []
+  const messages: Message[] = []
+  const toolNames = new Map<string, string>()
+  for (const [index, item] of list.entries()) {
+    const field = `messages[${index}]`
+    const message = requireObject(item, field)
+    const role = requireString(message.role, `${field}.role`)
+    if (!roles.includes(role)) throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of user, assistant.`, `${field}.role`)
+    if (message.content === undefined) throw invalidRequest(`Missing required parameter: '${field}.content'.`, `${field}.content`)
+    const parts = decodeContent(message.content, `${field}.content`, toolNames)
+    if (role === 'system') {
+      system.push(parts.map((part) => (part.type === 'text' ? part.text : '')).join(''))
+      continue
+    }
+    if (role === 'assistant') {
+      messages.push({ role: 'assistant', content: parts })
+      continue
+    }
+    if (parts.length === 0) messages.push({ role: 'user', content: [] })
+    const turnStart = messages.length
+    for (const part of parts) {
+      const runRole = part.type === 'tool-result' ? 'tool' : 'user'
+      const previous = messages.length > turnStart ? messages.at(-1) : undefined
+      if (previous?.role === runRole) previous.content.push(part)
+      else messages.push({ role: runRole, content: [part] })
+    }
+  }
+  return { system, messages }
+}

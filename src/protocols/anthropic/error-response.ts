@@ -1,0 +1,25 @@
+import { GatewayError } from '../../core/errors.ts'
+import { errorResponse } from '../shared/error-response.ts'
+import { encodeAnthropicError } from './encode-error.ts'
+
+/** An error as Anthropic sends it: the body, plus `request-id`, the header Anthropic's SDKs read the id from. */
+export function anthropicErrorResponse(error: unknown, requestId?: string): Response {
+  const response = errorResponse(error, (failure) => encodeAnthropicError(failure, requestId), requestId)
+  if (requestId) response.headers.set('request-id', requestId)
+  return response
+}
+
+/**
+ * Whether a request comes from an Anthropic client: its SDKs and Claude Code always send `anthropic-version`,
+ * OpenAI's never do. Paths under /v1/messages are Anthropic's whatever the headers say.
+ */
+export function isAnthropicRequest(request: Request): boolean {
+  if (request.headers.has('anthropic-version')) return true
+  const path = new URL(request.url).pathname
+  return path === '/v1/messages' || path.startsWith('/v1/messages/')
+}
+
+export function unknownPathResponse(request: Request): Response {
+  const path = new URL(request.url).pathname
+  return anthropicErrorResponse(new GatewayError('not_found', `Unknown path: ${request.method} ${path}`, { code: 'unknown_path' }))
+}

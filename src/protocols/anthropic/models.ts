@@ -1,0 +1,63 @@
+import type { ModelConfig } from '../../config/types.ts'
+import { invalidRequest } from '../../core/errors.ts'
+import type { KeyRecord } from '../../db/records.ts'
+import { jsonResponse } from '../../server/respond.ts'
+import type { Services } from '../../server/services.ts'
+import { authenticateAnthropic } from './authenticate.ts'
+import { anthropicErrorResponse } from './error-response.ts'
+
+function encodeModel(model: ModelConfig, key: KeyRecord) {
+  // The gateway has no release dates; the key's creation is when these models became available to it.
+  return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString() }
+}
+
+function readLimit(value: string | null): number {
+  if (value === null) return 20
+  const limit = Number(value)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest("Invalid value for 'limit': it must be an integer between 1 and 1000.", 'limit')
+  return limit
+}
+
+/** The page of `models` that `after_id` / `before_id` / `limit` select, as Anthropic pages its lists. */
+function selectPage<T extends { id: string }>(models: T[], query: URLSearchParams) {
+  const limit = readLimit(query.get('limit'))
+  const before = query.get('before_id')
+  const after = query.get('after_id')
+  let start = 0
+  let end = models.length
+  if (after !== null) start = models.findIndex((model) => model.id === after) + 1
+  if (before !== null) end = Math.max(0, models.findIndex((model) => model.id === before))
+  if (before !== null) start = Math.max(start, end - limit)
+  const data = models.slice(start, Math.min(end, start + limit))
+  const hasMore = before !== null ? start > 0 : start + data.length < end
+  return { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }
+}
+
+/** GET /v1/models for Anthropic clients: the models the calling key may use, in Anthropic's paged shape. */
+export async function listAnthropicModels(services: Services, request: Request): Promise<Response> {
+  try {
+    const key = await authenticateAnthropic(services.keys, request)
+    const models = services.relay.modelsFor(key).map((model) => encodeModel(model, key))
+    return jsonResponse(selectPage(models, new URL(request.url).searchParams))
+  } catch (error) {
+    return anthropicErrorResponse(error)
+  }
+}
+
+function decodeModelId(id: string): string {
+  try {
+    return decodeURIComponent(id)
+  } catch {
+    throw invalidRequest('The model id in the path is not valid URL encoding.')
+  }
+}
+
+/** GET /v1/models/{id}: 404 for a model that does not exist, 403 for one the key may not use. */
+export async function retrieveAnthropicModel(services: Services, request: Request, id: string): Promise<Response> {
+  try {
+    const key = await authenticateAnthropic(services.keys, request)
+    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeModelId(id)), key))
+  } catch (error) {
+    return anthropicErrorResponse(error)
+  }
+}

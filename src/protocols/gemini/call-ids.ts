@@ -1,0 +1,32 @@
+import type { CallIds } from '../../providers/gemini/parts.ts'
+
+/** Ids other upstreams accept (Anthropic allows only these characters); the same id always maps the same way. */
+function cleanId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)
+}
+
+/**
+ * Call ids for one Gemini conversation. A call without an id is numbered by its position in the history
+ * (`call_0`, `call_1`…), so the same history always yields the same ids (upstream prompt caches stay warm).
+ * A function response is paired with the call it answers: by id when both carry one, else the earliest unanswered
+ * call of the same name, else simply the earliest unanswered call (Gemini itself pairs by order).
+ */
+export function createConversationCallIds(): CallIds {
+  const unanswered: { id: string; name: string }[] = []
+  let count = 0
+  return {
+    forCall(call) {
+      const id = call.id ? cleanId(call.id) : `call_${count}`
+      count++
+      unanswered.push({ id, name: call.name })
+      return id
+    },
+    forResult(result) {
+      let index = result.id ? unanswered.findIndex((call) => call.id === cleanId(result.id!)) : -1
+      if (index === -1) index = unanswered.findIndex((call) => call.name === result.name)
+      if (index === -1 && unanswered.length > 0) index = 0
+      if (index !== -1) return unanswered.splice(index, 1)[0]!.id
+      return result.id ? cleanId(result.id) : `call_${count++}`
+    },
+  }
+}

@@ -1,0 +1,28 @@
+import type { ChatResponse } from '../../core/ir.ts'
+import type { Json } from '../shared/validate.ts'
+import type { ResponsesContext } from './decode-request.ts'
+import { functionCallItem, messageItem, newItemId, reasoningItem, responseObject, statusOf } from './encode-items.ts'
+
+/**
+ * IR response → a Response object. Output items follow the answer's order: reasoning, then text (adjacent text
+ * parts make one message), then function calls, as the API lists them.
+ */
+export function encodeResponsesResponse(response: ChatResponse, context: ResponsesContext): Json {
+  const output: Json[] = []
+  let message: { content: Json[] } | undefined
+  for (const part of response.content) {
+    if (part.type === 'text') {
+      if (message) (message.content[0] as { text: string }).text += part.text
+      else output.push(message = messageItem(newItemId('msg'), 'completed', [part.text]) as { content: Json[] })
+      continue
+    }
+    message = undefined
+    if (part.type === 'reasoning') output.push(reasoningItem(newItemId('rs'), part.text, part))
+    else if (part.type === 'tool-call') output.push(functionCallItem(newItemId('fc'), 'completed', { ...part, arguments: part.arguments || '{}' }, context))
+  }
+  return responseObject(
+    { id: newItemId('resp'), createdAt: response.created },
+    context,
+    { ...statusOf(response.finishReason), output, usage: response.usage },
+  )
+}

@@ -1,0 +1,11 @@
+import { type GatewayError, toGatewayError } from '../../core/errors.ts'
+import { jsonResponse } from '../../server/respond.ts'
+
+/** Any thrown value as an HTTP error response: the protocol supplies the body, the status and headers are common. */
+export function errorResponse(error: unknown, encode: (failure: GatewayError) => unknown, requestId?: string): Response {
+  const failure = toGatewayError(error)
+  const headers: Record<string, string> = { ...failure.headers }
+  if (requestId) headers['x-request-id'] = requestId
+  if (failure.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(failure.retryAfter))
+  return jsonResponse(encode(failure), failure.status, headers)
+}

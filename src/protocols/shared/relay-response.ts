@@ -1,0 +1,27 @@
+import type { ChatResponse, StreamEvent } from '../../core/ir.ts'
+import type { RelayResult } from '../../core/relay.ts'
+import { sseHeaders } from '../../core/sse.ts'
+import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
+
+export interface RelayEncoders {
+  /** A whole IR answer → the protocol's JSON body. */
+  encodeResponse(response: ChatResponse): unknown
+  /** IR events → the protocol's SSE text. */
+  encodeStream(events: AsyncIterable<StreamEvent>): AsyncIterable<string>
+  /** The client left mid-stream: abort the upstream at once. */
+  onCancel(): void
+}
+
+/** A relay result as an HTTP response: forwarded bytes as they came, IR answers through the protocol's encoders. */
+export function relayResponse(result: RelayResult, headers: Record<string, string>, encoders: RelayEncoders): Response {
+  switch (result.kind) {
+    case 'raw':
+      return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
+    case 'raw-stream':
+      return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
+    case 'response':
+      return jsonResponse(encoders.encodeResponse(result.response), 200, headers)
+    case 'stream':
+      return streamResponse(encoders.encodeStream(result.events), { ...sseHeaders, ...headers }, encoders.onCancel)
+  }
+}

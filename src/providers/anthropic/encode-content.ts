@@ -1,0 +1,60 @@
+import type { ContentPart, Message } from '../../core/ir.ts'
+import { parseToolArguments } from '../../core/tool-arguments.ts'
+
+export type AnthropicBlock = Record<string, unknown>
+export interface AnthropicMessage { role: 'user' | 'assistant'; content: AnthropicBlock[] }
+
+/** Anthropic accepts ids made of letters, digits, `_` and `-` only; other vendors' ids may hold more. */
+export function sanitizeToolId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu_unknown'
+}
+
+function encodeMedia(part: Extract<ContentPart, { type: 'image' }>): AnthropicBlock {
+  const type = part.mediaType === 'application/pdf' ? 'document' : 'image'
+  const source = part.data !== undefined
+    ? { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data }
+    : { type: 'url', url: part.url ?? '' }
+  return { type, source }
+}
+
+/** One IR part as a block; undefined for what Anthropic would reject (empty text, unsigned thinking from other vendors). */
+function encodePart(part: ContentPart): AnthropicBlock | undefined {
+  switch (part.type) {
+    case 'text': return part.text ? { type: 'text', text: part.text } : undefined
+    case 'image': return encodeMedia(part)
+    case 'tool-call': return { type: 'tool_use', id: sanitizeToolId(part.id), name: part.name, input: parseToolArguments(part.arguments) }
+    case 'tool-result': {
+      const block: AnthropicBlock = { type: 'tool_result', tool_use_id: sanitizeToolId(part.toolCallId), content: part.content }
+      if (part.isError) block.is_error = true
+      return block
+    }
+    case 'reasoning':
+      if (part.redacted) return { type: 'redacted_thinking', data: part.redacted }
+      // A thinking block is only accepted back with Anthropic's own signature.
+      return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined
+  }
+}
+
+/**
+ * IR messages → Messages API turns. System messages found among the turns join the top-level system prompt;
+ * tool results travel in a user turn; consecutive turns of one role are merged into one (tool results first,
+ * as Anthropic requires), and turns left empty are dropped.
+ */
+export function encodeAnthropicMessages(messages: Message[], system: string[]): AnthropicMessage[] {
+  const turns: AnthropicMessage[] = []
+  for (const message of messages) {
+    if (message.role === 'system') {
+      for (const part of message.content) if (part.type === 'text' && part.text) system.push(part.text)
+      continue
+    }
+    const role = message.role === 'assistant' ? 'assistant' : 'user'
+    const blocks = message.content.map(encodePart).filter((block) => block !== undefined)
+    if (blocks.length === 0) continue
+    const previous = turns.at(-1)
+    if (previous?.role === role) {
+      previous.content.push(...blocks)
+      previous.content.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'))
+    } else turns.push({ role, content: blocks })
+  }
+  return turns
+}

@@ -1,0 +1,88 @@
+import { GatewayError } from '../../core/errors.ts'
+import type { ContentPart, StreamEvent } from '../../core/ir.ts'
+import type { SseEvent } from '../../core/sse.ts'
+import { StreamBlocks } from '../stream-blocks.ts'
+import type { StreamDecoder } from '../types.ts'
+import { decodeGeminiError } from './decode-error.ts'
+import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
+import { decodeGeminiUsage, mapGeminiFinishReason } from './decode-usage.ts'
+import { decodeGeminiParts } from './parts.ts'
+
+/**
+ * `streamGenerateContent?alt=sse` chunks → IR events. Each chunk is a whole GenerateContentResponse: its parts are
+ * decoded like a non-streamed answer, then laid onto open blocks (consecutive text parts continue one text block,
+ * thoughts one reasoning block). A functionCall always arrives whole, so it opens, fills and closes its block at once.
+ * usageMetadata is cumulative on every chunk that has it and is passed on only when it changes.
+ */
+export function createGeminiStreamDecoder(): StreamDecoder {
+  let started = false
+  let finished = false
+  let calledTools = false
+  let lastUsage = ''
+  const blocks = new StreamBlocks()
+
+  function layPart(part: ContentPart, events: StreamEvent[]) {
+    if (part.type === 'text') {
+      events.push({ type: 'text-delta', index: blocks.open('text', events), text: part.text })
+    } else if (part.type === 'reasoning') {
+      const index = blocks.open('reasoning', events)
+      if (part.text) events.push({ type: 'reasoning-delta', index, text: part.text })
+      if (part.signature) {
+        events.push({ type: 'reasoning-signature', index, signature: part.signature })
+        // The signature came on the part after the thoughts: thinking is over.
+        if (!part.text) blocks.close(events)
+      }
+    } else if (part.type === 'tool-call') {
+      blocks.close(events)
+      calledTools = true
+      const index = blocks.take()
+      events.push({ type: 'tool-call-start', index, id: part.id, name: part.name })
+      events.push({ type: 'tool-call-delta', index, arguments: part.arguments })
+      events.push({ type: 'tool-call-end', index })
+    }
+  }
+
+  return {
+    decode(event: SseEvent): StreamEvent[] {
+      let chunk: GeminiResponse
+      try {
+        chunk = JSON.parse(event.data) as GeminiResponse
+      } catch {
+        return [{ type: 'error', error: new GatewayError('upstream', 'Upstream sent a malformed stream chunk') }]
+      }
+      const events: StreamEvent[] = []
+      if (chunk.error) {
+        blocks.close(events)
+        const code = (chunk.error as { code?: unknown }).code
+        events.push({ type: 'error', error: decodeGeminiError(typeof code === 'number' ? code : 500, event.data) })
+        return events
+      }
+      if (!started) {
+        started = true
+        events.push({ type: 'start', id: chunk.responseId ?? '', model: chunk.modelVersion ?? '', created: Math.floor(Date.now() / 1000) })
+      }
+      const candidate = chunk.candidates?.[0]
+      for (const part of decodeGeminiParts(candidate?.content?.parts ?? [], upstreamCallIds)) layPart(part, events)
+      const blocked = !candidate && chunk.promptFeedback?.blockReason
+      if ((candidate?.finishReason || blocked) && !finished) {
+        finished = true
+        blocks.close(events)
+        events.push({ type: 'finish', reason: blocked ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools) })
+      }
+      if (chunk.usageMetadata) {
+        const usage = decodeGeminiUsage(chunk.usageMetadata)
+        const key = JSON.stringify(usage)
+        if (key !== lastUsage) events.push({ type: 'usage', usage })
+        lastUsage = key
+      }
+      return events
+    },
+    finish(): StreamEvent[] {
+      if (finished) return []
+      const events: StreamEvent[] = []
+      blocks.close(events)
+      events.push({ type: 'error', error: new GatewayError('upstream', 'Upstream stream ended before the answer was complete') })
+      return events
+    },
+  }
+}

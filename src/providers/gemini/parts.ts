@@ -1,0 +1,137 @@
+import type { ContentPart } from '../../core/ir.ts'
+
+/**
+ * Gemini `Part`s ↔ IR content parts, for both directions of the wire: the gemini provider (requests out, answers
+ * in) and the gemini client protocol (requests in, answers out) speak the same parts, so they share this codec.
+ *
+ * Thought signatures: Gemini puts `thoughtSignature` on the part that *follows* the model's thinking (the first
+ * answer part or a functionCall), not on the thought itself. The IR keeps a signature on the reasoning part that
+ * precedes that part (an empty reasoning part when no thought text was returned), so every other protocol can carry
+ * it; encoding puts it back on the part that follows, which restores the original placement.
+ */
+export interface GeminiPart {
+  text?: string
+  thought?: boolean
+  thoughtSignature?: string
+  inlineData?: { mimeType?: string; data?: string }
+  fileData?: { mimeType?: string; fileUri?: string }
+  functionCall?: { id?: string; name?: string; args?: Record<string, unknown> }
+  functionResponse?: { id?: string; name?: string; response?: Record<string, unknown> }
+}
+
+/** How Gemini's optional call ids become the ids the IR requires. */
+export interface CallIds {
+  forCall(call: { id?: string; name: string }): string
+  forResult(result: { id?: string; name: string }): string
+}
+
+/** Gemini parts → IR parts. Parts the IR cannot carry (executableCode, …) are left out. */
+export function decodeGeminiParts(parts: GeminiPart[], ids: CallIds): ContentPart[] {
+  const content: ContentPart[] = []
+  for (const part of parts) {
+    if (part.thought) {
+      content.push({ type: 'reasoning', text: part.text ?? '', ...(part.thoughtSignature && { signature: part.thoughtSignature }) })
+      continue
+    }
+    if (part.thoughtSignature) attachSignature(content, part.thoughtSignature)
+    if (part.functionCall) {
+      const name = part.functionCall.name ?? ''
+      content.push({ type: 'tool-call', id: ids.forCall({ id: part.functionCall.id, name }), name, arguments: JSON.stringify(part.functionCall.args ?? {}) })
+    } else if (part.functionResponse) {
+      const name = part.functionResponse.name ?? ''
+      content.push({ type: 'tool-result', toolCallId: ids.forResult({ id: part.functionResponse.id, name }), name, ...decodeResponse(part.functionResponse.response) })
+    } else if (part.inlineData) {
+      content.push({ type: 'image', mediaType: part.inlineData.mimeType, data: part.inlineData.data ?? '' })
+    } else if (part.fileData?.fileUri) {
+      content.push({ type: 'image', url: part.fileData.fileUri, ...(part.fileData.mimeType && { mediaType: part.fileData.mimeType }) })
+    } else if (typeof part.text === 'string' && part.text !== '') {
+      content.push({ type: 'text', text: part.text })
+    }
+  }
+  return content
+}
+
+/** A signature belongs to the reasoning just before; when the model showed no thoughts, an empty one holds it. */
+function attachSignature(content: ContentPart[], signature: string): void {
+  const last = content.at(-1)
+  if (last?.type === 'reasoning' && !last.signature) last.signature = signature
+  else content.push({ type: 'reasoning', text: '', signature })
+}
+
+/** `{output: "…"}` (the documented convention) becomes its plain text; `{error: …}` marks a failed call. */
+function decodeResponse(response: Record<string, unknown> | undefined): { content: string; isError?: boolean } {
+  const keys = Object.keys(response ?? {})
+  const only = keys.length === 1 ? response![keys[0]!] : undefined
+  if (keys[0] === 'output' && typeof only === 'string') return { content: only }
+  if (keys[0] === 'error' && only !== undefined) return { content: typeof only === 'string' ? only : JSON.stringify(only), isError: true }
+  return { content: JSON.stringify(response ?? {}) }
+}
+
+/** The inverse of decodeResponse: a JSON object travels as is, anything else is wrapped as `{output}`/`{error}`. */
+export function encodeFunctionResponse(content: string, isError?: boolean): Record<string, unknown> {
+  if (!isError) {
+    try {
+      const parsed = JSON.parse(content) as unknown
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>
+    } catch {}
+  }
+  return isError ? { error: content } : { output: content }
+}
+
+/** Tool-call arguments (a JSON string in the IR) as the object Gemini wants; a cut-off string becomes `{}`. */
+export function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(text || '{}') as unknown
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+  } catch {
+    return {}
+  }
+}
+
+export interface EncodeOptions {
+  /** Send call ids (answers to a Gemini client, which echoes them back); the Gemini API itself pairs by order. */
+  withIds?: boolean
+  /** The name of the call a result answers, when the result itself does not say (OpenAI tool messages). */
+  nameOf?: (toolCallId: string) => string | undefined
+}
+
+/** IR parts → Gemini parts, putting each reasoning signature on the part that follows it. */
+export function encodeGeminiParts(content: ContentPart[], options: EncodeOptions = {}): GeminiPart[] {
+  const parts: GeminiPart[] = []
+  let pending: string | undefined
+  const push = (part: GeminiPart) => {
+    if (pending) part.thoughtSignature = pending
+    pending = undefined
+    parts.push(part)
+  }
+  for (const part of content) {
+    switch (part.type) {
+      case 'reasoning':
+        if (part.redacted !== undefined && !part.text) break
+        if (pending) push({ text: '' })
+        if (part.text) parts.push({ text: part.text, thought: true })
+        pending = part.signature
+        break
+      case 'text':
+        push({ text: part.text })
+        break
+      case 'image':
+        push(part.data !== undefined
+          ? { inlineData: { mimeType: part.mediaType ?? 'image/png', data: part.data } }
+          : { fileData: { fileUri: part.url ?? '', ...(part.mediaType && { mimeType: part.mediaType }) } })
+        break
+      case 'tool-call':
+        push({ functionCall: { ...(options.withIds && { id: part.id }), name: part.name, args: parseArguments(part.arguments) } })
+        break
+      case 'tool-result':
+        push({ functionResponse: {
+          ...(options.withIds && { id: part.toolCallId }),
+          name: part.name ?? options.nameOf?.(part.toolCallId) ?? part.toolCallId,
+          response: encodeFunctionResponse(part.content, part.isError),
+        } })
+        break
+    }
+  }
+  if (pending) push({ text: '' })
+  return parts
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { UsageRecord } from '../src/db/records.ts'
+import type { Store } from '../src/db/repositories.ts'
+import { createKey } from '../src/domain/keys.ts'
+import { Ledger } from '../src/domain/ledger.ts'
+import { storeBackends } from './support/stores.ts'
+
+/**
+ * One contract, every backend: the same suite runs against a real SQLite file and the machine's real PostgreSQL,
+ * so the relay and the ledger rules can rely on either without knowing which.
+ */
+function usage(accountId: number, keyId: string, cost: number): UsageRecord {
+  return {
+    requestId: `req_${Math.random()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    inputTokens: 10, cachedInputTokens: 2, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost,
+    status: 200, errorType: null, latencyMs: 3, stream: true, estimated: false, createdAt: Date.now(),
+  }
+}
+
+const backends = storeBackends
+
+for (const [name, prepare] of backends) {
+  describe(`store contract: ${name}`, () => {
+    let backend: Awaited<ReturnType<typeof prepare>>
+    let store: Store
+    let other: Store
+
+    beforeAll(async () => {
+      backend = await prepare()
+      store = backend.open()
+      await store.migrate()
+      await store.migrate() // idempotent
+      other = backend.open() // a second instance on the same database
+    })
+
+    afterAll(async () => {
+      await store.close()
+      await other.close()
+      await backend.cleanup()
+    })
+
+    test('accounts: create, credit with a ledger entry, find, list', async () => {
+      const account = await store.accounts.create(`acme-${name}`, 1000)
+      const credited = await store.accounts.credit(account.id, 9_007_199_254_000, 'big money', 'test', 2000)
+      expect(credited.balance).toBe(9_007_199_254_000)
+      expect((await store.accounts.findByName(`acme-${name}`))!.id).toBe(account.id)
+      expect((await store.accounts.ledgerEntries(account.id))[0]).toMatchObject({ amount: 9_007_199_254_000, balanceAfter: 9_007_199_254_000, note: 'big money' })
+      expect((await store.accounts.list()).map((item) => item.name)).toContain(`acme-${name}`)
+    })
+
+    test('keys: insert, find by hash, revoke once, changed since', async () => {
+      const account = await store.accounts.create(`keys-${name}`, 1000)
+      const before = Date.now()
+      const { record } = await createKey(store.keys, { accountId: account.id, models: ['a', 'b'], rpm: 5 })
+      expect(await store.keys.findByHash(record.hash)).toEqual(record)
+      expect((await store.keys.changedSince(before)).map((key) => key.id)).toContain(record.id)
+      expect(await store.keys.revoke(record.id, Date.now())).toBe(true)
+      expect(await store.keys.revoke(record.id, Date.now())).toBe(false)
+      expect((await other.keys.findById(record.id))!.revokedAt).not.toBeNull()
+    })
+
+    test('ledger: two instances reserving concurrently never overdraw; spend = usage rows = key spend', async () => {
+      const account = await store.accounts.create(`race-${name}`, 1000)
+      await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id })
+      const ledgers = [new Ledger(store.ledger), new Ledger(other.ledger)]
+      let admitted = 0
+      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
+        const ledger = ledgers[index % 2]!
+        try {
+          const hold = await ledger.placeHold(account.id, record.id, 40_000)
+          admitted++
+          await Bun.sleep(index % 4)
+          ledger.settle(hold, usage(account.id, record.id, 17_000))
+        } catch {}
+      }))
+      await Promise.all(ledgers.map((ledger) => ledger.drain()))
+      const final = (await store.accounts.findById(account.id))!
+      const summary = await store.usage.summarize({ accountId: account.id })
+      expect(admitted).toBeGreaterThan(0)
+      expect(admitted).toBeLessThan(120)
+      expect(final.balance).toBeGreaterThanOrEqual(0)
+      expect(final.reserved).toBe(0)
+      expect(summary).toMatchObject({ requests: admitted, spent: admitted * 17_000, inputTokens: admitted * 10, cachedInputTokens: admitted * 2 })
+      expect(1_000_000 - final.balance).toBe(summary.spent)
+      expect((await store.keys.findById(record.id))!.spent).toBe(summary.spent)
+      expect((await store.keys.findById(record.id))!.lastUsedAt).not.toBeNull()
+    })
+
+    test('ledger: holds left by a crash are released on the next start', async () => {
+      const account = await store.accounts.create(`crash-${name}`, 1000)
+      await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
+      await new Ledger(store.ledger).placeHold(account.id, 'k', 10_000) // the process "dies" here
+      expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
+      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
+    })
+  })
+}
