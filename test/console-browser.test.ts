@@ -174,8 +174,8 @@ describe('the console in Chromium', () => {
 
   test('an account user does the same for their own account, by keyboard where it matters', () => runScenario('alice'), 90_000)
 
-  test('on a phone-sized screen the pages stay usable', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true })
+  test('on a phone-sized screen (in dark mode) the pages stay usable', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, colorScheme: 'dark' })
     const page = await context.newPage()
     await signIn(page, 'alice')
     await saveScreenshot(page, 'narrow-overview')

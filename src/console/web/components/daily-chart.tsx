@@ -34,12 +34,17 @@ export function DailyChart({ days, totals, kind, title }: { days: Day[]; totals:
     const element = holder.current!
     const { series, values } = seriesFor(kind, days, totals)
     const xs = days.map((day) => Date.parse(`${day.day}T00:00:00Z`) / 1000)
+    // Canvas text and lines do not follow CSS: take the theme's colours (light or dark) from the stylesheet.
+    const style = getComputedStyle(element)
+    const line = { stroke: style.getPropertyValue('--border').trim() || '#d9dde3', width: 1 }
+    const axisColors = { stroke: style.color, grid: line, ticks: line }
     const plot = new uPlot({
       width: Math.max(element.clientWidth, 200),
       height: 220,
       tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
       series: [{ label: 'Day (UTC)', value: (_plot, seconds) => (seconds == null ? 'all days' : new Date(seconds * 1000).toISOString().slice(0, 10)) }, ...series],
-      axes: [{}, {
+      axes: [{ ...axisColors }, {
+        ...axisColors,
         size: 84,
         values: kind === 'spend' ? (_plot, splits) => splits.map((value) => `$${value}`) : (_plot, splits) => splits.map((value) => count(value)),
       }],
