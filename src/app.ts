@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { anthropicErrorResponse, isAnthropicRequest } from './protocols/anthropic/error-response.ts'
 import { anthropicRoutes } from './protocols/anthropic/index.ts'
@@ -27,5 +28,6 @@ export function createApp(services: Services) {
     .use(openAiResponsesRoutes(services))
     .use(geminiRoutes(services))
     .use(anthropicRoutes(services))
+    .use(consoleRoutes(services))
     .use(metricsRoutes(services))
 }

@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { UsageRecord } from '../src/db/records.ts'
 import type { Store } from '../src/db/repositories.ts'
-import { openPostgresStore } from '../src/db/postgres/store.ts'
-import { openSqliteStore } from '../src/db/sqlite/store.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
-import { createTestDatabase } from './support/postgres.ts'
+import { storeBackends } from './support/stores.ts'
 
 /**
  * One contract, every backend: the same suite runs against a real SQLite file and the machine's real PostgreSQL,
@@ -22,16 +17,7 @@ function usage(accountId: number, keyId: string, cost: number): UsageRecord {
   }
 }
 
-const backends: [string, () => Promise<{ open(): Store; cleanup(): Promise<void> }>][] = [
-  ['sqlite', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'contract-')), 'contract.db')
-    return { open: () => openSqliteStore(path), cleanup: async () => {} }
-  }],
-  ['postgres', async () => {
-    const database = await createTestDatabase()
-    return { open: () => openPostgresStore(database.url), cleanup: () => database.drop() }
-  }],
-]
+const backends = storeBackends
 
 for (const [name, prepare] of backends) {
   describe(`store contract: ${name}`, () => {

@@ -1,5 +1,6 @@
 import type {
-  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, UsageFilter, UsageSummary,
+  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
+  UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
 
 /**
@@ -48,6 +49,31 @@ export interface LedgerRepository {
 
 export interface UsageRepository {
   summarize(filter: UsageFilter): Promise<UsageSummary>
+  /** Newest first, `limit` rows older than `before`: keyset paging stays fast however deep the page. */
+  listRequests(filter: UsageFilter, limit: number, before?: UsageCursor): Promise<UsageLogEntry[]>
+  /** Totals per UTC day, oldest first; days without requests are absent. */
+  dailyTotals(filter: UsageFilter): Promise<UsageDay[]>
+  /** Totals per model, key or account, largest spend first. */
+  totalsBy(dimension: 'model' | 'keyId' | 'accountId', filter: UsageFilter): Promise<UsageGroup[]>
+}
+
+export interface UserRepository {
+  create(user: Omit<UserRecord, 'id'>): Promise<UserRecord>
+  findByName(name: string): Promise<UserRecord | undefined>
+  findById(id: number): Promise<UserRecord | undefined>
+  list(): Promise<UserRecord[]>
+  /** Deletes the user and, with it, every session it had. */
+  delete(id: number): Promise<boolean>
+  setPasswordHash(id: number, passwordHash: string, at: number): Promise<boolean>
+}
+
+export interface SessionRepository {
+  create(session: SessionRecord): Promise<void>
+  find(id: string): Promise<SessionRecord | undefined>
+  extend(id: string, lastSeenAt: number, expiresAt: number): Promise<void>
+  delete(id: string): Promise<void>
+  deleteForUser(userId: number): Promise<number>
+  deleteExpired(now: number): Promise<number>
 }
 
 export interface Store {
@@ -56,6 +82,8 @@ export interface Store {
   keys: KeyRepository
   ledger: LedgerRepository
   usage: UsageRepository
+  users: UserRepository
+  sessions: SessionRepository
   migrate(): Promise<void>
   close(): Promise<void>
 }

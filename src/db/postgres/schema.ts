@@ -79,4 +79,27 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
   index('usage_time').on(table.createdAt, table.id),
+  // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
+  index('usage_model_time').on(table.model, table.createdAt, table.id),
+  index('usage_account_model_time').on(table.accountId, table.model, table.createdAt, table.id),
 ])
+
+/** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
+export const users = pgTable('users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull().unique(),
+  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [index('users_account').on(table.accountId)])
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: time('created_at').notNull(),
+  lastSeenAt: time('last_seen_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+}, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])
