@@ -7,6 +7,8 @@ export interface Measurement {
   p50: number
   p99: number
   errors: number
+  /** Requests completed in the measured run. */
+  requests: number
   tool: 'wrk' | 'autocannon'
 }
 
@@ -26,13 +28,13 @@ async function measureWithWrk(url: string, body: string, headers: Record<string,
     `end`,
   ].join('\n'))
   const run = Bun.spawnSync(['wrk', '-t', '2', '-c', String(connections), '-d', `${seconds}s`, '-s', script, url], { stdout: 'pipe', stderr: 'pipe' })
-  const match = /RESULT (\S+) (\S+) (\S+) (\d+)/.exec(run.stdout.toString())
+  const match = /RESULT (\S+) (\S+) (\S+) (\d+) (\d+)/.exec(run.stdout.toString())
   if (!match) throw new Error(`wrk failed: ${run.stdout}${run.stderr}`)
-  return { rps: Number(match[1]), p50: Number(match[2]), p99: Number(match[3]), errors: Number(match[4]), tool: 'wrk' }
+  return { rps: Number(match[1]), p50: Number(match[2]), p99: Number(match[3]), errors: Number(match[4]), requests: Number(match[5]), tool: 'wrk' }
 }
 
 async function measureWithAutocannon(url: string, body: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Measurement> {
   const { default: autocannon } = await import('autocannon')
   const result = await autocannon({ url, method: 'POST', body, headers, duration: seconds, connections })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, tool: 'autocannon' }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, requests: result.requests.total, tool: 'autocannon' }
 }

@@ -3,16 +3,21 @@
  * loaded in turn with the same requests by wrk (Debian's `wrk`) — or autocannon when wrk is absent.
  * Prints requests/s and p50/p99 latency for each, and the ratio Tollgate / passthrough.
  *
- *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream]
+ *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream] [--upstream-delay-ms 0]
+ *
+ * --upstream-delay-ms N makes the upstream wait N ms before answering: 0 measures the CPU-bound case (what each
+ * proxy costs), a realistic delay (50) the latency-bound case. Also prints each proxy process's CPU time per request
+ * (from /proc/<pid>/stat over the measured run), which is far less noisy than req/s on a shared machine.
  *
  * Loopback only; every run stops by itself. Not part of CI (numbers depend on the machine).
  */
 import { parseArgs } from 'node:util'
 import { measure, type Measurement } from './measure.ts'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false } } })
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, 'upstream-delay-ms': { type: 'string', default: '0' } } })
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
+const upstreamDelayMs = Number(values['upstream-delay-ms'])
 
 async function spawnServer(script: string, env: Record<string, string> = {}) {
   const child = Bun.spawn(['bun', script], { cwd: import.meta.dir, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
@@ -22,17 +27,31 @@ async function spawnServer(script: string, env: Record<string, string> = {}) {
   return { child, info: JSON.parse(new TextDecoder().decode(value).split('\n')[0]!) as { url: string; key?: string } }
 }
 
-const upstream = await spawnServer('upstream.ts')
+const upstream = await spawnServer('upstream.ts', { UPSTREAM_DELAY_MS: String(upstreamDelayMs) })
 const passthrough = await spawnServer('passthrough.ts', { UPSTREAM_URL: upstream.info.url })
 const tollgate = await spawnServer('tollgate.ts', { UPSTREAM_URL: upstream.info.url })
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 
-const results: Record<string, Measurement> = {}
+/** User + system CPU time of a process so far, in ms (Linux only; NaN elsewhere). */
+async function cpuMs(pid: number): Promise<number> {
+  try {
+    const stat = await Bun.file(`/proc/${pid}/stat`).text()
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return Number.NaN
+  }
+}
+
+const results: Record<string, Measurement & { cpuUsPerRequest: number }> = {}
 try {
   for (const [name, target] of [['passthrough', passthrough], ['tollgate', tollgate]] as const) {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }
     await measure(`${target.info.url}/v1/chat/completions`, body, headers, 2, connections) // warm-up
-    results[name] = await measure(`${target.info.url}/v1/chat/completions`, body, headers, seconds, connections)
+    const cpuBefore = await cpuMs(target.child.pid)
+    const result = await measure(`${target.info.url}/v1/chat/completions`, body, headers, seconds, connections)
+    const cpuUsPerRequest = ((await cpuMs(target.child.pid)) - cpuBefore) * 1000 / result.requests
+    results[name] = { ...result, cpuUsPerRequest }
   }
 } finally {
   tollgate.child.kill('SIGTERM')
@@ -41,9 +60,11 @@ try {
   upstream.child.kill()
 }
 
-const row = (name: string, result: Measurement) =>
-  `${name.padEnd(12)} ${result.rps.toFixed(0).padStart(8)} req/s   p50 ${result.p50.toFixed(2).padStart(7)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`
-console.log(`\n${values.stream ? 'streaming' : 'non-streaming'} chat completions, ${connections} connections, ${seconds} s each, tool: ${results.tollgate!.tool}`)
+const row = (name: string, result: Measurement & { cpuUsPerRequest: number }) =>
+  `${name.padEnd(12)} ${result.rps.toFixed(0).padStart(8)} req/s   p50 ${result.p50.toFixed(2).padStart(7)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   ` +
+  `CPU ${result.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req   errors ${result.errors}`
+console.log(`\n${values.stream ? 'streaming' : 'non-streaming'} chat completions, ${connections} connections, ${seconds} s each, ` +
+  `upstream delay ${upstreamDelayMs} ms, tool: ${results.tollgate!.tool}`)
 console.log(row('passthrough', results.passthrough!))
 console.log(row('tollgate', results.tollgate!))
 console.log(`ratio tollgate/passthrough: ${(results.tollgate!.rps / results.passthrough!.rps).toFixed(2)} (target ≥ 0.80)`)

@@ -14,11 +14,15 @@ const stream = [
   'data: [DONE]\n\n',
 ].join('')
 
+// UPSTREAM_DELAY_MS: wait this long before answering, like a real model does (the latency-bound case).
+const delayMs = Number(process.env.UPSTREAM_DELAY_MS ?? 0)
+
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: Number(process.env.PORT ?? 0),
   async fetch(request) {
     const body = (await request.json()) as { stream?: boolean }
+    if (delayMs > 0) await Bun.sleep(delayMs)
     if (body.stream) return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
     return new Response(completion, { headers: { 'content-type': 'application/json' } })
   },
