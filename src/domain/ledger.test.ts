@@ -76,3 +76,28 @@ describe('Ledger with leases over SQLite', () => {
     expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 99_990 })
   })
 })
+
+describe('usage rows written in one batch', () => {
+  test('a batch longer than one multi-row INSERT keeps every row, field for field, and debits their sum', async () => {
+    const store = openSqliteStore(':memory:')
+    await store.migrate()
+    const account = await store.accounts.create('batched', Date.now())
+    await store.accounts.credit(account.id, 10_000_000, 'test', 'test', Date.now())
+    const ledger = new Ledger(store.ledger, { flushMs: 60_000 }) // nothing is written before drain: one batch
+    // 70 rows: two full INSERTs of 32 rows and one of 6, with values that differ per row.
+    for (let index = 0; index < 70; index++) {
+      const hold = await ledger.placeHold(account.id, 'k', 1_000)
+      ledger.settle(hold, { ...usage(account.id, index * 10), requestId: `r${index}`, outputTokens: index, status: index % 7 === 0 ? 502 : 200, errorType: index % 7 === 0 ? 'upstream' : null, stream: index % 2 === 0 })
+    }
+    await ledger.drain()
+    const rows = await store.usage.listRequests({ accountId: account.id }, 100)
+    expect(rows.length).toBe(70)
+    for (const row of rows) {
+      const index = Number(row.requestId.slice(1))
+      expect([row.outputTokens, row.cost, row.status, row.errorType, row.stream]).toEqual([index, index * 10, index % 7 === 0 ? 502 : 200, index % 7 === 0 ? 'upstream' : null, index % 2 === 0])
+    }
+    const spent = (69 * 70 / 2) * 10
+    expect((await store.usage.summarize({ accountId: account.id })).spent).toBe(spent)
+    expect((await store.accounts.findById(account.id))!.balance).toBe(10_000_000 - spent)
+  })
+})

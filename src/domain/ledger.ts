@@ -59,7 +59,9 @@ export class Ledger {
   private readonly leaseIdleMs: number
 
   constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
-    this.flushMs = options.flushMs ?? 5
+    // 20 ms rather than 5: a transaction's fixed cost (its UPDATEs and commit) dominates small batches — measured
+    // ~30 µs CPU per usage row in batches of 5 against ~9 in batches of 128 (bench/, 2026-11-23).
+    this.flushMs = options.flushMs ?? 20
     this.maxBatch = options.maxBatch ?? 512
     this.leaseFactor = options.leaseFactor ?? 20
     this.leaseIdleMs = options.leaseIdleMs ?? 1000
