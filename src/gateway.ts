@@ -39,7 +39,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     hostname: config.listen.host,
     port: config.listen.port,
     fetch: (request, server) => {
-      rememberClientAddress(request, server.requestIP(request)?.address)
+      rememberClientAddress(request, server)
       return app.handle(request)
     },
     maxRequestBodySize: 32 * 1024 * 1024,

@@ -110,18 +110,18 @@ function chooseTarget(context: AttemptContext, routes: { target: Target; route: 
 
 /**
  * The attempt's own controller, aborted by the client leaving or the gateway shutting down (with their reasons).
- * Listeners rather than AbortSignal.any: this runs for every request, and `any` costs several times more.
+ * Listeners rather than AbortSignal.any: this runs for every request, and `any` costs several times more. Only the
+ * long-lived shutdown signal is unlinked when the attempt ends; the client's signal lives no longer than its
+ * request, so its listener is left to be collected with it (one removeEventListener less per request).
  */
-function linkedController(...sources: AbortSignal[]): AbortController & { unlink(): void } {
+function linkedController(client: AbortSignal, shutdown: AbortSignal): AbortController & { unlink(): void } {
   const controller = new AbortController() as AbortController & { unlink(): void }
   const forward = (event: Event) => controller.abort((event.target as AbortSignal).reason)
-  for (const source of sources) {
-    if (source.aborted) controller.abort(source.reason)
-    else source.addEventListener('abort', forward, { once: true })
-  }
-  controller.unlink = () => {
-    for (const source of sources) source.removeEventListener('abort', forward)
-  }
+  if (client.aborted) controller.abort(client.reason)
+  else client.addEventListener('abort', forward, { once: true })
+  if (shutdown.aborted) controller.abort(shutdown.reason)
+  else shutdown.addEventListener('abort', forward, { once: true })
+  controller.unlink = () => shutdown.removeEventListener('abort', forward)
   return controller
 }
 

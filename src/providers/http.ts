@@ -29,6 +29,7 @@ export function attemptDeadline(response: Response): number {
  * - total_ms: the whole attempt, head and body: a deadline the head timer and every idle wait are cut to.
  * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
  * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once.
+ * `signal` must be the attempt's own (short-lived) signal: a listener is left on it until it is collected.
  */
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
@@ -36,9 +37,14 @@ export async function fetchUpstream(
   const { connectMs, firstByteMs, totalMs } = provider.timeouts
   const started = performance.now()
   const deadline = started + totalMs
-  const timers = new AbortController()
-  const attempt = AbortSignal.any([signal, timers.signal])
-  const end = (code: string, message: string) => timers.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
+  // The attempt's signal: the caller's, plus our timers. Linked by a listener rather than AbortSignal.any, which
+  // cost several times more per request; `signal` belongs to this one attempt (attempts.ts), so the listener
+  // lives no longer than the attempt does.
+  const controller = new AbortController()
+  if (signal.aborted) controller.abort(signal.reason)
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+  const attempt = controller.signal
+  const end = (code: string, message: string) => controller.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
   const url = provider.baseUrl + path
   const headBy = Math.min(firstByteMs, totalMs)
   let answered = false

@@ -14,6 +14,7 @@ import { anthropicErrorResponse } from './error-response.ts'
 import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
 import { listAnthropicModels, retrieveAnthropicModel } from './models.ts'
 import { buildMessagesForward } from './passthrough.ts'
+import { clientGoneController } from '../../server/client-gone.ts'
 
 export const protocolName = 'anthropic'
 
@@ -26,11 +27,11 @@ async function createMessage(services: Services, request: Request): Promise<Resp
     const key = await authenticateAnthropic(services.keys, request)
     const body = parseJsonBody(text)
     const chat = decodeMessagesRequest(body)
-    const clientGone = new AbortController()
+    const clientGone = clientGoneController(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      signal: clientGone.signal,
       forward: (target) => buildMessagesForward(text, body, target, request),
       encodeRawError: (error) => formatErrorEvent(error, requestId),
     })

@@ -11,6 +11,7 @@ import { encodeGeminiResponse } from './encode-response.ts'
 import { encodeGeminiStream } from './encode-stream.ts'
 import { geminiErrorResponse } from './error-response.ts'
 import { buildGeminiForward, encodeRawGeminiError } from './passthrough.ts'
+import { clientGoneController } from '../../server/client-gone.ts'
 
 export const protocolName = 'gemini'
 
@@ -24,11 +25,11 @@ export async function generateContent(services: Services, request: Request, mode
     const stream = method === 'streamGenerateContent'
     const sse = new URL(request.url).searchParams.get('alt') === 'sse'
     const chat = decodeGeminiRequest(body, model, stream)
-    const clientGone = new AbortController()
+    const clientGone = clientGoneController(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      signal: clientGone.signal,
       // The JSON-array stream (no alt=sse) is re-encoded from the IR: the meter reads upstream streams as SSE.
       forward: !stream || sse ? (target) => buildGeminiForward(text, body, target, method) : undefined,
       encodeRawError: encodeRawGeminiError,

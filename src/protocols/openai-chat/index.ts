@@ -10,6 +10,7 @@ import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
 import { listOpenAiModels } from './models.ts'
+import { clientGoneController } from '../../server/client-gone.ts'
 
 export const protocolName = 'openai-chat'
 
@@ -23,11 +24,11 @@ async function completeChat(services: Services, request: Request): Promise<Respo
     const body = parseJsonBody(text)
     const chat = decodeChatRequest(body)
     const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true
-    const clientGone = new AbortController()
+    const clientGone = clientGoneController(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      signal: clientGone.signal,
       forward: (target) => buildChatForward(text, body, target),
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,

@@ -11,6 +11,7 @@ import { decodeResponsesRequest } from './decode-request.ts'
 import { encodeResponsesResponse } from './encode-response.ts'
 import { encodeResponsesStream } from './encode-stream.ts'
 import { responseNotStored } from './stateless.ts'
+import { clientGoneController } from '../../server/client-gone.ts'
 
 export const protocolName = 'openai-responses'
 
@@ -24,11 +25,11 @@ async function createResponse(services: Services, request: Request): Promise<Res
     const key = await authenticate(services.keys, bearerToken(request))
     const text = await request.text()
     const { request: chat, context } = decodeResponsesRequest(parseJsonBody(text))
-    const clientGone = new AbortController()
+    const clientGone = clientGoneController(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: AbortSignal.any([request.signal, clientGone.signal]),
+      signal: clientGone.signal,
     })
     const headers = { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }
     if (result.kind === 'response') return jsonResponse(encodeResponsesResponse(result.response, context), 200, headers)
