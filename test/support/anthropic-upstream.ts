@@ -1,4 +1,4 @@
-import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream } from './upstream.ts'
+import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream, type UpstreamHandler } from './upstream.ts'
 
 /**
  * A small Anthropic Messages server. It checks `x-api-key` and `anthropic-version` as Anthropic does, answers with
@@ -70,8 +70,8 @@ function messageEvents(body: any, answer: AnthropicAnswer): string[] {
 
 const anthropicError = (status: number, type: string, message: string) => jsonReply({ type: 'error', error: { type, message }, request_id: 'req_upstream' }, status)
 
-export function startAnthropicUpstream(plan: AnswerPlan = planAnthropicAnswer): TestUpstream {
-  return startUpstream((request: RecordedRequest) => {
+export function handleAnthropic(plan: AnswerPlan = planAnthropicAnswer): UpstreamHandler {
+  return (request: RecordedRequest) => {
     const path = request.path.split('?')[0]
     if (path !== '/v1/messages') return anthropicError(404, 'not_found_error', `Unknown path ${path}`)
     if (request.headers['x-api-key'] !== upstreamKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
@@ -86,5 +86,9 @@ export function startAnthropicUpstream(plan: AnswerPlan = planAnthropicAnswer): 
       return sseResponse([...events.slice(0, 4), event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })])
     }
     return sseResponse(events)
-  })
+  }
+}
+
+export function startAnthropicUpstream(plan?: AnswerPlan): TestUpstream {
+  return startUpstream(handleAnthropic(plan))
 }

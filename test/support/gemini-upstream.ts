@@ -47,7 +47,7 @@ function streamChunks(model: string, body: any): string[] {
   })
 }
 
-function route(request: RecordedRequest): Response {
+export function handleGemini(request: RecordedRequest): Response {
   const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(request.path)
   if (!match) return jsonReply({ error: { code: 404, message: `no route ${request.path}`, status: 'NOT_FOUND' } }, 404)
   const [, model, method, sse] = match
@@ -67,5 +67,5 @@ function route(request: RecordedRequest): Response {
 }
 
 export function startGeminiUpstream(): TestUpstream {
-  return startUpstream(route)
+  return startUpstream(handleGemini)
 }

@@ -1,4 +1,4 @@
-import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream } from './upstream.ts'
+import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream, type UpstreamHandler } from './upstream.ts'
 
 /**
  * A small OpenAI-compatible server: it answers `/chat/completions` with text, or with a tool call when the
@@ -58,10 +58,14 @@ export function chatChunks(request: RecordedRequest, answer = openAiAnswer(reque
 }
 
 /** `plan` replaces the default answers (a test driving a real CLI decides which tool it calls). */
-export function startOpenAiUpstream(plan: (request: RecordedRequest) => OpenAiAnswer = openAiAnswer): TestUpstream {
-  return startUpstream((request) => {
+export function handleOpenAi(plan: (request: RecordedRequest) => OpenAiAnswer = openAiAnswer): UpstreamHandler {
+  return (request) => {
     if (request.path !== '/v1/chat/completions') return jsonReply({ error: { message: 'not found', type: 'invalid_request_error' } }, 404)
     const answer = plan(request)
     return request.body.stream ? sseResponse(chatChunks(request, answer)) : jsonReply(chatCompletion(request, answer))
-  })
+  }
+}
+
+export function startOpenAiUpstream(plan?: (request: RecordedRequest) => OpenAiAnswer): TestUpstream {
+  return startUpstream(handleOpenAi(plan))
 }
