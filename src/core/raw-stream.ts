@@ -47,7 +47,11 @@ export function meterRawStream(
           observe(parser.finish(), controller)
           for (const ir of decoder.finish()) {
             meter.observe(ir)
-            if (ir.type === 'error') failed ??= { status: ir.error.status, errorType: ir.error.code ?? ir.error.kind }
+            if (ir.type !== 'error') continue
+            // The body ended before the protocol's own end (a dropped connection): the upstream sent no error event,
+            // so the client gets ours rather than a silent cut.
+            if (!failed && call.encodeRawError) controller.enqueue(encoder.encode(call.encodeRawError(ir.error)))
+            failed ??= { status: ir.error.status, errorType: ir.error.code ?? ir.error.kind }
           }
           controller.close()
           await end(failed ?? { status: 200 })
