@@ -1,0 +1,63 @@
+import Anthropic from '@anthropic-ai/sdk'
+import { clientCallId, history, system, toolOutput, toolPrompt, weatherArgs, weatherTool, type Scenario } from './conversation.ts'
+import { failureOf, type MatrixClient, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
+
+const classByStatus: Record<number, string> = { 400: 'BadRequestError', 429: 'RateLimitError', 502: 'InternalServerError' }
+const typeByStatus: Record<number, string> = { 400: 'invalid_request_error', 429: 'rate_limit_error', 502: 'api_error' }
+
+function describeError(error: unknown): SdkError {
+  if (!(error instanceof Anthropic.AnthropicError)) throw error
+  const api = error as Partial<InstanceType<typeof Anthropic.APIError>>
+  return { class: error.constructor.name, status: api.status, type: api.type ?? undefined, message: error.message }
+}
+
+function params(model: string, scenario: Scenario): Anthropic.MessageCreateParamsNonStreaming {
+  const messages: Anthropic.MessageParam[] = []
+  if (scenario === 'history') for (const turn of history) messages.push({ role: turn.role, content: turn.text })
+  else messages.push({ role: 'user', content: toolPrompt })
+  if (scenario === 'tool-result') {
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: clientCallId, name: weatherTool.name, input: weatherArgs }] })
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: clientCallId, content: toolOutput }] })
+  }
+  const tools = scenario === 'history' ? undefined
+    : [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema }]
+  return { model, system, messages, max_tokens: 300, ...(tools && { tools }) }
+}
+
+function read(message: Anthropic.Message, sent: string): Reply {
+  let text = ''
+  const calls: Reply['calls'] = []
+  for (const block of message.content) {
+    if (block.type === 'text') text += block.text
+    else if (block.type === 'tool_use') calls.push({ id: block.id, name: block.name, args: block.input })
+  }
+  const usage = message.usage
+  const cached = usage.cache_read_input_tokens ?? 0
+  const written = usage.cache_creation_input_tokens ?? 0
+  return {
+    text, calls, stop: message.stop_reason, sent,
+    usage: { input: usage.input_tokens + cached + written, cached, cacheWrite: written, output: usage.output_tokens, reasoning: 0 },
+  }
+}
+
+/** `messages.create`, and `messages.stream` whose MessageStream assembles the final message (tool inputs included). */
+export function anthropicClient(siteUrl: string, key: string): MatrixClient {
+  const recorder = recordingFetch()
+  const client = new Anthropic({ baseURL: siteUrl, apiKey: key, maxRetries: 0, timeout: requestTimeoutMs, fetch: recorder.fetch })
+  const options = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) })
+  return {
+    name: 'anthropic', native: 'anthropic', expresses: { cacheWrite: true, reasoning: false }, stops: { text: 'end_turn', tool: 'tool_use' },
+    expectedError: (status) => ({ class: classByStatus[status]!, status, type: typeByStatus[status]! }),
+    async ask(model, scenario, stream) {
+      const body = params(model, scenario)
+      const message = stream ? await client.messages.stream(body, options()).finalMessage() : await client.messages.create(body, options())
+      return read(message, recorder.sent())
+    },
+    fail: (model, stream) => failureOf(async (onText) => {
+      if (!stream) return client.messages.create(params(model, 'history'), options())
+      const runner = client.messages.stream(params(model, 'history'), options())
+      runner.on('text', onText)
+      return runner.finalMessage()
+    }, describeError),
+  }
+}
