@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { anthropicClient } from './support/matrix/anthropic-client.ts'
 import type { MatrixClient, Reply } from './support/matrix/client.ts'
-import { costOf, history, scenarios, system, toolOutput, toolPrompt, weatherArgs, weatherTool, type Scenario, type Tokens } from './support/matrix/conversation.ts'
+import { costOf, history, type Scenario, scenarios, scenarioSpecs, system, type Tokens, weatherTool } from './support/matrix/conversation.ts'
 import { type Dialect, midstreamMessage } from './support/matrix/faults.ts'
 import { geminiClient } from './support/matrix/gemini-client.ts'
 import { openAiChatClient, openAiResponsesClient } from './support/matrix/openai-clients.ts'
@@ -11,11 +11,12 @@ import { type Column, faultyModel, httpKinds, type MatrixUpstreams, startMatrixU
 
 /**
  * Issue 3's matrix: every client protocol, through its official SDK, against every kind of upstream (three real
- * loopback HTTP servers and the built-in mock), whole and streamed. Each cell checks what a user would notice: the
- * answer, the stop reason, a tool call with its id and complete arguments, what the upstream received (system
- * prompt, history, tool definitions, a tool result matched to its call, the client's own bytes when forwarded),
- * usage in the client's own fields, and the balance moving by exactly the upstream-reported usage at the price.
- * Then failures: upstream HTTP errors and streams that fail midway reach each client as its SDK's own error.
+ * loopback HTTP servers and the built-in mock; a client's own protocol once more with passthrough off), whole and
+ * streamed. Each cell checks what a user would notice: the answer, the stop reason, tool calls (one, or two in one
+ * turn) with ids and complete arguments, what the upstream received (system prompt, history, tool definitions, tool
+ * results matched to their calls, the client's own bytes when forwarded), usage in the client's own fields, and the
+ * balance moving by exactly the upstream-reported usage at the price. Then the edges: upstream HTTP errors, a stop at
+ * the token limit, and streams that fail or are cut midway, each reaching the client in its own protocol.
  */
 const factories: ((url: string, key: string) => MatrixClient)[] = [
   (url, key) => openAiChatClient(`${url}/v1`, key),
@@ -50,8 +51,9 @@ afterAll(async () => {
 })
 
 function expectedText(upstream: UpstreamSpec, scenario: Scenario): string {
-  if (scenario === 'history') return upstream.greeting
-  return scenario === 'tool-call' ? upstream.toolPreamble : upstream.toolAnswer
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
+  if (!prompt) return upstream.greeting
+  return replay ? upstream.toolAnswer(calls.map((call) => call.output)) : upstream.toolPreamble
 }
 
 /** The usage a client should show: the upstream's, less what its protocol has no field for. */
@@ -62,28 +64,35 @@ function visibleUsage(usage: Tokens, client: MatrixClient): Tokens {
 const bare = (role: 'user' | 'assistant', text: string) => ({ role, text, calls: [], results: [] })
 
 function expectReceived(received: Transcript, scenario: Scenario): void {
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
   expect(received.system).toBe(system)
-  if (scenario === 'history') {
+  if (!prompt) {
     expect(received.turns).toEqual(history.map((turn) => bare(turn.role, turn.text)))
     expect(received.tools).toEqual([])
     return
   }
   expect(received.tools).toEqual([{ name: weatherTool.name, parameters: expect.objectContaining({ properties: weatherTool.parameters.properties, required: weatherTool.parameters.required }) }])
-  if (scenario === 'tool-call') {
-    expect(received.turns).toEqual([bare('user', toolPrompt)])
+  if (!replay) {
+    expect(received.turns).toEqual([bare('user', prompt)])
     return
   }
   expect(received.turns.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user'])
-  const [call] = received.turns[1]!.calls
-  const [result] = received.turns[2]!.results
-  expect(received.turns[1]!.calls).toEqual([{ id: call!.id, name: weatherTool.name, args: weatherArgs }])
-  expect(received.turns[2]!.results).toEqual([{ id: call!.id, ...(result!.name !== undefined && { name: weatherTool.name }), content: toolOutput }])
+  const sentCalls = received.turns[1]!.calls
+  const results = received.turns[2]!.results
+  // Each call with its own arguments, each result with its call's id (or, with no ids at all, in the calls' order).
+  expect(sentCalls).toEqual(calls.map((call, index) => ({ id: sentCalls[index]?.id, name: weatherTool.name, args: call.args })))
+  if (sentCalls[0]!.id !== undefined) expect(new Set(sentCalls.map((call) => call.id)).size).toBe(calls.length)
+  expect(results).toEqual(calls.map((call, index) => ({
+    id: sentCalls[index]!.id, ...(results[index]?.name !== undefined && { name: weatherTool.name }), content: call.output,
+  })))
 }
 
-function expectToolCall(reply: Reply, upstream: UpstreamSpec, forwarded: boolean): void {
+function expectToolCalls(reply: Reply, upstream: UpstreamSpec, scenario: Scenario, forwarded: boolean): void {
+  const calls = upstream.parallel ? scenarioSpecs[scenario].calls : scenarioSpecs[scenario].calls.slice(0, 1)
   // Gemini gives calls no id: the gateway makes one up, except when the Gemini client gets Gemini's own bytes.
-  const id = upstream.callId ?? (forwarded ? undefined : expect.stringMatching(/^call_\w+$/))
-  expect(reply.calls).toEqual([{ id, name: weatherTool.name, args: weatherArgs }])
+  const ids = calls.map((_, index) => upstream.callIds?.[index] ?? (forwarded ? undefined : expect.stringMatching(/^call_\w+$/)))
+  expect(reply.calls).toEqual(calls.map((call, index) => ({ id: ids[index], name: weatherTool.name, args: call.args })))
+  if (!upstream.callIds && !forwarded) expect(new Set(reply.calls.map((call) => call.id)).size).toBe(calls.length)
 }
 
 describe.each(rows)('%s client', (clientName, columns) => {
@@ -98,8 +107,9 @@ describe.each(rows)('%s client', (clientName, columns) => {
         const reply = await client.ask(upstream.model, scenario, stream)
 
         expect(reply.text).toBe(expectedText(upstream, scenario))
-        expect(reply.stop).toBe(scenario === 'tool-call' ? client.stops.tool : client.stops.text)
-        if (scenario === 'tool-call') expectToolCall(reply, upstream, forwarded)
+        const calling = scenarioSpecs[scenario].prompt !== undefined && !scenarioSpecs[scenario].replay
+        expect(reply.stop).toBe(calling ? client.stops.tool : client.stops.text)
+        if (calling) expectToolCalls(reply, upstream, scenario, forwarded)
         else expect(reply.calls).toEqual([])
 
         if (upstream.server) {
@@ -120,7 +130,7 @@ describe.each(rows)('%s client', (clientName, columns) => {
     }
   })
 
-  describe.each(httpKinds)('→ failing %s upstream', (kind: Dialect) => {
+  describe.each(httpKinds)('→ %s upstream failing or cut short', (kind: Dialect) => {
     const statuses = [[500, 502], [429, 429], [400, 400]] as const
     for (const stream of [false, true]) {
       test.each(statuses)(`${stream ? 'streamed' : 'whole'}: upstream HTTP %i reaches the client as its SDK's %i error, nothing billed`, async (upstreamStatus, status) => {
@@ -134,9 +144,17 @@ describe.each(rows)('%s client', (clientName, columns) => {
       })
     }
 
+    test.each([false, true])('an answer stopped at the token limit says so in the client\'s stop field (streamed: %p)', async (stream) => {
+      const client = clients.get(clientName)!
+      const reply = await client.ask(faultyModel(kind, 'length'), 'history', stream)
+      expect(reply.text).toBe(upstreams.specs[kind].greeting)
+      expect(reply.stop).toBe(client.stops.length)
+    })
+
     test('an error event mid-stream ends the stream with the protocol\'s error, after the text already sent', async () => {
       const failure = await clients.get(clientName)!.fail(faultyModel(kind, 'midstream'), true)
       expect(failure.text).toBe('Hello')
+      expect(failure.error.class).toMatch(/^(APIError|ApiError)$/) // the protocol's error event, thrown by the SDK as such
       expect(failure.error.message).toContain(midstreamMessage)
     })
 
@@ -144,6 +162,7 @@ describe.each(rows)('%s client', (clientName, columns) => {
       const failure = await clients.get(clientName)!.fail(faultyModel(kind, 'cut'), true)
       expect(failure.text).toBe('Hello')
       // The gateway's own error event, not the SDK noticing by chance that the stream was incomplete.
+      expect(failure.error.class).toMatch(/^(APIError|ApiError)$/)
       expect(failure.error.message).toContain('ended before the answer was complete')
     })
   })

@@ -9,10 +9,14 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
 export const anthropicUsage = { input_tokens: 5, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 7 }
 export const upstreamKey = 'upstream-secret'
 
+export interface AnthropicToolCall { id: string; name: string; input: Record<string, unknown> }
+
 export interface AnthropicAnswer {
   thinking?: { text: string; signature: string }
   text?: string
-  toolCall?: { id: string; name: string; input: Record<string, unknown> }
+  toolCall?: AnthropicToolCall
+  /** Parallel calls, one tool_use block each. */
+  toolCalls?: AnthropicToolCall[]
 }
 
 export type AnswerPlan = (body: any) => AnthropicAnswer
@@ -32,14 +36,14 @@ function contentOf(answer: AnthropicAnswer) {
   const content: Record<string, unknown>[] = []
   if (answer.thinking) content.push({ type: 'thinking', thinking: answer.thinking.text, signature: answer.thinking.signature })
   if (answer.text) content.push({ type: 'text', text: answer.text })
-  if (answer.toolCall) content.push({ type: 'tool_use', ...answer.toolCall })
+  for (const call of answer.toolCalls ?? (answer.toolCall ? [answer.toolCall] : [])) content.push({ type: 'tool_use', ...call })
   return content
 }
 
 function message(body: any, answer: AnthropicAnswer) {
   return {
     id: 'msg_upstream_1', type: 'message', role: 'assistant', model: body.model, content: contentOf(answer),
-    stop_reason: answer.toolCall ? 'tool_use' : 'end_turn', stop_sequence: null, usage: anthropicUsage,
+    stop_reason: answer.toolCall || answer.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage: anthropicUsage,
   }
 }
 

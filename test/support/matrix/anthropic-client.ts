@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { clientCallId, history, system, toolOutput, toolPrompt, weatherArgs, weatherTool, type Scenario } from './conversation.ts'
+import { history, type Scenario, scenarioSpecs, system, weatherTool } from './conversation.ts'
 import { failureOf, type MatrixClient, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
 
 const classByStatus: Record<number, string> = { 400: 'BadRequestError', 429: 'RateLimitError', 502: 'InternalServerError' }
@@ -12,12 +12,13 @@ function describeError(error: unknown): SdkError {
 }
 
 function params(model: string, scenario: Scenario): Anthropic.MessageCreateParamsNonStreaming {
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
   const messages: Anthropic.MessageParam[] = []
-  if (scenario === 'history') for (const turn of history) messages.push({ role: turn.role, content: turn.text })
-  else messages.push({ role: 'user', content: toolPrompt })
-  if (scenario === 'tool-result') {
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: clientCallId, name: weatherTool.name, input: weatherArgs }] })
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: clientCallId, content: toolOutput }] })
+  if (!prompt) for (const turn of history) messages.push({ role: turn.role, content: turn.text })
+  else messages.push({ role: 'user', content: prompt })
+  if (replay) {
+    messages.push({ role: 'assistant', content: calls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: weatherTool.name, input: call.args })) })
+    messages.push({ role: 'user', content: calls.map((call) => ({ type: 'tool_result' as const, tool_use_id: call.id, content: call.output })) })
   }
   const tools = scenario === 'history' ? undefined
     : [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema }]
@@ -46,7 +47,7 @@ export function anthropicClient(siteUrl: string, key: string): MatrixClient {
   const client = new Anthropic({ baseURL: siteUrl, apiKey: key, maxRetries: 0, timeout: requestTimeoutMs, fetch: recorder.fetch })
   const options = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) })
   return {
-    name: 'anthropic', native: 'anthropic', expresses: { cacheWrite: true, reasoning: false }, stops: { text: 'end_turn', tool: 'tool_use' },
+    name: 'anthropic', native: 'anthropic', expresses: { cacheWrite: true, reasoning: false }, stops: { text: 'end_turn', tool: 'tool_use', length: 'max_tokens' },
     expectedError: (status) => ({ class: classByStatus[status]!, status, type: typeByStatus[status]! }),
     async ask(model, scenario, stream) {
       const body = params(model, scenario)

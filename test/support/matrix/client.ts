@@ -35,8 +35,8 @@ export interface MatrixClient {
   native?: UpstreamKind
   /** Which usage details the protocol has fields for. */
   expresses: { cacheWrite: boolean; reasoning: boolean }
-  /** The stop field of a text answer and of a tool call. */
-  stops: { text: string; tool: string }
+  /** The stop field of a text answer, of a tool call, and of an answer cut by the output token limit. */
+  stops: { text: string; tool: string; length: string }
   ask(model: string, scenario: Scenario, stream: boolean): Promise<Reply>
   /** Asks the `history` scenario of a model that fails; throws if it does not. */
   fail(model: string, stream: boolean): Promise<Failure>

@@ -5,11 +5,14 @@ export type Dialect = 'openai' | 'anthropic' | 'gemini'
 
 /**
  * Faults chosen by the upstream model's name, so one server answers healthy and failing models side by side:
- * `…-fail-500` / `-429` / `-400` answer that HTTP status with the vendor's error body; `…-fail-midstream` streams the
- * start of the normal answer (through its first text, "Hello") and then the vendor's own error event; `…-fail-cut`
- * streams the same start and then simply ends the body, as a dropped connection would.
+ * `…-500` / `-429` / `-400` answer that HTTP status with the vendor's error body; `…-midstream` streams the start of
+ * the normal answer (through its first text, "Hello") and then the vendor's own error event; `…-cut` streams the
+ * same start and then simply ends the body, as a dropped connection would; `…-length` gives the normal answer with
+ * the vendor's "stopped at the token limit" reason instead of a natural stop.
  */
-export type Fault = '500' | '429' | '400' | 'midstream' | 'cut'
+export type Fault = '500' | '429' | '400' | 'midstream' | 'cut' | 'length'
+
+export const faults: Fault[] = ['500', '429', '400', 'midstream', 'cut', 'length']
 
 export const midstreamMessage = 'upstream fell over'
 
@@ -43,12 +46,26 @@ async function answerStart(response: Response): Promise<string[]> {
   return events.slice(0, first + 1)
 }
 
+/** Each vendor's natural stop, and its stop at the token limit, as they appear in its JSON. */
+const stops: Record<Dialect, [string, string]> = {
+  openai: ['"finish_reason":"stop"', '"finish_reason":"length"'],
+  anthropic: ['"stop_reason":"end_turn"', '"stop_reason":"max_tokens"'],
+  gemini: ['"finishReason":"STOP"', '"finishReason":"MAX_TOKENS"'],
+}
+
+async function stopAtLimit(dialect: Dialect, response: Response): Promise<Response> {
+  const [natural, limit] = stops[dialect]
+  const body = (await response.text()).replaceAll(natural, limit)
+  return new Response(body, { status: response.status, headers: response.headers })
+}
+
 /** `handler` with the faults above; every other model gets its healthy answer. */
 export function withFaults(dialect: Dialect, handler: UpstreamHandler): UpstreamHandler {
   return async (request, raw) => {
-    const fault = /-fail-(\w+)$/.exec(modelOf(dialect, request))?.[1] as Fault | undefined
+    const fault = faults.find((name) => modelOf(dialect, request).endsWith(`-${name}`))
     if (fault === '500' || fault === '429' || fault === '400') return httpError(dialect, Number(fault))
     const response = await handler(request, raw)
+    if (fault === 'length') return stopAtLimit(dialect, response)
     if (fault !== 'midstream' && fault !== 'cut') return response
     const start = await answerStart(response)
     return sseResponse(fault === 'midstream' ? [...start, errorEvent(dialect)] : start)

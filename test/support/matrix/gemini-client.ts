@@ -1,5 +1,5 @@
 import { ApiError, type Content, type GenerateContentParameters, type GenerateContentResponse, GoogleGenAI, type Part } from '@google/genai'
-import { history, system, toolOutput, toolPrompt, weatherArgs, weatherTool, type Scenario } from './conversation.ts'
+import { history, type Scenario, scenarioSpecs, system, weatherTool } from './conversation.ts'
 import { failureOf, type MatrixClient, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
 
 const typeByStatus: Record<number, string> = { 400: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 502: 'INTERNAL' }
@@ -16,12 +16,13 @@ function describeError(error: unknown): SdkError {
 
 /** Gemini clients (the SDK's automatic function calling, the Gemini CLI) send calls and results without ids. */
 function params(model: string, scenario: Scenario): GenerateContentParameters {
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
   const contents: Content[] = []
-  if (scenario === 'history') for (const turn of history) contents.push({ role: turn.role === 'assistant' ? 'model' : 'user', parts: [{ text: turn.text }] })
-  else contents.push({ role: 'user', parts: [{ text: toolPrompt }] })
-  if (scenario === 'tool-result') {
-    contents.push({ role: 'model', parts: [{ functionCall: { name: weatherTool.name, args: weatherArgs } }] })
-    contents.push({ role: 'user', parts: [{ functionResponse: { name: weatherTool.name, response: { output: toolOutput } } }] })
+  if (!prompt) for (const turn of history) contents.push({ role: turn.role === 'assistant' ? 'model' : 'user', parts: [{ text: turn.text }] })
+  else contents.push({ role: 'user', parts: [{ text: prompt }] })
+  if (replay) {
+    contents.push({ role: 'model', parts: calls.map((call) => ({ functionCall: { name: weatherTool.name, args: call.args } })) })
+    contents.push({ role: 'user', parts: calls.map((call) => ({ functionResponse: { name: weatherTool.name, response: { output: call.output } } })) })
   }
   const tools = scenario === 'history' ? undefined
     : [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parametersJsonSchema: weatherTool.parameters }] }]
@@ -49,7 +50,7 @@ export function geminiClient(siteUrl: string, key: string): MatrixClient {
   const recorder = recordingFetch()
   const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: siteUrl, timeout: requestTimeoutMs, fetch: recorder.fetch } })
   return {
-    name: 'gemini', native: 'gemini', expresses: { cacheWrite: false, reasoning: true }, stops: { text: 'STOP', tool: 'STOP' },
+    name: 'gemini', native: 'gemini', expresses: { cacheWrite: false, reasoning: true }, stops: { text: 'STOP', tool: 'STOP', length: 'MAX_TOKENS' },
     expectedError: (status) => ({ class: 'ApiError', status, type: typeByStatus[status]! }),
     async ask(model, scenario, stream) {
       if (!stream) return read([await ai.models.generateContent(params(model, scenario))], recorder.sent())

@@ -1,5 +1,5 @@
 import OpenAI from 'openai'
-import { clientCallId, history, system, toolOutput, toolPrompt, weatherArgs, weatherTool, type Scenario, type Tokens } from './conversation.ts'
+import { history, type Scenario, scenarioSpecs, system, type Tokens, weatherTool } from './conversation.ts'
 import { failureOf, type MatrixClient, parseArgs, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
 
 const classByStatus: Record<number, string> = { 400: 'BadRequestError', 429: 'RateLimitError', 502: 'InternalServerError' }
@@ -20,12 +20,14 @@ const options = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) })
 const expectedError = (status: number) => ({ class: classByStatus[status]!, status, type: typeByStatus[status]! })
 
 function chatParams(model: string, scenario: Scenario): Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream'> {
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: system }]
-  if (scenario === 'history') for (const turn of history) messages.push({ role: turn.role, content: turn.text })
-  else messages.push({ role: 'user', content: toolPrompt })
-  if (scenario === 'tool-result') {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: clientCallId, type: 'function', function: { name: weatherTool.name, arguments: JSON.stringify(weatherArgs) } }] })
-    messages.push({ role: 'tool', tool_call_id: clientCallId, content: toolOutput })
+  if (!prompt) for (const turn of history) messages.push({ role: turn.role, content: turn.text })
+  else messages.push({ role: 'user', content: prompt })
+  if (replay) {
+    const toolCalls = calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: weatherTool.name, arguments: JSON.stringify(call.args) } }))
+    messages.push({ role: 'assistant', content: null, tool_calls: toolCalls })
+    for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: call.output })
   }
   const tools = scenario === 'history' ? undefined : [{ type: 'function' as const, function: weatherTool }]
   return { model, messages, max_completion_tokens: 300, ...(tools && { tools }) }
@@ -50,7 +52,7 @@ function readChat(completion: OpenAI.Chat.ChatCompletion, sent: string): Reply {
 export function openAiChatClient(baseUrl: string, key: string): MatrixClient {
   const { client, sent } = connect(baseUrl, key)
   return {
-    name: 'openai-chat', native: 'openai', expresses: { cacheWrite: false, reasoning: true }, stops: { text: 'stop', tool: 'tool_calls' }, expectedError,
+    name: 'openai-chat', native: 'openai', expresses: { cacheWrite: false, reasoning: true }, stops: { text: 'stop', tool: 'tool_calls', length: 'length' }, expectedError,
     async ask(model, scenario, stream) {
       const params = chatParams(model, scenario)
       if (!stream) return readChat(await client.chat.completions.create(params, options()), sent())
@@ -68,12 +70,13 @@ export function openAiChatClient(baseUrl: string, key: string): MatrixClient {
 }
 
 function responsesParams(model: string, scenario: Scenario): Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, 'stream'> {
+  const { prompt, calls, replay } = scenarioSpecs[scenario]
   const input: OpenAI.Responses.ResponseInputItem[] = []
-  if (scenario === 'history') for (const turn of history) input.push({ role: turn.role, content: turn.text })
-  else input.push({ role: 'user', content: toolPrompt })
-  if (scenario === 'tool-result') {
-    input.push({ type: 'function_call', call_id: clientCallId, name: weatherTool.name, arguments: JSON.stringify(weatherArgs) })
-    input.push({ type: 'function_call_output', call_id: clientCallId, output: toolOutput })
+  if (!prompt) for (const turn of history) input.push({ role: turn.role, content: turn.text })
+  else input.push({ role: 'user', content: prompt })
+  if (replay) {
+    for (const call of calls) input.push({ type: 'function_call', call_id: call.id, name: weatherTool.name, arguments: JSON.stringify(call.args) })
+    for (const call of calls) input.push({ type: 'function_call_output', call_id: call.id, output: call.output })
   }
   const tools = scenario === 'history' ? undefined : [{ type: 'function' as const, ...weatherTool, strict: false }]
   return { model, instructions: system, input, max_output_tokens: 300, ...(tools && { tools }) }
@@ -95,7 +98,7 @@ function readResponse(response: OpenAI.Responses.Response, sent: string): Reply 
 export function openAiResponsesClient(baseUrl: string, key: string): MatrixClient {
   const { client, sent } = connect(baseUrl, key)
   return {
-    name: 'openai-responses', expresses: { cacheWrite: true, reasoning: true }, stops: { text: 'completed', tool: 'completed' }, expectedError,
+    name: 'openai-responses', expresses: { cacheWrite: true, reasoning: true }, stops: { text: 'completed', tool: 'completed', length: 'incomplete' }, expectedError,
     async ask(model, scenario, stream) {
       const params = responsesParams(model, scenario)
       if (!stream) return readResponse(await client.responses.create(params, options()), sent())

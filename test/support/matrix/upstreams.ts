@@ -2,8 +2,9 @@ import { handleAnthropic, upstreamKey } from '../anthropic-upstream.ts'
 import { handleGemini } from '../gemini-upstream.ts'
 import { handleOpenAi } from '../openai-upstream.ts'
 import { startUpstream, type TestUpstream } from '../upstream.ts'
-import { history, price, toolOutput, type Tokens } from './conversation.ts'
-import { type Dialect, type Fault, withFaults } from './faults.ts'
+import { history, price, type Tokens } from './conversation.ts'
+import { type Dialect, type Fault, faults, withFaults } from './faults.ts'
+import { answerTo, planAnthropic, planGemini, planOpenAi } from './plans.ts'
 
 export type UpstreamKind = Dialect | 'mock'
 
@@ -27,9 +28,12 @@ export interface UpstreamSpec {
   greeting: string
   /** Text said before the tool call. */
   toolPreamble: string
-  toolAnswer: string
-  /** The call id the upstream gives; undefined when it gives none (Gemini) and the gateway must make one up. */
-  callId?: string
+  /** The answer to tool results sent back. */
+  toolAnswer(outputs: string[]): string
+  /** The ids the upstream gives its calls, in order; undefined when it gives none (Gemini) and the gateway must make them. */
+  callIds?: string[]
+  /** How many calls it makes in one turn at most (the mock makes one). */
+  parallel: boolean
   /** Usage the upstream reports, in IR terms; undefined for the mock, which counts its own. */
   usage?: Tokens
 }
@@ -38,28 +42,28 @@ const models: Record<UpstreamKind, string> = { openai: 'gpt-matrix', anthropic: 
 
 /** The gateway model that makes `kind`'s upstream fail with `fault`. */
 export function faultyModel(kind: Dialect, fault: Fault): string {
-  return `${models[kind]}-fail-${fault}`
+  return `${models[kind]}-${fault}`
 }
 
 const specs: Record<UpstreamKind, Omit<UpstreamSpec, 'server' | 'passthrough'>> = {
   // openai-upstream.ts: prompt 11 of which 3 cached, completion 7.
   openai: {
-    kind: 'openai', model: models.openai, greeting: 'Hello from upstream', toolPreamble: '', toolAnswer: `The tool said ${toolOutput}`,
-    callId: 'call_upstream_1', usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 0 },
+    kind: 'openai', model: models.openai, greeting: 'Hello from upstream', toolPreamble: '', toolAnswer: answerTo, parallel: true,
+    callIds: ['call_upstream_1', 'call_upstream_2'], usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 0 },
   },
   // anthropic-upstream.ts: 5 plain input, 4 cache reads, 2 cache writes, 7 output.
   anthropic: {
-    kind: 'anthropic', model: models.anthropic, greeting: 'Hello from upstream', toolPreamble: 'Let me check.', toolAnswer: `The tool said ${toolOutput}`,
-    callId: 'toolu_upstream_1', usage: { input: 11, cached: 4, cacheWrite: 2, output: 7, reasoning: 0 },
+    kind: 'anthropic', model: models.anthropic, greeting: 'Hello from upstream', toolPreamble: 'Let me check.', toolAnswer: answerTo, parallel: true,
+    callIds: ['toolu_upstream_1', 'toolu_upstream_2'], usage: { input: 11, cached: 4, cacheWrite: 2, output: 7, reasoning: 0 },
   },
   // gemini-upstream.ts: prompt 11 of which 3 cached, 5 answer + 2 thought tokens.
   gemini: {
-    kind: 'gemini', model: models.gemini, greeting: 'Hello from gemini upstream', toolPreamble: '', toolAnswer: `The tool said ${toolOutput}`,
+    kind: 'gemini', model: models.gemini, greeting: 'Hello from gemini upstream', toolPreamble: '', toolAnswer: answerTo, parallel: true,
     usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 2 },
   },
   mock: {
     kind: 'mock', model: models.mock, greeting: `Hello from the Tollgate mock provider, you said: ${history[2].text}`, toolPreamble: '',
-    toolAnswer: `Hello from the Tollgate mock provider, the tool answered ${toolOutput}`, callId: 'call_mock_1',
+    toolAnswer: (outputs) => `Hello from the Tollgate mock provider, the tool answered ${outputs[0]}`, callIds: ['call_mock_1'], parallel: false,
   },
 }
 
@@ -70,13 +74,12 @@ export interface MatrixUpstreams {
   stop(): Promise<void>
 }
 
-const faults: Fault[] = ['500', '429', '400', 'midstream', 'cut']
 
 export function startMatrixUpstreams(): MatrixUpstreams {
   const servers: Record<Dialect, TestUpstream> = {
-    openai: startUpstream(withFaults('openai', handleOpenAi())),
-    anthropic: startUpstream(withFaults('anthropic', handleAnthropic())),
-    gemini: startUpstream(withFaults('gemini', handleGemini)),
+    openai: startUpstream(withFaults('openai', handleOpenAi(planOpenAi))),
+    anthropic: startUpstream(withFaults('anthropic', handleAnthropic(planAnthropic))),
+    gemini: startUpstream(withFaults('gemini', handleGemini(planGemini))),
   }
   const http = [
     { name: 'openai', type: 'openai', base_url: `${servers.openai.url}/v1`, api_key: 'openai-secret' },
