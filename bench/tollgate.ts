@@ -21,8 +21,9 @@ const account = await createAccount(gateway.services.store.accounts, 'bench', pa
 const { secret } = await createKey(gateway.services.store.keys, { accountId: account.id })
 console.log(JSON.stringify({ url: gateway.url, key: secret }))
 process.on('SIGTERM', async () => {
-  await gateway.stop(1000)
+  await gateway.services.ledger.drain()
   const summary = await gateway.services.store.usage.summarize({})
   console.error(JSON.stringify({ usage_rows: summary.requests }))
+  await gateway.stop(1000)
   process.exit(0)
 })

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { anthropicErrorResponse, isAnthropicRequest } from './protocols/anthropic/error-response.ts'
 import { anthropicRoutes } from './protocols/anthropic/index.ts'
@@ -7,6 +8,7 @@ import { geminiRoutes, isGeminiRequest } from './protocols/gemini/index.ts'
 import { openAiChatRoutes } from './protocols/openai-chat/index.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
 import { openAiResponsesRoutes } from './protocols/openai-responses/index.ts'
+import { metricsRoutes } from './server/metrics.ts'
 import type { Services } from './server/services.ts'
 
 /** Mount every protocol and the operator routes; one place decides what an unknown path or a crash looks like. */
@@ -26,4 +28,6 @@ export function createApp(services: Services) {
     .use(openAiResponsesRoutes(services))
     .use(geminiRoutes(services))
     .use(anthropicRoutes(services))
+    .use(consoleRoutes(services))
+    .use(metricsRoutes(services))
 }

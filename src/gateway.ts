@@ -6,6 +6,7 @@ import { openStore } from './db/open.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
+import { rememberClientAddress } from './server/client-address.ts'
 import type { Services } from './server/services.ts'
 
 export interface Gateway {
@@ -37,7 +38,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
-    fetch: (request) => app.handle(request),
+    fetch: (request, server) => {
+      rememberClientAddress(request, server.requestIP(request)?.address)
+      return app.handle(request)
+    },
     maxRequestBodySize: 32 * 1024 * 1024,
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,
@@ -46,8 +50,18 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   return {
     services, server, url,
     async stop(drainMs = config.shutdown.drainS * 1000) {
-      const drained = server.stop(false)
-      await Promise.race([drained, Bun.sleep(drainMs)])
+      const { relay } = services
+      // Stop accepting at once; requests in flight (streams included) run on until they end or the deadline.
+      const drained = Promise.all([server.stop(false), relay.idle()])
+      let deadline: ReturnType<typeof setTimeout> | undefined
+      const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
+      clearTimeout(deadline)
+      if (late) {
+        // Past the deadline: end what is left; each request still settles, so its usage is written below.
+        logger.warn({ in_flight: relay.inFlight, drain_ms: drainMs }, 'drain deadline passed: ending requests in flight')
+        relay.abortInFlight()
+        await Promise.race([relay.idle(), Bun.sleep(5000)])
+      }
       server.stop(true)
       services.keys.stop()
       await services.ledger.drain()

@@ -3,7 +3,9 @@ import { runAccountCommand } from './cli/accounts.ts'
 import { flagString, parseArgs, UsageError } from './cli/args.ts'
 import { runKeyCommand } from './cli/keys.ts'
 import { runServe } from './cli/serve.ts'
+import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
+import { runUserCommand } from './cli/users.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
 import { DomainError } from './domain/accounts.ts'
@@ -22,6 +24,10 @@ usage: tollgate COMMAND [--config FILE] [--json]
   key list [--account NAME]
   key revoke ID
   usage [--account NAME] [--key ID]             requests, tokens and spend
+  status [--url URL]                            a running gateway's routes: circuit state, recent failures
+  user create NAME (--admin | --account ACCOUNT) [--password-stdin]
+                                                a console login (a strong password is generated and shown once)
+  user list | user delete NAME | user password NAME [--password-stdin]
 
 --config FILE defaults to $TOLLGATE_CONFIG, then ./tollgate.yaml, then built-in defaults
 (SQLite in ./data, the mock provider). Money is printed as exact decimal dollars.`
@@ -39,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
     await runServe(config)
     return -1 // keep running
   }
+  if (command === 'status') {
+    await runStatusCommand(config, args, json)
+    return 0
+  }
   const store = openStore(config.database)
   try {
     await store.migrate()
@@ -54,6 +64,9 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'usage':
         await runUsageCommand(store, args, json)
+        break
+      case 'user':
+        await runUserCommand(store, args, json)
         break
       default:
         throw new UsageError(`unknown command "${command}"\n\n${help}`)

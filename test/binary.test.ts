@@ -28,4 +28,10 @@ test('`bun run build` produces dist/tollgate, which migrates, manages keys and s
   let text = ''
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
   expect(text).toContain('from the binary')
+  // The console's page and bundle come out of the binary itself (no source tree, no network).
+  const page = await fetch(`${server.url}/console`)
+  expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+  const script = /src="(\/console\/assets\/app\.[^"]+\.js)"/.exec(await page.text())![1]!
+  const bundle = await (await fetch(`${server.url}${script}`)).text()
+  expect(bundle).toContain('Sign in')
 }, 60_000)

@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { UsageRecord } from '../src/db/records.ts'
 import type { Store } from '../src/db/repositories.ts'
-import { openPostgresStore } from '../src/db/postgres/store.ts'
-import { openSqliteStore } from '../src/db/sqlite/store.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
-import { createTestDatabase } from './support/postgres.ts'
+import { storeBackends } from './support/stores.ts'
 
 /**
  * One contract, every backend: the same suite runs against a real SQLite file and the machine's real PostgreSQL,
@@ -22,16 +17,7 @@ function usage(accountId: number, keyId: string, cost: number): UsageRecord {
   }
 }
 
-const backends: [string, () => Promise<{ open(): Store; cleanup(): Promise<void> }>][] = [
-  ['sqlite', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'contract-')), 'contract.db')
-    return { open: () => openSqliteStore(path), cleanup: async () => {} }
-  }],
-  ['postgres', async () => {
-    const database = await createTestDatabase()
-    return { open: () => openPostgresStore(database.url), cleanup: () => database.drop() }
-  }],
-]
+const backends = storeBackends
 
 for (const [name, prepare] of backends) {
   describe(`store contract: ${name}`, () => {
@@ -99,6 +85,53 @@ for (const [name, prepare] of backends) {
       expect(1_000_000 - final.balance).toBe(summary.spent)
       expect((await store.keys.findById(record.id))!.spent).toBe(summary.spent)
       expect((await store.keys.findById(record.id))!.lastUsedAt).not.toBeNull()
+    })
+
+    test('ledger: a key budget — two instances never let spent + holds pass it; a spent budget is refused with 403', async () => {
+      const account = await store.accounts.create(`budget-${name}`, 1000)
+      await store.accounts.credit(account.id, 10_000_000, 'seed', 'test', Date.now())
+      const budget = 100_000
+      const { record } = await createKey(store.keys, { accountId: account.id, budget })
+      const ledgers = [new Ledger(store.ledger), new Ledger(other.ledger)]
+      const refusals = new Set<string>()
+      let admitted = 0
+      // Each request holds 7 000 and costs 3 000: the balance could pay for all of them, the budget cannot.
+      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
+        const ledger = ledgers[index % 2]!
+        try {
+          const hold = await ledger.placeHold(account.id, record.id, 7_000, budget)
+          admitted++
+          await Bun.sleep(index % 4)
+          ledger.settle(hold, usage(account.id, record.id, 3_000))
+        } catch (error) {
+          refusals.add((error as { code?: string }).code ?? String(error))
+        }
+      }))
+      await Promise.all(ledgers.map((ledger) => ledger.drain()))
+      const spent = (await store.keys.findById(record.id))!.spent
+      expect(refusals).toEqual(new Set(['budget_exceeded']))
+      expect(spent).toBe(admitted * 3_000)
+      expect(spent).toBeLessThanOrEqual(budget)
+      expect((await store.usage.summarize({ keyId: record.id })).spent).toBe(spent)
+      expect((await store.accounts.findById(account.id))!.reserved).toBe(0)
+      // Nothing is still reserved against the budget: exactly what is left can be held, one unit more cannot.
+      const ledger = new Ledger(store.ledger)
+      await expect(ledger.placeHold(account.id, record.id, budget - spent + 1, budget)).rejects.toMatchObject({ status: 403, code: 'budget_exceeded' })
+      ledger.settle(await ledger.placeHold(account.id, record.id, budget - spent, budget), usage(account.id, record.id, 0))
+      await ledger.drain()
+    })
+
+    test('ledger: budget holds left by a crash give the budget back on the next start', async () => {
+      const account = await store.accounts.create(`budget-crash-${name}`, 1000)
+      await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id, budget: 20_000 })
+      await new Ledger(store.ledger).placeHold(account.id, record.id, 20_000, 20_000) // the process "dies" here
+      await expect(new Ledger(other.ledger).placeHold(account.id, record.id, 1, 20_000)).rejects.toMatchObject({ code: 'budget_exceeded' })
+      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      const ledger = new Ledger(other.ledger)
+      ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
+      await ledger.drain()
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
     })
 
     test('ledger: holds left by a crash are released on the next start', async () => {

@@ -2,8 +2,8 @@ import type { Config } from '../config/types.ts'
 import { formatUsd } from '../core/money.ts'
 import type { KeyRecord } from '../db/records.ts'
 import type { Store } from '../db/repositories.ts'
-import { DomainError, parseAmount, requireAccount } from '../domain/accounts.ts'
-import { createKey, keyStatus } from '../domain/keys.ts'
+import { parseAmount, requireAccount } from '../domain/accounts.ts'
+import { checkKeyModels, createKey, keyStatus, revokeKey } from '../domain/keys.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
@@ -41,9 +41,7 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
       if (!accountName) throw new UsageError('usage: tollgate key create --account NAME [--name LABEL] [--models id1,id2]')
       const account = await requireAccount(store.accounts, accountName)
       const models = flagString(args, 'models')?.split(',').map((model) => model.trim()).filter(Boolean)
-      const known = new Set(config.models.map((model) => model.id))
-      const unknown = models?.filter((model) => !known.has(model)) ?? []
-      if (unknown.length) throw new DomainError('invalid', `unknown model(s) ${unknown.join(', ')}; configured: ${[...known].join(', ')}`)
+      checkKeyModels(models, config.models.map((model) => model.id))
       const budget = flagString(args, 'budget')
       const { record, secret } = await createKey(store.keys, {
         accountId: account.id, name: flagString(args, 'name') ?? null, models: models ?? null,
@@ -71,11 +69,8 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
     }
     case 'revoke': {
       if (!id) throw new UsageError('usage: tollgate key revoke ID')
-      const key = await store.keys.findById(id)
-      if (!key) throw new DomainError('not_found', `key ${id} does not exist`)
-      const revoked = await store.keys.revoke(id, Date.now())
-      const current = (await store.keys.findById(id))!
-      return printResult(json, keyJson(current), () => (revoked ? `revoked key ${id}` : `key ${id} was already revoked`))
+      const { key, changed } = await revokeKey(store.keys, id)
+      return printResult(json, keyJson(key), () => (changed ? `revoked key ${id}` : `key ${id} was already revoked`))
     }
     default:
       throw new UsageError('usage: tollgate key create|list|revoke …')

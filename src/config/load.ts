@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
-import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, Timeouts } from './types.ts'
+import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
@@ -84,13 +84,26 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     redis: root.redis === undefined ? undefined : readString(root.redis, 'redis'),
     providers,
     models,
-    routing: {
-      maxAttempts: readNumber(routing.max_attempts, 'routing.max_attempts', 3, { min: 1, integer: true }),
-      cooldownS: readNumber(routing.cooldown_s, 'routing.cooldown_s', 30),
-    },
+    routing: parseRouting(routing),
     log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     source,
+  }
+}
+
+function parseRouting(routing: Fields): RoutingConfig {
+  rejectUnknownKeys(routing, ['max_attempts', 'cooldown_s', 'window_s', 'min_requests', 'failure_ratio', 'backoff_ms', 'backoff_max_ms', 'max_retry_after_s'], 'routing')
+  const failureRatio = readNumber(routing.failure_ratio, 'routing.failure_ratio', 0.5)
+  if (failureRatio <= 0 || failureRatio > 1) throw new ConfigError('routing.failure_ratio', 'must be above 0 and at most 1')
+  return {
+    maxAttempts: readNumber(routing.max_attempts, 'routing.max_attempts', 3, { min: 1, integer: true }),
+    cooldownS: readNumber(routing.cooldown_s, 'routing.cooldown_s', 30),
+    windowS: readNumber(routing.window_s, 'routing.window_s', 60, { min: 0.001 }),
+    minRequests: readNumber(routing.min_requests, 'routing.min_requests', 5, { min: 1, integer: true }),
+    failureRatio,
+    backoffMs: readNumber(routing.backoff_ms, 'routing.backoff_ms', 100),
+    backoffMaxMs: readNumber(routing.backoff_max_ms, 'routing.backoff_max_ms', 2000),
+    maxRetryAfterS: readNumber(routing.max_retry_after_s, 'routing.max_retry_after_s', 10),
   }
 }
 

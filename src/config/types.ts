@@ -40,13 +40,31 @@ export interface ModelConfig {
   ownedBy: string
 }
 
+export interface RoutingConfig {
+  /** Upstream attempts per request, the first included. */
+  maxAttempts: number
+  /** How long a tripped route is skipped before one probe request may try it again. */
+  cooldownS: number
+  /** The recent window whose failure share trips a route. */
+  windowS: number
+  /** Fewer outcomes than this in the window never trip a route (one failure in one request is not a trend). */
+  minRequests: number
+  /** Failure share (0–1] of the window at which a route trips. */
+  failureRatio: number
+  /** First retry waits up to this (full jitter), doubling per retry up to `backoffMaxMs`. */
+  backoffMs: number
+  backoffMaxMs: number
+  /** An upstream asking us to wait longer than this (retry-after) is not retried on the same route. */
+  maxRetryAfterS: number
+}
+
 export interface Config {
   listen: { host: string; port: number }
   database: string
   redis?: string
   providers: ProviderConfig[]
   models: ModelConfig[]
-  routing: { maxAttempts: number; cooldownS: number }
+  routing: RoutingConfig
   log: { level: string }
   shutdown: { drainS: number }
   /** Where the config came from, for messages. */

@@ -29,6 +29,25 @@ const statusByKind: Record<ErrorKind, number> = {
   internal: 500,
 }
 
+/** One rate-limit window as a client should see it: what the limit is, what is left, and when it refills. */
+export interface RateLimitWindow {
+  limit: number
+  remaining: number
+  /** Milliseconds until the window is fully replenished (0 when nothing is counted in it). */
+  resetMs: number
+}
+
+/**
+ * A key's rate-limit state, protocol-neutral: each client protocol renders it in its own headers
+ * (`x-ratelimit-*` for OpenAI, `anthropic-ratelimit-*` for Anthropic).
+ */
+export interface RateLimitState {
+  requests?: RateLimitWindow
+  tokens?: RateLimitWindow
+  /** When the state was taken (epoch ms): absolute reset times are computed from it. */
+  at: number
+}
+
 export interface GatewayErrorOptions {
   /** The request field at fault, e.g. `messages[1].role`. */
   param?: string
@@ -38,8 +57,10 @@ export interface GatewayErrorOptions {
   status?: number
   /** Seconds the client should wait before retrying. */
   retryAfter?: number
-  /** Extra headers the error response must carry (rate-limit state, for instance). */
+  /** Extra headers the error response must carry. */
   headers?: Record<string, string>
+  /** The gateway's own per-key limits, for the protocol's rate-limit headers. */
+  rateLimit?: RateLimitState
 }
 
 export class GatewayError extends Error {
@@ -49,6 +70,7 @@ export class GatewayError extends Error {
   readonly code?: string
   readonly retryAfter?: number
   readonly headers?: Record<string, string>
+  readonly rateLimit?: RateLimitState
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
     super(message)
@@ -59,6 +81,7 @@ export class GatewayError extends Error {
     this.code = options.code
     this.retryAfter = options.retryAfter
     this.headers = options.headers
+    this.rateLimit = options.rateLimit
   }
 }
 

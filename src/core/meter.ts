@@ -9,8 +9,13 @@ export class Meter {
   private reported: Usage | undefined
   private produced = ''
   finishReason: FinishReason | undefined
-  /** True once any answer content has been seen (the point after which a retry is no longer possible). */
+  /** True once any answer content has been seen. */
   sawOutput = false
+
+  /** The answer has begun: from here on bytes may reach the client, so the request can no longer be retried. */
+  get begun(): boolean {
+    return this.sawOutput || this.finishReason !== undefined
+  }
 
   observe(event: StreamEvent): void {
     switch (event.type) {
@@ -42,11 +47,20 @@ export class Meter {
     this.finishReason = response.finishReason
   }
 
-  /** Final usage: reported when trustworthy, otherwise counted from the prompt and the produced text. */
-  async usage(request: ChatRequest): Promise<Usage> {
-    if (this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0)) return this.reported
+  /**
+   * What to bill. A complete answer: the upstream's report when it has one, else an estimate. An answer cut short
+   * (the client left, the stream broke): the report may be partial (Anthropic reports input first, output last), so
+   * each count is the report's when it has one and at least the estimate of the text actually produced.
+   */
+  async usage(request: ChatRequest, complete = true): Promise<Usage> {
+    const reported = this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0) ? this.reported : undefined
+    if (reported && complete) return reported
     const outputTokens = await countTokens(this.produced)
-    const inputTokens = await countTokens(promptText(request))
+    const inputTokens = reported?.inputTokens || await countTokens(promptText(request))
+    if (reported) {
+      if (reported.outputTokens >= outputTokens) return reported
+      return { ...reported, inputTokens, outputTokens, estimated: true }
+    }
     return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens: 0, estimated: true }
   }
 }

@@ -1,77 +1,112 @@
-import type { Provider } from '../providers/types.ts'
-import { readWithIdleTimeout } from '../providers/http.ts'
-import { toGatewayError } from './errors.ts'
+import { attemptDeadline, readWithIdleTimeout } from '../providers/http.ts'
+import type { Provider, StreamDecoder } from '../providers/types.ts'
+import { type GatewayError, toGatewayError } from './errors.ts'
 import type { Meter } from './meter.ts'
-import { formatSse, SseParser, type SseEvent } from './sse.ts'
+import { outcomeOf } from './outcome.ts'
 import type { Outcome, RelayCall } from './relay.ts'
+import { formatSse, SseParser, type SseEvent } from './sse.ts'
 
 const encoder = new TextEncoder()
 
 /**
  * The passthrough stream: upstream bytes go to the client as they arrive, while a parser on the side feeds the
  * provider's own stream decoder so the meter sees the same IR events as on the translated path.
- * When `drop` is given, events are re-framed one by one so that the dropped ones can be left out.
+ * When `dropRawEvent` is given, events are re-framed one by one so that the dropped ones can be left out.
+ *
+ * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
+ * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
  */
-export function meterRawStream(
-  body: ReadableStream<Uint8Array>, provider: Provider, meter: Meter, upstream: AbortController,
-  call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>, settle: (outcome: Omit<Outcome, 'usage'>) => Promise<void>,
-): ReadableStream<Uint8Array> {
-  const parser = new SseParser()
-  const decoder = provider.createStreamDecoder!()
-  const chunks = readWithIdleTimeout(body, provider.config, upstream.signal)
-  const drop = call.dropRawEvent
-  let settled = false
-  let failed: { status: number; errorType: string } | undefined
+export class RawStreamTap {
+  private readonly parser = new SseParser()
+  private readonly decoder: StreamDecoder
+  private readonly chunks: AsyncGenerator<Uint8Array>
+  private readonly pending: Uint8Array[] = []
+  private ended = false
+  /** An error the upstream reported in the stream itself. */
+  private failure: GatewayError | undefined
 
-  const observe = (events: SseEvent[], controller: ReadableStreamDefaultController<Uint8Array>) => {
-    for (const event of events) {
-      for (const ir of decoder.decode(event)) {
-        meter.observe(ir)
-        if (ir.type === 'error') failed = { status: ir.error.status, errorType: ir.error.code ?? ir.error.kind }
+  constructor(
+    response: Response, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
+    private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
+  ) {
+    this.decoder = provider.createStreamDecoder!()
+    this.chunks = readWithIdleTimeout(response.body!, provider.config, signal, attemptDeadline(response))
+  }
+
+  async prime(): Promise<void> {
+    try {
+      while (!this.meter.begun && !this.ended) {
+        await this.readNext()
+        if (this.failure) throw this.failure
       }
-      if (drop && !drop(event)) controller.enqueue(encoder.encode(formatSse(event.data, event.event)))
+    } catch (error) {
+      void this.chunks.return(undefined)
+      throw error
     }
   }
-  const end = async (outcome: Omit<Outcome, 'usage'>) => {
-    if (settled) return
-    settled = true
-    upstream.abort()
-    await settle(outcome)
+
+  /** The client's body; `end` is called once, however the stream ends (it aborts the upstream and settles). */
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): ReadableStream<Uint8Array> {
+    let finished = false
+    const finish = async (outcome: Omit<Outcome, 'usage'>) => {
+      if (finished) return
+      finished = true
+      await end(outcome)
+    }
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          while (this.pending.length === 0 && !this.ended) await this.readNext()
+          for (const chunk of this.pending.splice(0)) controller.enqueue(chunk)
+          if (!this.ended) return
+          controller.close()
+          await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
+        } catch (error) {
+          if (finished) return // the client left while a read was pending; that read's failure is ours alone
+          const failure = toGatewayError(error)
+          // A mid-stream failure ends with the protocol's own error event, never a silent cut.
+          if (this.call.encodeRawError) {
+            controller.enqueue(encoder.encode(this.call.encodeRawError(failure)))
+            controller.close()
+          } else controller.error(failure)
+          await finish(outcomeOf(failure))
+        }
+      },
+      cancel: async () => {
+        // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
+        // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
+        await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+        void this.chunks.return(undefined)
+      },
+    })
   }
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await chunks.next()
-        if (next.done) {
-          observe(parser.finish(), controller)
-          for (const ir of decoder.finish()) {
-            meter.observe(ir)
-            if (ir.type !== 'error') continue
-            // The body ended before the protocol's own end (a dropped connection): the upstream sent no error event,
-            // so the client gets ours rather than a silent cut.
-            if (!failed && call.encodeRawError) controller.enqueue(encoder.encode(call.encodeRawError(ir.error)))
-            failed ??= { status: ir.error.status, errorType: ir.error.code ?? ir.error.kind }
-          }
-          controller.close()
-          await end(failed ?? { status: 200 })
-          return
-        }
-        if (!drop) controller.enqueue(next.value)
-        observe(parser.push(next.value), controller)
-      } catch (error) {
-        const failure = toGatewayError(error)
-        // A mid-stream failure ends with the protocol's own error event, never a silent cut.
-        if (call.encodeRawError) {
-          controller.enqueue(encoder.encode(call.encodeRawError(failure)))
-          controller.close()
-        } else controller.error(failure)
-        await end({ status: failure.status, errorType: failure.code ?? failure.kind })
-      }
-    },
-    async cancel() {
-      await chunks.return(undefined)
-      await end({ status: 499, errorType: 'client_closed' })
-    },
-  })
+  private async readNext(): Promise<void> {
+    const next = await this.chunks.next()
+    if (next.done) {
+      this.take(this.parser.finish())
+      const relayedError = this.failure !== undefined
+      for (const event of this.decoder.finish()) this.observe(event)
+      // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
+      // of its own: the client gets ours rather than a silent cut.
+      if (this.failure && !relayedError && this.call.encodeRawError) this.pending.push(encoder.encode(this.call.encodeRawError(this.failure)))
+      this.ended = true
+      return
+    }
+    if (!this.call.dropRawEvent) this.pending.push(next.value)
+    this.take(this.parser.push(next.value))
+  }
+
+  private take(events: SseEvent[]): void {
+    const drop = this.call.dropRawEvent
+    for (const event of events) {
+      for (const ir of this.decoder.decode(event)) this.observe(ir)
+      if (drop && !drop(event)) this.pending.push(encoder.encode(formatSse(event.data, event.event)))
+    }
+  }
+
+  private observe(event: Parameters<Meter['observe']>[0]): void {
+    this.meter.observe(event)
+    if (event.type === 'error') this.failure ??= event.error
+  }
 }

@@ -1,15 +1,20 @@
 import type { Config, ModelConfig } from '../config/types.ts'
-import type { Hold, KeyRecord } from '../db/records.ts'
+import type { KeyRecord } from '../db/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
+import { KeyLimiter, type Permit } from '../domain/limits.ts'
 import type { ForwardRequest, Provider, Target } from '../providers/types.ts'
-import { GatewayError, toGatewayError } from './errors.ts'
+import { runAttempts } from './attempts.ts'
+import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
+import { GatewayError, type RateLimitState, toGatewayError } from './errors.ts'
+import { promptText } from './estimate.ts'
 import type { ChatRequest, ChatResponse, StreamEvent, Usage } from './ir.ts'
 import type { Logger } from './logger.ts'
-import { Meter } from './meter.ts'
-import { costOf, worstCaseCost } from './pricing.ts'
-import { orderRoutes } from './routing.ts'
-import { meterRawStream } from './raw-stream.ts'
+import { Metrics } from './metrics.ts'
+import { outcomeOf } from './outcome.ts'
+import { worstCaseCost } from './pricing.ts'
+import { routeId, RoutePlanner } from './routing.ts'
+import { createSettle } from './settlement.ts'
 import type { SseEvent } from './sse.ts'
 
 export interface RelayDeps {
@@ -38,11 +43,13 @@ export interface RelayCall {
   encodeRawError?: (error: GatewayError) => string
 }
 
-export type RelayResult =
+/** `target`: the route that served the answer. `rateLimit`: the key's limits after this request, for headers. */
+export type RelayResult = (
   | { kind: 'response'; response: ChatResponse; target: Target }
   | { kind: 'stream'; events: AsyncIterable<StreamEvent>; target: Target }
   | { kind: 'raw'; body: string; target: Target }
   | { kind: 'raw-stream'; body: ReadableStream<Uint8Array>; target: Target }
+) & { rateLimit?: RateLimitState }
 
 /** How a request ended, for its usage row. */
 export interface Outcome {
@@ -51,11 +58,28 @@ export interface Outcome {
   errorType?: string
 }
 
+/**
+ * The path of every request, whatever its protocol: resolve the model, admit it under the key's limits, hold its
+ * worst-case cost, then try the routes (attempts.ts) and meter what comes back. Also counts requests in flight, so
+ * a shutdown can wait for them and, past its deadline, end them — each still settles, so no usage is lost.
+ */
 export class Relay {
+  readonly breaker: CircuitBreaker
+  readonly metrics = new Metrics()
+  private readonly limiter = new KeyLimiter()
   private readonly models: Map<string, ModelConfig>
+  private readonly planner: RoutePlanner
+  private readonly shutdown = new AbortController()
+  private active = 0
+  private idleWaiters: (() => void)[] = []
 
   constructor(private readonly deps: RelayDeps) {
     this.models = new Map(deps.config.models.map((model) => [model.id, model]))
+    this.planner = new RoutePlanner(this.models, deps.providers)
+    const { routing } = deps.config
+    this.breaker = new CircuitBreaker({
+      windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
+    }, deps.logger)
   }
 
   /** The models a key may call, in config order. */
@@ -73,119 +97,87 @@ export class Relay {
   }
 
   async run(call: RelayCall): Promise<RelayResult> {
-    const model = this.resolveModel(call.key, call.request.model)
-    const request = { ...call.request, maxOutputTokens: Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens) }
-    const inputBound = model.contextWindow ? Math.min(call.inputBound, model.contextWindow) : call.inputBound
-    const hold = await this.deps.ledger.placeHold(call.key.accountId, call.key.id, worstCaseCost(inputBound, request.maxOutputTokens, model.price))
     const started = performance.now()
-    const targets = orderRoutes(model, this.deps.providers)
-    const target = targets[0]
-    if (!target) {
-      this.finish(call, hold, model, undefined, started, { status: 503, errorType: 'upstream_unavailable' })
-      throw new GatewayError('upstream_unavailable', `No route is available for the model '${model.id}'`)
-    }
-    const upstream = new AbortController()
-    const signal = AbortSignal.any([call.signal, upstream.signal])
-    const provider = this.deps.providers.get(target.provider.name)!
-    const settle = (outcome: Outcome) => this.finish(call, hold, model, target, started, outcome)
-    const meter = new Meter()
+    const model = this.resolveModel(call.key, call.request.model)
+    const plan = this.planner.plan(model)
+    const permit = this.admit(call)
+    this.active++
+    const hold = await this.placeHold(call, plan, permit)
+    const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished())
     try {
-      const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
-      if (canForward) {
-        const response = await provider.forward!(call.forward!(target), target, signal)
-        if (!request.stream) {
-          const body = await response.text()
-          meter.observeResponse(provider.decodeResponse!(parseJson(body)))
-          settle({ status: 200, usage: await meter.usage(request) })
-          return { kind: 'raw', body, target }
-        }
-        const body = meterRawStream(response.body!, provider, meter, upstream, call, async (outcome) => {
-          settle({ ...outcome, usage: outcome.status === 200 || outcome.status === 499 ? await meter.usage(request) : undefined })
-        })
-        return { kind: 'raw-stream', body, target }
-      }
-      if (!request.stream) {
-        const response = await provider.complete(request, target, signal)
-        meter.observeResponse(response)
-        settle({ status: 200, usage: await meter.usage(request) })
-        return { kind: 'response', response, target }
-      }
-      const events = await provider.stream(request, target, signal)
-      return { kind: 'stream', events: this.meterStream(events, request, meter, upstream, settle), target }
+      const result = await runAttempts({
+        call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
+        routing: this.deps.config.routing, shutdown: this.shutdown.signal,
+      })
+      return { ...result, rateLimit: permit.state }
     } catch (error) {
-      const failure = call.signal.aborted
-        ? new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
-        : toGatewayError(error)
-      const usage = failure.status === 499 ? await meter.usage(request) : undefined
-      settle({ status: failure.status, errorType: failure.code ?? failure.kind, usage })
+      // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
+      // its permit and the drain count are still given back.
+      const failure = toGatewayError(error)
+      settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }
 
-  /** Pass IR events through while metering them; settles exactly once however the stream ends. */
-  private async *meterStream(events: AsyncIterable<StreamEvent>, request: ChatRequest, meter: Meter, upstream: AbortController, settle: (outcome: Outcome) => void): AsyncGenerator<StreamEvent> {
-    let outcome: Outcome = { status: 499, errorType: 'client_closed' }
+  /** Every configured route with its circuit-breaker health (routes not used yet are closed and empty). */
+  routeHealth(): RouteHealth[] {
+    const health = new Map(this.breaker.snapshot().map((route) => [route.route, route]))
+    for (const target of this.planner.allTargets()) {
+      const route = routeId(target)
+      if (!health.has(route)) health.set(route, { route, state: 'closed', requests: 0, failures: 0, trips: 0 })
+    }
+    return [...health.values()]
+  }
+
+  get inFlight(): number {
+    return this.active
+  }
+
+  /** Resolves once no request is in flight. */
+  idle(): Promise<void> {
+    if (this.active === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /** The drain deadline passed: end every request in flight (each still settles and writes its usage). */
+  abortInFlight(): void {
+    this.shutdown.abort(new GatewayError('upstream_unavailable', 'The gateway is shutting down', { code: 'shutting_down' }))
+  }
+
+  /** Per-key rate limits, counted before any money is held; the prompt estimate is chars / 4, refined at the end. */
+  private admit(call: RelayCall): Permit {
     try {
-      for await (const event of events) {
-        meter.observe(event)
-        if (event.type === 'error') {
-          outcome = { status: event.error.status, errorType: event.error.code ?? event.error.kind }
-          yield event
-          return
-        }
-        yield event
-      }
-      outcome = { status: 200 }
+      // Only a token limit needs the prompt's size; keys without one skip the walk over the messages.
+      return this.limiter.admit(call.key, call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4))
     } catch (error) {
-      const failure = toGatewayError(error)
-      if (failure.status !== 499) {
-        outcome = { status: failure.status, errorType: failure.code ?? failure.kind }
-        yield { type: 'error', error: failure }
-      }
-    } finally {
-      upstream.abort()
-      const billable = outcome.status === 200 || outcome.status === 499
-      settle({ ...outcome, usage: billable ? await meter.usage(request) : undefined })
+      this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
+      throw error
     }
   }
 
-  private finish(call: RelayCall, hold: Hold, model: ModelConfig, target: Target | undefined, started: number, outcome: Outcome): void {
-    const usage = outcome.usage
-    const cost = usage ? costOf(usage, model.price) : 0
-    const latencyMs = Math.round(performance.now() - started)
-    this.deps.ledger.settle(hold, {
-      requestId: call.requestId,
-      accountId: call.key.accountId,
-      keyId: call.key.id,
-      model: model.id,
-      provider: target?.provider.name ?? '',
-      upstreamModel: target?.upstreamModel ?? '',
-      protocol: call.protocol,
-      inputTokens: usage?.inputTokens ?? 0,
-      cachedInputTokens: usage?.cachedInputTokens ?? 0,
-      cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
-      outputTokens: usage?.outputTokens ?? 0,
-      reasoningTokens: usage?.reasoningTokens ?? 0,
-      cost,
-      status: outcome.status,
-      errorType: outcome.errorType ?? null,
-      latencyMs,
-      stream: call.request.stream,
-      estimated: usage?.estimated ?? false,
-      createdAt: Date.now(),
-    })
-    this.deps.logger.info({
-      request_id: call.requestId, key: call.key.id, model: model.id, provider: target?.provider.name, status: outcome.status,
-      error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
-      stream: call.request.stream,
-    }, 'request')
+  /** Hold the most the request can cost on any model it may end up on (a fallback may be dearer). */
+  private async placeHold(call: RelayCall, plan: Target[], permit: Permit) {
+    let amount = 0
+    let priced: ModelConfig | undefined
+    for (const { model } of plan) {
+      if (model === priced) continue // a model's routes are next to each other in the plan
+      priced = model
+      const inputBound = model.contextWindow ? Math.min(call.inputBound, model.contextWindow) : call.inputBound
+      const outputBound = Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens)
+      amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
+    }
+    try {
+      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+    } catch (error) {
+      permit.cancel()
+      this.finished()
+      this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
+      throw error
+    }
   }
-}
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new GatewayError('upstream', 'Upstream sent a response that is not JSON')
+  private finished(): void {
+    this.active--
+    if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 }

@@ -8,6 +8,8 @@ export interface LedgerTotals {
   /** Leases that were released, whose rows may now be empty. */
   releasedLeases: Set<string>
   keys: Map<string, { spent: number; lastUsedAt: number }>
+  /** Per budgeted key: how much its `reserved` shrinks (costs now spent, plus released lease money). */
+  budgetReleases: Map<string, number>
 }
 
 /**
@@ -15,13 +17,14 @@ export interface LedgerTotals {
  * UPDATEs plus its usage INSERTs. The same arithmetic serves every database dialect.
  */
 export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
-  const totals: LedgerTotals = { accounts: new Map(), leases: new Map(), releasedLeases: new Set(), keys: new Map() }
+  const totals: LedgerTotals = { accounts: new Map(), leases: new Map(), releasedLeases: new Set(), keys: new Map(), budgetReleases: new Map() }
   for (const write of batch) {
     const accountId = write.kind === 'settle' ? write.usage.accountId : write.accountId
     const account = totals.accounts.get(accountId) ?? { debit: 0, released: 0 }
     totals.accounts.set(accountId, account)
     const amount = write.kind === 'settle' ? write.usage.cost : write.amount
     totals.leases.set(write.leaseId, (totals.leases.get(write.leaseId) ?? 0) + amount)
+    if (write.budgetKeyId !== undefined) totals.budgetReleases.set(write.budgetKeyId, (totals.budgetReleases.get(write.budgetKeyId) ?? 0) + amount)
     if (write.kind === 'release') {
       account.released += write.amount
       totals.releasedLeases.add(write.leaseId)

@@ -71,6 +71,8 @@ export interface Hold {
   keyId: string
   amount: number
   createdAt: number
+  /** Set when the hold also counts against this key's budget. */
+  budgetKeyId?: string
 }
 
 /**
@@ -78,16 +80,72 @@ export interface Hold {
  * - `settle`: a finished request — its cost leaves the balance and the lease it was held under, and its usage row
  *   is written (the debit and its usage record always commit together);
  * - `release`: unused money of an idle lease goes back to the account's available balance.
+ * `budgetKeyId` marks a lease that also counts against that key's budget (its `reserved` shrinks the same way).
  */
 export type LedgerWrite =
-  | { kind: 'settle'; leaseId: string; usage: UsageRecord }
-  | { kind: 'release'; leaseId: string; accountId: number; amount: number }
+  | { kind: 'settle'; leaseId: string; usage: UsageRecord; budgetKeyId?: string }
+  | { kind: 'release'; leaseId: string; accountId: number; amount: number; budgetKeyId?: string }
 
 export interface UsageFilter {
   accountId?: number
   keyId?: string
+  model?: string
+  /** Inclusive HTTP status range, e.g. 400–499 for client errors. */
+  statusMin?: number
+  statusMax?: number
   since?: number
   until?: number
+}
+
+/** A usage row as the request log shows it; `id` breaks ties between rows of the same millisecond. */
+export interface UsageLogEntry extends UsageRecord {
+  id: number
+}
+
+/** Keyset paging: the next page holds rows strictly older than this (created_at, id) pair. */
+export interface UsageCursor {
+  createdAt: number
+  id: number
+}
+
+export interface UsageTotals {
+  requests: number
+  inputTokens: number
+  outputTokens: number
+  spent: number
+}
+
+/** One UTC day: `day` is the epoch milliseconds of its midnight. */
+export interface UsageDay extends UsageTotals {
+  day: number
+}
+
+/** Totals for one value of a dimension (a model id, a key id or an account id as text). */
+export interface UsageGroup extends UsageTotals {
+  group: string
+}
+
+export type UserRole = 'admin' | 'account'
+
+/** A console login: an operator (`admin`, no account) or a user of exactly one account. */
+export interface UserRecord {
+  id: number
+  name: string
+  role: UserRole
+  accountId: number | null
+  passwordHash: string
+  createdAt: number
+  updatedAt: number
+}
+
+/** A signed-in browser. `id` is the SHA-256 of the cookie's token, so a copied table grants nothing. */
+export interface SessionRecord {
+  id: string
+  userId: number
+  csrfToken: string
+  createdAt: number
+  lastSeenAt: number
+  expiresAt: number
 }
 
 export interface UsageSummary {

@@ -1,5 +1,6 @@
 import type {
-  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, UsageFilter, UsageSummary,
+  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
+  UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
 
 /**
@@ -26,13 +27,20 @@ export interface KeyRepository {
   changedSince(since: number): Promise<KeyRecord[]>
 }
 
+export interface Reservation {
+  granted: number
+  /** Why nothing was granted. */
+  short?: 'balance' | 'budget'
+}
+
 export interface LedgerRepository {
   /**
    * Grow the lease (a hold row) `leaseId` of an account by up to `want`, and at least `need`, out of its available
-   * balance (balance − reserved); returns what was granted, or 0 — with nothing written — when not even `need` fits.
-   * Atomic against concurrent reservations from other processes.
+   * balance (balance − reserved) and, with `budgetKeyId`, also out of that key's unspent budget
+   * (budget − spent − reserved); returns what was granted, or 0 and what fell short — with nothing written — when
+   * not even `need` fits. Atomic against concurrent reservations from other processes.
    */
-  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number }): Promise<number>
+  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
   /** Apply settlements and releases in order, in one transaction. */
   write(batch: LedgerWrite[]): Promise<void>
   /** Release holds older than `before` (left by a crash) and return how many there were. */
@@ -41,6 +49,31 @@ export interface LedgerRepository {
 
 export interface UsageRepository {
   summarize(filter: UsageFilter): Promise<UsageSummary>
+  /** Newest first, `limit` rows older than `before`: keyset paging stays fast however deep the page. */
+  listRequests(filter: UsageFilter, limit: number, before?: UsageCursor): Promise<UsageLogEntry[]>
+  /** Totals per UTC day, oldest first; days without requests are absent. */
+  dailyTotals(filter: UsageFilter): Promise<UsageDay[]>
+  /** Totals per model, key or account, largest spend first. */
+  totalsBy(dimension: 'model' | 'keyId' | 'accountId', filter: UsageFilter): Promise<UsageGroup[]>
+}
+
+export interface UserRepository {
+  create(user: Omit<UserRecord, 'id'>): Promise<UserRecord>
+  findByName(name: string): Promise<UserRecord | undefined>
+  findById(id: number): Promise<UserRecord | undefined>
+  list(): Promise<UserRecord[]>
+  /** Deletes the user and, with it, every session it had. */
+  delete(id: number): Promise<boolean>
+  setPasswordHash(id: number, passwordHash: string, at: number): Promise<boolean>
+}
+
+export interface SessionRepository {
+  create(session: SessionRecord): Promise<void>
+  find(id: string): Promise<SessionRecord | undefined>
+  extend(id: string, lastSeenAt: number, expiresAt: number): Promise<void>
+  delete(id: string): Promise<void>
+  deleteForUser(userId: number): Promise<number>
+  deleteExpired(now: number): Promise<number>
 }
 
 export interface Store {
@@ -49,6 +82,8 @@ export interface Store {
   keys: KeyRepository
   ledger: LedgerRepository
   usage: UsageRepository
+  users: UserRepository
+  sessions: SessionRepository
   migrate(): Promise<void>
   close(): Promise<void>
 }

@@ -1,5 +1,6 @@
 import type { KeyRecord } from '../db/records.ts'
 import type { KeyRepository } from '../db/repositories.ts'
+import { DomainError } from './accounts.ts'
 import { randomBase62 } from './ids.ts'
 
 /** Every secret starts with this, so it is recognisable in a config file or a leaked-secret scanner. */
@@ -63,4 +64,27 @@ export function keyStatus(key: KeyRecord, now = Date.now()): KeyStatus {
 
 export function keyAllowsModel(key: KeyRecord, modelId: string): boolean {
   return key.models === null || key.models.includes(modelId)
+}
+
+/** Refuse model ids the config does not know, naming them and the ones it does. */
+export function checkKeyModels(models: string[] | null | undefined, configured: string[]): void {
+  const known = new Set(configured)
+  const unknown = models?.filter((model) => !known.has(model)) ?? []
+  if (unknown.length) throw new DomainError('invalid', `unknown model(s) ${unknown.join(', ')}; configured: ${configured.join(', ')}`)
+}
+
+export interface RevokedKey {
+  key: KeyRecord
+  /** False when the key had already been revoked. */
+  changed: boolean
+}
+
+/**
+ * Revoke a key and return it as stored now. Callers that serve requests pass the result to KeyCache.remember,
+ * so the revocation counts on their own instance at once (others catch up on their next poll).
+ */
+export async function revokeKey(repository: KeyRepository, id: string, now = Date.now()): Promise<RevokedKey> {
+  if (!(await repository.findById(id))) throw new DomainError('not_found', `key ${id} does not exist`)
+  const changed = await repository.revoke(id, now)
+  return { key: (await repository.findById(id))!, changed }
 }

@@ -1,5 +1,5 @@
 import type { Hold, LedgerWrite, UsageRecord } from '../db/records.ts'
-import type { LedgerRepository } from '../db/repositories.ts'
+import type { LedgerRepository, Reservation } from '../db/repositories.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
 import { randomBase62 } from './ids.ts'
@@ -20,6 +20,8 @@ export interface LedgerOptions {
 interface Lease {
   id: string
   accountId: number
+  /** A lease of one key with a budget: it also holds that much of the key's budget. */
+  budgetKeyId?: string
   /** What the lease's hold row holds once every queued write is applied. */
   amount: number
   /** Sum of the holds of requests in flight under this lease. */
@@ -41,9 +43,13 @@ interface Lease {
  * queued, then written in batches, each settlement's debit and usage row in the same transaction. A request is never
  * charged more than its hold (its worst case). An idle lease is given back after `leaseIdleMs`; a crash leaves hold
  * rows that the next start releases.
+ *
+ * A key with a budget gets a lease of its own, reserved against both the balance and the key's unspent budget, so
+ * `spent + reserved ≤ budget` holds in the database the same way `reserved ≤ balance` does.
  */
 export class Ledger {
-  private readonly leases = new Map<number, Lease>()
+  /** By `account:<id>`, or `key:<id>` for the leases of keys with a budget. */
+  private readonly leases = new Map<string, Lease>()
   private queue: LedgerWrite[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> = Promise.resolve()
@@ -59,10 +65,15 @@ export class Ledger {
     this.leaseIdleMs = options.leaseIdleMs ?? 1000
   }
 
-  /** Reserve the worst-case cost of a request, or refuse with 403 when the balance cannot cover it. */
-  async placeHold(accountId: number, keyId: string, amount: number): Promise<Hold> {
+  /**
+   * Reserve the worst-case cost of a request, or refuse with 403 when the balance (or, for a key with a budget,
+   * what is left of the budget) cannot cover it.
+   */
+  async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Promise<Hold> {
+    const budgetKeyId = keyBudget === null ? undefined : keyId
+    const leaseKey = leaseKeyOf(accountId, budgetKeyId)
     while (true) {
-      let lease = this.leases.get(accountId)
+      let lease = this.leases.get(leaseKey)
       if (lease?.growing) {
         await lease.growing
         continue
@@ -70,46 +81,55 @@ export class Ledger {
       if (lease && lease.amount - lease.used >= amount) {
         lease.used += amount
         clearTimeout(lease.idleTimer)
-        return { id: lease.id, accountId, keyId, amount, createdAt: Date.now() }
+        return { id: lease.id, accountId, keyId, amount, createdAt: Date.now(), budgetKeyId }
       }
       if (!lease) {
-        lease = { id: `lease_${randomBase62(16)}`, accountId, amount: 0, used: 0 }
-        this.leases.set(accountId, lease)
+        lease = { id: `lease_${randomBase62(16)}`, accountId, budgetKeyId, amount: 0, used: 0 }
+        this.leases.set(leaseKey, lease)
       }
-      if (!(await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount))) {
-        if (lease.amount === 0 && lease.used === 0) this.leases.delete(accountId)
-        throw new GatewayError('insufficient_balance',
-          `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
-          { code: 'insufficient_balance' })
+      const short = await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount)
+      if (short) {
+        if (lease.amount === 0 && lease.used === 0) this.leases.delete(leaseKey)
+        throw short === 'budget'
+          ? new GatewayError('insufficient_balance',
+            `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
+            { code: 'budget_exceeded' })
+          : new GatewayError('insufficient_balance',
+            `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
+            { code: 'insufficient_balance' })
       }
     }
   }
 
-  private async grow(lease: Lease, keyId: string, need: number, hold: number): Promise<boolean> {
-    let granted = 0
+  /** Grow a lease by at least `need`; returns what fell short when it could not. */
+  private async grow(lease: Lease, keyId: string, need: number, hold: number): Promise<Reservation['short']> {
+    let reservation: Reservation = { granted: 0 }
     lease.growing = this.repository
-      .reserve({ leaseId: lease.id, accountId: lease.accountId, keyId, need, want: Math.max(need, hold * this.leaseFactor), at: Date.now() })
-      .then((amount) => {
-        granted = amount
-        lease.amount += amount
+      .reserve({
+        leaseId: lease.id, accountId: lease.accountId, keyId, budgetKeyId: lease.budgetKeyId,
+        need, want: Math.max(need, hold * this.leaseFactor), at: Date.now(),
+      })
+      .then((result) => {
+        reservation = result
+        lease.amount += result.granted
       })
       .finally(() => {
         lease.growing = undefined
       })
     await lease.growing
-    return granted > 0
+    return reservation.granted > 0 ? undefined : reservation.short ?? 'balance'
   }
 
   /** The end of a request: a failure costs 0, which simply gives its hold back to the lease. */
   settle(hold: Hold, usage: UsageRecord): void {
     const cost = Math.max(0, Math.min(usage.cost, hold.amount))
-    const lease = this.leases.get(hold.accountId)
+    const lease = this.leases.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
     if (lease?.id === hold.id) {
       lease.used -= hold.amount
       lease.amount -= cost
       if (lease.used === 0) this.scheduleRelease(lease)
     }
-    this.enqueue({ kind: 'settle', leaseId: hold.id, usage: { ...usage, cost } })
+    this.enqueue({ kind: 'settle', leaseId: hold.id, usage: { ...usage, cost }, budgetKeyId: hold.budgetKeyId })
   }
 
   private scheduleRelease(lease: Lease): void {
@@ -119,10 +139,11 @@ export class Ledger {
   }
 
   private release(lease: Lease): void {
-    if (lease.used !== 0 || lease.growing || this.leases.get(lease.accountId) !== lease) return
+    const leaseKey = leaseKeyOf(lease.accountId, lease.budgetKeyId)
+    if (lease.used !== 0 || lease.growing || this.leases.get(leaseKey) !== lease) return
     clearTimeout(lease.idleTimer)
-    this.leases.delete(lease.accountId)
-    this.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount })
+    this.leases.delete(leaseKey)
+    this.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId })
   }
 
   private enqueue(write: LedgerWrite): void {
@@ -163,4 +184,8 @@ export class Ledger {
       }
     }
   }
+}
+
+function leaseKeyOf(accountId: number, budgetKeyId: string | undefined): string {
+  return budgetKeyId === undefined ? `account:${accountId}` : `key:${budgetKeyId}`
 }

@@ -2,58 +2,108 @@ import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { ChatRequest, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
+import { probeConnect, proxied } from './connect-probe.ts'
 import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from './types.ts'
 
 /**
- * One upstream HTTP call with the provider's timeouts. The first-byte timer covers connecting and waiting for
- * the response head; the total timer covers everything; aborting the caller's signal (a client that left)
- * aborts the fetch at once.
+ * When each response's attempt must be over (performance.now() ms), for the body readers below. Keyed by the
+ * Response, not its body: touching `.body` would turn every answer into a JS stream and lose Bun's native `text()`.
+ */
+const deadlines = new WeakMap<Response, number>()
+
+/** The total_ms deadline of the attempt that fetched `response` (unbounded for a response not fetched here). */
+export function attemptDeadline(response: Response): number {
+  return deadlines.get(response) ?? Number.POSITIVE_INFINITY
+}
+
+/**
+ * One upstream HTTP attempt under the provider's four timers (`timeouts:` in the config), each of which ends the
+ * attempt with a `timeout` GatewayError (as the abort reason, or thrown by the body read), so the caller sees why:
+ * - connect_ms: fetch reports no "connected" moment, so when no response head has come within connect_ms a side
+ *   TCP connection to the same host:port is tried (connect-probe.ts); if that cannot connect within connect_ms
+ *   either, the host is unreachable and the attempt ends (at most 2 × connect_ms after sending). A refused
+ *   connection fails at once without any timer. Not applied through an HTTP proxy.
+ * - first_byte_ms: from sending to the response head (status and headers). For a non-streamed answer the head
+ *   usually comes with the whole answer, so this bounds the generation too.
+ * - idle_ms: the longest silence between two body chunks, the one from the head to the first chunk included.
+ * - total_ms: the whole attempt, head and body: a deadline the head timer and every idle wait are cut to.
+ * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
+ * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once.
  */
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
-): Promise<{ response: Response; totalSignal: AbortSignal }> {
-  const total = AbortSignal.timeout(provider.timeouts.totalMs)
-  const firstByte = new AbortController()
-  const timer = setTimeout(() => firstByte.abort(new GatewayError('timeout', `Upstream ${provider.name} sent no response within ${provider.timeouts.firstByteMs} ms`)), provider.timeouts.firstByteMs)
+): Promise<{ response: Response; signal: AbortSignal }> {
+  const { connectMs, firstByteMs, totalMs } = provider.timeouts
+  const started = performance.now()
+  const deadline = started + totalMs
+  const timers = new AbortController()
+  const attempt = AbortSignal.any([signal, timers.signal])
+  const end = (code: string, message: string) => timers.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
+  const url = provider.baseUrl + path
+  const headBy = Math.min(firstByteMs, totalMs)
+  let answered = false
+  let probe = !proxied && connectMs < headBy
+  const onTimer = () => {
+    const elapsed = performance.now() - started
+    if (!probe || elapsed >= headBy) {
+      if (firstByteMs <= totalMs) end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
+      else end('total_timeout', `did not finish within ${totalMs} ms`)
+      return
+    }
+    probe = false
+    void probeConnect(new URL(url), connectMs).then((reachable) => {
+      if (!reachable && !answered) end('connect_timeout', `could not be connected to within ${connectMs} ms`)
+    })
+    timer = setTimeout(onTimer, headBy - elapsed)
+  }
+  let timer = setTimeout(onTimer, probe ? connectMs : headBy)
   try {
-    const response = await fetch(provider.baseUrl + path, {
+    const response = await fetch(url, {
       method: 'POST',
       body: init.body,
       headers: { 'content-type': 'application/json', ...provider.headers, ...init.headers },
-      signal: AbortSignal.any([signal, total, firstByte.signal]),
+      signal: attempt,
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
-    return { response, totalSignal: total }
+    deadlines.set(response, deadline)
+    return { response, signal: attempt }
   } catch (error) {
-    throw upstreamFailure(provider, error, signal, total)
+    throw upstreamFailure(provider, error, attempt)
   } finally {
+    answered = true
     clearTimeout(timer)
   }
 }
 
-/** Map a thrown fetch error to what the client should see. */
-export function upstreamFailure(provider: ProviderConfig, error: unknown, clientSignal: AbortSignal, total?: AbortSignal): GatewayError {
+/** Map a thrown fetch or body-read error to what the client should see. */
+export function upstreamFailure(provider: ProviderConfig, error: unknown, signal: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error
-  if (clientSignal.aborted) return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
-  if (total?.aborted) return new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${provider.timeouts.totalMs} ms`)
-  const reason = (error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError'
-    ? 'timed out' : 'could not be reached'
-  if (reason === 'timed out') return new GatewayError('timeout', `Upstream ${provider.name} timed out`)
-  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} ${reason}`, { code: 'upstream_unreachable' })
+  if (signal.aborted) {
+    // Our own timers and the relay abort with a GatewayError; anything else is the client going away.
+    if (signal.reason instanceof GatewayError) return signal.reason
+    return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
+  }
+  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
 }
 
 /**
  * Read a body as chunks with an idle watchdog: a gap longer than `idleMs` between chunks ends the stream
  * with a timeout error instead of hanging the client forever.
  */
-export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* readWithIdleTimeout(
+  body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY,
+): AsyncGenerator<Uint8Array> {
   const reader = body.getReader()
+  const { idleMs, totalMs } = provider.timeouts
   try {
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined
       const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${provider.timeouts.idleMs} ms mid-stream`)), provider.timeouts.idleMs)
+        const left = deadline - performance.now()
+        timer = setTimeout(() => reject(left < idleMs
+          ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
+          : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
       })
       let result: Awaited<ReturnType<typeof reader.read>>
       try {
@@ -71,18 +121,43 @@ export async function* readWithIdleTimeout(body: ReadableStream<Uint8Array>, pro
   }
 }
 
-async function* decodeBody(body: ReadableStream<Uint8Array>, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+/**
+ * A whole (non-streamed) body as text. Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to
+ * the total deadline) instead of a timer per chunk: one native read per request, and a body that stalls still ends
+ * the attempt.
+ */
+export async function readBodyText(response: Response, provider: ProviderConfig, signal: AbortSignal): Promise<string> {
+  const { idleMs, totalMs } = provider.timeouts
+  const left = attemptDeadline(response) - performance.now()
+  const text = response.text()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(left < idleMs
+      ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
+      : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
+  })
+  try {
+    return await Promise.race([text, stalled])
+  } catch (error) {
+    text.catch(() => {}) // the attempt is abandoned; its read fails when the fetch is aborted
+    throw upstreamFailure(provider, error, signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
   const parser = new SseParser()
-  for await (const chunk of readWithIdleTimeout(body, provider, signal)) {
+  for await (const chunk of readWithIdleTimeout(response.body!, provider, signal, attemptDeadline(response))) {
     for (const event of parser.push(chunk)) yield* decoder.decode(event)
   }
   for (const event of parser.finish()) yield* decoder.decode(event)
   yield* decoder.finish()
 }
 
-async function ensureOk(response: Response, codec: HttpCodec): Promise<Response> {
+async function ensureOk(response: Response, codec: HttpCodec, provider: ProviderConfig, signal: AbortSignal): Promise<Response> {
   if (response.ok) return response
-  const text = await response.text().catch(() => '')
+  const text = await readBodyText(response, provider, signal).catch(() => '')
   throw codec.decodeError(response.status, text, response.headers)
 }
 
@@ -90,33 +165,38 @@ async function ensureOk(response: Response, codec: HttpCodec): Promise<Response>
 export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
   const auth = codec.authHeaders(config)
 
-  async function send(request: ChatRequest, target: Target, signal: AbortSignal) {
+  async function send(path: string, body: string, headers: Record<string, string>, signal: AbortSignal) {
+    const exchange = await fetchUpstream(config, path, { body, headers }, signal)
+    return { response: await ensureOk(exchange.response, codec, config, exchange.signal), signal: exchange.signal }
+  }
+
+  function sendRequest(request: ChatRequest, target: Target, signal: AbortSignal) {
     const encoded = codec.encodeRequest(request, target)
-    const { response } = await fetchUpstream(config, encoded.path, { body: JSON.stringify(encoded.body), headers: { ...auth, ...encoded.headers } }, signal)
-    return ensureOk(response, codec)
+    return send(encoded.path, JSON.stringify(encoded.body), { ...auth, ...encoded.headers }, signal)
   }
 
   return {
     config,
     nativeProtocol: codec.nativeProtocol,
     async complete(request, target, signal) {
-      const response = await send({ ...request, stream: false }, target, signal)
+      const { response, signal: attempt } = await sendRequest({ ...request, stream: false }, target, signal)
+      const text = await readBodyText(response, config, attempt)
       let body: unknown
       try {
-        body = await response.json()
-      } catch (error) {
-        throw signal.aborted ? upstreamFailure(config, error, signal) : new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`)
+        body = JSON.parse(text)
+      } catch {
+        throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
       }
       return codec.decodeResponse(body)
     },
     async stream(request, target, signal) {
-      const response = await send({ ...request, stream: true }, target, signal)
+      const { response, signal: attempt } = await sendRequest({ ...request, stream: true }, target, signal)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response.body, codec.createStreamDecoder(), config, signal)
+      return decodeBody(response, codec.createStreamDecoder(), config, attempt)
     },
     async forward(request: ForwardRequest, _target, signal) {
-      const { response } = await fetchUpstream(config, request.path, { body: request.body, headers: { ...request.headers, ...auth } }, signal)
-      return ensureOk(response, codec)
+      // The client's meaning-changing headers, then our credentials: a client header can never replace them.
+      return (await send(request.path, request.body, { ...request.headers, ...auth }, signal)).response
     },
     createStreamDecoder: () => codec.createStreamDecoder(),
     decodeResponse: (body) => codec.decodeResponse(body),

@@ -87,7 +87,9 @@ export function handleAnthropic(plan: AnswerPlan = planAnthropicAnswer): Upstrea
     if (!body.stream) return jsonReply(message(body, answer))
     const events = messageEvents(body, answer)
     if (body.model === 'fail-midstream') {
-      return sseResponse([...events.slice(0, 4), event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })])
+      // Paced, so the text is on its way to the client before the error: sent in one burst, the gateway would see the
+      // error before passing anything on and retry instead (the client never got a byte, so it may).
+      return sseResponse([...events.slice(0, 4), event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })], 30)
     }
     return sseResponse(events)
   }

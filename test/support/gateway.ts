@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseConfig } from '../../src/config/load.ts'
-import { silentLogger } from '../../src/core/logger.ts'
+import { type Logger, silentLogger } from '../../src/core/logger.ts'
 import { parseUsd } from '../../src/core/money.ts'
 import type { AccountRecord, KeyRecord } from '../../src/db/records.ts'
 import { createAccount } from '../../src/domain/accounts.ts'
@@ -34,6 +34,8 @@ export interface TestGatewayOptions {
   databasePath?: string
   /** A database URL (e.g. PostgreSQL) instead of a temp SQLite file. */
   database?: string
+  /** Where the gateway logs (silent by default); tests that check log lines pass a capturing one. */
+  logger?: Logger
 }
 
 export const mockConfig = {
@@ -50,7 +52,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const databasePath = options.databasePath ?? join(directory, 'tollgate.db')
   const database = options.database ?? `sqlite:${databasePath}`
   const config = parseConfig({ ...(options.config ?? mockConfig), listen: { host: '127.0.0.1', port: 0 }, database }, 'test')
-  const gateway = await startGateway(config, silentLogger)
+  const gateway = await startGateway(config, options.logger ?? silentLogger)
   const { store } = gateway.services
   const account = await createAccount(store.accounts, `acct-${crypto.randomUUID().slice(0, 8)}`, parseUsd(options.balanceUsd ?? '100'), 'test')
   const makeKey = async (input: Partial<NewKeyInput> = {}) => {

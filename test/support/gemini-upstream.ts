@@ -63,7 +63,9 @@ export const handleGemini = (plan: GeminiPlan = geminiAnswer) => (request: Recor
   if (!sse) return jsonReply({ error: { code: 400, message: 'this fake speaks only alt=sse', status: 'INVALID_ARGUMENT' } }, 400)
   const chunks = streamChunks(model!, plan(request.body).parts)
   if (model === 'gemini-broken') {
-    return sseResponse([chunks[0]!, `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`])
+    // Paced, so the first chunk is on its way to the client before the error: sent in one burst, the gateway would see
+    // the error before passing anything on and retry instead (the client never got a byte, so it may).
+    return sseResponse([chunks[0]!, `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`], 30)
   }
   return sseResponse(chunks)
 }

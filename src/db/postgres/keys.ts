@@ -5,7 +5,9 @@ import { apiKeys } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
 function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
-  return { ...row, models: row.models === null ? null : (JSON.parse(row.models) as string[]) }
+  // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
+  const { reserved: _, ...key } = row
+  return { ...key, models: key.models === null ? null : (JSON.parse(key.models) as string[]) }
 }
 
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {

@@ -1,21 +1,28 @@
 import type { SQL } from 'bun'
 import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
-import type { LedgerRepository } from '../repositories.ts'
+import type { LedgerRepository, Reservation } from '../repositories.ts'
 
 /** The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why). */
 export function createPostgresLedger(client: SQL): LedgerRepository {
   return {
-    async reserve({ leaseId, accountId, keyId, need, want, at }) {
-      return client.begin(async (tx) => {
-        // FOR UPDATE serialises reservations on one account across every instance.
+    async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
+      return client.begin(async (tx): Promise<Reservation> => {
+        // FOR UPDATE serialises reservations on one account (then on one key: always in that order) across instances.
         const [row]: { available: string }[] = await tx`SELECT balance - reserved AS available FROM accounts WHERE id = ${accountId} FOR UPDATE`
         const free = Number(row?.available ?? 0)
-        if (free < need) return 0
-        const granted = Math.min(want, free)
+        if (free < need) return { granted: 0, short: 'balance' }
+        let room: number | null = null
+        if (budgetKeyId !== undefined) {
+          const [key]: { room: string | null }[] = await tx`SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ${budgetKeyId} FOR UPDATE`
+          room = key?.room == null ? null : Number(key.room)
+          if (room !== null && room < need) return { granted: 0, short: 'budget' }
+        }
+        const granted = Math.min(want, free, room ?? free)
         await tx`UPDATE accounts SET reserved = reserved + ${granted} WHERE id = ${accountId}`
-        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at) VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at})
+        if (budgetKeyId !== undefined) await tx`UPDATE api_keys SET reserved = reserved + ${granted} WHERE id = ${budgetKeyId}`
+        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null})
           ON CONFLICT (id) DO UPDATE SET amount = holds.amount + EXCLUDED.amount, created_at = EXCLUDED.created_at`
-        return granted
+        return { granted }
       })
     },
 
@@ -41,16 +48,26 @@ export function createPostgresLedger(client: SQL): LedgerRepository {
           await tx`UPDATE holds SET amount = amount - ${amount}, created_at = ${Date.now()} WHERE id = ${leaseId}`
         }
         for (const leaseId of totals.releasedLeases) await tx`DELETE FROM holds WHERE id = ${leaseId} AND amount <= 0`
-        for (const [keyId, key] of [...totals.keys].sort(([a], [b]) => a.localeCompare(b))) {
-          await tx`UPDATE api_keys SET spent = spent + ${key.spent}, last_used_at = GREATEST(COALESCE(last_used_at, 0), ${key.lastUsedAt}) WHERE id = ${keyId}`
+        // One UPDATE per key, in id order, whether it was charged, had budget released, or both.
+        for (const keyId of [...new Set([...totals.keys.keys(), ...totals.budgetReleases.keys()])].sort()) {
+          const key = totals.keys.get(keyId)
+          const released = totals.budgetReleases.get(keyId) ?? 0
+          if (key) {
+            await tx`UPDATE api_keys SET spent = spent + ${key.spent}, reserved = reserved - ${released},
+              last_used_at = GREATEST(COALESCE(last_used_at, 0), ${key.lastUsedAt}) WHERE id = ${keyId}`
+          } else await tx`UPDATE api_keys SET reserved = reserved - ${released} WHERE id = ${keyId}`
         }
       })
     },
 
     async releaseStaleHolds(before) {
       return client.begin(async (tx) => {
-        const stale: { account_id: string; amount: string }[] = await tx`DELETE FROM holds WHERE created_at < ${before} RETURNING account_id, amount`
-        for (const hold of stale) await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
+        const stale: { account_id: string; amount: string; budget_key_id: string | null }[] =
+          await tx`DELETE FROM holds WHERE created_at < ${before} RETURNING account_id, amount, budget_key_id`
+        for (const hold of stale) {
+          await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
+          if (hold.budget_key_id !== null) await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
+        }
         return stale.length
       })
     },

@@ -40,6 +40,8 @@ export const apiKeys = pgTable('api_keys', {
   budget: money('budget'),
   expiresAt: time('expires_at'),
   spent: money('spent').notNull().default(0),
+  /** Money held for this key's requests in flight, when it has a budget: spent + reserved never exceeds budget. */
+  reserved: money('reserved').notNull().default(0),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = pgTable('holds', {
@@ -48,6 +50,8 @@ export const holds = pgTable('holds', {
   keyId: text('key_id').notNull(),
   amount: money('amount').notNull(),
   createdAt: time('created_at').notNull(),
+  /** Set when the hold also counts against this key's budget (api_keys.reserved). */
+  budgetKeyId: text('budget_key_id'),
 }, (table) => [index('holds_created').on(table.createdAt)])
 
 export const usageRecords = pgTable('usage_records', {
@@ -75,4 +79,27 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
   index('usage_time').on(table.createdAt, table.id),
+  // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
+  index('usage_model_time').on(table.model, table.createdAt, table.id),
+  index('usage_account_model_time').on(table.accountId, table.model, table.createdAt, table.id),
 ])
+
+/** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
+export const users = pgTable('users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull().unique(),
+  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [index('users_account').on(table.accountId)])
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: time('created_at').notNull(),
+  lastSeenAt: time('last_seen_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+}, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])

@@ -7,7 +7,9 @@ import { createPostgresKeys } from './keys.ts'
 import { createPostgresLedger } from './ledger.ts'
 import { postgresMigrations } from './migrations.ts'
 import * as schema from './schema.ts'
+import { createPostgresSessions } from './sessions.ts'
 import { createPostgresUsage } from './usage.ts'
+import { createPostgresUsers } from './users.ts'
 
 export type PostgresDatabase = BunSQLDatabase<typeof schema>
 
@@ -21,6 +23,8 @@ export function openPostgresStore(url: string): Store {
     keys: createPostgresKeys(db),
     ledger: createPostgresLedger(client),
     usage: createPostgresUsage(db),
+    users: createPostgresUsers(db),
+    sessions: createPostgresSessions(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {

@@ -1,36 +1,31 @@
-import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
-import type { UsageFilter } from '../records.ts'
+import { desc, sql } from 'drizzle-orm'
 import type { UsageRepository } from '../repositories.ts'
+import { dayOf, readTotals, totalsColumns, usageConditions } from '../usage-query.ts'
 import { usageRecords } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
-export function usageConditions(filter: UsageFilter): SQL | undefined {
-  const conditions: SQL[] = []
-  if (filter.accountId !== undefined) conditions.push(eq(usageRecords.accountId, filter.accountId))
-  if (filter.keyId !== undefined) conditions.push(eq(usageRecords.keyId, filter.keyId))
-  if (filter.since !== undefined) conditions.push(gte(usageRecords.createdAt, filter.since))
-  if (filter.until !== undefined) conditions.push(lt(usageRecords.createdAt, filter.until))
-  return conditions.length ? and(...conditions) : undefined
-}
-
 export function createPostgresUsage(db: PostgresDatabase): UsageRepository {
+  const totals = totalsColumns(usageRecords)
   return {
     async summarize(filter) {
-      // Sums of bigint come back as numeric text; Number() is exact below 2^53.
-      const [row] = await db.select({
-        requests: sql<string>`count(*)`,
-        inputTokens: sql<string>`coalesce(sum(${usageRecords.inputTokens}), 0)`,
-        cachedInputTokens: sql<string>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)`,
-        outputTokens: sql<string>`coalesce(sum(${usageRecords.outputTokens}), 0)`,
-        spent: sql<string>`coalesce(sum(${usageRecords.cost}), 0)`,
-      }).from(usageRecords).where(usageConditions(filter))
-      return {
-        requests: Number(row?.requests ?? 0),
-        inputTokens: Number(row?.inputTokens ?? 0),
-        cachedInputTokens: Number(row?.cachedInputTokens ?? 0),
-        outputTokens: Number(row?.outputTokens ?? 0),
-        spent: Number(row?.spent ?? 0),
-      }
+      const [row] = await db.select({ ...totals, cachedInputTokens: sql<string>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
+        .from(usageRecords).where(usageConditions(usageRecords, filter))
+      return { ...readTotals(row), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) }
+    },
+    async listRequests(filter, limit, before) {
+      return db.select().from(usageRecords).where(usageConditions(usageRecords, filter, before))
+        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(limit)
+    },
+    async dailyTotals(filter) {
+      const day = dayOf(usageRecords)
+      const rows = await db.select({ day, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day)
+      return rows.map((row) => ({ day: Number(row.day), ...readTotals(row) }))
+    },
+    async totalsBy(dimension, filter) {
+      const column = usageRecords[dimension]
+      const rows = await db.select({ group: column, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter))
+        .groupBy(column).orderBy(desc(totals.spent))
+      return rows.map((row) => ({ group: String(row.group), ...readTotals(row) }))
     },
   }
 }

@@ -7,7 +7,9 @@ import type { SqliteDatabase } from './store.ts'
 type KeyRow = typeof apiKeys.$inferSelect
 
 function toRecord(row: KeyRow): KeyRecord {
-  return { ...row, models: row.models === null ? null : (JSON.parse(row.models) as string[]) }
+  // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
+  const { reserved: _, ...key } = row
+  return { ...key, models: key.models === null ? null : (JSON.parse(key.models) as string[]) }
 }
 
 export function createSqliteKeys(db: SqliteDatabase): KeyRepository {

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import type { LedgerRepository } from '../repositories.ts'
+import type { LedgerRepository, Reservation } from '../repositories.ts'
 import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
 
 /**
@@ -18,9 +18,11 @@ export function createSqliteLedger(client: Database): LedgerRepository {
 
 function prepareLedger(client: Database): LedgerRepository {
   const available = client.prepare<{ available: number }, [number]>('SELECT balance - reserved AS available FROM accounts WHERE id = ?')
+  const budgetRoom = client.prepare<{ room: number | null }, [string]>('SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ?')
   const addReserved = client.prepare('UPDATE accounts SET reserved = reserved + ? WHERE id = ?')
+  const addKeyReserved = client.prepare('UPDATE api_keys SET reserved = reserved + ? WHERE id = ?')
   const upsertHold = client.prepare(
-    'INSERT INTO holds (id, account_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
+    'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
   const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
@@ -29,15 +31,20 @@ function prepareLedger(client: Database): LedgerRepository {
   const insertUsage = client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol,
     input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const staleHolds = client.prepare<{ id: string; account_id: number; amount: number }, [number]>('DELETE FROM holds WHERE created_at < ? RETURNING id, account_id, amount')
+  const staleHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, [number]>(
+    'DELETE FROM holds WHERE created_at < ? RETURNING id, account_id, amount, budget_key_id')
 
-  const reserve = client.transaction((leaseId: string, accountId: number, keyId: string, need: number, want: number, at: number): number => {
+  const reserve = client.transaction((leaseId: string, accountId: number, keyId: string, need: number, want: number, at: number, budgetKeyId: string | null): Reservation => {
     const free = available.get(accountId)?.available ?? 0
-    if (free < need) return 0
-    const granted = Math.min(want, free)
+    if (free < need) return { granted: 0, short: 'balance' }
+    // A key without a budget (NULL room) is limited by the balance alone.
+    const room = budgetKeyId === null ? null : budgetRoom.get(budgetKeyId)?.room ?? null
+    if (room !== null && room < need) return { granted: 0, short: 'budget' }
+    const granted = Math.min(want, free, room ?? free)
     addReserved.run(granted, accountId)
-    upsertHold.run(leaseId, accountId, keyId, granted, at)
-    return granted
+    if (budgetKeyId !== null) addKeyReserved.run(granted, budgetKeyId)
+    upsertHold.run(leaseId, accountId, keyId, granted, at, budgetKeyId)
+    return { granted }
   })
 
   const write = client.transaction((batch: Parameters<LedgerRepository['write']>[0]) => {
@@ -54,17 +61,21 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, now, leaseId)
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
+    for (const [keyId, amount] of totals.budgetReleases) addKeyReserved.run(-amount, keyId)
   })
 
   const releaseStale = client.transaction((before: number) => {
     const stale = staleHolds.all(before)
-    for (const hold of stale) addReserved.run(-hold.amount, hold.account_id)
+    for (const hold of stale) {
+      addReserved.run(-hold.amount, hold.account_id)
+      if (hold.budget_key_id !== null) addKeyReserved.run(-hold.amount, hold.budget_key_id)
+    }
     return stale.length
   })
 
   return {
-    async reserve({ leaseId, accountId, keyId, need, want, at }) {
-      return reserve.immediate(leaseId, accountId, keyId, need, want, at)
+    async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
+      return reserve.immediate(leaseId, accountId, keyId, need, want, at, budgetKeyId ?? null)
     },
     async write(batch) {
       if (batch.length) write.immediate(batch)

@@ -1,6 +1,12 @@
 import type { Migration } from '../migrate.ts'
 // Embedded at build time: `with { type: 'text' }` puts the SQL into the compiled binary.
 import init from '../../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
+import consoleTables from '../../../drizzle/sqlite/0001_console.sql' with { type: 'text' }
+import keyBudgetHolds from '../../../drizzle/sqlite/0002_key_budget_holds.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
-export const sqliteMigrations: Migration[] = [{ name: '0000_init', sql: init }]
+export const sqliteMigrations: Migration[] = [
+  { name: '0000_init', sql: init },
+  { name: '0001_console', sql: consoleTables },
+  { name: '0002_key_budget_holds', sql: keyBudgetHolds },
+]

@@ -37,6 +37,8 @@ export const apiKeys = sqliteTable('api_keys', {
   budget: integer('budget'),
   expiresAt: integer('expires_at'),
   spent: integer('spent').notNull().default(0),
+  /** Money held for this key's requests in flight, when it has a budget: spent + reserved never exceeds budget. */
+  reserved: integer('reserved').notNull().default(0),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = sqliteTable('holds', {
@@ -45,6 +47,8 @@ export const holds = sqliteTable('holds', {
   keyId: text('key_id').notNull(),
   amount: integer('amount').notNull(),
   createdAt: integer('created_at').notNull(),
+  /** Set when the hold also counts against this key's budget (api_keys.reserved). */
+  budgetKeyId: text('budget_key_id'),
 }, (table) => [index('holds_created').on(table.createdAt)])
 
 export const usageRecords = sqliteTable('usage_records', {
@@ -72,4 +76,28 @@ export const usageRecords = sqliteTable('usage_records', {
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
   index('usage_time').on(table.createdAt, table.id),
+  // The console's request log filters by model; without these a rarely used model means scanning every row
+  // (200 ms at a million rows, see bench/usage-log.ts).
+  index('usage_model_time').on(table.model, table.createdAt, table.id),
+  index('usage_account_model_time').on(table.accountId, table.model, table.createdAt, table.id),
 ])
+
+/** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  accountId: integer('account_id').references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (table) => [index('users_account').on(table.accountId)])
+
+export const sessions = sqliteTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: integer('created_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+}, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])

@@ -10,7 +10,9 @@ import { createSqliteKeys } from './keys.ts'
 import { createSqliteLedger } from './ledger.ts'
 import { sqliteMigrations } from './migrations.ts'
 import * as schema from './schema.ts'
+import { createSqliteSessions } from './sessions.ts'
 import { createSqliteUsage } from './usage.ts'
+import { createSqliteUsers } from './users.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
 
@@ -31,6 +33,8 @@ export function openSqliteStore(path: string): Store {
     keys: createSqliteKeys(db),
     ledger: createSqliteLedger(client),
     usage: createSqliteUsage(db),
+    users: createSqliteUsers(db),
+    sessions: createSqliteSessions(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {

@@ -11,6 +11,7 @@ import { formatErrorEvent } from './encode-error.ts'
 import { encodeMessageResponse } from './encode-response.ts'
 import { encodeAnthropicStream } from './encode-stream.ts'
 import { anthropicErrorResponse } from './error-response.ts'
+import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
 import { listAnthropicModels, retrieveAnthropicModel } from './models.ts'
 import { buildMessagesForward } from './passthrough.ts'
 
@@ -33,7 +34,7 @@ async function createMessage(services: Services, request: Request): Promise<Resp
       forward: (target) => buildMessagesForward(text, body, target, request),
       encodeRawError: (error) => formatErrorEvent(error, requestId),
     })
-    return relayResponse(result, { 'request-id': requestId }, {
+    return relayResponse(result, { 'request-id': requestId, ...encodeAnthropicRateLimitHeaders(result.rateLimit) }, {
       encodeResponse: (response) => encodeMessageResponse(response, chat.model),
       // message_start's input count is replaced by the exact one at message_delta: a rough guess spares the
       // tokenizer (tens of milliseconds on a Claude Code prompt) on the way to the first byte.

@@ -1,6 +1,34 @@
+import { type RateLimitState, toGatewayError } from '../../core/errors.ts'
 import { errorResponse } from '../shared/error-response.ts'
 import { encodeOpenAiError } from './encode-error.ts'
 
+/** An error in OpenAI's shape; a refusal by the key's own limits also carries `x-ratelimit-*`, as OpenAI's 429s do. */
 export function openAiErrorResponse(error: unknown, requestId?: string): Response {
-  return errorResponse(error, encodeOpenAiError, requestId)
+  const response = errorResponse(error, encodeOpenAiError, requestId)
+  for (const [name, value] of Object.entries(encodeOpenAiRateLimitHeaders(toGatewayError(error).rateLimit))) response.headers.set(name, value)
+  return response
+}
+
+/** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` as OpenAI sends them (resets like `1s`, `6m0s`, `20ms`). */
+export function encodeOpenAiRateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const kind of ['requests', 'tokens'] as const) {
+    const window = state?.[kind]
+    if (!window) continue
+    headers[`x-ratelimit-limit-${kind}`] = String(window.limit)
+    headers[`x-ratelimit-remaining-${kind}`] = String(window.remaining)
+    headers[`x-ratelimit-reset-${kind}`] = formatResetDuration(window.resetMs)
+  }
+  return headers
+}
+
+/** Go-style durations, the format OpenAI's reset headers use. */
+export function formatResetDuration(ms: number): string {
+  if (ms < 1000) return `${Math.ceil(ms)}ms`
+  const hours = Math.floor(ms / 3_600_000)
+  const minutes = Math.floor((ms % 3_600_000) / 60_000)
+  const seconds = Number(((ms % 60_000) / 1000).toFixed(3))
+  if (hours) return `${hours}h${minutes}m${seconds}s`
+  if (minutes) return `${minutes}m${seconds}s`
+  return `${seconds}s`
 }

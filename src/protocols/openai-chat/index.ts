@@ -5,7 +5,7 @@ import type { Services } from '../../server/services.ts'
 import { relayResponse } from '../shared/relay-response.ts'
 import { isObject, parseJsonBody } from '../shared/validate.ts'
 import { decodeChatRequest } from './decode-request.ts'
-import { openAiErrorResponse } from './error-response.ts'
+import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from './error-response.ts'
 import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
@@ -32,7 +32,7 @@ async function completeChat(services: Services, request: Request): Promise<Respo
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,
     })
-    return relayResponse(result, { 'x-request-id': requestId }, {
+    return relayResponse(result, { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }, {
       encodeResponse: (response) => encodeChatResponse(response, chat.model),
       encodeStream: (events) => encodeChatStream(events, chat.model, includeUsage),
       onCancel: () => clientGone.abort(),

@@ -5,7 +5,7 @@ import { newRequestId } from '../../domain/ids.ts'
 import { authenticate, bearerToken } from '../../server/auth.ts'
 import { jsonResponse, streamResponse } from '../../server/respond.ts'
 import type { Services } from '../../server/services.ts'
-import { openAiErrorResponse } from '../openai-chat/error-response.ts'
+import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from '../openai-chat/error-response.ts'
 import { parseJsonBody } from '../shared/validate.ts'
 import { decodeResponsesRequest } from './decode-request.ts'
 import { encodeResponsesResponse } from './encode-response.ts'
@@ -30,7 +30,7 @@ async function createResponse(services: Services, request: Request): Promise<Res
       inputBound: Buffer.byteLength(text),
       signal: AbortSignal.any([request.signal, clientGone.signal]),
     })
-    const headers = { 'x-request-id': requestId }
+    const headers = { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }
     if (result.kind === 'response') return jsonResponse(encodeResponsesResponse(result.response, context), 200, headers)
     if (result.kind === 'stream') return streamResponse(encodeResponsesStream(result.events, context), { ...sseHeaders, ...headers }, () => clientGone.abort())
     throw new GatewayError('internal', 'A passthrough result reached the Responses protocol')

@@ -1,0 +1,32 @@
+import type { Config } from '../config/types.ts'
+import { flagString, type ParsedArgs, UsageError } from './args.ts'
+import { printResult, table } from './output.ts'
+
+interface StatusBody {
+  in_flight: number
+  routes: { route: string; state: string; window_requests: number; window_failures: number; trips: number; open_until: string | null; last_failure: string | null }[]
+}
+
+/** `tollgate status`: route health lives in the running server's memory, so ask it (`--url`, else the config's listen address). */
+export async function runStatusCommand(config: Config, args: ParsedArgs, json: boolean): Promise<void> {
+  const host = config.listen.host === '0.0.0.0' || config.listen.host === '::' ? '127.0.0.1' : config.listen.host
+  const url = (flagString(args, 'url') ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.listen.port}`).replace(/\/+$/, '')
+  let status: StatusBody
+  try {
+    const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5000) })
+    if (!response.ok) throw new Error(`HTTP ${response.status}`)
+    status = (await response.json()) as StatusBody
+  } catch (error) {
+    throw new UsageError(`no gateway answered at ${url} (${(error as Error).message}); is \`tollgate serve\` running? (--url URL)`)
+  }
+  printResult(json, status, () => [
+    `requests in flight: ${status.in_flight}`,
+    table([
+      ['ROUTE', 'STATE', 'RECENT', 'FAILED', 'TRIPS', 'OPEN UNTIL', 'LAST FAILURE'],
+      ...status.routes.map((route) => [
+        route.route, route.state, String(route.window_requests), String(route.window_failures), String(route.trips),
+        route.open_until ?? '-', route.last_failure ?? '-',
+      ]),
+    ]),
+  ].join('\n'))
+}

@@ -1,0 +1,68 @@
+import type { UserRecord } from '../db/records.ts'
+import type { Store } from '../db/repositories.ts'
+import { requireAccount } from '../domain/accounts.ts'
+import { changePassword, createUser, deleteUser, type UserWithPassword } from '../domain/users.ts'
+import { flagString, type ParsedArgs, UsageError } from './args.ts'
+import { formatTime, printResult, table } from './output.ts'
+
+const usage = 'usage: tollgate user create NAME (--admin | --account ACCOUNT) [--password-stdin]\n' +
+  '       tollgate user list | tollgate user delete NAME | tollgate user password NAME [--password-stdin]'
+
+function userJson(user: UserRecord, accountNames: Map<number, string>) {
+  return {
+    name: user.name,
+    role: user.role,
+    account: user.accountId === null ? null : accountNames.get(user.accountId) ?? null,
+    created_at: new Date(user.createdAt).toISOString(),
+  }
+}
+
+/** The whole of stdin minus its final line break, so `echo secret | tollgate … --password-stdin` works. */
+async function readPassword(args: ParsedArgs): Promise<string | undefined> {
+  if (!args.flags.has('password-stdin')) return undefined
+  const password = (await Bun.stdin.text()).replace(/\r?\n$/, '')
+  if (!password) throw new UsageError('--password-stdin: nothing was read from standard input')
+  return password
+}
+
+function describePassword(result: UserWithPassword, done: string): string {
+  if (!result.generated) return done
+  return `${done}\n\n  password: ${result.password}\n\nThis password is shown only now; store it somewhere safe.`
+}
+
+export async function runUserCommand(store: Store, args: ParsedArgs, json: boolean): Promise<void> {
+  const [, action, name] = args.positional
+  switch (action) {
+    case 'create': {
+      const accountName = flagString(args, 'account')
+      const admin = args.flags.has('admin')
+      if (!name || admin === (accountName !== undefined)) throw new UsageError(usage)
+      const account = accountName === undefined ? undefined : await requireAccount(store.accounts, accountName)
+      const result = await createUser(store, { name, role: admin ? 'admin' : 'account', accountId: account?.id, password: await readPassword(args) })
+      const shown = { name, role: result.user.role, account: account?.name ?? null, password: result.generated ? result.password : undefined }
+      return printResult(json, shown, () =>
+        describePassword(result, `created ${admin ? 'admin' : `user of account ${accountName}`} ${name}`))
+    }
+    case 'list': {
+      const users = await store.users.list()
+      const names = new Map((await store.accounts.list()).map((account) => [account.id, account.name]))
+      return printResult(json, users.map((user) => userJson(user, names)), () => table([
+        ['NAME', 'ROLE', 'ACCOUNT', 'CREATED'],
+        ...users.map((user) => [user.name, user.role, user.accountId === null ? '-' : names.get(user.accountId) ?? '?', formatTime(user.createdAt)]),
+      ]) || 'no users')
+    }
+    case 'delete': {
+      if (!name) throw new UsageError(usage)
+      await deleteUser(store.users, name)
+      return printResult(json, { name, deleted: true }, () => `deleted user ${name} (signed out everywhere)`)
+    }
+    case 'password': {
+      if (!name) throw new UsageError(usage)
+      const result = await changePassword(store, name, await readPassword(args))
+      return printResult(json, { name, password: result.generated ? result.password : undefined }, () =>
+        describePassword(result, `changed the password of ${name} (signed out everywhere)`))
+    }
+    default:
+      throw new UsageError(usage)
+  }
+}

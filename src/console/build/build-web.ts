@@ -1,0 +1,23 @@
+/**
+ * Bundles the console's front end (Preact, uPlot, our code and CSS) and prints `{ "app.js": …, "app.css": …,
+ * "icon.svg": … }` on stdout. Run as a child process by the macro in bundle.ts, because Bun.build cannot be
+ * called from inside a macro.
+ */
+import { join } from 'node:path'
+
+const web = join(import.meta.dir, '..', 'web')
+const result = await Bun.build({
+  entrypoints: [join(web, 'main.tsx')],
+  target: 'browser',
+  format: 'esm',
+  minify: true,
+  naming: { entry: 'app.[ext]', asset: '[name].[ext]' },
+  define: { 'process.env.NODE_ENV': '"production"' },
+})
+if (!result.success) {
+  console.error(result.logs.map(String).join('\n'))
+  process.exit(1)
+}
+const files: Record<string, string> = { 'icon.svg': await Bun.file(join(web, 'icon.svg')).text() }
+for (const output of result.outputs) files[output.path.replace(/^.*\//, '')] = await output.text()
+process.stdout.write(JSON.stringify(files))

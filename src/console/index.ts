@@ -1,0 +1,22 @@
+import { Elysia } from 'elysia'
+import type { Services } from '../server/services.ts'
+import { accountRoutes } from './server/account-routes.ts'
+import { keyRoutes } from './server/key-routes.ts'
+import { pageRoutes } from './server/pages.ts'
+import { sessionRoutes } from './server/session-routes.ts'
+import { usageRoutes } from './server/usage-routes.ts'
+import { userRoutes } from './server/user-routes.ts'
+
+/**
+ * The web console: pages and embedded assets under /console, JSON under /console/api, signed in with a session
+ * cookie. It calls the same domain services as the CLI (accounts, keys, users, usage), never its own copies.
+ */
+export function consoleRoutes(services: Services) {
+  return new Elysia({ name: 'console' })
+    .use(sessionRoutes(services))
+    .use(accountRoutes(services))
+    .use(keyRoutes(services))
+    .use(usageRoutes(services))
+    .use(userRoutes(services))
+    .use(pageRoutes(services))
+}

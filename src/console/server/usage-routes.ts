@@ -1,0 +1,94 @@
+import { Elysia } from 'elysia'
+import { invalidRequest } from '../../core/errors.ts'
+import type { UsageCursor, UsageDay, UsageFilter } from '../../db/records.ts'
+import type { Services } from '../../server/services.ts'
+import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from './present.ts'
+import { consoleRoute } from './route.ts'
+import { isAdmin } from './scope.ts'
+import { readUsageFilter } from './usage-filter.ts'
+
+const dayMs = 86_400_000
+const defaultDays = 30
+const longestRangeDays = 400
+
+/** Chart ranges are whole UTC days; the default is the last 30 including today. */
+function dayRange(filter: UsageFilter, now = Date.now()): { since: number; until: number } {
+  const until = filter.until ?? (Math.floor(now / dayMs) + 1) * dayMs
+  const since = filter.since ?? until - defaultDays * dayMs
+  if (until - since > longestRangeDays * dayMs) throw invalidRequest(`The range may span at most ${longestRangeDays} days.`, 'since')
+  return { since, until }
+}
+
+/** Days without requests are absent from the store; a chart needs them as zeros. */
+function fillDays(days: UsageDay[], since: number, until: number): UsageDay[] {
+  const byDay = new Map(days.map((day) => [day.day, day]))
+  const filled: UsageDay[] = []
+  for (let day = Math.floor(since / dayMs) * dayMs; day < until; day += dayMs) {
+    filled.push(byDay.get(day) ?? { day, requests: 0, inputTokens: 0, outputTokens: 0, spent: 0 })
+  }
+  return filled
+}
+
+function parseCursor(value: string | null): UsageCursor | undefined {
+  if (!value) return undefined
+  const match = /^(\d{1,15})_(\d{1,15})$/.exec(value)
+  if (!match) throw invalidRequest(`Invalid value for 'before': use the "next" value of the previous page.`, 'before')
+  return { createdAt: Number(match[1]), id: Number(match[2]) }
+}
+
+function readLimit(value: string | null): number {
+  if (value === null) return 50
+  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 200) {
+    throw invalidRequest(`Invalid value for 'limit': expected a whole number from 1 to 200.`, 'limit')
+  }
+  return Number(value)
+}
+
+async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map<string, KeyLabel>> {
+  const keys = await Promise.all([...new Set(ids)].map((id) => services.store.keys.findById(id)))
+  return new Map(keys.filter((key) => key !== undefined).map((key) => [key.id, { name: key.name, prefix: key.prefix }]))
+}
+
+async function accountNames(services: Services): Promise<Map<number, string>> {
+  return new Map((await services.store.accounts.list()).map((account) => [account.id, account.name]))
+}
+
+export function usageRoutes(services: Services) {
+  const { usage } = services.store
+  return new Elysia({ name: 'console-usage' })
+    // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
+    .get('/console/api/usage', consoleRoute(services, async ({ viewer, query }) => {
+      const requested = await readUsageFilter(services, viewer, query)
+      const filter = { ...requested, ...dayRange(requested) }
+      const [totals, days, byModel, byKey] = await Promise.all([
+        usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('keyId', filter),
+      ])
+      const systemWide = isAdmin(viewer) && filter.accountId === undefined && filter.keyId === undefined
+      const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
+      const names = systemWide ? await accountNames(services) : new Map<number, string>()
+      const keys = await keyLabels(services, byKey.map((group) => group.group))
+      return {
+        since: new Date(filter.since).toISOString(),
+        until: new Date(filter.until).toISOString(),
+        totals: totalsJson(totals),
+        daily: fillDays(days, filter.since, filter.until).map(dayJson),
+        by_model: byModel.map((group) => groupJson(group)),
+        by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
+        by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
+      }
+    }))
+    // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
+    .get('/console/api/requests', consoleRoute(services, async ({ viewer, query }) => {
+      const filter = await readUsageFilter(services, viewer, query)
+      const limit = readLimit(query.get('limit'))
+      const rows = await usage.listRequests(filter, limit + 1, parseCursor(query.get('before')))
+      const page = rows.slice(0, limit)
+      const last = page.at(-1)
+      const keys = await keyLabels(services, page.map((row) => row.keyId))
+      const names = isAdmin(viewer) ? await accountNames(services) : new Map<number, string>()
+      return {
+        requests: page.map((row) => requestJson(row, keys.get(row.keyId), names.get(row.accountId))),
+        next: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
+      }
+    }))
+}

@@ -1,0 +1,44 @@
+import { count, formatDate, formatTime, usd } from '../format.ts'
+import type { BalanceHistory } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+import { Empty, Resolved, TableScroll } from './states.tsx'
+
+/** Credits (with who made them and why) and each day's spend, newest first, every amount exactly as recorded. */
+export function BalanceHistoryView({ accountId, version = 0 }: { accountId: number; version?: number }) {
+  const resource = useResource<BalanceHistory>(`/accounts/${accountId}/history?v=${version}`)
+  return (
+    <Resolved resource={resource} label="Loading the history…">
+      {({ history, spend_since }) => history.length === 0 ? (
+        <Empty><p>No credits or spending yet.</p></Empty>
+      ) : (
+        <>
+          <TableScroll label="Balance history">
+            <table data-testid="balance-history">
+              <thead>
+                <tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col" class="number">Amount</th><th scope="col" class="number">Balance after</th></tr>
+              </thead>
+              <tbody>
+                {history.map((entry, index) => entry.kind === 'credit' ? (
+                  <tr key={index}>
+                    <td class="nowrap">{formatTime(entry.at).replace(' UTC', '')}</td>
+                    <td>{entry.note} <span class="muted">— by {entry.actor}</span></td>
+                    <td class={`number ${entry.amount_usd.startsWith('-') ? 'negative' : 'positive'}`}>{entry.amount_usd.startsWith('-') ? usd(entry.amount_usd) : `+${usd(entry.amount_usd)}`}</td>
+                    <td class="number">{usd(entry.balance_after_usd)}</td>
+                  </tr>
+                ) : (
+                  <tr key={index}>
+                    <td class="nowrap">{entry.day}</td>
+                    <td>Usage: {count(entry.requests)} request{entry.requests === 1 ? '' : 's'}</td>
+                    <td class="number negative">{/^[0.]+$/.test(entry.spent_usd) ? usd(entry.spent_usd) : `-${usd(entry.spent_usd)}`}</td>
+                    <td class="number muted">—</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+          <p class="hint">Spending is listed per day for the last 90 days (since {formatDate(spend_since)}); credits are listed in full.</p>
+        </>
+      )}
+    </Resolved>
+  )
+}

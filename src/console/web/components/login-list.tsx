@@ -1,0 +1,83 @@
+import { useState } from 'preact/hooks'
+import { callApi, postJson, queryString } from '../api.ts'
+import { formatDate } from '../format.ts'
+import type { Account, User } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+import { AccountSelect } from './account-select.tsx'
+import { ConfirmDialog } from './confirm-dialog.tsx'
+import { CreateForm } from './create-form.tsx'
+import { SelectField, TextField } from './fields.tsx'
+import { SecretReveal } from './secret-reveal.tsx'
+import { Empty, Resolved, TableScroll } from './states.tsx'
+
+function DeleteLogin({ user, onDeleted }: { user: User; onDeleted: () => void }) {
+  const [asking, setAsking] = useState(false)
+  return (
+    <>
+      <button type="button" class="button danger small" onClick={() => setAsking(true)} aria-label={`Delete login ${user.name}`}>Delete</button>
+      {asking && (
+        <ConfirmDialog title={`Delete the login ${user.name}?`} confirmLabel="Delete login" onClose={() => setAsking(false)}
+          onConfirm={async () => { await callApi('DELETE', `/users/${user.id}`); onDeleted() }}>
+          <p>{user.name} is signed out everywhere and can no longer sign in. Keys and balances are not affected.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  )
+}
+
+/** Console logins (all, or one account's) with a form for a new one; a generated password is shown once. */
+export function LoginList({ account, selfId }: { account?: Account; selfId: number }) {
+  const users = useResource<User[]>(`/users${queryString({ account_id: account?.id })}`)
+  const [name, setName] = useState('')
+  const [role, setRole] = useState(account ? 'account' : 'admin')
+  const [accountId, setAccountId] = useState(account ? String(account.id) : '')
+  const [password, setPassword] = useState('')
+  const [created, setCreated] = useState<{ name: string; password?: string }>()
+  const create = async () => {
+    const result = await postJson<{ user: User; password?: string }>('/users', {
+      name: name.trim(), role, account_id: role === 'account' ? Number(accountId) || undefined : undefined, password: password || undefined,
+    })
+    setCreated({ name: result.user.name, password: result.password })
+    setName('')
+    setPassword('')
+    users.reload()
+  }
+  return (
+    <>
+      <Resolved resource={users} label="Loading logins…">
+        {(list) => list.length === 0 ? <Empty><p>No logins yet.</p></Empty> : (
+          <TableScroll label="Logins">
+            <table>
+              <thead><tr><th scope="col">Name</th><th scope="col">Role</th>{!account && <th scope="col">Account</th>}<th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+              <tbody>
+                {list.map((user) => (
+                  <tr key={user.id}>
+                    <td>{user.name}</td><td>{user.role}</td>{!account && <td>{user.account ?? '—'}</td>}<td>{formatDate(user.created_at)}</td>
+                    <td>{user.id !== selfId && <DeleteLogin user={user} onDeleted={users.reload} />}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </Resolved>
+      {created && (created.password
+        ? <SecretReveal label={`Password for ${created.name}`} secret={created.password} testId="new-login-password" />
+        : <p class="notice" role="status">Login {created.name} created with the password you chose.</p>)}
+      <CreateForm title={account ? `New login for ${account.name}` : 'New login'} submitLabel="Create login" onSubmit={create}>
+        <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
+        {!account && (
+          <SelectField label="Role" value={role} onValue={setRole} hint="An admin sees every account; an account user only theirs.">
+            <option value="admin">Admin</option>
+            <option value="account">Account user</option>
+          </SelectField>
+        )}
+        {!account && role === 'account' && (
+          <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />
+        )}
+        <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
+          hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
+      </CreateForm>
+    </>
+  )
+}

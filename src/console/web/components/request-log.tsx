@@ -1,0 +1,90 @@
+import { useEffect, useState } from 'preact/hooks'
+import { getJson, queryString } from '../api.ts'
+import { count, formatTime, usd } from '../format.ts'
+import type { RequestPage, RequestRow } from '../types.ts'
+import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
+
+export interface RequestFilter {
+  account_id?: string
+  key_id?: string
+  model?: string
+  status?: string
+  since?: string
+  until?: string
+}
+
+function StatusCell({ row }: { row: RequestRow }) {
+  const kind = row.status < 400 ? 'ok' : row.status === 429 ? 'warn' : 'error'
+  return <span class={`badge badge-${kind}`} title={row.error_type ?? undefined}>{row.status}</span>
+}
+
+/** The request log, newest first; "Load older" follows the keyset cursor, so page 1000 costs what page 1 does. */
+export function RequestLog({ filter, showAccount }: { filter: RequestFilter; showAccount: boolean }) {
+  const [rows, setRows] = useState<RequestRow[]>([])
+  const [next, setNext] = useState<string | null>(null)
+  const [loading, setLoading] = useState(true)
+  const [error, setError] = useState<Error>()
+  const [attempt, setAttempt] = useState(0)
+  const key = queryString({ ...filter })
+
+  const load = async (before: string | null, signal?: AbortSignal) => {
+    setLoading(true)
+    setError(undefined)
+    try {
+      const page = await getJson<RequestPage>(`/requests${queryString({ ...filter, before, limit: 50 })}`, signal)
+      setRows((previous) => (before ? [...previous, ...page.requests] : page.requests))
+      setNext(page.next)
+      setLoading(false)
+    } catch (failure) {
+      if ((failure as Error).name === 'AbortError') return
+      setError(failure as Error)
+      setLoading(false)
+    }
+  }
+
+  useEffect(() => {
+    const controller = new AbortController()
+    setRows([])
+    setNext(null)
+    void load(null, controller.signal)
+    return () => controller.abort()
+  }, [key, attempt])
+
+  if (!loading && !error && rows.length === 0) return <Empty><p>No requests match these filters.</p></Empty>
+  return (
+    <div class="request-log">
+      {rows.length > 0 && (
+        <TableScroll label="Request log">
+          <table class="stack" data-testid="request-log">
+            <thead>
+              <tr>
+                <th scope="col">Time (UTC)</th>{showAccount && <th scope="col">Account</th>}<th scope="col">Key</th><th scope="col">Model</th>
+                <th scope="col">Status</th><th scope="col" class="number">Input</th><th scope="col" class="number">Output</th>
+                <th scope="col" class="number">Cost</th><th scope="col" class="number">Latency</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  <td class="nowrap" data-label="Time" title={row.request_id}>{formatTime(row.at).replace(' UTC', '')}</td>
+                  {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
+                  <td data-label="Key"><a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a></td>
+                  <td data-label="Model">{row.model}{row.stream ? <span class="muted"> · stream</span> : null}</td>
+                  <td data-label="Status"><StatusCell row={row} /></td>
+                  <td class="number" data-label="Input tokens">{count(row.input_tokens)}</td>
+                  <td class="number" data-label="Output tokens">{count(row.output_tokens)}</td>
+                  <td class="number" data-label="Cost" data-testid="request-cost">{usd(row.cost_usd)}</td>
+                  <td class="number" data-label="Latency">{count(row.latency_ms)} ms</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {error && <ErrorNotice error={error} retry={() => (rows.length ? void load(next) : setAttempt((value) => value + 1))} />}
+      {loading && <Loading label="Loading requests…" />}
+      {!loading && next && <button type="button" class="button secondary" onClick={() => void load(next)}>Load older requests</button>}
+      {!loading && !next && rows.length > 0 && <p class="hint">That is every matching request.</p>}
+    </div>
+  )
+}

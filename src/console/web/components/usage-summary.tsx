@@ -1,0 +1,76 @@
+import { queryString } from '../api.ts'
+import { count, usd } from '../format.ts'
+import type { Group, UsageSummary } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+import { DailyChart } from './daily-chart.tsx'
+import { Empty, Resolved, TableScroll } from './states.tsx'
+
+export interface UsageQuery {
+  account_id?: string | number
+  key_id?: string
+  model?: string
+  since?: string
+  until?: string
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return <div class="stat"><dt>{label}</dt><dd>{value}</dd></div>
+}
+
+function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Group[]; linkPrefix?: string }) {
+  if (groups.length === 0) return null
+  return (
+    <section class="panel">
+      <h3>{title}</h3>
+      <TableScroll label={title}>
+        <table class="stack">
+          <thead><tr><th scope="col">Name</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Input tokens</th><th scope="col" class="number">Output tokens</th><th scope="col" class="number">Spend</th></tr></thead>
+          <tbody>
+            {groups.map((group) => (
+              <tr key={group.id}>
+                <td data-label="Name">{linkPrefix ? <a href={`${linkPrefix}${encodeURIComponent(group.id)}`}>{group.label}</a> : group.label}</td>
+                <td class="number" data-label="Requests">{count(group.requests)}</td>
+                <td class="number" data-label="Input tokens">{count(group.input_tokens)}</td>
+                <td class="number" data-label="Output tokens">{count(group.output_tokens)}</td>
+                <td class="number" data-label="Spend">{usd(group.spent_usd)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+    </section>
+  )
+}
+
+/** Totals, daily charts and breakdowns for one scope (everything, an account, a key) over a range of days. */
+export function UsageSummaryView({ query, showKeys = true }: { query: UsageQuery; showKeys?: boolean }) {
+  const resource = useResource<UsageSummary>(`/usage${queryString({ ...query })}`)
+  return (
+    <Resolved resource={resource} label="Loading usage…">
+      {(summary) => (
+        <div class="usage-summary" data-testid="usage-summary">
+          <p class="range">{summary.since.slice(0, 10)} to {new Date(Date.parse(summary.until) - 1).toISOString().slice(0, 10)} (UTC)</p>
+          <dl class="stats">
+            <Stat label="Spend" value={usd(summary.totals.spent_usd)} />
+            <Stat label="Requests" value={count(summary.totals.requests)} />
+            <Stat label="Input tokens" value={count(summary.totals.input_tokens)} />
+            <Stat label="Output tokens" value={count(summary.totals.output_tokens)} />
+          </dl>
+          {summary.totals.requests === 0 ? (
+            <Empty><p>No requests in this period yet.</p><p class="hint">Requests made with an API key show up here within a second or two.</p></Empty>
+          ) : (
+            <>
+              <div class="charts">
+                <DailyChart days={summary.daily} totals={summary.totals} kind="spend" title="Spend per day" />
+                <DailyChart days={summary.daily} totals={summary.totals} kind="tokens" title="Tokens per day" />
+              </div>
+              <GroupTable title="By model" groups={summary.by_model} />
+              {summary.by_account && <GroupTable title="By account" groups={summary.by_account} linkPrefix="/console/accounts/" />}
+              {showKeys && <GroupTable title="By key" groups={summary.by_key} linkPrefix="/console/keys/" />}
+            </>
+          )}
+        </div>
+      )}
+    </Resolved>
+  )
+}

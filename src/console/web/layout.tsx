@@ -1,0 +1,69 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { callApi } from './api.ts'
+import { interceptLinks, useLocation } from './router.ts'
+import type { SessionInfo } from './types.ts'
+
+function navigationFor(session: SessionInfo): [string, string][] {
+  if (session.user.role === 'admin') {
+    return [['/console', 'Overview'], ['/console/accounts', 'Accounts'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/logins', 'Logins']]
+  }
+  return [['/console', 'Overview'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/balance', 'Balance']]
+}
+
+function isCurrent(href: string, path: string): boolean {
+  return href === '/console' ? path === '/console' : path === href || path.startsWith(`${href}/`)
+}
+
+/** Header, navigation and the page. Focus moves to the page on navigation, so keyboard users start there. */
+export function Layout({ session, onSignedOut, children }: { session: SessionInfo; onSignedOut: () => void; children: ComponentChildren }) {
+  const { path } = useLocation()
+  const root = useRef<HTMLDivElement>(null)
+  const main = useRef<HTMLElement>(null)
+  const first = useRef(true)
+  const [signingOut, setSigningOut] = useState(false)
+  useEffect(() => interceptLinks(root.current!), [])
+  useEffect(() => {
+    if (first.current) first.current = false
+    else main.current?.focus()
+  }, [path])
+  const signOut = async () => {
+    setSigningOut(true)
+    await callApi('DELETE', '/session').catch(() => undefined)
+    onSignedOut()
+  }
+  const account = session.user.account
+  return (
+    <div ref={root} class="layout">
+      <a class="skip-link" href="#main">Skip to content</a>
+      <header class="topbar">
+        <a class="brand" href="/console"><span class="brand-mark" aria-hidden="true">T</span>Tollgate</a>
+        <nav aria-label="Main">
+          <ul>
+            {navigationFor(session).map(([href, label]) => (
+              <li key={href}><a href={href} aria-current={isCurrent(href, path) ? 'page' : undefined}>{label}</a></li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span class="who-name">{session.user.name}<span class="muted"> · {session.user.role === 'admin' ? 'admin' : account?.name}</span></span>
+          <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>{children}</main>
+    </div>
+  )
+}
+
+/** The page's h1, also used as the document title. */
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · Tollgate`
+  }, [title])
+  return (
+    <div class="page-header">
+      <h1>{title}</h1>
+      {children && <div class="page-actions">{children}</div>}
+    </div>
+  )
+}

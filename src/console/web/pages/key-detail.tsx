@@ -1,0 +1,60 @@
+import type { ComponentChildren } from 'preact'
+import { RequestLog } from '../components/request-log.tsx'
+import { RevokeKeyButton } from '../components/revoke-key.tsx'
+import { Empty, Resolved, StatusBadge } from '../components/states.tsx'
+import { UsageSummaryView } from '../components/usage-summary.tsx'
+import { count, formatTime, usd } from '../format.ts'
+import { PageHeader } from '../layout.tsx'
+import type { PageProps } from '../routes.tsx'
+import type { Key } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+
+function Item({ label, children }: { label: string; children: ComponentChildren }) {
+  return <div><dt>{label}</dt><dd>{children}</dd></div>
+}
+
+function orNone(value: number | null): string {
+  return value === null ? 'no limit' : count(value)
+}
+
+/** One key: what it may do (models, limits, expiry), what it has cost, and its requests. */
+export function KeyDetail({ session, params }: PageProps) {
+  const resource = useResource<Key>(`/keys/${encodeURIComponent(params.id!)}`)
+  return (
+    <Resolved resource={resource} label="Loading the key…" missing={
+      <>
+        <PageHeader title="Key not found" />
+        <Empty><p>There is no key with this ID in your account.</p><p><a href="/console/keys">Back to your keys</a></p></Empty>
+      </>
+    }>
+      {(key) => (
+        <>
+          <PageHeader title={key.name ?? 'Unnamed key'}>
+            {key.status === 'active' && <RevokeKeyButton apiKey={key} onRevoked={resource.reload} />}
+          </PageHeader>
+          <section class="card">
+            <dl class="details">
+              <Item label="Key"><code>{key.prefix}…</code></Item>
+              <Item label="Status"><StatusBadge status={key.status} /></Item>
+              {session.user.role === 'admin' && <Item label="Account"><a href={`/console/accounts/${key.account_id}`}>{key.account}</a></Item>}
+              <Item label="Models">{key.models ? key.models.join(', ') : 'all configured models'}</Item>
+              <Item label="Requests per minute">{orNone(key.rpm)}</Item>
+              <Item label="Tokens per minute">{orNone(key.tpm)}</Item>
+              <Item label="Concurrent requests">{orNone(key.concurrency)}</Item>
+              <Item label="Budget">{key.budget_usd === null ? 'no limit' : usd(key.budget_usd)}</Item>
+              <Item label="Spent so far"><span data-testid="key-spent">{usd(key.spent_usd)}</span></Item>
+              <Item label="Created">{formatTime(key.created_at)}</Item>
+              <Item label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</Item>
+              <Item label="Expires">{key.expires_at ? formatTime(key.expires_at) : 'never'}</Item>
+              {key.revoked_at && <Item label="Revoked">{formatTime(key.revoked_at)}</Item>}
+            </dl>
+          </section>
+          <h2>Usage, last 30 days</h2>
+          <UsageSummaryView query={{ key_id: key.id }} showKeys={false} />
+          <h2>Recent requests</h2>
+          <RequestLog filter={{ key_id: key.id }} showAccount={false} />
+        </>
+      )}
+    </Resolved>
+  )
+}

@@ -1,0 +1,74 @@
+import { useEffect, useState } from 'preact/hooks'
+import { queryString } from '../api.ts'
+import { AccountSelect } from '../components/account-select.tsx'
+import { SelectField, TextField } from '../components/fields.tsx'
+import { RequestLog } from '../components/request-log.tsx'
+import { UsageSummaryView } from '../components/usage-summary.tsx'
+import { dayAfter, isoDay, keyLabel } from '../format.ts'
+import { PageHeader } from '../layout.tsx'
+import { navigate } from '../router.ts'
+import type { PageProps } from '../routes.tsx'
+import type { Key } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+
+type Filters = Record<'account' | 'key' | 'model' | 'status' | 'from' | 'to', string>
+
+const statuses: [string, string][] = [['', 'Any status'], ['ok', 'Succeeded'], ['error', 'Failed (4xx and 5xx)'], ['4xx', 'Client errors (4xx)'], ['429', 'Rate limited (429)'], ['5xx', 'Server errors (5xx)']]
+
+function readFilters(search: URLSearchParams): Filters {
+  return {
+    account: search.get('account') ?? '', key: search.get('key') ?? '', model: search.get('model') ?? '', status: search.get('status') ?? '',
+    from: search.get('from') ?? isoDay(29), to: search.get('to') ?? isoDay(0),
+  }
+}
+
+/** Filters live in the URL, so a filtered view can be bookmarked, shared and reached with the back button. */
+export function Usage({ session, search }: PageProps) {
+  const admin = session.user.role === 'admin'
+  const applied = readFilters(search)
+  const [draft, setDraft] = useState(applied)
+  useEffect(() => setDraft(readFilters(search)), [search.toString()])
+  const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
+  const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
+  const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
+  const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
+  const scope = { account_id: admin ? applied.account || undefined : session.user.account?.id, key_id: applied.key || undefined, model: applied.model || undefined }
+  const apply = (event: Event) => {
+    event.preventDefault()
+    navigate(`/console/usage${queryString(draft)}`)
+  }
+  const invalidRange = draft.from > draft.to ? 'The start must not be after the end.' : undefined
+  return (
+    <>
+      <PageHeader title="Usage" />
+      <form class="card filters-form" onSubmit={apply} aria-label="Filters">
+        <div class="grid">
+          {admin && (
+            <AccountSelect value={draft.account} empty="All accounts" onValue={(account) => setDraft({ ...draft, account, key: '' })} />
+          )}
+          <SelectField label="Key" value={draft.key} onValue={set('key')}>
+            <option value="">All keys</option>
+            {keys.data?.map((key) => <option key={key.id} value={key.id}>{keyLabel(key)}</option>)}
+          </SelectField>
+          <SelectField label="Model" value={draft.model} onValue={set('model')}>
+            <option value="">All models</option>
+            {models.map((model) => <option key={model} value={model}>{model}</option>)}
+          </SelectField>
+          <SelectField label="Status" value={draft.status} onValue={set('status')}>
+            {statuses.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          </SelectField>
+          <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
+          <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
+        </div>
+        <div class="actions">
+          <button type="submit" class="button" disabled={!!invalidRange}>Apply filters</button>
+          <a class="button secondary" href="/console/usage">Reset</a>
+        </div>
+      </form>
+      <h2>Summary</h2>
+      <UsageSummaryView query={{ ...scope, ...range }} showKeys={!applied.key} />
+      <h2>Requests</h2>
+      <RequestLog filter={{ ...scope, ...range, status: applied.status || undefined, account_id: scope.account_id?.toString() }} showAccount={admin && !applied.account} />
+    </>
+  )
+}

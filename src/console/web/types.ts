@@ -1,0 +1,106 @@
+/** The console API's JSON shapes. Money is always an exact decimal string (`*_usd`), never a number. */
+export interface SessionInfo {
+  user: { id: number; name: string; role: 'admin' | 'account'; account: { id: number; name: string } | null }
+  csrf_token: string
+  expires_at: string
+  models: string[]
+}
+
+export interface Account {
+  id: number
+  name: string
+  balance_usd: string
+  reserved_usd: string
+  available_usd: string
+  created_at: string
+}
+
+export interface Key {
+  id: string
+  account_id: number
+  account?: string
+  name: string | null
+  prefix: string
+  models: string[] | null
+  status: 'active' | 'revoked' | 'expired'
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+  rpm: number | null
+  tpm: number | null
+  concurrency: number | null
+  budget_usd: string | null
+  spent_usd: string
+  expires_at: string | null
+}
+
+export interface Totals {
+  requests: number
+  input_tokens: number
+  output_tokens: number
+  spent_usd: string
+}
+
+export interface Day extends Totals {
+  day: string
+}
+
+export interface Group extends Totals {
+  id: string
+  label: string
+}
+
+export interface UsageSummary {
+  since: string
+  until: string
+  totals: Totals
+  daily: Day[]
+  by_model: Group[]
+  by_key: Group[]
+  by_account?: Group[]
+}
+
+export interface RequestRow {
+  id: number
+  request_id: string
+  at: string
+  account_id: number
+  account: string | null
+  key_id: string
+  key_name: string | null
+  key_prefix: string | null
+  model: string
+  provider: string
+  status: number
+  error_type: string | null
+  input_tokens: number
+  cached_input_tokens: number
+  output_tokens: number
+  cost_usd: string
+  latency_ms: number
+  stream: boolean
+}
+
+export interface RequestPage {
+  requests: RequestRow[]
+  next: string | null
+}
+
+export type HistoryEntry =
+  | { kind: 'credit'; at: string; amount_usd: string; balance_after_usd: string; note: string; actor: string }
+  | ({ kind: 'usage' } & Day)
+
+export interface BalanceHistory {
+  account: Account
+  spend_since: string
+  history: HistoryEntry[]
+}
+
+export interface User {
+  id: number
+  name: string
+  role: 'admin' | 'account'
+  account_id: number | null
+  account: string | null
+  created_at: string
+}

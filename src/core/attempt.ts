@@ -1,0 +1,100 @@
+import { readBodyText } from '../providers/http.ts'
+import type { Provider, Target } from '../providers/types.ts'
+import { GatewayError, toGatewayError } from './errors.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
+import type { Meter } from './meter.ts'
+import { outcomeOf } from './outcome.ts'
+import { RawStreamTap } from './raw-stream.ts'
+import type { Outcome, RelayCall } from './relay.ts'
+
+/** An attempt that got far enough to answer the client: whole (non-streamed) or begun (streamed). */
+export type OpenedAttempt =
+  | { kind: 'response'; response: ChatResponse }
+  | { kind: 'raw'; body: string }
+  | { kind: 'stream'; head: StreamEvent[]; events: AsyncIterator<StreamEvent> }
+  | { kind: 'raw-stream'; tap: RawStreamTap }
+
+/**
+ * Send one attempt and read until nothing can go wrong unseen any more: a whole answer, or a stream whose answer has
+ * begun (its first text, tool call or finish). Everything before that point is kept, not sent, so any failure up
+ * to there — refused, cut, stalled, garbage, an error event — is thrown as a GatewayError and the request can still
+ * be retried on another route without the client noticing.
+ */
+export async function openAttempt(provider: Provider, target: Target, call: RelayCall, request: ChatRequest, meter: Meter, signal: AbortSignal): Promise<OpenedAttempt> {
+  const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
+  if (canForward) {
+    const response = await provider.forward!(call.forward!(target), target, signal)
+    if (!request.stream) {
+      const body = await readBodyText(response, provider.config, signal)
+      meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
+      return { kind: 'raw', body }
+    }
+    if (!response.body) throw new GatewayError('upstream', `Upstream ${provider.config.name} sent an empty stream`)
+    const tap = new RawStreamTap(response, provider, meter, signal, call)
+    await tap.prime()
+    return { kind: 'raw-stream', tap }
+  }
+  if (!request.stream) {
+    const response = await provider.complete(request, target, signal)
+    meter.observeResponse(response)
+    return { kind: 'response', response }
+  }
+  const events = (await provider.stream(request, target, signal))[Symbol.asyncIterator]()
+  return { kind: 'stream', head: await primeEvents(events, meter), events }
+}
+
+async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Promise<StreamEvent[]> {
+  const head: StreamEvent[] = []
+  try {
+    while (!meter.begun) {
+      const next = await events.next()
+      if (next.done) break
+      if (next.value.type === 'error') throw next.value.error
+      meter.observe(next.value)
+      head.push(next.value)
+    }
+    return head
+  } catch (error) {
+    void events.return?.(undefined)
+    throw error
+  }
+}
+
+/**
+ * The rest of a begun stream, metered; `end` runs once, however the stream ends (finished, failed, or the client
+ * leaving — which aborts the upstream, so a read parked on it rejects and this generator unwinds at once).
+ */
+export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): AsyncGenerator<StreamEvent> {
+  let outcome: Omit<Outcome, 'usage'> = { status: 499, errorType: 'client_closed' }
+  try {
+    yield* head
+    while (true) {
+      const next = await events.next()
+      if (next.done) break
+      meter.observe(next.value)
+      if (next.value.type === 'error') {
+        outcome = outcomeOf(next.value.error)
+        yield next.value
+        return
+      }
+      yield next.value
+    }
+    outcome = { status: 200 }
+  } catch (error) {
+    const failure = toGatewayError(error)
+    if (failure.status !== 499) {
+      outcome = outcomeOf(failure)
+      yield { type: 'error', error: failure }
+    }
+  } finally {
+    await end(outcome)
+  }
+}
+
+function parseJson(text: string, provider: Provider): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new GatewayError('upstream', `Upstream ${provider.config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
+  }
+}

@@ -1,0 +1,190 @@
+import type { RoutingConfig } from '../config/types.ts'
+import type { Provider, Target } from '../providers/types.ts'
+import { meterEvents, openAttempt, type OpenedAttempt } from './attempt.ts'
+import type { CircuitBreaker, RouteTicket } from './circuit-breaker.ts'
+import { GatewayError, toGatewayError } from './errors.ts'
+import type { ChatRequest, Usage } from './ir.ts'
+import type { Logger } from './logger.ts'
+import { Meter } from './meter.ts'
+import type { Metrics } from './metrics.ts'
+import type { Outcome, RelayCall, RelayResult } from './relay.ts'
+import { outcomeOf } from './outcome.ts'
+import { backoffMs, isRetryable, sleep } from './retry.ts'
+import { routeId } from './routing.ts'
+import type { Settle } from './settlement.ts'
+
+export interface AttemptContext {
+  call: RelayCall
+  /** Every target the request may use, best first (routing.ts `RoutePlanner.plan`). */
+  plan: Target[]
+  providers: Map<string, Provider>
+  breaker: CircuitBreaker
+  metrics: Metrics
+  logger: Logger
+  routing: RoutingConfig
+  /** Aborted when the gateway stops waiting for requests in flight (shutdown). */
+  shutdown: AbortSignal
+  settle: Settle
+}
+
+type Attempt = { result: RelayResult } | { failure: GatewayError; usage?: Usage }
+
+/**
+ * Try the plan's targets until one answers, at most `routing.max_attempts` times: an untried healthy route first
+ * (in plan order: priority, weight, then fallback models), else the same route again if the upstream's retry-after
+ * allows; each retry waits an exponential, jittered backoff. Routes whose circuit is open are skipped, never waited
+ * for. A failure that is the client's own fault, or that came after the answer began, is final.
+ */
+export async function runAttempts(context: AttemptContext): Promise<RelayResult> {
+  const { call, routing, breaker } = context
+  const routes = distinctRoutes(context.plan)
+  const failures = new Map<string, GatewayError>()
+  const excluded = new Set<string>()
+  let last: { target: Target; failure: GatewayError } | undefined
+  let attempts = 0
+  // Rounds bound the loop when a route's probe slot is taken by another request while this one waited.
+  for (let round = 0; attempts < routing.maxAttempts && round < routing.maxAttempts + context.plan.length; round++) {
+    const choice = chooseTarget(context, routes, failures, excluded, attempts)
+    if (!choice) break
+    try {
+      // No wait (a first attempt): no need to combine signals, unless the client or the gateway is already gone.
+      if (choice.waitMs > 0 || call.signal.aborted || context.shutdown.aborted) await sleep(choice.waitMs, AbortSignal.any([call.signal, context.shutdown]))
+    } catch (error) {
+      const failure = toGatewayError(error)
+      context.settle(last?.target, outcomeOf(failure), attempts)
+      throw failure
+    }
+    const { route } = choice
+    const ticket = breaker.acquire(route)
+    if (!ticket) continue
+    attempts++
+    const attempt = await runAttempt(context, choice.target, route, ticket, attempts)
+    if ('result' in attempt) return attempt.result
+    const { failure } = attempt
+    const retry = isRetryable(failure)
+    if (failure.code !== 'client_closed') {
+      context.logger.warn({
+        request_id: call.requestId, route, attempt: attempts, error: failure.code ?? failure.kind, message: failure.message,
+        will_retry: retry && attempts < routing.maxAttempts,
+      }, 'upstream attempt failed')
+    }
+    if (!retry) {
+      context.settle(choice.target, { ...outcomeOf(failure), usage: attempt.usage }, attempts)
+      throw failure
+    }
+    failures.set(route, failure)
+    // Our credentials refused: trying this route again in this request cannot help.
+    if (failure.code === 'upstream_auth') excluded.add(route)
+    last = { target: choice.target, failure }
+  }
+  const failure = last?.failure ?? noRoute(context)
+  context.settle(last?.target, outcomeOf(failure), attempts)
+  throw failure
+}
+
+/** Each route once, with its first target in plan order (a fallback model may share a route with the model). */
+function distinctRoutes(plan: Target[]): { target: Target; route: string }[] {
+  const routes: { target: Target; route: string }[] = []
+  for (const target of plan) {
+    const route = routeId(target)
+    if (!routes.some((known) => known.route === route)) routes.push({ target, route })
+  }
+  return routes
+}
+
+/** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
+function chooseTarget(context: AttemptContext, routes: { target: Target; route: string }[], failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
+  const backoff = backoffMs(attempts, context.routing)
+  let best: { target: Target; route: string; waitMs: number } | undefined
+  for (const { target, route } of routes) {
+    if (excluded.has(route) || context.breaker.waitFor(route) > 0) continue
+    const failure = failures.get(route)
+    if (!failure) return { target, route, waitMs: backoff }
+    // The same route again: honour what it asked for, unless that is longer than we are willing to keep a client.
+    const waitMs = Math.max(backoff, (failure.retryAfter ?? 0) * 1000)
+    if (waitMs > context.routing.maxRetryAfterS * 1000) continue
+    if (!best || waitMs < best.waitMs) best = { target, route, waitMs }
+  }
+  return best
+}
+
+/**
+ * The attempt's own controller, aborted by the client leaving or the gateway shutting down (with their reasons).
+ * Listeners rather than AbortSignal.any: this runs for every request, and `any` costs several times more.
+ */
+function linkedController(...sources: AbortSignal[]): AbortController & { unlink(): void } {
+  const controller = new AbortController() as AbortController & { unlink(): void }
+  const forward = (event: Event) => controller.abort((event.target as AbortSignal).reason)
+  for (const source of sources) {
+    if (source.aborted) controller.abort(source.reason)
+    else source.addEventListener('abort', forward, { once: true })
+  }
+  controller.unlink = () => {
+    for (const source of sources) source.removeEventListener('abort', forward)
+  }
+  return controller
+}
+
+async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<Attempt> {
+  const { call } = context
+  const provider = context.providers.get(target.provider.name)!
+  const upstream = linkedController(call.signal, context.shutdown)
+  const { signal } = upstream
+  const meter = new Meter()
+  const request: ChatRequest = { ...call.request, maxOutputTokens: Math.min(call.request.maxOutputTokens ?? target.model.maxOutputTokens, target.model.maxOutputTokens) }
+  let opened: OpenedAttempt
+  try {
+    opened = await openAttempt(provider, target, call, request, meter, signal)
+  } catch (error) {
+    upstream.abort()
+    upstream.unlink()
+    const failure = call.signal.aborted ? clientClosed() : toGatewayError(error)
+    report(context, route, ticket, outcomeOf(failure))
+    // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
+    return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
+  }
+  // From here the answer belongs to the client: how it ends is settled, never retried.
+  const end = async (outcome: Omit<Outcome, 'usage'>) => {
+    // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
+    if (outcome.status !== 200) upstream.abort()
+    upstream.unlink()
+    report(context, route, ticket, outcome)
+    // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
+    const billable = outcome.status === 200 || outcome.status === 499
+    context.settle(target, { ...outcome, usage: billable ? await meter.usage(request, outcome.status === 200) : undefined }, attempts)
+  }
+  switch (opened.kind) {
+    case 'response':
+      await end({ status: 200 })
+      return { result: { kind: 'response', response: opened.response, target } }
+    case 'raw':
+      await end({ status: 200 })
+      return { result: { kind: 'raw', body: opened.body, target } }
+    case 'stream':
+      return { result: { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, end), target } }
+    case 'raw-stream':
+      return { result: { kind: 'raw-stream', body: opened.tap.toStream(end), target } }
+  }
+}
+
+/** Tell the circuit breaker and the metrics how an attempt went. */
+function report(context: AttemptContext, route: string, ticket: RouteTicket, outcome: Omit<Outcome, 'usage'>): void {
+  const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
+  context.metrics.attempts.inc({ route, result: reason })
+  if (outcome.status === 200) ticket.succeeded()
+  else if (reason === 'client_closed' || reason === 'shutting_down') ticket.released()
+  else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)
+  else ticket.succeeded() // the upstream answered; it was the request that was at fault
+}
+
+function noRoute(context: AttemptContext): GatewayError {
+  const model = context.call.request.model
+  if (context.plan.length === 0) return new GatewayError('upstream_unavailable', `No route is available for the model '${model}'`, { code: 'no_route' })
+  const waits = context.plan.map((target) => context.breaker.waitFor(routeId(target)))
+  return new GatewayError('upstream_unavailable', `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
+    { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) })
+}
+
+function clientClosed(): GatewayError {
+  return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
+}

@@ -1,0 +1,193 @@
+import type { Logger } from './logger.ts'
+
+export type RouteState = 'closed' | 'open' | 'half-open'
+
+export interface BreakerOptions {
+  /** Outcomes older than this no longer count (to a tenth of it: the window moves in ten slices). */
+  windowMs: number
+  /** A route is never tripped on fewer outcomes than this. */
+  minRequests: number
+  /** Failure share of the window at which a route trips. */
+  failureRatio: number
+  /** How long a tripped route is skipped before one probe may try it. */
+  cooldownMs: number
+}
+
+/** One route's health as `/metrics` and `tollgate status` show it. */
+export interface RouteHealth {
+  route: string
+  state: RouteState
+  /** Outcomes in the current window. */
+  requests: number
+  failures: number
+  /** Times the route was taken out of rotation since start. */
+  trips: number
+  /** While open: epoch ms at which a probe may go. */
+  openUntil?: number
+  lastFailure?: string
+}
+
+/** Permission for one attempt on a route; the attempt reports exactly one outcome (later reports are ignored). */
+export interface RouteTicket {
+  succeeded(): void
+  /** `pauseMs`: the upstream asked us to stay away this long (retry-after). */
+  failed(reason: string, pauseMs?: number): void
+  /** Neither (the client left, or the client's own request was at fault): frees a probe slot. */
+  released(): void
+}
+
+/** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
+const slices = 10
+
+interface Slice {
+  /** Which slice of time (epoch ms / slice length) the counts belong to. */
+  index: number
+  requests: number
+  failures: number
+}
+
+interface Route {
+  state: RouteState
+  slices: Slice[]
+  openUntil: number
+  probing: boolean
+  trips: number
+  lastFailure?: string
+}
+
+/**
+ * A circuit breaker per route. Closed: every attempt goes, and when the failure share of the recent window reaches
+ * the threshold the route opens. Open: skipped until its cooldown ends. Half-open: exactly one attempt (the probe)
+ * goes; its success closes the route, its failure opens it for another cooldown. State changes are logged.
+ */
+export class CircuitBreaker {
+  private readonly routes = new Map<string, Route>()
+  private readonly sliceMs: number
+
+  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
+    this.sliceMs = Math.max(1, options.windowMs / slices)
+  }
+
+  /** A ticket when an attempt may go to `route` now; taking it in half-open makes this attempt the probe. */
+  acquire(routeId: string): RouteTicket | undefined {
+    const route = this.routeOf(routeId)
+    const now = this.clock()
+    if (route.state === 'open') {
+      if (now < route.openUntil) return undefined
+      route.state = 'half-open'
+      route.probing = false
+      this.logger.info({ route: routeId }, 'route half-open: the next request probes it')
+    }
+    if (route.state === 'half-open') {
+      if (route.probing) return undefined
+      route.probing = true
+    }
+    return this.ticket(routeId, route, route.state === 'half-open')
+  }
+
+  /** Milliseconds until `acquire` could succeed (0 if it could now; a probe in flight counts as a cooldown). */
+  waitFor(routeId: string): number {
+    const route = this.routes.get(routeId)
+    if (!route || route.state === 'closed') return 0
+    if (route.state === 'half-open') return route.probing ? this.options.cooldownMs : 0
+    return Math.max(0, route.openUntil - this.clock())
+  }
+
+  snapshot(): RouteHealth[] {
+    return [...this.routes].map(([route, state]) => {
+      const recent = this.recent(state)
+      return {
+        route, state: state.state, requests: recent.requests, failures: recent.failures,
+        trips: state.trips, openUntil: state.state === 'open' ? state.openUntil : undefined, lastFailure: state.lastFailure,
+      }
+    })
+  }
+
+  private ticket(routeId: string, route: Route, probe: boolean): RouteTicket {
+    let reported = false
+    const once = (report: () => void) => () => {
+      if (reported) return
+      reported = true
+      report()
+    }
+    return {
+      succeeded: once(() => this.succeed(routeId, route, probe)),
+      failed: (reason, pauseMs) => once(() => this.fail(routeId, route, probe, reason, pauseMs))(),
+      released: once(() => {
+        if (probe) route.probing = false
+      }),
+    }
+  }
+
+  private succeed(routeId: string, route: Route, probe: boolean): void {
+    if (probe) {
+      route.state = 'closed'
+      route.probing = false
+      route.slices = newSlices()
+      this.logger.info({ route: routeId }, 'route closed: the probe succeeded, back in rotation')
+      return
+    }
+    this.remember(route, false)
+  }
+
+  private fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
+    route.lastFailure = reason
+    if (probe) {
+      this.open(routeId, route, this.options.cooldownMs, `probe failed: ${reason}`)
+      return
+    }
+    if (route.state !== 'closed') return
+    const { requests, failures } = this.remember(route, true)
+    if (requests >= this.options.minRequests && failures / requests >= this.options.failureRatio) {
+      this.open(routeId, route, this.options.cooldownMs, `${failures} of the last ${requests} attempts failed (${reason})`)
+    } else if (pauseMs > 0) {
+      // The upstream said when to come back; a longer wait than our own cooldown is left to the breaker's window.
+      this.open(routeId, route, Math.min(pauseMs, this.options.cooldownMs), `upstream asked to retry after ${Math.ceil(pauseMs / 1000)} s`)
+    }
+  }
+
+  private open(routeId: string, route: Route, forMs: number, why: string): void {
+    route.state = 'open'
+    route.probing = false
+    route.openUntil = this.clock() + forMs
+    route.slices = newSlices()
+    route.trips++
+    this.logger.warn({ route: routeId, cooldown_ms: forMs, reason: why }, 'route open: skipped until its cooldown ends')
+  }
+
+  /** Count an outcome in the current slice; returns the window's totals. */
+  private remember(route: Route, failed: boolean): { requests: number; failures: number } {
+    const index = Math.floor(this.clock() / this.sliceMs)
+    const slice = route.slices[index % slices]!
+    if (slice.index !== index) Object.assign(slice, { index, requests: 0, failures: 0 })
+    slice.requests++
+    if (failed) slice.failures++
+    return this.recent(route)
+  }
+
+  /** Totals of the slices still inside the window. */
+  private recent(route: Route): { requests: number; failures: number } {
+    const oldest = Math.floor(this.clock() / this.sliceMs) - slices + 1
+    let requests = 0
+    let failures = 0
+    for (const slice of route.slices) {
+      if (slice.index < oldest) continue
+      requests += slice.requests
+      failures += slice.failures
+    }
+    return { requests, failures }
+  }
+
+  private routeOf(routeId: string): Route {
+    let route = this.routes.get(routeId)
+    if (!route) {
+      route = { state: 'closed', slices: newSlices(), openUntil: 0, probing: false, trips: 0 }
+      this.routes.set(routeId, route)
+    }
+    return route
+  }
+}
+
+function newSlices(): Slice[] {
+  return Array.from({ length: slices }, () => ({ index: -1, requests: 0, failures: 0 }))
+}

@@ -1,0 +1,7 @@
+import type { GatewayError } from './errors.ts'
+import type { Outcome } from './relay.ts'
+
+/** How a failed request ended, for its usage row: the status the client saw and why. */
+export function outcomeOf(failure: GatewayError): Omit<Outcome, 'usage'> {
+  return { status: failure.status, errorType: failure.code ?? failure.kind }
+}

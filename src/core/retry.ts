@@ -1,0 +1,36 @@
+import type { RoutingConfig } from '../config/types.ts'
+import { GatewayError } from './errors.ts'
+
+/**
+ * May a failed attempt be tried again (on another route when there is one)? Yes for what an upstream or the network
+ * did: connection failures, timeouts, 429, 5xx, garbage, our credentials refused. No for the client's own mistakes
+ * (400, 404, 413, 422 — another upstream would refuse them too) and for a client that left or a gateway shutting down.
+ */
+export function isRetryable(error: GatewayError): boolean {
+  if (error.code === 'client_closed' || error.code === 'shutting_down') return false
+  if (error.kind === 'invalid_request' || error.kind === 'request_too_large') return false
+  return error.kind === 'upstream' || error.kind === 'upstream_unavailable' || error.kind === 'timeout' || error.kind === 'rate_limit' || error.status >= 500
+}
+
+/** Exponential backoff with full jitter: retry n (1, 2, …) waits a random time up to base × 2^(n−1), capped. */
+export function backoffMs(retry: number, routing: Pick<RoutingConfig, 'backoffMs' | 'backoffMaxMs'>, random = Math.random): number {
+  if (retry <= 0) return 0
+  return Math.round(random() * Math.min(routing.backoffMaxMs, routing.backoffMs * 2 ** (retry - 1)))
+}
+
+/** Wait, unless the client leaves first (then reject at once: nobody is waiting for the answer any more). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 && !signal.aborted) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const leave = () => {
+      clearTimeout(timer)
+      reject(signal.reason instanceof GatewayError ? signal.reason : new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 }))
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', leave)
+      resolve()
+    }, ms)
+    if (signal.aborted) leave()
+    else signal.addEventListener('abort', leave, { once: true })
+  })
+}

@@ -1,0 +1,68 @@
+import type { Hold } from '../db/records.ts'
+import type { Permit } from '../domain/limits.ts'
+import type { Ledger } from '../domain/ledger.ts'
+import type { Target } from '../providers/types.ts'
+import type { Logger } from './logger.ts'
+import type { Metrics } from './metrics.ts'
+import { costOf } from './pricing.ts'
+import type { Outcome, RelayCall } from './relay.ts'
+
+/** The end of one client request: called once with the target that served it (if any) and how it ended. */
+export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void
+
+export interface SettlementDeps {
+  ledger: Ledger
+  logger: Logger
+  metrics: Metrics
+}
+
+/**
+ * Build the one place a request ends: its usage row and debit (priced at the model that actually served it, which
+ * is a fallback model's price after a fallback), its rate-limit permit, its metrics and its log line. Later calls
+ * are ignored, so every path may call it without double billing.
+ */
+/** `started`: `performance.now()` when the request reached the relay. */
+export function createSettle(deps: SettlementDeps, call: RelayCall, hold: Hold, permit: Permit, started: number, onSettled: () => void): Settle {
+  let settled = false
+  return (target, outcome, attempts) => {
+    if (settled) return
+    settled = true
+    const usage = outcome.usage
+    const cost = usage && target ? costOf(usage, target.model.price) : 0
+    const latencyMs = Math.round(performance.now() - started)
+    const model = target?.model.id ?? call.request.model
+    try {
+      deps.ledger.settle(hold, {
+        requestId: call.requestId,
+        accountId: call.key.accountId,
+        keyId: call.key.id,
+        model,
+        provider: target?.provider.name ?? '',
+        upstreamModel: target?.upstreamModel ?? '',
+        protocol: call.protocol,
+        inputTokens: usage?.inputTokens ?? 0,
+        cachedInputTokens: usage?.cachedInputTokens ?? 0,
+        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        reasoningTokens: usage?.reasoningTokens ?? 0,
+        cost,
+        status: outcome.status,
+        errorType: outcome.errorType ?? null,
+        latencyMs,
+        stream: call.request.stream,
+        estimated: usage?.estimated ?? false,
+        createdAt: Date.now(),
+      })
+      permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
+      deps.metrics.requests.inc({ model, provider: target?.provider.name ?? '', status: outcome.status })
+      if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
+      deps.logger.info({
+        request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,
+        error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
+        estimated: usage?.estimated, stream: call.request.stream, attempts,
+      }, 'request')
+    } finally {
+      onSettled()
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import type { UserRecord, UserRole } from '../db/records.ts'
+import type { AccountRepository, SessionRepository, UserRepository } from '../db/repositories.ts'
+import { DomainError } from './accounts.ts'
+import { randomBase62 } from './ids.ts'
+
+export const minimumPasswordLength = 12
+/**
+ * OWASP's recommended argon2id setting (19 MiB, 2 passes). Bun's default takes 64 MiB per hash, which lets a
+ * burst of sign-in attempts claim a lot of memory; the hash records its parameters, so they can change later.
+ */
+const hashOptions = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
+
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, hashOptions)
+}
+// Argon2 hashes whatever it is given: an unbounded password would be a cheap way to burn CPU and memory.
+const maximumPasswordLength = 512
+
+export interface NewUserInput {
+  name: string
+  role: UserRole
+  /** Required for `account` users, absent for admins. */
+  accountId?: number
+  /** When absent a strong password is generated and returned once. */
+  password?: string
+}
+
+export interface UserWithPassword {
+  user: UserRecord
+  password: string
+  generated: boolean
+}
+
+/** 24 base62 characters ≈ 143 bits: nobody guesses it, and it still fits a password manager field. */
+export function generatePassword(): string {
+  return randomBase62(24)
+}
+
+function choosePassword(password: string | undefined): { password: string; generated: boolean } {
+  if (password === undefined) return { password: generatePassword(), generated: true }
+  if (password.length < minimumPasswordLength) throw new DomainError('invalid', `the password must be at least ${minimumPasswordLength} characters`)
+  if (password.length > maximumPasswordLength) throw new DomainError('invalid', `the password must be at most ${maximumPasswordLength} characters`)
+  return { password, generated: false }
+}
+
+export async function createUser(
+  repositories: { users: UserRepository; accounts: AccountRepository }, input: NewUserInput, now = Date.now(),
+): Promise<UserWithPassword> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(input.name)) {
+    throw new DomainError('invalid', `user name "${input.name}" must be 1-64 letters, digits, . _ @ or -`)
+  }
+  if (input.role === 'admin' && input.accountId !== undefined) throw new DomainError('invalid', 'an admin does not belong to an account')
+  if (input.role === 'account') {
+    if (input.accountId === undefined) throw new DomainError('invalid', 'an account user needs an account')
+    if (!(await repositories.accounts.findById(input.accountId))) throw new DomainError('not_found', `account ${input.accountId} does not exist`)
+  }
+  if (await repositories.users.findByName(input.name)) throw new DomainError('conflict', `user "${input.name}" already exists`)
+  const { password, generated } = choosePassword(input.password)
+  const user = await repositories.users.create({
+    name: input.name, role: input.role, accountId: input.accountId ?? null,
+    passwordHash: await hashPassword(password), createdAt: now, updatedAt: now,
+  })
+  return { user, password, generated }
+}
+
+export async function requireUser(users: UserRepository, name: string): Promise<UserRecord> {
+  const user = await users.findByName(name)
+  if (!user) throw new DomainError('not_found', `user "${name}" does not exist`)
+  return user
+}
+
+/** A new password signs the user out everywhere: whoever knew the old one loses their sessions too. */
+export async function changePassword(
+  repositories: { users: UserRepository; sessions: SessionRepository }, name: string, newPassword?: string,
+): Promise<UserWithPassword> {
+  const user = await requireUser(repositories.users, name)
+  const { password, generated } = choosePassword(newPassword)
+  await repositories.users.setPasswordHash(user.id, await hashPassword(password), Date.now())
+  await repositories.sessions.deleteForUser(user.id)
+  return { user, password, generated }
+}
+
+export async function deleteUser(users: UserRepository, name: string): Promise<UserRecord> {
+  const user = await requireUser(users, name)
+  await users.delete(user.id)
+  return user
+}
+
+let dummyHash: Promise<string> | undefined
+
+/**
+ * The user whose password this is, or undefined. An unknown name still costs one full hash verification,
+ * so response time does not reveal which names exist.
+ */
+export async function verifyCredentials(users: UserRepository, name: string, password: string): Promise<UserRecord | undefined> {
+  const user = password.length <= maximumPasswordLength ? await users.findByName(name) : undefined
+  dummyHash ??= hashPassword(generatePassword())
+  const hash = user?.passwordHash ?? (await dummyHash)
+  const matches = await Bun.password.verify(password.slice(0, maximumPasswordLength), hash)
+  return user && matches ? user : undefined
+}

@@ -1,0 +1,55 @@
+import { afterAll, expect, test } from 'bun:test'
+import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+
+const cli = ['bun', 'src/main.ts']
+const { config } = makeWorkspace()
+const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+let server: Awaited<ReturnType<typeof startServe>> | undefined
+
+afterAll(() => server?.process.kill('SIGTERM'))
+
+/** `tollgate user …` with a password on stdin, the way an operator scripts the first run. */
+function runWithStdin(stdin: string, ...args: string[]) {
+  const result = Bun.spawnSync([...cli, ...args, '--config', config], { stdin: new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe' })
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
+}
+
+function signIn(url: string, username: string, password: string) {
+  return fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+}
+
+test('user create / list / password / delete: a generated password is printed once and signs in', async () => {
+  expect(run('account', 'create', 'acme').code).toBe(0)
+  const admin = run('user', 'create', 'root', '--admin', '--json')
+  expect(admin.code).toBe(0)
+  const created = admin.json()
+  expect(created).toMatchObject({ name: 'root', role: 'admin', account: null })
+  expect(created.password).toMatch(/^[0-9A-Za-z]{24}$/)
+
+  const chosen = runWithStdin('correct horse battery staple\n', 'user', 'create', 'alice', '--account', 'acme', '--password-stdin', '--json')
+  expect(chosen.code).toBe(0)
+  expect(JSON.parse(chosen.stdout)).toEqual({ name: 'alice', role: 'account', account: 'acme' }) // no password echoed back
+
+  expect(run('user', 'create', 'x').code).toBe(2) // neither --admin nor --account
+  expect(run('user', 'create', 'x', '--admin', '--account', 'acme').code).toBe(2)
+  expect(run('user', 'create', 'x', '--account', 'nope').stderr).toContain('does not exist')
+  expect(runWithStdin('short\n', 'user', 'create', 'y', '--admin', '--password-stdin').stderr).toContain('at least 12 characters')
+  expect(run('user', 'create', 'root', '--admin').stderr).toContain('already exists')
+
+  const listed = run('user', 'list', '--json')
+  expect(listed.stdout).not.toContain(created.password)
+  expect(listed.json().map((user: { name: string; account: string | null }) => [user.name, user.account])).toEqual([['alice', 'acme'], ['root', null]])
+
+  server = await startServe(cli, config)
+  expect((await signIn(server.url, 'root', created.password)).status).toBe(200)
+  expect((await signIn(server.url, 'alice', 'correct horse battery staple')).status).toBe(200)
+
+  const changed = run('user', 'password', 'root', '--json').json()
+  expect(changed.password).toMatch(/^[0-9A-Za-z]{24}$/)
+  expect((await signIn(server.url, 'root', created.password)).status).toBe(401)
+  expect((await signIn(server.url, 'root', changed.password)).status).toBe(200)
+
+  expect(run('user', 'delete', 'alice', '--json').json()).toEqual({ name: 'alice', deleted: true })
+  expect((await signIn(server.url, 'alice', 'correct horse battery staple')).status).toBe(401)
+  expect(run('user', 'delete', 'alice').code).toBe(3)
+}, 60_000)
