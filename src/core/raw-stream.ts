@@ -24,6 +24,8 @@ export class RawStreamTap {
   private ended = false
   /** An error the upstream reported in the stream itself. */
   private failure: GatewayError | undefined
+  /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
+  private failedMidAnswer = false
 
   constructor(
     response: Response, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
@@ -37,7 +39,7 @@ export class RawStreamTap {
     try {
       while (!this.meter.begun && !this.ended) {
         await this.readNext()
-        if (this.failure) throw this.failure
+        if (this.failure && !this.failedMidAnswer) throw this.failure
       }
     } catch (error) {
       void this.chunks.return(undefined)
@@ -107,6 +109,8 @@ export class RawStreamTap {
 
   private observe(event: Parameters<Meter['observe']>[0]): void {
     this.meter.observe(event)
-    if (event.type === 'error') this.failure ??= event.error
+    if (event.type !== 'error' || this.failure) return
+    this.failure = event.error
+    this.failedMidAnswer = this.meter.begun
   }
 }
