@@ -1,15 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { history, type Scenario, scenarioSpecs, system, weatherTool } from './conversation.ts'
-import { failureOf, type MatrixClient, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
+import { describeStainlessError, failureOf, type MatrixClient, recordingFetch, type Reply, requestTimeoutMs, stainlessError } from './client.ts'
 
-const classByStatus: Record<number, string> = { 400: 'BadRequestError', 429: 'RateLimitError', 502: 'InternalServerError' }
 const typeByStatus: Record<number, string> = { 400: 'invalid_request_error', 429: 'rate_limit_error', 502: 'api_error' }
-
-function describeError(error: unknown): SdkError {
-  if (!(error instanceof Anthropic.AnthropicError)) throw error
-  const api = error as Partial<InstanceType<typeof Anthropic.APIError>>
-  return { class: error.constructor.name, status: api.status, type: api.type ?? undefined, message: error.message }
-}
+const describeError = (error: unknown) => describeStainlessError(error, Anthropic.AnthropicError)
 
 function params(model: string, scenario: Scenario): Anthropic.MessageCreateParamsNonStreaming {
   const { prompt, calls, replay } = scenarioSpecs[scenario]
@@ -48,7 +42,7 @@ export function anthropicClient(siteUrl: string, key: string): MatrixClient {
   const options = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) })
   return {
     name: 'anthropic', native: 'anthropic', expresses: { cacheWrite: true, reasoning: false }, stops: { text: 'end_turn', tool: 'tool_use', length: 'max_tokens' },
-    expectedError: (status) => ({ class: classByStatus[status]!, status, type: typeByStatus[status]! }),
+    expectedError: (status) => stainlessError(status, typeByStatus[status]!),
     async ask(model, scenario, stream) {
       const body = params(model, scenario)
       const message = stream ? await client.messages.stream(body, options()).finalMessage() : await client.messages.create(body, options())

@@ -1,15 +1,9 @@
 import OpenAI from 'openai'
 import { history, type Scenario, scenarioSpecs, system, type Tokens, weatherTool } from './conversation.ts'
-import { failureOf, type MatrixClient, parseArgs, recordingFetch, type Reply, requestTimeoutMs, type SdkError } from './client.ts'
+import { describeStainlessError, failureOf, type MatrixClient, parseArgs, recordingFetch, type Reply, requestTimeoutMs, stainlessError } from './client.ts'
 
-const classByStatus: Record<number, string> = { 400: 'BadRequestError', 429: 'RateLimitError', 502: 'InternalServerError' }
 const typeByStatus: Record<number, string> = { 400: 'invalid_request_error', 429: 'rate_limit_error', 502: 'upstream_error' }
-
-function describeError(error: unknown): SdkError {
-  if (!(error instanceof OpenAI.OpenAIError)) throw error
-  const api = error as Partial<InstanceType<typeof OpenAI.APIError>>
-  return { class: error.constructor.name, status: api.status, type: api.type ?? undefined, message: error.message }
-}
+const describeError = (error: unknown) => describeStainlessError(error, OpenAI.OpenAIError)
 
 function connect(baseUrl: string, key: string) {
   const recorder = recordingFetch()
@@ -17,7 +11,7 @@ function connect(baseUrl: string, key: string) {
 }
 
 const options = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) })
-const expectedError = (status: number) => ({ class: classByStatus[status]!, status, type: typeByStatus[status]! })
+const expectedError = (status: number) => stainlessError(status, typeByStatus[status]!)
 
 function chatParams(model: string, scenario: Scenario): Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream'> {
   const { prompt, calls, replay } = scenarioSpecs[scenario]
