@@ -84,7 +84,7 @@ for (const [model, expected] of Object.entries(expectations)) {
     })
 
     test('messages.stream: finalMessage has the text and the tool call with its complete input', async () => {
-      const stream = client.messages.stream({ model, max_tokens: 200, tools: [weatherTool], messages: [{ role: 'user', content: 'weather in Paris?' }] })
+      const stream = client.messages.stream({ model, max_tokens: 200, tools: [weatherTool], messages: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }] })
       let streamedText = ''
       stream.on('text', (delta) => { streamedText += delta })
       const final = await stream.finalMessage()

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { defaultDocument } from '../src/config/load.ts'
 import { claudePrice } from './support/anthropic-setup.ts'
 import { planAnthropicAnswer, startAnthropicUpstream, upstreamKey, type AnswerPlan } from './support/anthropic-upstream.ts'
 import { findClaudeCode, makeWorkDir, runClaudeCode } from './support/claude-code.ts'
@@ -36,6 +37,7 @@ const openAiPlan = (request: RecordedRequest): OpenAiAnswer => {
 let anthropicUpstream: TestUpstream
 let openAiUpstream: TestUpstream
 let gateway: TestGateway
+let mockGateway: TestGateway
 
 beforeAll(async () => {
   anthropicUpstream = startAnthropicUpstream(anthropicPlan)
@@ -56,10 +58,13 @@ beforeAll(async () => {
       ],
     },
   })
+  // What `tollgate serve` runs with no config file: the mock provider and its models.
+  mockGateway = await startTestGateway({ config: defaultDocument })
 })
 
 afterAll(async () => {
   await gateway?.stop()
+  await mockGateway?.stop()
   await anthropicUpstream?.stop()
   await openAiUpstream?.stop()
   rmSync(workDir, { recursive: true, force: true })
@@ -77,6 +82,14 @@ if ('missing' in claude) {
 
 describe.skipIf('missing' in claude)('Claude Code CLI through the gateway', () => {
   const binary = 'path' in claude ? claude.path : ''
+
+  // Claude Code offers its sub-agent tool first on every turn; a mock that called it unasked would never let the CLI finish.
+  test('claude -p "say hi" → the built-in mock on the default config answers in text, and the CLI is done', async () => {
+    const before = await mockGateway.settled()
+    const run = await runClaudeCode(binary, { baseUrl: mockGateway.url, apiKey: mockGateway.key, model: 'mock-1', prompt: 'say hi', workDir })
+    expect({ exitCode: run.exitCode, stdout: run.stdout.trim() }).toMatchObject({ exitCode: 0, stdout: 'Hello from the Tollgate mock provider, you said: say hi' })
+    expect((await mockGateway.settled()).balance).toBeLessThan(before.balance)
+  }, 120_000)
 
   for (const path of paths) {
     test(`claude -p "say hi" → ${path.name}`, async () => {

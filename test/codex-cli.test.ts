@@ -9,8 +9,8 @@ import { sseResponse, startUpstream, type TestUpstream } from './support/upstrea
 /**
  * The real Codex CLI (`@openai/codex` from npm, a native binary) against a running gateway, configured the way a
  * user would: a provider entry with `wire_api = "responses"` in $CODEX_HOME/config.toml and the key in an env var.
- * Codex offers its tools, so the mock and the loopback upstream both call one, and Codex sends the result back:
- * each run is a full function-call round trip over the Responses protocol.
+ * Codex offers its tools; the loopback upstream calls one, and so does the mock when the prompt asks for a tool, and
+ * Codex sends the result back: each run is a full function-call round trip over the Responses protocol.
  */
 const codex = join(import.meta.dir, '..', 'node_modules', '.bin', 'codex')
 
@@ -100,12 +100,18 @@ function agentMessages(events: any[]): string[] {
 }
 
 describe.skipIf(reason !== undefined)('Codex CLI through the gateway', () => {
-  test('codex exec "say hi" against the mock provider prints the answer', async () => {
-    const { events } = await runCodexOk('mock-1', 'say hi')
+  test('codex exec against the mock provider: asked to use a tool, the mock calls one and answers its output', async () => {
+    const { events } = await runCodexOk('mock-1', 'use a tool, then say hi')
     // Codex ran the tool the mock called, sent its output back, and shows the answer to that.
     expect(events.some((event) => event.type === 'item.completed' && event.item.type === 'command_execution')).toBe(true)
     expect(agentMessages(events).join('\n')).toContain('Hello from the Tollgate mock provider, the tool answered')
     expect(events.some((event) => event.type === 'item.completed' && event.item.type === 'reasoning' && event.item.text === 'Let me think about that.')).toBe(true)
+  }, 120_000)
+
+  test('codex exec "say hi" against the mock provider: a plain answer, no tool called', async () => {
+    const { events } = await runCodexOk('mock-1', 'say hi')
+    expect(events.some((event) => event.type === 'item.completed' && event.item.type === 'command_execution')).toBe(false)
+    expect(agentMessages(events).join('\n')).toContain('Hello from the Tollgate mock provider, you said: say hi')
   }, 120_000)
 
   test('against an OpenAI-compatible upstream: the turn is translated both ways and billed exactly', async () => {

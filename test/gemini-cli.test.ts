@@ -50,7 +50,7 @@ beforeAll(async () => {
     telemetry: { enabled: false },
     privacy: { usageStatisticsEnabled: false },
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    // The mock calls the first tool it is offered; keep anything that writes or runs commands out of reach.
+    // Asked for a tool, the mock calls the first one offered; keep anything that writes or runs commands out of reach.
     tools: { exclude: ['run_shell_command', 'write_file', 'replace'] },
   }))
 })
@@ -62,9 +62,9 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true })
 })
 
-test.skipIf(skipReason !== undefined)('gemini -p "say hi" answers through the gateway, with a tool round trip', async () => {
+test.skipIf(skipReason !== undefined)('gemini -p "use a tool, then say hi" answers through the gateway, with a tool round trip', async () => {
   const before = await gateway.settled()
-  const child = Bun.spawn([Bun.which('node')!, cli, '-m', 'tollgate-cli', '-p', 'say hi'], {
+  const child = Bun.spawn([Bun.which('node')!, cli, '-m', 'tollgate-cli', '-p', 'use a tool, then say hi'], {
     cwd: home,
     stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
     env: {
@@ -84,7 +84,7 @@ test.skipIf(skipReason !== undefined)('gemini -p "say hi" answers through the ga
   for (const request of proxy.requests) expect(request.path).toMatch(/^\/v1beta\/models\/tollgate-cli:(streamGenerateContent\?alt=sse|generateContent|countTokens)$/)
   expect(proxy.requests.every((request) => request.headers['x-goog-api-key'] === gateway.key)).toBe(true)
 
-  // The mock called the CLI's first tool; the CLI answered with a functionResponse carrying the call's id.
+  // The mock called the CLI's first tool, as the prompt asked; the CLI answered with a functionResponse carrying the call's id.
   const partsOf = (body: any): Record<string, any>[] => (body?.contents ?? []).flatMap((content: { parts?: unknown[] }) => content.parts ?? [])
   const followUp = proxy.requests.find((request) => partsOf(request.body).some((part) => part.functionResponse))!
   const call = partsOf(followUp.body).find((part) => part.functionCall)!.functionCall

@@ -94,7 +94,7 @@ for (const model of Object.keys(greetings)) {
     })
 
     test('function calling round trip: functionCall out, functionResponse back', async () => {
-      const question: Content = { role: 'user', parts: [{ text: 'weather in Paris?' }] }
+      const question: Content = { role: 'user', parts: [{ text: 'Use get_weather: weather in Paris?' }] }
       const first = await ai.models.generateContent({ model, contents: [question], config: { tools: [weather] } })
       const call = first.functionCalls![0]!
       expect(call.name).toBe('get_weather')

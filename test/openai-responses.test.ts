@@ -79,7 +79,7 @@ for (const { model, greeting, toolSaid } of cases) {
     })
 
     test('function calling round trip: a function_call, then its function_call_output is understood', async () => {
-      const first = await client.responses.stream({ model, input: [{ role: 'user', content: 'weather in Paris?' }], tools: [weatherTool] }).finalResponse()
+      const first = await client.responses.stream({ model, input: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }], tools: [weatherTool] }).finalResponse()
       const call = first.output.find((item) => item.type === 'function_call')
       if (call?.type !== 'function_call') throw new Error('expected a function call')
       expect(call.name).toBe('get_weather')

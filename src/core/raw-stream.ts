@@ -24,6 +24,8 @@ export class RawStreamTap {
   private ended = false
   /** An error the upstream reported in the stream itself. */
   private failure: GatewayError | undefined
+  /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
+  private failedMidAnswer = false
 
   constructor(
     response: Response, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
@@ -37,7 +39,7 @@ export class RawStreamTap {
     try {
       while (!this.meter.begun && !this.ended) {
         await this.readNext()
-        if (this.failure) throw this.failure
+        if (this.failure && !this.failedMidAnswer) throw this.failure
       }
     } catch (error) {
       void this.chunks.return(undefined)
@@ -85,7 +87,11 @@ export class RawStreamTap {
     const next = await this.chunks.next()
     if (next.done) {
       this.take(this.parser.finish())
+      const relayedError = this.failure !== undefined
       for (const event of this.decoder.finish()) this.observe(event)
+      // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
+      // of its own: the client gets ours rather than a silent cut.
+      if (this.failure && !relayedError && this.call.encodeRawError) this.pending.push(encoder.encode(this.call.encodeRawError(this.failure)))
       this.ended = true
       return
     }
@@ -103,6 +109,8 @@ export class RawStreamTap {
 
   private observe(event: Parameters<Meter['observe']>[0]): void {
     this.meter.observe(event)
-    if (event.type === 'error') this.failure ??= event.error
+    if (event.type !== 'error' || this.failure) return
+    this.failure = event.error
+    this.failedMidAnswer = this.meter.begun
   }
 }

@@ -1,4 +1,4 @@
-import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream } from './upstream.ts'
+import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream, type UpstreamHandler } from './upstream.ts'
 
 /**
  * A small Anthropic Messages server. It checks `x-api-key` and `anthropic-version` as Anthropic does, answers with
@@ -9,10 +9,14 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
 export const anthropicUsage = { input_tokens: 5, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 7 }
 export const upstreamKey = 'upstream-secret'
 
+export interface AnthropicToolCall { id: string; name: string; input: Record<string, unknown> }
+
 export interface AnthropicAnswer {
   thinking?: { text: string; signature: string }
   text?: string
-  toolCall?: { id: string; name: string; input: Record<string, unknown> }
+  toolCall?: AnthropicToolCall
+  /** Parallel calls, one tool_use block each. */
+  toolCalls?: AnthropicToolCall[]
 }
 
 export type AnswerPlan = (body: any) => AnthropicAnswer
@@ -32,14 +36,14 @@ function contentOf(answer: AnthropicAnswer) {
   const content: Record<string, unknown>[] = []
   if (answer.thinking) content.push({ type: 'thinking', thinking: answer.thinking.text, signature: answer.thinking.signature })
   if (answer.text) content.push({ type: 'text', text: answer.text })
-  if (answer.toolCall) content.push({ type: 'tool_use', ...answer.toolCall })
+  for (const call of answer.toolCalls ?? (answer.toolCall ? [answer.toolCall] : [])) content.push({ type: 'tool_use', ...call })
   return content
 }
 
 function message(body: any, answer: AnthropicAnswer) {
   return {
     id: 'msg_upstream_1', type: 'message', role: 'assistant', model: body.model, content: contentOf(answer),
-    stop_reason: answer.toolCall ? 'tool_use' : 'end_turn', stop_sequence: null, usage: anthropicUsage,
+    stop_reason: answer.toolCall || answer.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage: anthropicUsage,
   }
 }
 
@@ -70,8 +74,8 @@ function messageEvents(body: any, answer: AnthropicAnswer): string[] {
 
 const anthropicError = (status: number, type: string, message: string) => jsonReply({ type: 'error', error: { type, message }, request_id: 'req_upstream' }, status)
 
-export function startAnthropicUpstream(plan: AnswerPlan = planAnthropicAnswer): TestUpstream {
-  return startUpstream((request: RecordedRequest) => {
+export function handleAnthropic(plan: AnswerPlan = planAnthropicAnswer): UpstreamHandler {
+  return (request: RecordedRequest) => {
     const path = request.path.split('?')[0]
     if (path !== '/v1/messages') return anthropicError(404, 'not_found_error', `Unknown path ${path}`)
     if (request.headers['x-api-key'] !== upstreamKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
@@ -88,5 +92,9 @@ export function startAnthropicUpstream(plan: AnswerPlan = planAnthropicAnswer): 
       return sseResponse([...events.slice(0, 4), event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })], 30)
     }
     return sseResponse(events)
-  })
+  }
+}
+
+export function startAnthropicUpstream(plan?: AnswerPlan): TestUpstream {
+  return startUpstream(handleAnthropic(plan))
 }

@@ -35,8 +35,9 @@ export function geminiAnswer(body: any): { parts: Part[] } {
 
 const base = (model: string) => ({ modelVersion: `${model}-001`, responseId: 'gemini-upstream-1' })
 
-function streamChunks(model: string, body: any): string[] {
-  const { parts } = geminiAnswer(body)
+export type GeminiPlan = (body: any) => { parts: Part[] }
+
+function streamChunks(model: string, parts: Part[]): string[] {
   const frame = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\r\n\r\n`
   return parts.map((part, index) => {
     const last = index === parts.length - 1
@@ -47,7 +48,8 @@ function streamChunks(model: string, body: any): string[] {
   })
 }
 
-function route(request: RecordedRequest): Response {
+/** `plan` replaces the default answers (parts of the model's turn, streamed one per chunk). */
+export const handleGemini = (plan: GeminiPlan = geminiAnswer) => (request: RecordedRequest): Response => {
   const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(request.path)
   if (!match) return jsonReply({ error: { code: 404, message: `no route ${request.path}`, status: 'NOT_FOUND' } }, 404)
   const [, model, method, sse] = match
@@ -55,11 +57,11 @@ function route(request: RecordedRequest): Response {
     return new Response(readFixture('gemini/error-404-not-found.json'), { status: 404, headers: { 'content-type': 'text/event-stream' } })
   }
   if (method === 'generateContent') {
-    const { parts } = geminiAnswer(request.body)
+    const { parts } = plan(request.body)
     return jsonReply({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...base(model!) })
   }
   if (!sse) return jsonReply({ error: { code: 400, message: 'this fake speaks only alt=sse', status: 'INVALID_ARGUMENT' } }, 400)
-  const chunks = streamChunks(model!, request.body)
+  const chunks = streamChunks(model!, plan(request.body).parts)
   if (model === 'gemini-broken') {
     // Paced, so the first chunk is on its way to the client before the error: sent in one burst, the gateway would see
     // the error before passing anything on and retry instead (the client never got a byte, so it may).
@@ -69,5 +71,5 @@ function route(request: RecordedRequest): Response {
 }
 
 export function startGeminiUpstream(): TestUpstream {
-  return startUpstream(route)
+  return startUpstream(handleGemini())
 }

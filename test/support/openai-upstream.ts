@@ -1,4 +1,4 @@
-import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream } from './upstream.ts'
+import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestUpstream, type UpstreamHandler } from './upstream.ts'
 
 /**
  * A small OpenAI-compatible server: it answers `/chat/completions` with text, or with a tool call when the
@@ -7,10 +7,16 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
  */
 export const openAiUsage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 3 } }
 
+export interface OpenAiToolCall { id: string; name: string; arguments: string }
+
 export interface OpenAiAnswer {
   text?: string
-  toolCall?: { id: string; name: string; arguments: string }
+  toolCall?: OpenAiToolCall
+  /** Parallel calls, streamed one after the other by index as OpenAI does. */
+  toolCalls?: OpenAiToolCall[]
 }
+
+const callsOf = (answer: OpenAiAnswer): OpenAiToolCall[] => answer.toolCalls ?? (answer.toolCall ? [answer.toolCall] : [])
 
 export function openAiAnswer(request: RecordedRequest): OpenAiAnswer {
   const body = request.body
@@ -25,14 +31,15 @@ export function openAiAnswer(request: RecordedRequest): OpenAiAnswer {
 }
 
 export function chatCompletion(request: RecordedRequest, answer = openAiAnswer(request)) {
+  const calls = callsOf(answer)
   return {
     id: 'chatcmpl-upstream1', object: 'chat.completion', created: 1700000000, model: request.body.model,
     choices: [{
       index: 0, logprobs: null,
-      message: answer.toolCall
-        ? { role: 'assistant', content: null, tool_calls: [{ id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] }
+      message: calls.length
+        ? { role: 'assistant', content: null, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
         : { role: 'assistant', content: answer.text },
-      finish_reason: answer.toolCall ? 'tool_calls' : 'stop',
+      finish_reason: calls.length ? 'tool_calls' : 'stop',
     }],
     usage: openAiUsage,
   }
@@ -42,11 +49,14 @@ export function chatChunks(request: RecordedRequest, answer = openAiAnswer(reque
   const base = { id: 'chatcmpl-upstream1', object: 'chat.completion.chunk', created: 1700000000, model: request.body.model }
   const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
   const events = [chunk({ role: 'assistant', content: '' })]
-  if (answer.toolCall) {
-    const args = answer.toolCall.arguments
-    events.push(chunk({ tool_calls: [{ index: 0, id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: '' } }] }))
-    events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 9) } }] }))
-    events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(9) } }] }))
+  const calls = callsOf(answer)
+  if (calls.length) {
+    calls.forEach((call, index) => {
+      const args = call.arguments
+      events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }))
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, 9) } }] }))
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(9) } }] }))
+    })
     events.push(chunk({}, 'tool_calls'))
   } else {
     for (const word of answer.text!.split(/(?= )/)) events.push(chunk({ content: word }))
@@ -58,10 +68,14 @@ export function chatChunks(request: RecordedRequest, answer = openAiAnswer(reque
 }
 
 /** `plan` replaces the default answers (a test driving a real CLI decides which tool it calls). */
-export function startOpenAiUpstream(plan: (request: RecordedRequest) => OpenAiAnswer = openAiAnswer): TestUpstream {
-  return startUpstream((request) => {
+export function handleOpenAi(plan: (request: RecordedRequest) => OpenAiAnswer = openAiAnswer): UpstreamHandler {
+  return (request) => {
     if (request.path !== '/v1/chat/completions') return jsonReply({ error: { message: 'not found', type: 'invalid_request_error' } }, 404)
     const answer = plan(request)
     return request.body.stream ? sseResponse(chatChunks(request, answer)) : jsonReply(chatCompletion(request, answer))
-  })
+  }
+}
+
+export function startOpenAiUpstream(plan?: (request: RecordedRequest) => OpenAiAnswer): TestUpstream {
+  return startUpstream(handleOpenAi(plan))
 }

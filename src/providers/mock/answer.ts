@@ -1,5 +1,5 @@
-import type { ChatRequest, ContentPart, FinishReason, ToolDefinition, Usage } from '../../core/ir.ts'
-import { textOf } from '../../core/ir.ts'
+import type { ChatRequest, ContentPart, FinishReason, Usage } from '../../core/ir.ts'
+import { pickTool, userWords } from './pick-tool.ts'
 
 /** What the mock will say, decided up front so that the JSON and the streamed answer are the same. */
 export interface MockAnswer {
@@ -32,14 +32,6 @@ function sampleArguments(schema: Record<string, unknown>): Record<string, unknow
   return result
 }
 
-function pickTool(request: ChatRequest): ToolDefinition | undefined {
-  const tools = request.tools ?? []
-  const choice = request.toolChoice
-  if (!tools.length || choice?.type === 'none') return undefined
-  if (choice?.type === 'tool') return tools.find((tool) => tool.name === choice.name)
-  return tools[0]
-}
-
 /** Rough and deterministic: a token per four characters, as tokenizers average on English. */
 export function countMockTokens(text: string): number {
   return Math.ceil(text.length / 4)
@@ -60,7 +52,7 @@ export function planMockAnswer(request: ChatRequest): MockAnswer {
   }
   const reasoning = request.reasoning?.include || request.reasoning?.budgetTokens ? 'Let me think about that.' : undefined
   const maxTokens = request.maxOutputTokens ?? Infinity
-  const tool = toolResult ? undefined : pickTool(request)
+  const tool = pickTool(request)
   let pieces: string[] = []
   let toolCall: MockAnswer['toolCall']
   let finishReason: FinishReason = 'stop'
@@ -70,7 +62,7 @@ export function planMockAnswer(request: ChatRequest): MockAnswer {
   } else {
     const prompt = toolResult?.type === 'tool-result'
       ? `the tool answered ${toolResult.content}`
-      : `you said: ${textOf(lastParts).trim().split(/\s+/).slice(0, 12).join(' ')}`
+      : `you said: ${userWords(last).split(/\s+/).slice(0, 12).join(' ')}`
     const words = `Hello from the Tollgate mock provider, ${prompt}`.split(' ')
     pieces = words.map((word, index) => (index === 0 ? word : ` ${word}`))
     if (pieces.length > maxTokens) {

@@ -16,8 +16,11 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
 
 /**
  * The built-in provider: answers in-process, deterministically, with no account anywhere. It greets and echoes
- * the start of the last message, calls the first offered tool (arguments made from its schema), and reports
- * usage, so every path of the gateway (streaming, tools, billing) can be tried on a fresh machine.
+ * the start of the last message and reports usage, so every path of the gateway (streaming, tools, billing) can be
+ * tried on a fresh machine. It calls a tool (arguments made from its schema) only when asked, as a polite model
+ * would: when the last user message names an offered tool or says "use", "call" or "tool", or when tool_choice is
+ * `required` or names a tool (see pick-tool.ts). So a CLI that offers tools on every turn (`claude -p "say hi"`)
+ * simply gets an answer, and "use the get_weather tool" gets a call.
  */
 export function createMockProvider(config: ProviderConfig): Provider {
   return {
