@@ -1,5 +1,6 @@
 import type { Config } from './config/types.ts'
 import { createApp } from './app.ts'
+import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './core/relay.ts'
 import { openStore } from './db/open.ts'
@@ -35,6 +36,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
   const app = createApp(services)
+  await loadTokenizer() // before listening: loading it later would stall every request in flight (estimate.ts)
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
