@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../core/errors.ts'
 import type { ContentPart, Message } from '../../core/ir.ts'
 import {
+  readMessages,
   type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
 
@@ -69,17 +70,10 @@ function decodeContent(value: unknown, field: string, toolNames: Map<string, str
  * (as the OpenAI decoder makes them), so a user turn is split into runs of tool results and of other parts.
  */
 export function decodeMessages(value: unknown): { system: string[]; messages: Message[] } {
-  if (value === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
-  const list = requireArray(value, 'messages')
-  if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
   const system: string[] = []
   const messages: Message[] = []
   const toolNames = new Map<string, string>()
-  for (const [index, item] of list.entries()) {
-    const field = `messages[${index}]`
-    const message = requireObject(item, field)
-    const role = requireString(message.role, `${field}.role`)
-    if (!roles.includes(role)) throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of user, assistant.`, `${field}.role`)
+  for (const { field, message, role } of readMessages(value, roles, 'user, assistant')) {
     if (message.content === undefined) throw invalidRequest(`Missing required parameter: '${field}.content'.`, `${field}.content`)
     const parts = decodeContent(message.content, `${field}.content`, toolNames)
     if (role === 'system') {

@@ -2,7 +2,7 @@ import { invalidRequest } from '../../core/errors.ts'
 import type { ChatRequest, ContentPart, Message, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/ir.ts'
 import {
   isObject, type Json, optionalBoolean, optionalNumber, optionalSchema, optionalStops, optionalString,
-  requireArray, requireObject, requireString,
+  readMessages, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function']
@@ -39,18 +39,10 @@ function decodeToolCalls(value: unknown, field: string, names: Map<string, strin
 }
 
 function decodeMessages(value: unknown): { system: string[]; messages: Message[] } {
-  const list = requireArray(value, 'messages')
-  if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
   const system: string[] = []
   const messages: Message[] = []
   const toolNames = new Map<string, string>()
-  for (const [index, item] of list.entries()) {
-    const field = `messages[${index}]`
-    const message = requireObject(item, field)
-    const role = requireString(message.role, `${field}.role`)
-    if (!roles.includes(role)) {
-      throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of ${roles.slice(0, 5).join(', ')}.`, `${field}.role`)
-    }
+  for (const { field, message, role } of readMessages(value, roles, roles.slice(0, 5).join(', '))) {
     if (role === 'system' || role === 'developer') {
       const text = decodeContent(message.content, `${field}.content`).map((part) => (part.type === 'text' ? part.text : '')).join('')
       system.push(text)

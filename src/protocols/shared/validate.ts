@@ -71,3 +71,20 @@ export function parseJsonBody(text: string): Json {
   if (!isObject(value)) throw invalidRequest('The request body must be a JSON object.')
   return value
 }
+
+/**
+ * Walk a `messages` array the way every chat protocol validates it: present, non-empty, each item an object whose
+ * `role` is one of `roles` (`rolesShown` is how the error names them). Yields each message with its field path.
+ */
+export function* readMessages(value: unknown, roles: readonly string[], rolesShown: string): Generator<{ field: string; message: Json; role: string }> {
+  if (value === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
+  const list = requireArray(value, 'messages')
+  if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
+  for (const [index, item] of list.entries()) {
+    const field = `messages[${index}]`
+    const message = requireObject(item, field)
+    const role = requireString(message.role, `${field}.role`)
+    if (!roles.includes(role)) throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of ${rolesShown}.`, `${field}.role`)
+    yield { field, message, role }
+  }
+}
