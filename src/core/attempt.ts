@@ -20,10 +20,11 @@ export type OpenedAttempt =
  * to there — refused, cut, stalled, garbage, an error event — is thrown as a GatewayError and the request can still
  * be retried on another route without the client noticing.
  */
-export async function openAttempt(provider: Provider, target: Target, call: RelayCall, request: ChatRequest, meter: Meter, signal: AbortSignal): Promise<OpenedAttempt> {
+export async function openAttempt(provider: Provider, target: Target, call: RelayCall, request: ChatRequest, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
+  const { signal } = attempt
   const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
   if (canForward) {
-    const response = await provider.forward!(call.forward!(target), target, signal)
+    const response = await provider.forward!(call.forward!(target), target, attempt)
     if (!request.stream) {
       const body = await readBodyText(response, provider.config, signal)
       meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
@@ -35,11 +36,11 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
     return { kind: 'raw-stream', tap }
   }
   if (!request.stream) {
-    const response = await provider.complete(request, target, signal)
+    const response = await provider.complete(request, target, attempt)
     meter.observeResponse(response)
     return { kind: 'response', response }
   }
-  const events = (await provider.stream(request, target, signal))[Symbol.asyncIterator]()
+  const events = (await provider.stream(request, target, attempt))[Symbol.asyncIterator]()
   return { kind: 'stream', head: await primeEvents(events, meter), events }
 }
 

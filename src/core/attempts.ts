@@ -2,7 +2,7 @@ import type { RoutingConfig } from '../config/types.ts'
 import type { Provider, Target } from '../providers/types.ts'
 import { meterEvents, openAttempt, type OpenedAttempt } from './attempt.ts'
 import type { CircuitBreaker, RouteTicket } from './circuit-breaker.ts'
-import { GatewayError, toGatewayError } from './errors.ts'
+import { clientClosed, GatewayError, toGatewayError } from './errors.ts'
 import type { ChatRequest, Usage } from './ir.ts'
 import type { Logger } from './logger.ts'
 import { Meter } from './meter.ts'
@@ -22,8 +22,6 @@ export interface AttemptContext {
   metrics: Metrics
   logger: Logger
   routing: RoutingConfig
-  /** Aborted when the gateway stops waiting for requests in flight (shutdown). */
-  shutdown: AbortSignal
   settle: Settle
 }
 
@@ -47,8 +45,8 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     const choice = chooseTarget(context, routes, failures, excluded, attempts)
     if (!choice) break
     try {
-      // No wait (a first attempt): no need to combine signals, unless the client or the gateway is already gone.
-      if (choice.waitMs > 0 || call.signal.aborted || context.shutdown.aborted) await sleep(choice.waitMs, AbortSignal.any([call.signal, context.shutdown]))
+      // No wait (a first attempt) needs no controller, unless the request has already been ended.
+      if (choice.waitMs > 0 || call.scope.ended) await sleep(choice.waitMs, call.scope.attempt().signal)
     } catch (error) {
       const failure = toGatewayError(error)
       context.settle(last?.target, outcomeOf(failure), attempts)
@@ -108,37 +106,18 @@ function chooseTarget(context: AttemptContext, routes: { target: Target; route: 
   return best
 }
 
-/**
- * The attempt's own controller, aborted by the client leaving or the gateway shutting down (with their reasons).
- * Listeners rather than AbortSignal.any: this runs for every request, and `any` costs several times more. Only the
- * long-lived shutdown signal is unlinked when the attempt ends; the client's signal lives no longer than its
- * request, so its listener is left to be collected with it (one removeEventListener less per request).
- */
-function linkedController(client: AbortSignal, shutdown: AbortSignal): AbortController & { unlink(): void } {
-  const controller = new AbortController() as AbortController & { unlink(): void }
-  const forward = (event: Event) => controller.abort((event.target as AbortSignal).reason)
-  if (client.aborted) controller.abort(client.reason)
-  else client.addEventListener('abort', forward, { once: true })
-  if (shutdown.aborted) controller.abort(shutdown.reason)
-  else shutdown.addEventListener('abort', forward, { once: true })
-  controller.unlink = () => shutdown.removeEventListener('abort', forward)
-  return controller
-}
-
 async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<Attempt> {
   const { call } = context
   const provider = context.providers.get(target.provider.name)!
-  const upstream = linkedController(call.signal, context.shutdown)
-  const { signal } = upstream
+  const upstream = call.scope.attempt()
   const meter = new Meter()
   const request: ChatRequest = { ...call.request, maxOutputTokens: Math.min(call.request.maxOutputTokens ?? target.model.maxOutputTokens, target.model.maxOutputTokens) }
   let opened: OpenedAttempt
   try {
-    opened = await openAttempt(provider, target, call, request, meter, signal)
+    opened = await openAttempt(provider, target, call, request, meter, upstream)
   } catch (error) {
     upstream.abort()
-    upstream.unlink()
-    const failure = call.signal.aborted ? clientClosed() : toGatewayError(error)
+    const failure = call.scope.clientGone ? clientClosed() : toGatewayError(error)
     report(context, route, ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
     return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
@@ -147,7 +126,6 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
   const end = async (outcome: Omit<Outcome, 'usage'>) => {
     // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
     if (outcome.status !== 200) upstream.abort()
-    upstream.unlink()
     report(context, route, ticket, outcome)
     // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
     const billable = outcome.status === 200 || outcome.status === 499
@@ -183,8 +161,4 @@ function noRoute(context: AttemptContext): GatewayError {
   const waits = context.plan.map((target) => context.breaker.waitFor(routeId(target)))
   return new GatewayError('upstream_unavailable', `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
     { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) })
-}
-
-function clientClosed(): GatewayError {
-  return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
 }

@@ -85,6 +85,11 @@ export class GatewayError extends Error {
   }
 }
 
+/** The client went away before its answer was complete (499, nginx's "client closed request"). */
+export function clientClosed(): GatewayError {
+  return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
+}
+
 export function invalidRequest(message: string, param?: string): GatewayError {
   return new GatewayError('invalid_request', message, { param })
 }

@@ -4,6 +4,7 @@ import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import { KeyLimiter, type Permit } from '../domain/limits.ts'
 import type { ForwardRequest, Provider, Target } from '../providers/types.ts'
+import type { AbortScope } from './abort-scope.ts'
 import { runAttempts } from './attempts.ts'
 import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
 import { GatewayError, type RateLimitState, toGatewayError } from './errors.ts'
@@ -33,8 +34,8 @@ export interface RelayCall {
   request: ChatRequest
   /** An upper bound on the prompt's tokens (its byte length), for the hold. */
   inputBound: number
-  /** Aborts when the client goes away. */
-  signal: AbortSignal
+  /** Ends the request's upstream attempts when the client goes away (or the gateway stops). */
+  scope: AbortScope
   /** Offered by a protocol that can forward its own wire format untouched to a provider that speaks it. */
   forward?: (target: Target) => ForwardRequest
   /** Passthrough streams: drop these events instead of forwarding them (usage the client did not ask for). */
@@ -69,8 +70,9 @@ export class Relay {
   private readonly limiter = new KeyLimiter()
   private readonly models: Map<string, ModelConfig>
   private readonly planner: RoutePlanner
-  private readonly shutdown = new AbortController()
-  private active = 0
+  /** The scope of every request in flight, so a shutdown past its deadline can end them. */
+  private readonly active = new Set<AbortScope>()
+  private stopping: GatewayError | undefined
   private idleWaiters: (() => void)[] = []
 
   constructor(private readonly deps: RelayDeps) {
@@ -101,13 +103,14 @@ export class Relay {
     const model = this.resolveModel(call.key, call.request.model)
     const plan = this.planner.plan(model)
     const permit = this.admit(call)
-    this.active++
+    this.active.add(call.scope)
+    if (this.stopping) call.scope.end(this.stopping)
     const hold = await this.placeHold(call, plan, permit)
-    const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished())
+    const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished(call.scope))
     try {
       const result = await runAttempts({
         call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-        routing: this.deps.config.routing, shutdown: this.shutdown.signal,
+        routing: this.deps.config.routing,
       })
       return { ...result, rateLimit: permit.state }
     } catch (error) {
@@ -130,18 +133,19 @@ export class Relay {
   }
 
   get inFlight(): number {
-    return this.active
+    return this.active.size
   }
 
   /** Resolves once no request is in flight. */
   idle(): Promise<void> {
-    if (this.active === 0) return Promise.resolve()
+    if (this.active.size === 0) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
   /** The drain deadline passed: end every request in flight (each still settles and writes its usage). */
   abortInFlight(): void {
-    this.shutdown.abort(new GatewayError('upstream_unavailable', 'The gateway is shutting down', { code: 'shutting_down' }))
+    this.stopping = new GatewayError('upstream_unavailable', 'The gateway is shutting down', { code: 'shutting_down' })
+    for (const scope of this.active) scope.end(this.stopping)
   }
 
   /** Per-key rate limits, counted before any money is held; the prompt estimate is chars / 4, refined at the end. */
@@ -170,14 +174,14 @@ export class Relay {
       return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
     } catch (error) {
       permit.cancel()
-      this.finished()
+      this.finished(call.scope)
       this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
       throw error
     }
   }
 
-  private finished(): void {
-    this.active--
-    if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
+  private finished(scope: AbortScope): void {
+    this.active.delete(scope)
+    if (this.active.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 }

@@ -1,5 +1,5 @@
 import type { RoutingConfig } from '../config/types.ts'
-import { GatewayError } from './errors.ts'
+import { clientClosed, GatewayError } from './errors.ts'
 
 /**
  * May a failed attempt be tried again (on another route when there is one)? Yes for what an upstream or the network
@@ -24,7 +24,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const leave = () => {
       clearTimeout(timer)
-      reject(signal.reason instanceof GatewayError ? signal.reason : new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 }))
+      reject(signal.reason instanceof GatewayError ? signal.reason : clientClosed())
     }
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', leave)

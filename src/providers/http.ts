@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../config/types.ts'
-import { GatewayError } from '../core/errors.ts'
+import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { ChatRequest, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
@@ -28,23 +28,16 @@ export function attemptDeadline(response: Response): number {
  * - idle_ms: the longest silence between two body chunks, the one from the head to the first chunk included.
  * - total_ms: the whole attempt, head and body: a deadline the head timer and every idle wait are cut to.
  * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
- * Aborting the caller's signal (a client that left, a retry that gave up on this attempt) aborts the fetch at once.
- * `signal` must be the attempt's own (short-lived) signal: a listener is left on it until it is collected.
+ * The timers abort `attempt` — the attempt's own controller, which the relay aborts when the client leaves — so
+ * whoever ends the attempt, the fetch stops at once and its abort reason says why.
  */
 export async function fetchUpstream(
-  provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, signal: AbortSignal,
-): Promise<{ response: Response; signal: AbortSignal }> {
+  provider: ProviderConfig, path: string, init: { body: string; headers: Record<string, string> }, attempt: AbortController,
+): Promise<Response> {
   const { connectMs, firstByteMs, totalMs } = provider.timeouts
   const started = performance.now()
   const deadline = started + totalMs
-  // The attempt's signal: the caller's, plus our timers. Linked by a listener rather than AbortSignal.any, which
-  // cost several times more per request; `signal` belongs to this one attempt (attempts.ts), so the listener
-  // lives no longer than the attempt does.
-  const controller = new AbortController()
-  if (signal.aborted) controller.abort(signal.reason)
-  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
-  const attempt = controller.signal
-  const end = (code: string, message: string) => controller.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
+  const end = (code: string, message: string) => attempt.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
   const url = provider.baseUrl + path
   const headBy = Math.min(firstByteMs, totalMs)
   let answered = false
@@ -68,14 +61,14 @@ export async function fetchUpstream(
       method: 'POST',
       body: init.body,
       headers: { 'content-type': 'application/json', ...provider.headers, ...init.headers },
-      signal: attempt,
+      signal: attempt.signal,
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
     deadlines.set(response, deadline)
-    return { response, signal: attempt }
+    return response
   } catch (error) {
-    throw upstreamFailure(provider, error, attempt)
+    throw upstreamFailure(provider, error, attempt.signal)
   } finally {
     answered = true
     clearTimeout(timer)
@@ -88,7 +81,7 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
   if (signal.aborted) {
     // Our own timers and the relay abort with a GatewayError; anything else is the client going away.
     if (signal.reason instanceof GatewayError) return signal.reason
-    return new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 })
+    return clientClosed()
   }
   return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
 }
@@ -171,22 +164,22 @@ async function ensureOk(response: Response, codec: HttpCodec, provider: Provider
 export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
   const auth = codec.authHeaders(config)
 
-  async function send(path: string, body: string, headers: Record<string, string>, signal: AbortSignal) {
-    const exchange = await fetchUpstream(config, path, { body, headers }, signal)
-    return { response: await ensureOk(exchange.response, codec, config, exchange.signal), signal: exchange.signal }
+  async function send(path: string, body: string, headers: Record<string, string>, attempt: AbortController) {
+    const response = await fetchUpstream(config, path, { body, headers }, attempt)
+    return ensureOk(response, codec, config, attempt.signal)
   }
 
-  function sendRequest(request: ChatRequest, target: Target, signal: AbortSignal) {
+  function sendRequest(request: ChatRequest, target: Target, attempt: AbortController) {
     const encoded = codec.encodeRequest(request, target)
-    return send(encoded.path, JSON.stringify(encoded.body), { ...auth, ...encoded.headers }, signal)
+    return send(encoded.path, JSON.stringify(encoded.body), { ...auth, ...encoded.headers }, attempt)
   }
 
   return {
     config,
     nativeProtocol: codec.nativeProtocol,
-    async complete(request, target, signal) {
-      const { response, signal: attempt } = await sendRequest({ ...request, stream: false }, target, signal)
-      const text = await readBodyText(response, config, attempt)
+    async complete(request, target, attempt) {
+      const response = await sendRequest({ ...request, stream: false }, target, attempt)
+      const text = await readBodyText(response, config, attempt.signal)
       let body: unknown
       try {
         body = JSON.parse(text)
@@ -195,14 +188,14 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
       }
       return codec.decodeResponse(body)
     },
-    async stream(request, target, signal) {
-      const { response, signal: attempt } = await sendRequest({ ...request, stream: true }, target, signal)
+    async stream(request, target, attempt) {
+      const response = await sendRequest({ ...request, stream: true }, target, attempt)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response, codec.createStreamDecoder(), config, attempt)
+      return decodeBody(response, codec.createStreamDecoder(), config, attempt.signal)
     },
-    async forward(request: ForwardRequest, _target, signal) {
+    async forward(request: ForwardRequest, _target, attempt) {
       // The client's meaning-changing headers, then our credentials: a client header can never replace them.
-      return (await send(request.path, request.body, { ...request.headers, ...auth }, signal)).response
+      return send(request.path, request.body, { ...request.headers, ...auth }, attempt)
     },
     createStreamDecoder: () => codec.createStreamDecoder(),
     decodeResponse: (body) => codec.decodeResponse(body),

@@ -31,11 +31,15 @@ export interface Provider {
   readonly config: ProviderConfig
   /** The client protocol this upstream speaks natively; requests in it may be forwarded byte for byte. */
   readonly nativeProtocol?: string
-  complete(request: ChatRequest, target: Target, signal: AbortSignal): Promise<ChatResponse>
+  /**
+   * `attempt` is this attempt's own controller (abort-scope.ts): the relay aborts it when the client leaves, and
+   * the provider aborts it itself, with a GatewayError as the reason, when one of its timers runs out.
+   */
+  complete(request: ChatRequest, target: Target, attempt: AbortController): Promise<ChatResponse>
   /** Resolves once the upstream has accepted the request (status and headers in), before any event is read. */
-  stream(request: ChatRequest, target: Target, signal: AbortSignal): Promise<AsyncIterable<StreamEvent>>
+  stream(request: ChatRequest, target: Target, attempt: AbortController): Promise<AsyncIterable<StreamEvent>>
   /** Passthrough: returns the upstream's successful response untouched, or throws a GatewayError. */
-  forward?(request: ForwardRequest, target: Target, signal: AbortSignal): Promise<Response>
+  forward?(request: ForwardRequest, target: Target, attempt: AbortController): Promise<Response>
   /** Passthrough metering: read usage from the bytes being forwarded. */
   createStreamDecoder?(): StreamDecoder
   decodeResponse?(body: unknown): ChatResponse

@@ -14,7 +14,7 @@ import { anthropicErrorResponse } from './error-response.ts'
 import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
 import { listAnthropicModels, retrieveAnthropicModel } from './models.ts'
 import { buildMessagesForward } from './passthrough.ts'
-import { clientGoneController } from '../../server/client-gone.ts'
+import { AbortScope } from '../../core/abort-scope.ts'
 
 export const protocolName = 'anthropic'
 
@@ -27,11 +27,11 @@ async function createMessage(services: Services, request: Request): Promise<Resp
     const key = await authenticateAnthropic(services.keys, request)
     const body = parseJsonBody(text)
     const chat = decodeMessagesRequest(body)
-    const clientGone = clientGoneController(request)
+    const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: clientGone.signal,
+      scope,
       forward: (target) => buildMessagesForward(text, body, target, request),
       encodeRawError: (error) => formatErrorEvent(error, requestId),
     })
@@ -40,7 +40,7 @@ async function createMessage(services: Services, request: Request): Promise<Resp
       // message_start's input count is replaced by the exact one at message_delta: a rough guess spares the
       // tokenizer (tens of milliseconds on a Claude Code prompt) on the way to the first byte.
       encodeStream: (events) => encodeAnthropicStream(events, chat.model, () => Math.ceil(promptText(chat).length / 4), requestId),
-      onCancel: () => clientGone.abort(),
+      onCancel: () => scope.end(),
     })
   } catch (error) {
     return anthropicErrorResponse(error, requestId)

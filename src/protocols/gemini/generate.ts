@@ -11,7 +11,7 @@ import { encodeGeminiResponse } from './encode-response.ts'
 import { encodeGeminiStream } from './encode-stream.ts'
 import { geminiErrorResponse } from './error-response.ts'
 import { buildGeminiForward, encodeRawGeminiError } from './passthrough.ts'
-import { clientGoneController } from '../../server/client-gone.ts'
+import { AbortScope } from '../../core/abort-scope.ts'
 
 export const protocolName = 'gemini'
 
@@ -25,11 +25,11 @@ export async function generateContent(services: Services, request: Request, mode
     const stream = method === 'streamGenerateContent'
     const sse = new URL(request.url).searchParams.get('alt') === 'sse'
     const chat = decodeGeminiRequest(body, model, stream)
-    const clientGone = clientGoneController(request)
+    const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: clientGone.signal,
+      scope,
       // The JSON-array stream (no alt=sse) is re-encoded from the IR: the meter reads upstream streams as SSE.
       forward: !stream || sse ? (target) => buildGeminiForward(text, body, target, method) : undefined,
       encodeRawError: encodeRawGeminiError,
@@ -45,7 +45,7 @@ export async function generateContent(services: Services, request: Request, mode
         return jsonResponse(encodeGeminiResponse(result.response, chat.model, responseId), 200, headers)
       case 'stream': {
         const contentType = sse ? sseHeaders : { 'content-type': 'application/json; charset=UTF-8' }
-        return streamResponse(encodeGeminiStream(result.events, chat.model, responseId, sse ? 'sse' : 'json'), { ...contentType, ...headers }, () => clientGone.abort())
+        return streamResponse(encodeGeminiStream(result.events, chat.model, responseId, sse ? 'sse' : 'json'), { ...contentType, ...headers }, () => scope.end())
       }
     }
   } catch (error) {

@@ -10,7 +10,7 @@ import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
 import { listOpenAiModels } from './models.ts'
-import { clientGoneController } from '../../server/client-gone.ts'
+import { AbortScope } from '../../core/abort-scope.ts'
 
 export const protocolName = 'openai-chat'
 
@@ -24,11 +24,11 @@ async function completeChat(services: Services, request: Request): Promise<Respo
     const body = parseJsonBody(text)
     const chat = decodeChatRequest(body)
     const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true
-    const clientGone = clientGoneController(request)
+    const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: clientGone.signal,
+      scope,
       forward: (target) => buildChatForward(text, body, target),
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,
@@ -36,7 +36,7 @@ async function completeChat(services: Services, request: Request): Promise<Respo
     return relayResponse(result, { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }, {
       encodeResponse: (response) => encodeChatResponse(response, chat.model),
       encodeStream: (events) => encodeChatStream(events, chat.model, includeUsage),
-      onCancel: () => clientGone.abort(),
+      onCancel: () => scope.end(),
     })
   } catch (error) {
     return openAiErrorResponse(error, requestId)

@@ -11,7 +11,7 @@ import { decodeResponsesRequest } from './decode-request.ts'
 import { encodeResponsesResponse } from './encode-response.ts'
 import { encodeResponsesStream } from './encode-stream.ts'
 import { responseNotStored } from './stateless.ts'
-import { clientGoneController } from '../../server/client-gone.ts'
+import { AbortScope } from '../../core/abort-scope.ts'
 
 export const protocolName = 'openai-responses'
 
@@ -25,15 +25,15 @@ async function createResponse(services: Services, request: Request): Promise<Res
     const key = await authenticate(services.keys, bearerToken(request))
     const text = await request.text()
     const { request: chat, context } = decodeResponsesRequest(parseJsonBody(text))
-    const clientGone = clientGoneController(request)
+    const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocolName, requestId, request: chat,
       inputBound: Buffer.byteLength(text),
-      signal: clientGone.signal,
+      scope,
     })
     const headers = { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }
     if (result.kind === 'response') return jsonResponse(encodeResponsesResponse(result.response, context), 200, headers)
-    if (result.kind === 'stream') return streamResponse(encodeResponsesStream(result.events, context), { ...sseHeaders, ...headers }, () => clientGone.abort())
+    if (result.kind === 'stream') return streamResponse(encodeResponsesStream(result.events, context), { ...sseHeaders, ...headers }, () => scope.end())
     throw new GatewayError('internal', 'A passthrough result reached the Responses protocol')
   } catch (error) {
     return openAiErrorResponse(error, requestId)

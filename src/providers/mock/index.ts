@@ -1,18 +1,9 @@
 import type { ProviderConfig } from '../../config/types.ts'
-import { GatewayError } from '../../core/errors.ts'
+import { sleep } from '../../core/retry.ts'
 import type { ChatResponse, ContentPart, StreamEvent } from '../../core/ir.ts'
 import { randomBase62 } from '../../domain/ids.ts'
 import type { Provider } from '../types.ts'
 import { planMockAnswer } from './answer.ts'
-
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (ms <= 0) return resolve()
-  const timer = setTimeout(resolve, ms)
-  signal.addEventListener('abort', () => {
-    clearTimeout(timer)
-    reject(new GatewayError('upstream', 'Client closed the request', { code: 'client_closed', status: 499 }))
-  }, { once: true })
-})
 
 /**
  * The built-in provider: answers in-process, deterministically, with no account anywhere. It greets and echoes
@@ -36,7 +27,7 @@ export function createMockProvider(config: ProviderConfig): Provider {
         content, finishReason: answer.finishReason, usage: answer.usage,
       }
     },
-    async stream(request, target, signal) {
+    async stream(request, target, attempt) {
       const answer = planMockAnswer(request)
       const delay = config.chunkDelayMs
       async function* events(): AsyncGenerator<StreamEvent> {
@@ -51,7 +42,7 @@ export function createMockProvider(config: ProviderConfig): Provider {
         if (answer.pieces.length) {
           yield { type: 'text-start', index }
           for (const piece of answer.pieces) {
-            await sleep(delay, signal)
+            await sleep(delay, attempt.signal)
             yield { type: 'text-delta', index, text: piece }
           }
           yield { type: 'text-end', index: index++ }
@@ -62,7 +53,7 @@ export function createMockProvider(config: ProviderConfig): Provider {
           // Split the arguments as real upstreams do, so clients reassemble fragments.
           const middle = Math.ceil(call.arguments.length / 2)
           for (const part of [call.arguments.slice(0, middle), call.arguments.slice(middle)]) {
-            await sleep(delay, signal)
+            await sleep(delay, attempt.signal)
             if (part) yield { type: 'tool-call-delta', index, arguments: part }
           }
           yield { type: 'tool-call-end', index: index++ }
