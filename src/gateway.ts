@@ -7,7 +7,6 @@ import { openStore } from './db/open.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
-import { rememberClientAddress } from './server/client-address.ts'
 import type { Services } from './server/services.ts'
 
 export interface Gateway {
@@ -40,14 +39,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
-    fetch: (request, server) => {
-      rememberClientAddress(request, server)
-      return app.handle(request)
-    },
+    fetch: (request) => app.handle(request),
     maxRequestBodySize: 32 * 1024 * 1024,
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,
   })
+  services.server = server
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,

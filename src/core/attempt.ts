@@ -21,17 +21,16 @@ export type OpenedAttempt =
  * be retried on another route without the client noticing.
  */
 export async function openAttempt(provider: Provider, target: Target, call: RelayCall, request: ChatRequest, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
-  const { signal } = attempt
   const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
   if (canForward) {
     const response = await provider.forward!(call.forward!(target), target, attempt)
     if (!request.stream) {
-      const body = await readBodyText(response, provider.config, signal)
+      const body = await readBodyText(response, provider.config, attempt)
       meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
       return { kind: 'raw', body }
     }
     if (!response.body) throw new GatewayError('upstream', `Upstream ${provider.config.name} sent an empty stream`)
-    const tap = new RawStreamTap(response, provider, meter, signal, call)
+    const tap = new RawStreamTap(response, provider, meter, attempt, call)
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }

@@ -28,11 +28,11 @@ export class RawStreamTap {
   private failedMidAnswer = false
 
   constructor(
-    response: Response, provider: Provider, private readonly meter: Meter, signal: AbortSignal,
+    response: Response, provider: Provider, private readonly meter: Meter, attempt: AbortController,
     private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
   ) {
     this.decoder = provider.createStreamDecoder!()
-    this.chunks = readWithIdleTimeout(response.body!, provider.config, signal, attemptDeadline(response))
+    this.chunks = readWithIdleTimeout(response.body!, provider.config, attempt, attemptDeadline(response))
   }
 
   async prime(): Promise<void> {

@@ -86,29 +86,41 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
   return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
 }
 
+/** The error for a body that stopped short of the attempt's total deadline, or ran into it. */
+function bodyTimeout(provider: ProviderConfig, pastDeadline: boolean): GatewayError {
+  const { idleMs, totalMs } = provider.timeouts
+  return pastDeadline
+    ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
+    : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })
+}
+
+/**
+ * A timer that ends the attempt when the next body read takes longer than idle_ms (cut to the total deadline).
+ * Aborting the attempt makes the pending read reject, so no read is raced against a timeout promise: that cost a
+ * promise, a closure and a race per read on the hot path.
+ */
+function watchRead(provider: ProviderConfig, attempt: AbortController, deadline: number): ReturnType<typeof setTimeout> {
+  const { idleMs } = provider.timeouts
+  const left = deadline - performance.now()
+  return setTimeout(() => attempt.abort(bodyTimeout(provider, left < idleMs)), Math.max(0, Math.min(idleMs, left)))
+}
+
 /**
  * Read a body as chunks with an idle watchdog: a gap longer than `idleMs` between chunks ends the stream
  * with a timeout error instead of hanging the client forever.
  */
 export async function* readWithIdleTimeout(
-  body: ReadableStream<Uint8Array>, provider: ProviderConfig, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY,
+  body: ReadableStream<Uint8Array>, provider: ProviderConfig, attempt: AbortController, deadline = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<Uint8Array> {
   const reader = body.getReader()
-  const { idleMs, totalMs } = provider.timeouts
   try {
     while (true) {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const idle = new Promise<never>((_, reject) => {
-        const left = deadline - performance.now()
-        timer = setTimeout(() => reject(left < idleMs
-          ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
-          : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
-      })
+      const timer = watchRead(provider, attempt, deadline)
       let result: Awaited<ReturnType<typeof reader.read>>
       try {
-        result = await Promise.race([reader.read(), idle])
+        result = await reader.read()
       } catch (error) {
-        throw upstreamFailure(provider, error, signal)
+        throw upstreamFailure(provider, error, attempt.signal)
       } finally {
         clearTimeout(timer)
       }
@@ -125,38 +137,29 @@ export async function* readWithIdleTimeout(
  * the total deadline) instead of a timer per chunk: one native read per request, and a body that stalls still ends
  * the attempt.
  */
-export async function readBodyText(response: Response, provider: ProviderConfig, signal: AbortSignal): Promise<string> {
-  const { idleMs, totalMs } = provider.timeouts
-  const left = attemptDeadline(response) - performance.now()
-  const text = response.text()
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(left < idleMs
-      ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
-      : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })), Math.max(0, Math.min(idleMs, left)))
-  })
+export async function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): Promise<string> {
+  const timer = watchRead(provider, attempt, attemptDeadline(response))
   try {
-    return await Promise.race([text, stalled])
+    return await response.text()
   } catch (error) {
-    text.catch(() => {}) // the attempt is abandoned; its read fails when the fetch is aborted
-    throw upstreamFailure(provider, error, signal)
+    throw upstreamFailure(provider, error, attempt.signal)
   } finally {
     clearTimeout(timer)
   }
 }
 
-async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, attempt: AbortController): AsyncGenerator<StreamEvent> {
   const parser = new SseParser()
-  for await (const chunk of readWithIdleTimeout(response.body!, provider, signal, attemptDeadline(response))) {
+  for await (const chunk of readWithIdleTimeout(response.body!, provider, attempt, attemptDeadline(response))) {
     for (const event of parser.push(chunk)) yield* decoder.decode(event)
   }
   for (const event of parser.finish()) yield* decoder.decode(event)
   yield* decoder.finish()
 }
 
-async function ensureOk(response: Response, codec: HttpCodec, provider: ProviderConfig, signal: AbortSignal): Promise<Response> {
-  if (response.ok) return response
-  const text = await readBodyText(response, provider, signal).catch(() => '')
+/** An upstream refusal as the GatewayError its body describes. */
+async function refusal(response: Response, codec: HttpCodec, provider: ProviderConfig, attempt: AbortController): Promise<never> {
+  const text = await readBodyText(response, provider, attempt).catch(() => '')
   throw codec.decodeError(response.status, text, response.headers)
 }
 
@@ -164,9 +167,9 @@ async function ensureOk(response: Response, codec: HttpCodec, provider: Provider
 export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
   const auth = codec.authHeaders(config)
 
-  async function send(path: string, body: string, headers: Record<string, string>, attempt: AbortController) {
+  async function send(path: string, body: string, headers: Record<string, string>, attempt: AbortController): Promise<Response> {
     const response = await fetchUpstream(config, path, { body, headers }, attempt)
-    return ensureOk(response, codec, config, attempt.signal)
+    return response.ok ? response : refusal(response, codec, config, attempt)
   }
 
   function sendRequest(request: ChatRequest, target: Target, attempt: AbortController) {
@@ -179,7 +182,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     nativeProtocol: codec.nativeProtocol,
     async complete(request, target, attempt) {
       const response = await sendRequest({ ...request, stream: false }, target, attempt)
-      const text = await readBodyText(response, config, attempt.signal)
+      const text = await readBodyText(response, config, attempt)
       let body: unknown
       try {
         body = JSON.parse(text)
@@ -191,7 +194,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     async stream(request, target, attempt) {
       const response = await sendRequest({ ...request, stream: true }, target, attempt)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response, codec.createStreamDecoder(), config, attempt.signal)
+      return decodeBody(response, codec.createStreamDecoder(), config, attempt)
     },
     async forward(request: ForwardRequest, _target, attempt) {
       // The client's meaning-changing headers, then our credentials: a client header can never replace them.

@@ -1,3 +1,4 @@
+import type { Server } from 'bun'
 import type { Config } from '../config/types.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Relay } from '../core/relay.ts'
@@ -13,4 +14,6 @@ export interface Services {
   ledger: Ledger
   relay: Relay
   logger: Logger
+  /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
+  server?: Server<unknown>
 }

@@ -31,7 +31,7 @@ async function signIn(services: Services, limiter: SignInLimiter, request: Reque
     const body = await readJsonBody(request)
     const username = requireString(body.username, 'username').trim()
     const password = requireString(body.password, 'password')
-    const address = clientAddress(request)
+    const address = clientAddress(request, services.server)
     const wait = limiter.retryAfter(username, address)
     if (wait > 0) {
       throw new GatewayError('rate_limit', `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, { code: 'sign_in_throttled', retryAfter: wait })
