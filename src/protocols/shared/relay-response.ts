@@ -12,11 +12,15 @@ export interface RelayEncoders {
   onCancel(): void
 }
 
-/** A relay result as an HTTP response: forwarded bytes as they came, IR answers through the protocol's encoders. */
+/**
+ * A relay result as an HTTP response: forwarded bytes as they came, IR answers through the protocol's encoders.
+ * `headers` is the caller's own object for this one response; the content type is added to it.
+ */
 export function relayResponse(result: RelayResult, headers: Record<string, string>, encoders: RelayEncoders): Response {
   switch (result.kind) {
     case 'raw':
-      return new Response(result.body, { headers: { ...headers, 'content-type': 'application/json' } })
+      headers['content-type'] = 'application/json'
+      return new Response(result.body, { headers })
     case 'raw-stream':
       return rawStreamResponse(result.body, { ...sseHeaders, ...headers })
     case 'response':
