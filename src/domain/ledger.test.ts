@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { UsageRecord } from '../db/records.ts'
+import type { Hold, UsageRecord } from '../db/records.ts'
+import type { LedgerRepository } from '../db/repositories.ts'
 import { openSqliteStore } from '../db/sqlite/store.ts'
 import { Ledger } from './ledger.ts'
 
@@ -99,5 +100,31 @@ describe('usage rows written in one batch', () => {
     const spent = (69 * 70 / 2) * 10
     expect((await store.usage.summarize({ accountId: account.id })).spent).toBe(spent)
     expect((await store.accounts.findById(account.id))!.balance).toBe(10_000_000 - spent)
+  })
+})
+
+describe('batches behind an asynchronous repository', () => {
+  test('a flush writes what was queued when it began; settlements made during its write wait for the next batch', async () => {
+    const batches: number[] = []
+    const repository: LedgerRepository = {
+      reserve: async ({ want }) => ({ granted: want }),
+      write: async (batch) => {
+        batches.push(batch.length)
+        await Bun.sleep(5) // a worker thread or a network round trip
+      },
+      releaseStaleHolds: async () => 0,
+    }
+    const ledger = new Ledger(repository, { flushMs: 60_000 })
+    const hold: Hold = { id: 'lease_a', accountId: 1, keyId: 'k', amount: 1_000, createdAt: 0 }
+    for (let index = 0; index < 10; index++) ledger.settle(hold, usage(1, 10))
+    const flushing = ledger.flush()
+    await Bun.sleep(1)
+    for (let index = 0; index < 3; index++) ledger.settle(hold, usage(1, 10))
+    await flushing
+    // Writing the 3 at once would split one batch's worth into many small transactions under load.
+    expect(batches).toEqual([10])
+    expect(ledger.pending).toBe(3)
+    await ledger.flush()
+    expect(batches).toEqual([10, 3])
   })
 })

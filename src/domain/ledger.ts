@@ -173,8 +173,14 @@ export class Ledger {
   }
 
   private async writeQueued(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch)
+    // Only what is queued now: settlements made while these writes are in flight wait for their own timer. Writing
+    // them at once would turn one batch into a trickle of small ones behind an asynchronous repository (a worker
+    // thread, a network round trip): measured 106 rows per batch instead of ~310 at 15 000 settlements/s, and the
+    // worker's CPU per row ~7.5 µs instead of ~6.7 (2026-11-23).
+    let due = this.queue.length
+    while (due > 0) {
+      const batch = this.queue.splice(0, Math.min(due, this.maxBatch))
+      due -= batch.length
       try {
         await this.repository.write(batch)
       } catch (error) {
