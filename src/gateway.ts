@@ -19,7 +19,7 @@ export interface Gateway {
 
 /** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
-  const store = openStore(config.database)
+  const store = openStore(config.database, { serving: true })
   await store.migrate()
   // Holds older than the longest possible request were left by a crash: give that money back.
   const longest = Math.max(...config.providers.map((provider) => provider.timeouts.totalMs)) + 60_000

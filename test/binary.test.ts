@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
@@ -34,4 +34,19 @@ test('`bun run build` produces dist/tollgate, which migrates, manages keys and s
   const script = /src="(\/console\/assets\/app\.[^"]+\.js)"/.exec(await page.text())![1]!
   const bundle = await (await fetch(`${server.url}${script}`)).text()
   expect(bundle).toContain('Sign in')
+  // The WAL checkpoint thread's code is embedded too: it copies the request's writes back into the database file.
+  const database = join(dir, 'tollgate.db')
+  let frames = walFrames(database)
+  for (let round = 0; round < 40 && (frames.frames === 0 || frames.copied < frames.frames); round++) {
+    await Bun.sleep(100)
+    frames = walFrames(database)
+  }
+  expect(frames.frames).toBeGreaterThan(0)
+  expect(frames.copied).toBe(frames.frames)
 }, 60_000)
+
+/** Frames in the WAL, and frames copied back into the database (the WAL index's header, sqlite.org/walformat.html). */
+function walFrames(database: string): { frames: number; copied: number } {
+  const index = readFileSync(`${database}-shm`)
+  return { frames: index.readUInt32LE(16), copied: index.readUInt32LE(96) }
+}

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../repositories.ts'
 import { createSqliteAccounts } from './accounts.ts'
+import { startCheckpointer } from './checkpointer.ts'
 import { createSqliteKeys } from './keys.ts'
 import { createSqliteLedger } from './ledger.ts'
 import { sqliteMigrations } from './migrations.ts'
@@ -16,8 +17,13 @@ import { createSqliteUsers } from './users.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
 
+export interface SqliteStoreOptions {
+  /** A long-running server: the WAL is checkpointed from a thread of its own (checkpointer.ts). */
+  serving?: boolean
+}
+
 /** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const client = new Database(path, { create: true, strict: true })
   // WAL lets the CLI read and write while `serve` runs; NORMAL sync is durable against process crashes
@@ -26,6 +32,7 @@ export function openSqliteStore(path: string): Store {
   client.exec('PRAGMA synchronous = NORMAL')
   client.exec('PRAGMA busy_timeout = 5000')
   client.exec('PRAGMA foreign_keys = ON')
+  const checkpointer = options.serving && path !== ':memory:' ? startCheckpointer(client, path) : undefined
   const db = drizzle(client, { schema })
   return {
     dialect: 'sqlite',
@@ -51,6 +58,7 @@ export function openSqliteStore(path: string): Store {
       }, sqliteMigrations)
     },
     async close() {
+      await checkpointer?.stop()
       client.close()
     },
   }
