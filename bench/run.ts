@@ -32,10 +32,13 @@ const passthrough = await spawnServer('passthrough.ts', { UPSTREAM_URL: upstream
 const tollgate = await spawnServer('tollgate.ts', { UPSTREAM_URL: upstream.info.url })
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 
-/** User + system CPU time of a process so far, in ms (Linux only; NaN elsewhere). */
-async function cpuMs(pid: number): Promise<number> {
+/**
+ * User + system CPU time so far, in ms (Linux only; NaN elsewhere): of the whole process, or with `thread` of that
+ * thread alone — the main JS thread's id is the process id, and it is the one that limits req/s.
+ */
+async function cpuMs(pid: number, thread?: number): Promise<number> {
   try {
-    const stat = await Bun.file(`/proc/${pid}/stat`).text()
+    const stat = await Bun.file(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`).text()
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
@@ -43,15 +46,18 @@ async function cpuMs(pid: number): Promise<number> {
   }
 }
 
-const results: Record<string, Measurement & { cpuUsPerRequest: number }> = {}
+type Result = Measurement & { cpuUsPerRequest: number; mainThreadUsPerRequest: number }
+const results: Record<string, Result> = {}
 try {
   for (const [name, target] of [['passthrough', passthrough], ['tollgate', tollgate]] as const) {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }
     await measure(`${target.info.url}/v1/chat/completions`, body, headers, 2, connections) // warm-up
-    const cpuBefore = await cpuMs(target.child.pid)
+    const pid = target.child.pid
+    const [cpuBefore, mainBefore] = [await cpuMs(pid), await cpuMs(pid, pid)]
     const result = await measure(`${target.info.url}/v1/chat/completions`, body, headers, seconds, connections)
-    const cpuUsPerRequest = ((await cpuMs(target.child.pid)) - cpuBefore) * 1000 / result.requests
-    results[name] = { ...result, cpuUsPerRequest }
+    const cpuUsPerRequest = ((await cpuMs(pid)) - cpuBefore) * 1000 / result.requests
+    const mainThreadUsPerRequest = ((await cpuMs(pid, pid)) - mainBefore) * 1000 / result.requests
+    results[name] = { ...result, cpuUsPerRequest, mainThreadUsPerRequest }
   }
 } finally {
   tollgate.child.kill('SIGTERM')
@@ -60,9 +66,9 @@ try {
   upstream.child.kill()
 }
 
-const row = (name: string, result: Measurement & { cpuUsPerRequest: number }) =>
+const row = (name: string, result: Result) =>
   `${name.padEnd(12)} ${result.rps.toFixed(0).padStart(8)} req/s   p50 ${result.p50.toFixed(2).padStart(7)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   ` +
-  `CPU ${result.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req   errors ${result.errors}`
+  `CPU ${result.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req (main thread ${result.mainThreadUsPerRequest.toFixed(0).padStart(4)})   errors ${result.errors}`
 console.log(`\n${values.stream ? 'streaming' : 'non-streaming'} chat completions, ${connections} connections, ${seconds} s each, ` +
   `upstream delay ${upstreamDelayMs} ms, tool: ${results.tollgate!.tool}`)
 console.log(row('passthrough', results.passthrough!))
