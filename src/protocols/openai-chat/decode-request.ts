@@ -6,6 +6,8 @@ import {
 } from '../shared/validate.ts'
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function']
+/** The roles an error names: `function` is accepted for old clients but not advertised. */
+const rolesShown = roles.slice(0, 5).join(', ')
 
 /** User/assistant content: a string or an array of parts; parts the IR cannot carry are skipped. */
 function decodeContent(value: unknown, field: string): ContentPart[] {
@@ -42,7 +44,7 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
   const system: string[] = []
   const messages: Message[] = []
   const toolNames = new Map<string, string>()
-  for (const { field, message, role } of readMessages(value, roles, roles.slice(0, 5).join(', '))) {
+  for (const { field, message, role } of readMessages(value, roles, rolesShown)) {
     if (role === 'system' || role === 'developer') {
       const text = decodeContent(message.content, `${field}.content`).map((part) => (part.type === 'text' ? part.text : '')).join('')
       system.push(text)
