@@ -16,19 +16,28 @@ export class SseParser {
 
   /** Feed bytes or text; returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true })
+    const buffer = this.buffer + (typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }))
     const events: SseEvent[] = []
     let start = 0
-    for (let i = 0; i < this.buffer.length; i++) {
-      const char = this.buffer.charCodeAt(i)
-      if (char !== 10 && char !== 13) continue
-      // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
-      if (char === 13 && i === this.buffer.length - 1) break
-      this.takeLine(this.buffer.slice(start, i), events)
-      if (char === 13 && this.buffer.charCodeAt(i + 1) === 10) i++
-      start = i + 1
+    if (buffer.indexOf('\r') === -1) {
+      // LF only, as every vendor sends: indexOf finds the line ends natively, several times faster than a loop
+      // over the characters (~6 µs for a short answer's stream before, bench/, 2026-11-23).
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n', start)) {
+        this.takeLine(buffer.slice(start, end), events)
+        start = end + 1
+      }
+    } else {
+      for (let i = 0; i < buffer.length; i++) {
+        const char = buffer.charCodeAt(i)
+        if (char !== 10 && char !== 13) continue
+        // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
+        if (char === 13 && i === buffer.length - 1) break
+        this.takeLine(buffer.slice(start, i), events)
+        if (char === 13 && buffer.charCodeAt(i + 1) === 10) i++
+        start = i + 1
+      }
     }
-    this.buffer = this.buffer.slice(start)
+    this.buffer = buffer.slice(start)
     return events
   }
 
