@@ -52,9 +52,16 @@ export class SseParser {
 
   private takeLine(line: string, events: SseEvent[]): void {
     if (line === '') {
-      if (this.dataLines.length > 0) events.push({ event: this.eventName, data: this.dataLines.join('\n') })
-      this.dataLines = []
+      if (this.dataLines.length > 0) {
+        events.push({ event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') })
+        this.dataLines = []
+      }
       this.eventName = undefined
+      return
+    }
+    // `data: …` is nearly every line of every stream: no field splitting for it.
+    if (line.startsWith('data:')) {
+      this.dataLines.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5))
       return
     }
     if (line.charCodeAt(0) === 58) return // ':' starts a comment
