@@ -1,8 +1,9 @@
 import { afterAll, expect, test } from 'bun:test'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { walFrames } from './support/wal-frames.ts'
 
 const root = join(import.meta.dir, '..')
 const binary = join(root, 'dist', 'tollgate')
@@ -44,9 +45,3 @@ test('`bun run build` produces dist/tollgate, which migrates, manages keys and s
   expect(frames.frames).toBeGreaterThan(0)
   expect(frames.copied).toBe(frames.frames)
 }, 60_000)
-
-/** Frames in the WAL, and frames copied back into the database (the WAL index's header, sqlite.org/walformat.html). */
-function walFrames(database: string): { frames: number; copied: number } {
-  const index = readFileSync(`${database}-shm`)
-  return { frames: index.readUInt32LE(16), copied: index.readUInt32LE(96) }
-}

@@ -1,15 +1,10 @@
 import { expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { openSqliteStore } from './store.ts'
-
-/** The WAL index's frame counts (sqlite.org/walformat.html): frames in the WAL, and frames copied back into the database. */
-function walFrames(path: string): { frames: number; copied: number } {
-  const index = readFileSync(`${path}-shm`)
-  return { frames: index.readUInt32LE(16), copied: index.readUInt32LE(96) }
-}
+import { walFrames } from '../../../test/support/wal-frames.ts'
 
 function fill(path: string): void {
   const client = new Database(path)
