@@ -92,5 +92,5 @@ try {
 
 const sorted = [...ratios].sort((a, b) => a - b)
 const median = sorted[Math.floor(sorted.length / 2)]!
-console.log(`\nmedian ratio tollgate/passthrough over ${rounds} rounds: ${median.toFixed(2)} ` +
+console.log(`\nmedian ratio tollgate/passthrough over ${rounds} round${rounds === 1 ? "" : "s"}: ${median.toFixed(2)} ` +
   `(rounds ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; target ≥ 0.80)`)

@@ -101,10 +101,13 @@ export class RawStreamTap {
 
   private take(events: SseEvent[]): void {
     const drop = this.call.dropRawEvent
+    // Re-framed events of one read go out as one chunk: one encode per read rather than per event.
+    let kept = ''
     for (const event of events) {
       for (const ir of this.decoder.decode(event)) this.observe(ir)
-      if (drop && !drop(event)) this.pending.push(encoder.encode(formatSse(event.data, event.event)))
+      if (drop && !drop(event)) kept += formatSse(event.data, event.event)
     }
+    if (kept) this.pending.push(encoder.encode(kept))
   }
 
   private observe(event: Parameters<Meter['observe']>[0]): void {

@@ -27,13 +27,27 @@ export function buildChatForward(text: string, body: Json, target: Target): Forw
 
 /** The usage chunk the gateway asked for on the client's behalf: `choices: []` plus `usage`. */
 export function isUsageChunk(event: SseEvent): boolean {
-  if (!event.data.includes('"usage"')) return false
+  // OpenAI sends `"usage":null` on every other chunk of such a stream: only a usage object is worth parsing.
+  if (!hasUsageObject(event.data)) return false
   try {
     const chunk = JSON.parse(event.data) as { choices?: unknown[]; usage?: unknown }
     return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null
   } catch {
     return false
   }
+}
+
+/** Whether a chunk's text has `"usage"` followed by an object (`{`), whatever the whitespace around the colon. */
+function hasUsageObject(data: string): boolean {
+  for (let at = data.indexOf('"usage"'); at !== -1; at = data.indexOf('"usage"', at + 7)) {
+    let index = at + 7
+    while (data.charCodeAt(index) === 32) index++
+    if (data.charCodeAt(index) !== 58) continue // ':'
+    index++
+    while (data.charCodeAt(index) === 32) index++
+    if (data.charCodeAt(index) === 123) return true // '{'
+  }
+  return false
 }
 
 export function encodeRawChatError(error: GatewayError): string {
