@@ -1,5 +1,7 @@
 import { clientClosed, type GatewayError } from './errors.ts'
 
+const once = { once: true }
+
 /**
  * Everything that can end one request early, and the one place that ends it: the client leaving (its connection
  * closing, or it cancelling a streamed answer) or the gateway shutting down past its drain deadline.
@@ -22,8 +24,13 @@ export class AbortScope {
     const scope = new AbortScope()
     const signal = request.signal
     if (signal.aborted) scope.end(clientClosed())
-    else signal.addEventListener('abort', () => scope.end(clientClosed()), { once: true })
+    else signal.addEventListener('abort', scope, once) // the scope itself listens (handleEvent): no closure per request
     return scope
+  }
+
+  /** The request's signal fired: its connection closed. */
+  handleEvent(): void {
+    this.end(clientClosed())
   }
 
   get ended(): boolean {

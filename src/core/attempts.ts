@@ -16,7 +16,7 @@ import type { Settle } from './settlement.ts'
 export interface AttemptContext {
   call: RelayCall
   /** Every target the request may use, best first (routing.ts `RoutePlanner.plan`). */
-  plan: Target[]
+  plan: readonly Target[]
   providers: Map<string, Provider>
   breaker: CircuitBreaker
   metrics: Metrics
@@ -81,17 +81,24 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
 }
 
 /** Each route once, with its first target in plan order (a fallback model may share a route with the model). */
-function distinctRoutes(plan: Target[]): { target: Target; route: string }[] {
-  const routes: { target: Target; route: string }[] = []
+function distinctRoutes(plan: readonly Target[]): Route[] {
+  let routes = routesOfPlan.get(plan)
+  if (routes) return routes
+  routes = []
   for (const target of plan) {
     const route = routeId(target)
     if (!routes.some((known) => known.route === route)) routes.push({ target, route })
   }
+  routesOfPlan.set(plan, routes)
   return routes
 }
 
+type Route = { target: Target; route: string }
+/** Most plans are built once and shared by every request of their model (routing.ts), and so are their routes. */
+const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
+
 /** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
-function chooseTarget(context: AttemptContext, routes: { target: Target; route: string }[], failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
+function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
   const backoff = backoffMs(attempts, context.routing)
   let best: { target: Target; route: string; waitMs: number } | undefined
   for (const { target, route } of routes) {
@@ -148,7 +155,7 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
 /** Tell the circuit breaker and the metrics how an attempt went. */
 function report(context: AttemptContext, route: string, ticket: RouteTicket, outcome: Omit<Outcome, 'usage'>): void {
   const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
-  context.metrics.attempts.inc({ route, result: reason })
+  context.metrics.attempts.add(1, route, reason)
   if (outcome.status === 200) ticket.succeeded()
   else if (reason === 'client_closed' || reason === 'shutting_down') ticket.released()
   else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)

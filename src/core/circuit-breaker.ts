@@ -104,22 +104,11 @@ export class CircuitBreaker {
   }
 
   private ticket(routeId: string, route: Route, probe: boolean): RouteTicket {
-    let reported = false
-    const once = (report: () => void) => () => {
-      if (reported) return
-      reported = true
-      report()
-    }
-    return {
-      succeeded: once(() => this.succeed(routeId, route, probe)),
-      failed: (reason, pauseMs) => once(() => this.fail(routeId, route, probe, reason, pauseMs))(),
-      released: once(() => {
-        if (probe) route.probing = false
-      }),
-    }
+    return new Ticket(this, routeId, route, probe)
   }
 
-  private succeed(routeId: string, route: Route, probe: boolean): void {
+  /** @internal for Ticket */
+  succeed(routeId: string, route: Route, probe: boolean): void {
     if (probe) {
       route.state = 'closed'
       route.probing = false
@@ -127,17 +116,19 @@ export class CircuitBreaker {
       this.logger.info({ route: routeId }, 'route closed: the probe succeeded, back in rotation')
       return
     }
-    this.remember(route, false)
+    this.count(route, false)
   }
 
-  private fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
+  /** @internal for Ticket */
+  fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
     route.lastFailure = reason
     if (probe) {
       this.open(routeId, route, this.options.cooldownMs, `probe failed: ${reason}`)
       return
     }
     if (route.state !== 'closed') return
-    const { requests, failures } = this.remember(route, true)
+    this.count(route, true)
+    const { requests, failures } = this.recent(route)
     if (requests >= this.options.minRequests && failures / requests >= this.options.failureRatio) {
       this.open(routeId, route, this.options.cooldownMs, `${failures} of the last ${requests} attempts failed (${reason})`)
     } else if (pauseMs > 0) {
@@ -155,14 +146,17 @@ export class CircuitBreaker {
     this.logger.warn({ route: routeId, cooldown_ms: forMs, reason: why }, 'route open: skipped until its cooldown ends')
   }
 
-  /** Count an outcome in the current slice; returns the window's totals. */
-  private remember(route: Route, failed: boolean): { requests: number; failures: number } {
+  /** Count an outcome in the current slice. */
+  private count(route: Route, failed: boolean): void {
     const index = Math.floor(this.clock() / this.sliceMs)
     const slice = route.slices[index % slices]!
-    if (slice.index !== index) Object.assign(slice, { index, requests: 0, failures: 0 })
+    if (slice.index !== index) {
+      slice.index = index
+      slice.requests = 0
+      slice.failures = 0
+    }
     slice.requests++
     if (failed) slice.failures++
-    return this.recent(route)
   }
 
   /** Totals of the slices still inside the window. */
@@ -190,4 +184,32 @@ export class CircuitBreaker {
 
 function newSlices(): Slice[] {
   return Array.from({ length: slices }, () => ({ index: -1, requests: 0, failures: 0 }))
+}
+
+/**
+ * One attempt's ticket: the first report counts, later ones are ignored. A class rather than closures because
+ * every request takes one (closures cost five functions and their scopes per request, all garbage a moment later).
+ */
+class Ticket implements RouteTicket {
+  private reported = false
+
+  constructor(private readonly breaker: CircuitBreaker, private readonly routeId: string, private readonly route: Route, private readonly probe: boolean) {}
+
+  succeeded(): void {
+    if (this.first()) this.breaker.succeed(this.routeId, this.route, this.probe)
+  }
+
+  failed(reason: string, pauseMs?: number): void {
+    if (this.first()) this.breaker.fail(this.routeId, this.route, this.probe, reason, pauseMs)
+  }
+
+  released(): void {
+    if (this.first() && this.probe) this.route.probing = false
+  }
+
+  private first(): boolean {
+    if (this.reported) return false
+    this.reported = true
+    return true
+  }
 }

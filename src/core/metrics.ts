@@ -1,37 +1,73 @@
 import type { RouteHealth, RouteState } from './circuit-breaker.ts'
 
 type Labels = Record<string, string | number>
+type Value = string | number
 
-/** A Prometheus counter with labels, kept in memory; labels are formatted at scrape time, not per request. */
+interface Entry {
+  labels: Labels
+  value: number
+}
+
+/**
+ * A Prometheus counter with labels, kept in memory; labels are formatted at scrape time, not per request. Its label
+ * names are fixed when it is made, and `add` takes their values in that order: a request counts by walking one
+ * small Map per label, with no label object or joined key string made per request (both were garbage at once).
+ */
 class Counter {
-  private readonly values = new Map<string, { labels: Labels; value: number }>()
+  /** Nested by label value, in label order; the innermost Map holds the entries. */
+  private readonly root = new Map<Value, unknown>()
+  private readonly entries: Entry[] = []
 
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly string[]) {}
+
+  /** Add `by` to the series of these label values, given in the order of the counter's label names. */
+  add(by: number, a: Value, b?: Value, c?: Value): void {
+    this.entry(a, b, c, true).value += by
+  }
 
   inc(labels: Labels, by = 1): void {
-    const key = keyOf(labels)
-    const entry = this.values.get(key)
-    if (entry) entry.value += by
-    else this.values.set(key, { labels: { ...labels }, value: by })
+    const [a, b, c] = this.labelNames.map((name) => labels[name]!)
+    this.add(by, a!, b, c)
   }
 
   get(labels: Labels): number {
-    return this.values.get(keyOf(labels))?.value ?? 0
+    const [a, b, c] = this.labelNames.map((name) => labels[name]!)
+    return this.entry(a!, b, c, false)?.value ?? 0
   }
 
   render(): string[] {
     return [
       `# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`,
-      ...[...this.values.values()].map((entry) => `${this.name}${formatLabels(entry.labels)} ${entry.value}`),
+      ...this.entries.map((entry) => `${this.name}${formatLabels(entry.labels)} ${entry.value}`),
     ]
   }
-}
 
-/** Label values joined: callers always pass the same label names in the same order for one counter. */
-function keyOf(labels: Labels): string {
-  let key = ''
-  for (const name in labels) key += `${labels[name]}\u0000`
-  return key
+  private entry(a: Value, b: Value | undefined, c: Value | undefined, create: true): Entry
+  private entry(a: Value, b: Value | undefined, c: Value | undefined, create: false): Entry | undefined
+  private entry(a: Value, b: Value | undefined, c: Value | undefined, create: boolean): Entry | undefined {
+    const depth = this.labelNames.length
+    let level: Map<Value, unknown> | undefined = this.root
+    if (depth > 1) level = this.below(level, a, create)
+    if (depth > 2 && level) level = this.below(level, b!, create)
+    if (!level) return undefined
+    const last = depth === 1 ? a : depth === 2 ? b! : c!
+    let entry = level.get(last) as Entry | undefined
+    if (!entry && create) {
+      const labels: Labels = {}
+      const values = [a, b, c]
+      this.labelNames.forEach((name, index) => (labels[name] = values[index]!))
+      entry = { labels, value: 0 }
+      level.set(last, entry)
+      this.entries.push(entry)
+    }
+    return entry
+  }
+
+  private below(level: Map<Value, unknown>, value: Value, create: boolean): Map<Value, unknown> | undefined {
+    let next = level.get(value) as Map<Value, unknown> | undefined
+    if (!next && create) level.set(value, (next = new Map()))
+    return next
+  }
 }
 
 const routeStates: RouteState[] = ['closed', 'open', 'half-open']
@@ -41,10 +77,10 @@ const routeStates: RouteState[] = ['closed', 'open', 'half-open']
  * scrape time (requests in flight, each route's circuit-breaker state and recent window).
  */
 export class Metrics {
-  readonly requests = new Counter('tollgate_requests_total', 'Requests finished, by gateway model, serving provider and HTTP status.')
-  readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).')
-  readonly retries = new Counter('tollgate_retries_total', 'Attempts after the first, by gateway model.')
-  readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit, a budget or the balance, by reason.')
+  readonly requests = new Counter('tollgate_requests_total', 'Requests finished, by gateway model, serving provider and HTTP status.', ['model', 'provider', 'status'])
+  readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).', ['route', 'result'])
+  readonly retries = new Counter('tollgate_retries_total', 'Attempts after the first, by gateway model.', ['model'])
+  readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit, a budget or the balance, by reason.', ['reason'])
 
   render(gauges: { inFlight: number; routes: RouteHealth[] }): string {
     const lines = [...this.requests.render(), ...this.attempts.render(), ...this.retries.render(), ...this.refusals.render()]

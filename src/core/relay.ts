@@ -112,7 +112,8 @@ export class Relay {
         call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
         routing: this.deps.config.routing,
       })
-      return { ...result, rateLimit: permit.state }
+      result.rateLimit = permit.state // each result is a fresh object of this request's
+      return result
     } catch (error) {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
@@ -160,7 +161,7 @@ export class Relay {
   }
 
   /** Hold the most the request can cost on any model it may end up on (a fallback may be dearer). */
-  private async placeHold(call: RelayCall, plan: Target[], permit: Permit) {
+  private async placeHold(call: RelayCall, plan: readonly Target[], permit: Permit) {
     let amount = 0
     let priced: ModelConfig | undefined
     for (const { model } of plan) {

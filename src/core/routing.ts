@@ -10,6 +10,8 @@ type Groups = { target: Target; weight: number }[][]
  */
 export class RoutePlanner {
   private readonly groups = new Map<string, Groups>()
+  /** The plans that involve no draw (one route per priority, fallbacks included), built once and shared. */
+  private readonly fixed = new Map<string, readonly Target[]>()
 
   constructor(private readonly models: Map<string, ModelConfig>, providers: Map<string, Provider>) {
     for (const model of models.values()) {
@@ -23,6 +25,10 @@ export class RoutePlanner {
       }
       this.groups.set(model.id, [...byPriority.keys()].sort((a, b) => a - b).map((priority) => byPriority.get(priority)!))
     }
+    const drawn = (id: string) => (this.groups.get(id) ?? []).some((group) => group.length > 1)
+    for (const model of models.values()) {
+      if (!drawn(model.id) && !model.fallbacks.some(drawn)) this.fixed.set(model.id, this.draw(model, Math.random))
+    }
   }
 
   /**
@@ -31,7 +37,11 @@ export class RoutePlanner {
    * siblings — then the routes of each model named in its `fallbacks:`, in the order listed. Fallbacks of fallbacks
    * are not followed, so a config cannot loop. Which of these are healthy is decided per attempt, not here.
    */
-  plan(model: ModelConfig, random = Math.random): Target[] {
+  plan(model: ModelConfig, random = Math.random): readonly Target[] {
+    return this.fixed.get(model.id) ?? this.draw(model, random)
+  }
+
+  private draw(model: ModelConfig, random: () => number): Target[] {
     const targets: Target[] = []
     this.order(model.id, targets, random)
     for (const id of model.fallbacks) if (id !== model.id) this.order(id, targets, random)
@@ -66,5 +76,5 @@ export class RoutePlanner {
 
 /** A route's name in logs, metrics and the circuit breaker: `provider/upstream-model`. */
 export function routeId(target: Target): string {
-  return `${target.provider.name}/${target.upstreamModel}`
+  return (target.route ??= `${target.provider.name}/${target.upstreamModel}`)
 }

@@ -54,7 +54,7 @@ export function createSettle(deps: SettlementDeps, call: RelayCall, hold: Hold, 
         createdAt: Date.now(),
       })
       permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
-      deps.metrics.requests.inc({ model, provider: target?.provider.name ?? '', status: outcome.status })
+      deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
       deps.logger.info({
         request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,

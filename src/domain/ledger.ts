@@ -48,8 +48,8 @@ interface Lease {
  * `spent + reserved ≤ budget` holds in the database the same way `reserved ≤ balance` does.
  */
 export class Ledger {
-  /** By `account:<id>`, or `key:<id>` for the leases of keys with a budget. */
-  private readonly leases = new Map<string, Lease>()
+  /** By account id, or by key id for the leases of keys with a budget (leaseKeyOf). */
+  private readonly leases = new Map<number | string, Lease>()
   private queue: LedgerWrite[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> = Promise.resolve()
@@ -131,7 +131,8 @@ export class Ledger {
       lease.amount -= cost
       if (lease.used === 0) this.scheduleRelease(lease)
     }
-    this.enqueue({ kind: 'settle', leaseId: hold.id, usage: { ...usage, cost }, budgetKeyId: hold.budgetKeyId })
+    usage.cost = cost // the record is this request's own, made for this call
+    this.enqueue({ kind: 'settle', leaseId: hold.id, usage, budgetKeyId: hold.budgetKeyId })
   }
 
   private scheduleRelease(lease: Lease): void {
@@ -194,6 +195,7 @@ export class Ledger {
   }
 }
 
-function leaseKeyOf(accountId: number, budgetKeyId: string | undefined): string {
-  return budgetKeyId === undefined ? `account:${accountId}` : `key:${budgetKeyId}`
+/** An account's lease by its (numeric) id, a budgeted key's by its (string) id: the two can never collide in a Map. */
+function leaseKeyOf(accountId: number, budgetKeyId: string | undefined): number | string {
+  return budgetKeyId ?? accountId
 }

@@ -8,6 +8,8 @@ export interface Target {
   provider: ProviderConfig
   upstreamModel: string
   model: ModelConfig
+  /** `routeId(target)`, remembered by routing.ts the first time it is asked for. */
+  route?: string
 }
 
 /** Turns upstream SSE events into IR events; stateful, one per stream. */
