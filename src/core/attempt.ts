@@ -64,7 +64,7 @@ async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Pr
  * The rest of a begun stream, metered; `end` runs once, however the stream ends (finished, failed, or the client
  * leaving — which aborts the upstream, so a read parked on it rejects and this generator unwinds at once).
  */
-export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): AsyncGenerator<StreamEvent> {
+export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>): AsyncGenerator<StreamEvent> {
   let outcome: Omit<Outcome, 'usage'> = { status: 499, errorType: 'client_closed' }
   try {
     yield* head

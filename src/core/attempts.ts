@@ -130,13 +130,17 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
     return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
   }
   // From here the answer belongs to the client: how it ends is settled, never retried.
-  const end = async (outcome: Omit<Outcome, 'usage'>) => {
+  // Settles at once when the bill needs no token estimate (a finished answer with a usage report), else once the
+  // estimate is ready.
+  const end = (outcome: Omit<Outcome, 'usage'>): void | Promise<void> => {
     // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
     if (outcome.status !== 200) upstream.abort()
     report(context, route, ticket, outcome)
     // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
     const billable = outcome.status === 200 || outcome.status === 499
-    context.settle(target, { ...outcome, usage: billable ? await meter.usage(request, outcome.status === 200) : undefined }, attempts)
+    const usage = billable ? meter.usage(request, outcome.status === 200) : undefined
+    if (usage instanceof Promise) return usage.then((estimated) => context.settle(target, { ...outcome, usage: estimated }, attempts))
+    context.settle(target, { ...outcome, usage }, attempts)
   }
   switch (opened.kind) {
     case 'response':

@@ -52,9 +52,13 @@ export class Meter {
    * (the client left, the stream broke): the report may be partial (Anthropic reports input first, output last), so
    * each count is the report's when it has one and at least the estimate of the text actually produced.
    */
-  async usage(request: ChatRequest, complete = true): Promise<Usage> {
+  usage(request: ChatRequest, complete = true): Usage | Promise<Usage> {
     const reported = this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0) ? this.reported : undefined
-    if (reported && complete) return reported
+    // The usual case, a finished answer with a report, needs no tokenizer: answered at once, without a promise.
+    return reported && complete ? reported : this.estimate(request, reported)
+  }
+
+  private async estimate(request: ChatRequest, reported: Usage | undefined): Promise<Usage> {
     const outputTokens = await countTokens(this.produced)
     const inputTokens = reported?.inputTokens || await countTokens(promptText(request))
     if (reported) {

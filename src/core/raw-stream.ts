@@ -48,7 +48,7 @@ export class RawStreamTap {
   }
 
   /** The client's body; `end` is called once, however the stream ends (it aborts the upstream and settles). */
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): ReadableStream<Uint8Array> {
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>): ReadableStream<Uint8Array> {
     let finished = false
     const finish = async (outcome: Omit<Outcome, 'usage'>) => {
       if (finished) return

@@ -1,5 +1,5 @@
 import type { Config, ModelConfig } from '../config/types.ts'
-import type { KeyRecord } from '../db/records.ts'
+import type { Hold, KeyRecord } from '../db/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import { KeyLimiter, type Permit } from '../domain/limits.ts'
@@ -105,7 +105,8 @@ export class Relay {
     const permit = this.admit(call)
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
-    const hold = await this.placeHold(call, plan, permit)
+    const placed = this.placeHold(call, plan, permit)
+    const hold = placed instanceof Promise ? await placed : placed
     const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished(call.scope))
     try {
       const result = await runAttempts({
@@ -161,7 +162,7 @@ export class Relay {
   }
 
   /** Hold the most the request can cost on any model it may end up on (a fallback may be dearer). */
-  private async placeHold(call: RelayCall, plan: readonly Target[], permit: Permit) {
+  private placeHold(call: RelayCall, plan: readonly Target[], permit: Permit): Hold | Promise<Hold> {
     let amount = 0
     let priced: ModelConfig | undefined
     for (const { model } of plan) {
@@ -172,13 +173,19 @@ export class Relay {
       amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
     }
     try {
-      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+      const placed = this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+      return placed instanceof Promise ? placed.catch((error) => this.refuseHold(call, permit, error)) : placed
     } catch (error) {
-      permit.cancel()
-      this.finished(call.scope)
-      this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
-      throw error
+      return this.refuseHold(call, permit, error)
     }
+  }
+
+  /** No hold, no request: give back the permit and the drain count, count the refusal, and pass the error on. */
+  private refuseHold(call: RelayCall, permit: Permit, error: unknown): never {
+    permit.cancel()
+    this.finished(call.scope)
+    this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
+    throw error
   }
 
   private finished(scope: AbortScope): void {

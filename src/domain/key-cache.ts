@@ -35,11 +35,16 @@ export class KeyCache {
     this.lastSync = startedAt
   }
 
-  /** The key behind a secret, whatever its status, or undefined when no such key exists. */
-  async find(secret: string): Promise<KeyRecord | undefined> {
+  /**
+   * The key behind a secret, whatever its status, or undefined when no such key exists: at once when it is in
+   * memory (every request of a known key), else after one lookup in the store.
+   */
+  find(secret: string): KeyRecord | Promise<KeyRecord | undefined> {
     const hash = hashKey(secret)
-    const cached = this.byHash.get(hash)
-    if (cached) return cached
+    return this.byHash.get(hash) ?? this.lookUp(hash)
+  }
+
+  private async lookUp(hash: string): Promise<KeyRecord | undefined> {
     const stored = await this.repository.findByHash(hash)
     if (stored) this.remember(stored)
     return stored
