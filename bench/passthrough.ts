@@ -11,4 +11,4 @@ const server = Bun.serve({
 })
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
 
-export {}
+export { server }

@@ -1,0 +1,25 @@
+// The gateway every benchmark loads: full path (auth, model check, hold + settle, usage record) over a temp SQLite
+// file, one OpenAI-compatible route to `upstreamUrl`, and an account rich enough never to run dry.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseConfig } from '../src/config/load.ts'
+import { silentLogger } from '../src/core/logger.ts'
+import { parseUsd } from '../src/core/money.ts'
+import { createAccount } from '../src/domain/accounts.ts'
+import { createKey } from '../src/domain/keys.ts'
+import { startGateway } from '../src/gateway.ts'
+
+export async function startBenchGateway(upstreamUrl: string) {
+  const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
+  const config = parseConfig({
+    listen: { host: '127.0.0.1', port: 0 },
+    database: `sqlite:${join(directory, 'bench.db')}`,
+    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
+    models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
+  }, 'bench')
+  const gateway = await startGateway(config, silentLogger)
+  const account = await createAccount(gateway.services.store.accounts, 'bench', parseUsd('1000000'), 'bench')
+  const { secret } = await createKey(gateway.services.store.keys, { accountId: account.id })
+  return { gateway, secret }
+}
