@@ -18,7 +18,10 @@ class Counter {
   private readonly root = new Map<Value, unknown>()
   private readonly entries: Entry[] = []
 
-  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly string[]) {}
+  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly string[]) {
+    // `add` takes up to three values positionally; a counter with more labels needs another level here first.
+    if (labelNames.length < 1 || labelNames.length > 3) throw new Error(`counter ${name}: 1 to 3 labels, not ${labelNames.length}`)
+  }
 
   /** Add `by` to the series of these label values, given in the order of the counter's label names. */
   add(by: number, a: Value, b?: Value, c?: Value): void {
