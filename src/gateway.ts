@@ -1,5 +1,5 @@
 import type { Config } from './config/types.ts'
-import { createApp } from './app.ts'
+import { createApp, nativeRoutes } from './app.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './core/relay.ts'
@@ -39,7 +39,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
-    fetch: (request) => app.handle(request),
+    routes: nativeRoutes(services),
+    fetch: app.fetch,
     maxRequestBodySize: 32 * 1024 * 1024,
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
+import { createApp } from '../src/app.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { jsonReply, startUpstream, type TestUpstream } from './support/upstream.ts'
 
@@ -140,6 +141,32 @@ describe('models', () => {
   test('health needs no key', async () => {
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200)
   })
+})
+
+describe('the model endpoints answer alike through Bun\'s own routes and through Elysia', () => {
+  // gateway.ts hands these POST paths to Bun.serve's native router; createApp mounts the same handlers in Elysia.
+  // Whichever of the two a request reaches, the client must see the same answer.
+  const cases: [string, string, Record<string, string>, string | undefined][] = [
+    ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })],
+    ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, '{not json'],
+    ['POST', '/v1/chat/completions', {}, JSON.stringify({ model: 'mock-1', messages: hello })],
+    ['POST', '/v1/messages?beta=true', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, JSON.stringify({ model: 'mock-1', max_tokens: 5, messages: hello })],
+    ['POST', '/v1/responses', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'fails-400', input: 'hi' })],
+    ['GET', '/v1/chat/completions', { authorization: 'Bearer KEY' }, undefined],
+    ['PUT', '/v1/messages', { 'x-api-key': 'KEY' }, '{}'],
+  ]
+  for (const [method, path, headers, body] of cases) {
+    test(`${method} ${path}${body === '{not json' ? ' (bad JSON)' : ''}${headers.authorization || headers['x-api-key'] ? '' : ' (no key)'}`, async () => {
+      const init = () => ({ method, body, headers: { 'content-type': 'application/json', ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('KEY', gateway.key)])) } })
+      const served = await fetch(gateway.url + path, init())
+      const handled = await createApp(gateway.gateway.services).handle(new Request(`http://gateway${path}`, init()))
+      expect(served.status).toBe(handled.status)
+      // Ids and timestamps differ per request; the shape and the messages must not.
+      const scrub = (text: string) => text.replace(/"(id|request_id|created|created_at)":\s*("[^"]*"|\d+)/g, '"$1":0').replace(/(req|chatcmpl|msg|resp)_[A-Za-z0-9]+/g, '$1_')
+      expect(scrub(await served.text())).toBe(scrub(await handled.text()))
+      expect(served.headers.get('content-type')).toBe(handled.headers.get('content-type'))
+    })
+  }
 })
 
 describe('upstream failures are 5xx and never billed', () => {

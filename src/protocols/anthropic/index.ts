@@ -19,7 +19,7 @@ import { AbortScope } from '../../core/abort-scope.ts'
 export const protocolName = 'anthropic'
 
 /** POST /v1/messages: decode, relay, encode (or forward bytes when the upstream speaks Anthropic too). */
-async function createMessage(services: Services, request: Request): Promise<Response> {
+export async function createMessage(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
     // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.

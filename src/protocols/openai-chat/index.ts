@@ -15,7 +15,7 @@ import { AbortScope } from '../../core/abort-scope.ts'
 export const protocolName = 'openai-chat'
 
 /** POST /v1/chat/completions: decode, relay, encode (or forward bytes when the upstream speaks the same protocol). */
-async function completeChat(services: Services, request: Request): Promise<Response> {
+export async function completeChat(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
     // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.

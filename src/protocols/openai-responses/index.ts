@@ -19,7 +19,7 @@ export const protocolName = 'openai-responses'
  * POST /v1/responses: decode, relay through the IR, encode. No upstream speaks Responses here, so there is no
  * passthrough path: every provider (OpenAI-compatible, mock, others) is reached through the IR.
  */
-async function createResponse(services: Services, request: Request): Promise<Response> {
+export async function createResponse(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
     const key = await authenticate(services.keys, bearerToken(request))
