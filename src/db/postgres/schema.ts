@@ -81,7 +81,6 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_time').on(table.createdAt, table.id),
   // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
   index('usage_model_time').on(table.model, table.createdAt, table.id),
-  index('usage_account_model_time').on(table.accountId, table.model, table.createdAt, table.id),
 ])
 
 /** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */

@@ -1,0 +1,1 @@
+DROP INDEX "usage_account_model_time";
