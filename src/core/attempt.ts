@@ -20,11 +20,12 @@ export type OpenedAttempt =
  * to there — refused, cut, stalled, garbage, an error event — is thrown as a GatewayError and the request can still
  * be retried on another route without the client noticing.
  */
-export async function openAttempt(provider: Provider, target: Target, call: RelayCall, request: ChatRequest, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
+export async function openAttempt(provider: Provider, target: Target, call: RelayCall, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
   const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
   if (canForward) {
+    // The forwarded body is capped to the target's output limit by the protocol's own `forward`.
     const response = await provider.forward!(call.forward!(target), target, attempt)
-    if (!request.stream) {
+    if (!call.request.stream) {
       const body = await readBodyText(response, provider.config, attempt)
       meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
       return { kind: 'raw', body }
@@ -34,6 +35,7 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }
+  const request = withOutputCap(call.request, target)
   if (!request.stream) {
     const response = await provider.complete(request, target, attempt)
     meter.observeResponse(response)
@@ -41,6 +43,12 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
   }
   const events = (await provider.stream(request, target, attempt))[Symbol.asyncIterator]()
   return { kind: 'stream', head: await primeEvents(events, meter), events }
+}
+
+/** The request as this target may serve it: never more output than the target's model allows. */
+function withOutputCap(request: ChatRequest, target: Target): ChatRequest {
+  const cap = target.model.maxOutputTokens
+  return request.maxOutputTokens !== undefined && request.maxOutputTokens <= cap ? request : { ...request, maxOutputTokens: Math.min(request.maxOutputTokens ?? cap, cap) }
 }
 
 async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Promise<StreamEvent[]> {

@@ -11,7 +11,7 @@ import type { Outcome, RelayCall, RelayResult } from './relay.ts'
 import { outcomeOf } from './outcome.ts'
 import { backoffMs, isRetryable, sleep } from './retry.ts'
 import { routeId } from './routing.ts'
-import type { Settle } from './settlement.ts'
+import type { Settlement } from './settlement.ts'
 
 export interface AttemptContext {
   call: RelayCall
@@ -22,10 +22,8 @@ export interface AttemptContext {
   metrics: Metrics
   logger: Logger
   routing: RoutingConfig
-  settle: Settle
+  settlement: Settlement
 }
-
-type Attempt = { result: RelayResult } | { failure: GatewayError; usage?: Usage }
 
 /**
  * Try the plan's targets until one answers, at most `routing.max_attempts` times: an untried healthy route first
@@ -36,8 +34,9 @@ type Attempt = { result: RelayResult } | { failure: GatewayError; usage?: Usage 
 export async function runAttempts(context: AttemptContext): Promise<RelayResult> {
   const { call, routing, breaker } = context
   const routes = distinctRoutes(context.plan)
-  const failures = new Map<string, GatewayError>()
-  const excluded = new Set<string>()
+  // Made at the first failure: most requests never fail.
+  let failures: Map<string, GatewayError> | undefined
+  let excluded: Set<string> | undefined
   let last: { target: Target; failure: GatewayError } | undefined
   let attempts = 0
   // Rounds bound the loop when a route's probe slot is taken by another request while this one waited.
@@ -49,7 +48,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       if (choice.waitMs > 0 || call.scope.ended) await sleep(choice.waitMs, call.scope.attempt().signal)
     } catch (error) {
       const failure = toGatewayError(error)
-      context.settle(last?.target, outcomeOf(failure), attempts)
+      context.settlement.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
     const { route } = choice
@@ -57,7 +56,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (!ticket) continue
     attempts++
     const attempt = await runAttempt(context, choice.target, route, ticket, attempts)
-    if ('result' in attempt) return attempt.result
+    if (!(attempt instanceof AttemptFailure)) return attempt
     const { failure } = attempt
     const retry = isRetryable(failure)
     if (failure.code !== 'client_closed') {
@@ -67,16 +66,16 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       }, 'upstream attempt failed')
     }
     if (!retry) {
-      context.settle(choice.target, { ...outcomeOf(failure), usage: attempt.usage }, attempts)
+      context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: attempt.usage }, attempts)
       throw failure
     }
-    failures.set(route, failure)
+    ;(failures ??= new Map()).set(route, failure)
     // Our credentials refused: trying this route again in this request cannot help.
-    if (failure.code === 'upstream_auth') excluded.add(route)
+    if (failure.code === 'upstream_auth') (excluded ??= new Set()).add(route)
     last = { target: choice.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
-  context.settle(last?.target, outcomeOf(failure), attempts)
+  context.settlement.settle(last?.target, outcomeOf(failure), attempts)
   throw failure
 }
 
@@ -98,12 +97,12 @@ type Route = { target: Target; route: string }
 const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
 
 /** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
-function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<string, GatewayError>, excluded: Set<string>, attempts: number) {
+function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<string, GatewayError> | undefined, excluded: Set<string> | undefined, attempts: number) {
   const backoff = backoffMs(attempts, context.routing)
   let best: { target: Target; route: string; waitMs: number } | undefined
   for (const { target, route } of routes) {
-    if (excluded.has(route) || context.breaker.waitFor(route) > 0) continue
-    const failure = failures.get(route)
+    if (excluded?.has(route) || context.breaker.waitFor(route) > 0) continue
+    const failure = failures?.get(route)
     if (!failure) return { target, route, waitMs: backoff }
     // The same route again: honour what it asked for, unless that is longer than we are willing to keep a client.
     const waitMs = Math.max(backoff, (failure.retryAfter ?? 0) * 1000)
@@ -113,47 +112,59 @@ function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<st
   return best
 }
 
-async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<Attempt> {
+/** An attempt that failed before its answer began; `usage` is what a client that left is billed for. */
+class AttemptFailure {
+  constructor(readonly failure: GatewayError, readonly usage?: Usage) {}
+}
+
+const finished: Omit<Outcome, 'usage'> = Object.freeze({ status: 200 })
+
+async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<RelayResult | AttemptFailure> {
   const { call } = context
   const provider = context.providers.get(target.provider.name)!
   const upstream = call.scope.attempt()
   const meter = new Meter()
-  const request: ChatRequest = { ...call.request, maxOutputTokens: Math.min(call.request.maxOutputTokens ?? target.model.maxOutputTokens, target.model.maxOutputTokens) }
   let opened: OpenedAttempt
   try {
-    opened = await openAttempt(provider, target, call, request, meter, upstream)
+    opened = await openAttempt(provider, target, call, meter, upstream)
   } catch (error) {
     upstream.abort()
     const failure = call.scope.clientGone ? clientClosed() : toGatewayError(error)
     report(context, route, ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
-    return { failure, usage: failure.status === 499 ? await meter.usage(request, false) : undefined }
+    return new AttemptFailure(failure, failure.status === 499 ? await meter.usage(call.request, false) : undefined)
   }
-  // From here the answer belongs to the client: how it ends is settled, never retried.
-  // Settles at once when the bill needs no token estimate (a finished answer with a usage report), else once the
-  // estimate is ready.
-  const end = (outcome: Omit<Outcome, 'usage'>): void | Promise<void> => {
-    // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
-    if (outcome.status !== 200) upstream.abort()
-    report(context, route, ticket, outcome)
-    // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
-    const billable = outcome.status === 200 || outcome.status === 499
-    const usage = billable ? meter.usage(request, outcome.status === 200) : undefined
-    if (usage instanceof Promise) return usage.then((estimated) => context.settle(target, { ...outcome, usage: estimated }, attempts))
-    context.settle(target, { ...outcome, usage }, attempts)
-  }
+  // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here; a
+  // stream ends when it is read to its end or dropped, so only a stream needs `end` as a closure.
   switch (opened.kind) {
     case 'response':
-      await end({ status: 200 })
-      return { result: { kind: 'response', response: opened.response, target } }
+      await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
+      return { kind: 'response', response: opened.response, target }
     case 'raw':
-      await end({ status: 200 })
-      return { result: { kind: 'raw', body: opened.body, target } }
-    case 'stream':
-      return { result: { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, end), target } }
-    case 'raw-stream':
-      return { result: { kind: 'raw-stream', body: opened.tap.toStream(end), target } }
+      await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
+      return { kind: 'raw', body: opened.body, target }
   }
+  const end = (outcome: Omit<Outcome, 'usage'>) => endAttempt(context, target, route, ticket, meter, upstream, attempts, outcome)
+  if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, end), target }
+  return { kind: 'raw-stream', body: opened.tap.toStream(end), target }
+}
+
+/**
+ * An attempt whose answer began has ended: report it and settle the request. Settles at once when the bill needs no
+ * token estimate (a finished answer with a usage report), else once the estimate is ready.
+ */
+function endAttempt(
+  context: AttemptContext, target: Target, route: string, ticket: RouteTicket, meter: Meter, upstream: AbortController,
+  attempts: number, outcome: Omit<Outcome, 'usage'>,
+): void | Promise<void> {
+  // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
+  if (outcome.status !== 200) upstream.abort()
+  report(context, route, ticket, outcome)
+  // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
+  const billable = outcome.status === 200 || outcome.status === 499
+  const usage = billable ? meter.usage(context.call.request, outcome.status === 200) : undefined
+  if (usage instanceof Promise) return usage.then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
+  context.settlement.settle(target, { ...outcome, usage }, attempts)
 }
 
 /** Tell the circuit breaker and the metrics how an attempt went. */

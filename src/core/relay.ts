@@ -15,7 +15,7 @@ import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
 import { worstCaseCost } from './pricing.ts'
 import { routeId, RoutePlanner } from './routing.ts'
-import { createSettle } from './settlement.ts'
+import { Settlement, type SettlementDeps } from './settlement.ts'
 import type { SseEvent } from './sse.ts'
 
 export interface RelayDeps {
@@ -74,6 +74,8 @@ export class Relay {
   private readonly active = new Set<AbortScope>()
   private stopping: GatewayError | undefined
   private idleWaiters: (() => void)[] = []
+  /** What every request's Settlement shares: built once, not per request. */
+  private readonly settlementDeps: SettlementDeps
 
   constructor(private readonly deps: RelayDeps) {
     this.models = new Map(deps.config.models.map((model) => [model.id, model]))
@@ -82,6 +84,7 @@ export class Relay {
     this.breaker = new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
     }, deps.logger)
+    this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
   }
 
   /** The models a key may call, in config order. */
@@ -107,10 +110,10 @@ export class Relay {
     if (this.stopping) call.scope.end(this.stopping)
     const placed = this.placeHold(call, plan, permit)
     const hold = placed instanceof Promise ? await placed : placed
-    const settle = createSettle({ ledger: this.deps.ledger, logger: this.deps.logger, metrics: this.metrics }, call, hold, permit, started, () => this.finished(call.scope))
+    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
     try {
       const result = await runAttempts({
-        call, plan, settle, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
+        call, plan, settlement, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
         routing: this.deps.config.routing,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
@@ -119,7 +122,7 @@ export class Relay {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
       const failure = toGatewayError(error)
-      settle(undefined, outcomeOf(failure), 0)
+      settlement.settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }

@@ -2,6 +2,7 @@ import type { Hold } from '../db/records.ts'
 import type { Permit } from '../domain/limits.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import type { Target } from '../providers/types.ts'
+import type { AbortScope } from './abort-scope.ts'
 import type { Logger } from './logger.ts'
 import type { Metrics } from './metrics.ts'
 import { costOf } from './pricing.ts'
@@ -14,25 +15,36 @@ export interface SettlementDeps {
   ledger: Ledger
   logger: Logger
   metrics: Metrics
+  /** Told once the request has settled (the relay's count of requests in flight). */
+  finished(scope: AbortScope): void
 }
 
 /**
- * Build the one place a request ends: its usage row and debit (priced at the model that actually served it, which
- * is a fallback model's price after a fallback), its rate-limit permit, its metrics and its log line. Later calls
- * are ignored, so every path may call it without double billing.
+ * The one place a request ends: its usage row and debit (priced at the model that actually served it, which is a
+ * fallback model's price after a fallback), its rate-limit permit, its metrics and its log line. Later calls are
+ * ignored, so every path may call `settle` without double billing. A class rather than a closure: one object per
+ * request instead of a function, its scope and a second closure for `finished`.
  */
-/** `started`: `performance.now()` when the request reached the relay. */
-export function createSettle(deps: SettlementDeps, call: RelayCall, hold: Hold, permit: Permit, started: number, onSettled: () => void): Settle {
-  let settled = false
-  return (target, outcome, attempts) => {
-    if (settled) return
-    settled = true
+export class Settlement {
+  private settled = false
+
+  /** `started`: `performance.now()` when the request reached the relay. */
+  constructor(
+    private readonly deps: SettlementDeps, private readonly call: RelayCall, private readonly hold: Hold,
+    private readonly permit: Permit, private readonly started: number,
+  ) {}
+
+  /** The request is over: `target` served it (if any route did), `outcome` says how it ended. */
+  settle(target: Target | undefined, outcome: Outcome, attempts: number): void {
+    if (this.settled) return
+    this.settled = true
+    const { deps, call } = this
     const usage = outcome.usage
     const cost = usage && target ? costOf(usage, target.model.price) : 0
-    const latencyMs = Math.round(performance.now() - started)
+    const latencyMs = Math.round(performance.now() - this.started)
     const model = target?.model.id ?? call.request.model
     try {
-      deps.ledger.settle(hold, {
+      deps.ledger.settle(this.hold, {
         requestId: call.requestId,
         accountId: call.key.accountId,
         keyId: call.key.id,
@@ -53,7 +65,7 @@ export function createSettle(deps: SettlementDeps, call: RelayCall, hold: Hold, 
         estimated: usage?.estimated ?? false,
         createdAt: Date.now(),
       })
-      permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
+      this.permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
       deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
       deps.logger.info({
@@ -62,7 +74,7 @@ export function createSettle(deps: SettlementDeps, call: RelayCall, hold: Hold, 
         estimated: usage?.estimated, stream: call.request.stream, attempts,
       }, 'request')
     } finally {
-      onSettled()
+      deps.finished(call.scope)
     }
   }
 }

@@ -36,28 +36,8 @@ export function attemptDeadline(response: Response): number {
 export async function fetchUpstream(
   provider: ProviderConfig, path: string, init: { body: string; headers: HeadersInit }, attempt: AbortController, codec: HttpCodec,
 ): Promise<Response> {
-  const { connectMs, firstByteMs, totalMs } = provider.timeouts
-  const started = performance.now()
-  const deadline = started + totalMs
-  const end = (code: string, message: string) => attempt.abort(new GatewayError('timeout', `Upstream ${provider.name} ${message}`, { code }))
   const url = provider.baseUrl + path
-  const headBy = Math.min(firstByteMs, totalMs)
-  let answered = false
-  let probe = !proxied && connectMs < headBy
-  const onTimer = () => {
-    const elapsed = performance.now() - started
-    if (!probe || elapsed >= headBy) {
-      if (firstByteMs <= totalMs) end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
-      else end('total_timeout', `did not finish within ${totalMs} ms`)
-      return
-    }
-    probe = false
-    void probeConnect(new URL(url), connectMs).then((reachable) => {
-      if (!reachable && !answered) end('connect_timeout', `could not be connected to within ${connectMs} ms`)
-    })
-    timer = setTimeout(onTimer, headBy - elapsed)
-  }
-  let timer = setTimeout(onTimer, probe ? connectMs : headBy)
+  const head = new HeadTimer(provider, url, attempt)
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -67,16 +47,61 @@ export async function fetchUpstream(
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
-    deadlines.set(response, deadline)
-    answered = true
-    clearTimeout(timer)
+    deadlines.set(response, head.deadline)
+    head.stop()
     return response.ok ? response : await refusal(response, codec, provider, attempt)
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
-    answered = true
-    clearTimeout(timer)
+    head.stop()
   }
+}
+
+/**
+ * The timer that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
+ * attempt, handed to setTimeout as its argument, rather than two closures and the scope they share.
+ */
+class HeadTimer {
+  readonly started = performance.now()
+  readonly deadline: number
+  /** Until when the head may take: first_byte_ms, cut to total_ms. */
+  readonly headBy: number
+  /** A connect probe is still to be tried when the timer fires. */
+  probe: boolean
+  answered = false
+  timer: ReturnType<typeof setTimeout>
+
+  constructor(readonly provider: ProviderConfig, readonly url: string, readonly attempt: AbortController) {
+    const { connectMs, firstByteMs, totalMs } = provider.timeouts
+    this.deadline = this.started + totalMs
+    this.headBy = Math.min(firstByteMs, totalMs)
+    this.probe = !proxied && connectMs < this.headBy
+    this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
+  }
+
+  end(code: string, message: string): void {
+    this.attempt.abort(new GatewayError('timeout', `Upstream ${this.provider.name} ${message}`, { code }))
+  }
+
+  stop(): void {
+    this.answered = true
+    clearTimeout(this.timer)
+  }
+}
+
+function fireHeadTimer(head: HeadTimer): void {
+  const { connectMs, firstByteMs, totalMs } = head.provider.timeouts
+  const elapsed = performance.now() - head.started
+  if (!head.probe || elapsed >= head.headBy) {
+    if (firstByteMs <= totalMs) head.end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
+    else head.end('total_timeout', `did not finish within ${totalMs} ms`)
+    return
+  }
+  head.probe = false
+  void probeConnect(new URL(head.url), connectMs).then((reachable) => {
+    if (!reachable && !head.answered) head.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
+  })
+  head.timer = setTimeout(fireHeadTimer, head.headBy - elapsed, head)
 }
 
 /** Map a thrown fetch or body-read error to what the client should see. */
@@ -106,7 +131,12 @@ function bodyTimeout(provider: ProviderConfig, pastDeadline: boolean): GatewayEr
 function watchRead(provider: ProviderConfig, attempt: AbortController, deadline: number): ReturnType<typeof setTimeout> {
   const { idleMs } = provider.timeouts
   const left = deadline - performance.now()
-  return setTimeout(() => attempt.abort(bodyTimeout(provider, left < idleMs)), Math.max(0, Math.min(idleMs, left)))
+  return setTimeout(endRead, Math.max(0, Math.min(idleMs, left)), provider, attempt, left < idleMs)
+}
+
+/** watchRead's timer fired (its arguments passed through setTimeout: no closure per read). */
+function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadline: boolean): void {
+  attempt.abort(bodyTimeout(provider, pastDeadline))
 }
 
 /**

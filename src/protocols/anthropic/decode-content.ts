@@ -73,7 +73,11 @@ export function decodeMessages(value: unknown): { system: string[]; messages: Me
   const system: string[] = []
   const messages: Message[] = []
   const toolNames = new Map<string, string>()
-  for (const { field, message, role } of readMessages(value, roles, 'user, assistant')) {
+  const list = readMessages(value, roles, 'user, assistant')
+  for (let index = 0; index < list.length; index++) {
+    const message = list[index]!
+    const role = message.role
+    const field = `messages[${index}]`
     if (message.content === undefined) throw invalidRequest(`Missing required parameter: '${field}.content'.`, `${field}.content`)
     const parts = decodeContent(message.content, `${field}.content`, toolNames)
     if (role === 'system') {

@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import { promptText } from '../../core/estimate.ts'
 import { newRequestId } from '../../domain/ids.ts'
 import type { Services } from '../../server/services.ts'
-import { relayResponse } from '../shared/relay-response.ts'
+import { relayResponse, type RelayEncoders } from '../shared/relay-response.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../../core/ir.ts'
 import { parseJsonBody } from '../shared/validate.ts'
 import { authenticateAnthropic } from './authenticate.ts'
 import { countMessageTokens } from './count-tokens.ts'
@@ -35,15 +36,28 @@ export async function createMessage(services: Services, request: Request): Promi
       forward: (target) => buildMessagesForward(text, body, target, request),
       encodeRawError: (error) => formatErrorEvent(error, requestId),
     })
-    return relayResponse(result, { 'request-id': requestId, ...encodeAnthropicRateLimitHeaders(result.rateLimit) }, {
-      encodeResponse: (response) => encodeMessageResponse(response, chat.model),
-      // message_start's input count is replaced by the exact one at message_delta: a rough guess spares the
-      // tokenizer (tens of milliseconds on a Claude Code prompt) on the way to the first byte.
-      encodeStream: (events) => encodeAnthropicStream(events, chat.model, () => Math.ceil(promptText(chat).length / 4), requestId),
-      onCancel: () => scope.end(),
-    })
+    return relayResponse(result, { 'request-id': requestId, ...encodeAnthropicRateLimitHeaders(result.rateLimit) }, new MessagesEncoders(chat, requestId, scope))
   } catch (error) {
     return anthropicErrorResponse(error, requestId)
+  }
+}
+
+class MessagesEncoders implements RelayEncoders {
+  constructor(private readonly chat: ChatRequest, private readonly requestId: string, private readonly scope: AbortScope) {}
+
+  encodeResponse(response: ChatResponse) {
+    return encodeMessageResponse(response, this.chat.model)
+  }
+
+  encodeStream(events: AsyncIterable<StreamEvent>) {
+    // message_start's input count is replaced by the exact one at message_delta: a rough guess spares the
+    // tokenizer (tens of milliseconds on a Claude Code prompt) on the way to the first byte.
+    const chat = this.chat
+    return encodeAnthropicStream(events, chat.model, () => Math.ceil(promptText(chat).length / 4), this.requestId)
+  }
+
+  onCancel() {
+    this.scope.end()
   }
 }
 

@@ -44,7 +44,11 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
   const system: string[] = []
   const messages: Message[] = []
   const toolNames = new Map<string, string>()
-  for (const { field, message, role } of readMessages(value, roles, rolesShown)) {
+  const list = readMessages(value, roles, rolesShown)
+  for (let index = 0; index < list.length; index++) {
+    const message = list[index]!
+    const role = message.role
+    const field = `messages[${index}]`
     if (role === 'system' || role === 'developer') {
       const text = decodeContent(message.content, `${field}.content`).map((part) => (part.type === 'text' ? part.text : '')).join('')
       system.push(text)

@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import { newRequestId } from '../../domain/ids.ts'
 import { authenticate, bearerToken } from '../../server/auth.ts'
 import type { Services } from '../../server/services.ts'
-import { relayResponse } from '../shared/relay-response.ts'
+import { relayResponse, type RelayEncoders } from '../shared/relay-response.ts'
+import type { ChatResponse, StreamEvent } from '../../core/ir.ts'
 import { isObject, parseJsonBody } from '../shared/validate.ts'
 import { decodeChatRequest } from './decode-request.ts'
 import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from './error-response.ts'
@@ -33,13 +34,25 @@ export async function completeChat(services: Services, request: Request): Promis
       dropRawEvent: includeUsage ? undefined : isUsageChunk,
       encodeRawError: encodeRawChatError,
     })
-    return relayResponse(result, { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }, {
-      encodeResponse: (response) => encodeChatResponse(response, chat.model),
-      encodeStream: (events) => encodeChatStream(events, chat.model, includeUsage),
-      onCancel: () => scope.end(),
-    })
+    return relayResponse(result, { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }, new ChatEncoders(chat.model, includeUsage, scope))
   } catch (error) {
     return openAiErrorResponse(error, requestId)
+  }
+}
+
+class ChatEncoders implements RelayEncoders {
+  constructor(private readonly model: string, private readonly includeUsage: boolean, private readonly scope: AbortScope) {}
+
+  encodeResponse(response: ChatResponse) {
+    return encodeChatResponse(response, this.model)
+  }
+
+  encodeStream(events: AsyncIterable<StreamEvent>) {
+    return encodeChatStream(events, this.model, this.includeUsage)
+  }
+
+  onCancel() {
+    this.scope.end()
   }
 }
 

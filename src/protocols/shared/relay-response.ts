@@ -3,6 +3,7 @@ import type { RelayResult } from '../../core/relay.ts'
 import { sseHeaders } from '../../core/sse.ts'
 import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
 
+/** A protocol's encoders for one request (a small class per protocol: one object, no closure per method). */
 export interface RelayEncoders {
   /** A whole IR answer → the protocol's JSON body. */
   encodeResponse(response: ChatResponse): unknown
@@ -26,6 +27,6 @@ export function relayResponse(result: RelayResult, headers: Record<string, strin
     case 'response':
       return jsonResponse(encoders.encodeResponse(result.response), 200, headers)
     case 'stream':
-      return streamResponse(encoders.encodeStream(result.events), { ...sseHeaders, ...headers }, encoders.onCancel)
+      return streamResponse(encoders.encodeStream(result.events), { ...sseHeaders, ...headers }, () => encoders.onCancel())
   }
 }

@@ -73,18 +73,19 @@ export function parseJsonBody(text: string): Json {
 }
 
 /**
- * Walk a `messages` array the way every chat protocol validates it: present, non-empty, each item an object whose
- * `role` is one of `roles` (`rolesShown` is how the error names them). Yields each message with its field path.
+ * Check a `messages` array the way every chat protocol validates it: present, non-empty, each item an object whose
+ * `role` is one of `roles` (`rolesShown` is how the error names them). Returns the messages, each with a valid
+ * `role`, for the caller to walk by index (`messages[${index}]` names a field in its errors). A plain loop rather
+ * than a generator: no iterator, no result object per message on every request.
  */
-export function* readMessages(value: unknown, roles: readonly string[], rolesShown: string): Generator<{ field: string; message: Json; role: string }> {
+export function readMessages(value: unknown, roles: readonly string[], rolesShown: string): (Json & { role: string })[] {
   if (value === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
   const list = requireArray(value, 'messages')
   if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
-  for (const [index, item] of list.entries()) {
-    const field = `messages[${index}]`
-    const message = requireObject(item, field)
-    const role = requireString(message.role, `${field}.role`)
-    if (!roles.includes(role)) throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of ${rolesShown}.`, `${field}.role`)
-    yield { field, message, role }
+  for (let index = 0; index < list.length; index++) {
+    const message = requireObject(list[index], `messages[${index}]`)
+    const role = requireString(message.role, `messages[${index}].role`)
+    if (!roles.includes(role)) throw invalidRequest(`Invalid value for 'messages[${index}].role': '${role}' is not one of ${rolesShown}.`, `messages[${index}].role`)
   }
+  return list as (Json & { role: string })[]
 }
