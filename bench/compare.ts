@@ -1,0 +1,77 @@
+/**
+ * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
+ * the raw passthrough, measured side by side:
+ *
+ *   bun bench/compare.ts [--slices 20] [--connections 50] ../tollgate-before [...]
+ *
+ * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
+ * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
+ * is divided by the requests it served. A shared VM's speed drifts by tens of percent over seconds, which makes req/s
+ * from `run.ts` unable to tell a 3% change from noise (the same code gave round ratios from 0.71 to 1.08); turns of
+ * one second make that drift weigh on every checkout alike, and the same code measures within ~2% of itself.
+ *
+ * Each checkout needs its own `bun install`d node_modules (a symlink to this one's will do). Loopback only; the run
+ * stops by itself. Not part of CI.
+ */
+import { parseArgs } from 'node:util'
+import { resolve } from 'node:path'
+import { measure } from './measure.ts'
+
+const { values, positionals } = parseArgs({
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' } },
+  allowPositionals: true,
+})
+const slices = Number(values.slices)
+const connections = Number(values.connections)
+const here = resolve(import.meta.dir, '..')
+const checkouts = [here, ...positionals.map((path) => resolve(path))]
+
+async function spawnServer(directory: string, script: string, env: Record<string, string> = {}) {
+  const child = Bun.spawn(['bun', script], { cwd: `${directory}/bench`, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'ignore' })
+  const reader = child.stdout.getReader()
+  const { value } = await reader.read()
+  reader.releaseLock()
+  return { child, info: JSON.parse(new TextDecoder().decode(value).split('\n')[0]!) as { url: string; key?: string } }
+}
+
+/** User + system CPU time of a whole process so far, in ms (Linux: /proc/<pid>/stat, USER_HZ = 100). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await Bun.file(`/proc/${pid}/stat`).text()
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+const upstream = await spawnServer(here, 'upstream.ts')
+const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough.ts', { UPSTREAM_URL: upstream.info.url })) }]
+for (const checkout of checkouts) {
+  targets.push({ name: checkout === here ? `${checkout} (this)` : checkout, ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })) })
+}
+const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
+  { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
+
+try {
+  for (const target of targets) await load(target, 2) // warm up: JIT, connection pools, the first leases
+  const served = targets.map(() => ({ requests: 0, seconds: 0, errors: 0 }))
+  const cpuBefore = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
+  for (let slice = 0; slice < slices; slice++) {
+    for (let turn = 0; turn < targets.length; turn++) {
+      const index = (turn + slice) % targets.length
+      const result = await load(targets[index]!, 1)
+      served[index]!.requests += result.requests
+      served[index]!.seconds += result.requests / result.rps
+      served[index]!.errors += result.errors
+    }
+  }
+  await Bun.sleep(1500) // let the last slice's deferred work (usage batch, checkpoint, collection) be counted
+  const cpuAfter = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
+  console.log(`${slices} one-second slices each, ${connections} connections, non-streaming chat completions`)
+  targets.forEach((target, index) => {
+    const { requests, seconds, errors } = served[index]!
+    const cpu = ((cpuAfter[index]! - cpuBefore[index]!) * 1000) / requests
+    console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   errors ${errors}`)
+  })
+} finally {
+  for (const target of targets) target.child.kill('SIGKILL')
+  upstream.child.kill()
+}
