@@ -2,7 +2,7 @@
  * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
  * the raw passthrough, measured side by side:
  *
- *   bun bench/compare.ts [--slices 20] [--connections 50] ../tollgate-before [...]
+ *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] ../tollgate-before [...]
  *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
@@ -18,7 +18,7 @@ import { resolve } from 'node:path'
 import { measure } from './measure.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -46,7 +46,7 @@ const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough
 for (const checkout of checkouts) {
   targets.push({ name: checkout === here ? `${checkout} (this)` : checkout, ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })) })
 }
-const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
 
@@ -65,7 +65,7 @@ try {
   }
   await Bun.sleep(1500) // let the last slice's deferred work (usage batch, checkpoint, collection) be counted
   const cpuAfter = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
-  console.log(`${slices} one-second slices each, ${connections} connections, non-streaming chat completions`)
+  console.log(`${slices} one-second slices each, ${connections} connections, ${values.stream ? 'streamed' : 'non-streaming'} chat completions`)
   targets.forEach((target, index) => {
     const { requests, seconds, errors } = served[index]!
     const cpu = ((cpuAfter[index]! - cpuBefore[index]!) * 1000) / requests

@@ -5,6 +5,7 @@ import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'
 import type { Outcome, RelayCall } from './relay.ts'
 import { formatSse, SseParser, type SseEvent } from './sse.ts'
+import type { DirectUnderlyingSource } from 'bun'
 
 const encoder = new TextEncoder()
 
@@ -47,7 +48,12 @@ export class RawStreamTap {
     }
   }
 
-  /** The client's body; `end` is called once, however the stream ends (it aborts the upstream and settles). */
+  /**
+   * The client's body; `end` is called once, however the stream ends (it aborts the upstream and settles).
+   * A Bun "direct" stream: Bun.serve calls `pull` once and takes each write as it comes, without the queue, the
+   * promise per chunk and the reads of a default ReadableStream (~9 µs less CPU per streamed request through a
+   * minimal proxy, 2026-11-23). Each write is flushed at once: an SSE event must never wait in a buffer.
+   */
   toStream(end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>): ReadableStream<Uint8Array> {
     let finished = false
     const finish = async (outcome: Omit<Outcome, 'usage'>) => {
@@ -55,12 +61,18 @@ export class RawStreamTap {
       finished = true
       await end(outcome)
     }
-    return new ReadableStream<Uint8Array>({
+    const source: DirectUnderlyingSource<Uint8Array> = {
+      type: 'direct',
       pull: async (controller) => {
         try {
-          while (this.pending.length === 0 && !this.ended) await this.readNext()
-          for (const chunk of this.pending.splice(0)) controller.enqueue(chunk)
-          if (!this.ended) return
+          while (true) {
+            while (this.pending.length === 0 && !this.ended) await this.readNext()
+            if (finished) return // the client left while a read was pending
+            for (const chunk of this.pending.splice(0)) controller.write(chunk)
+            const flushed = controller.flush()
+            if (flushed instanceof Promise) await flushed // the client reads slower than the upstream writes
+            if (this.ended) break
+          }
           controller.close()
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
         } catch (error) {
@@ -68,9 +80,9 @@ export class RawStreamTap {
           const failure = toGatewayError(error)
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
           if (this.call.encodeRawError) {
-            controller.enqueue(encoder.encode(this.call.encodeRawError(failure)))
+            controller.write(encoder.encode(this.call.encodeRawError(failure)))
             controller.close()
-          } else controller.error(failure)
+          } else controller.close(failure)
           await finish(outcomeOf(failure))
         }
       },
@@ -80,7 +92,8 @@ export class RawStreamTap {
         await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
         void this.chunks.return(undefined)
       },
-    })
+    }
+    return new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>)
   }
 
   private async readNext(): Promise<void> {
