@@ -1,6 +1,5 @@
 import type { DirectUnderlyingSource } from 'bun'
 
-
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
