@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
+import { clientWatchDelayMs } from '../src/core/abort-scope.ts'
 import { countTokens, promptText } from '../src/core/estimate.ts'
 import { startFaultyUpstream, type FaultyUpstream } from './support/faulty-upstream.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -80,25 +81,34 @@ const prompt = 'hi'
 const promptTokens = await countTokens(promptText({ model: 'x', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], stream: false }))
 
 describe('a client that leaves', () => {
-  for (const model of ['pass', 'ir']) {
-    test(`before the answer (${model}, whole): the upstream sees the abort within 100 ms; the prompt is billed`, async () => {
+  // The gateway starts listening for the client clientWatchDelayMs after a request begins (abort-scope.ts): a client
+  // that leaves sooner is seen then, one that leaves later at once.
+  const cases = [
+    { when: 'at once', waitMs: 0, withinMs: clientWatchDelayMs + 100 },
+    { when: 'after the gateway began listening', waitMs: clientWatchDelayMs + 50, withinMs: 100 },
+  ]
+  for (const model of ['pass', 'ir']) for (const { when, waitMs, withinMs } of cases) {
+    test(`before the answer (${model}, whole, ${when}): the upstream sees the abort within ${withinMs} ms; the prompt is billed`, async () => {
       upstream.fault = { kind: 'stall-head' }
       const { client, keyId } = await freshClient()
       const leave = new AbortController()
       const before = upstream.requests.length
       const answer = client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal }).catch((error) => error)
       await waitFor(() => (upstream.requests.length > before ? true : undefined), 'the upstream request')
+      await Bun.sleep(waitMs)
       const abortsBefore = upstream.aborts.length
       const leftAt = performance.now()
       leave.abort()
       expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError)
       const abort = await waitFor(() => upstream.aborts[abortsBefore], 'the upstream to see the abort')
-      expect(abort.at - leftAt).toBeLessThan(100)
+      expect(abort.at - leftAt).toBeLessThan(withinMs)
       const [row] = await settledRows(keyId)
       expect(row).toMatchObject({ status: 499, error_type: 'client_closed', input_tokens: promptTokens, output_tokens: 0, estimated: 1 })
       expect(row!.cost).toBe(promptTokens * 1000)
     })
+  }
 
+  for (const model of ['pass', 'ir']) {
     test(`mid-stream (${model}): the upstream sees the abort within 100 ms; billed for the words produced`, async () => {
       const sent = 5
       // Role chunk + five words, then silence: exactly these five words are produced before the client leaves.

@@ -3,6 +3,16 @@ import { clientClosed, type GatewayError } from './errors.ts'
 const once = { once: true }
 
 /**
+ * How long a request may wait on its upstream before the scope starts listening for the client leaving. An answer
+ * that comes sooner never touches `request.signal`: that listener, on top of the attempt's own signal on the upstream
+ * fetch, measured 3-5 µs of CPU per request (bench/compare.ts, 2026-11-23), and most requests that matter here (a
+ * model generating for seconds) are still waiting when it is added. A client that left earlier is seen then: Bun
+ * gives a signal first read after the disconnect already aborted. The price: an answer that is complete within
+ * this delay is billed as answered even if its client hung up meanwhile — the upstream did all of that work.
+ */
+export const clientWatchDelayMs = 100
+
+/**
  * Everything that can end one request early, and the one place that ends it: the client leaving (its connection
  * closing, or it cancelling a streamed answer) or the gateway shutting down past its drain deadline.
  *
@@ -12,20 +22,26 @@ const once = { once: true }
  *
  * Why this and not signals linked layer by layer (or AbortSignal.any): three controllers and three listeners per
  * request measured ~6 µs of main-thread CPU, a tenth of the gateway's own cost (profile of bench/tollgate.ts,
- * 2026-11-23). This costs one controller per attempt and one listener, on the request's own signal.
+ * 2026-11-23). This costs one controller per attempt, one timer, and for a request still running after
+ * `clientWatchDelayMs` one listener on the request's own signal.
  */
 export class AbortScope {
   /** Why the request was ended: a 499 `client_closed` error, or the shutdown's error. First reason wins. */
   reason: GatewayError | undefined
   private current: AbortController | undefined
 
-  /** A scope that ends when Bun aborts the request's signal (its connection closed). */
+  private watch: ReturnType<typeof setTimeout> | undefined
+
+  /** A scope that ends when Bun aborts the request's signal (its connection closed), watched from clientWatchDelayMs on. */
   static of(request: Request): AbortScope {
     const scope = new AbortScope()
-    const signal = request.signal
-    if (signal.aborted) scope.end(clientClosed())
-    else signal.addEventListener('abort', scope, once) // the scope itself listens (handleEvent): no closure per request
+    scope.watch = setTimeout(watchClient, clientWatchDelayMs, scope, request)
     return scope
+  }
+
+  /** The request is over: stop watching its client (the relay calls this once the request has settled). */
+  close(): void {
+    clearTimeout(this.watch)
   }
 
   /** The request's signal fired: its connection closed. */
@@ -56,4 +72,11 @@ export class AbortScope {
     this.current = controller
     return controller
   }
+}
+
+/** The request is still running after clientWatchDelayMs: listen for its client leaving (or see it already gone). */
+function watchClient(scope: AbortScope, request: Request): void {
+  const signal = request.signal
+  if (signal.aborted) scope.end(clientClosed())
+  else signal.addEventListener('abort', scope, once) // the scope itself listens (handleEvent): no closure per request
 }

@@ -103,9 +103,15 @@ export class Relay {
 
   async run(call: RelayCall): Promise<RelayResult> {
     const started = performance.now()
-    const model = this.resolveModel(call.key, call.request.model)
-    const plan = this.planner.plan(model)
-    const permit = this.admit(call)
+    let plan: readonly Target[]
+    let permit: Permit
+    try {
+      plan = this.planner.plan(this.resolveModel(call.key, call.request.model))
+      permit = this.admit(call)
+    } catch (error) {
+      call.scope.close() // refused before it began: nothing to watch
+      throw error
+    }
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     const placed = this.placeHold(call, plan, permit)
@@ -192,6 +198,7 @@ export class Relay {
   }
 
   private finished(scope: AbortScope): void {
+    scope.close()
     this.active.delete(scope)
     if (this.active.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
