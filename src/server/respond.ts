@@ -1,4 +1,4 @@
-import type { DirectUnderlyingSource } from 'bun'
+import { directStream, sendNow } from '../core/direct-stream.ts'
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -9,22 +9,20 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
  * aborts the upstream at once (the generator itself may be parked on an upstream read), then the generator is
  * closed so its `finally` blocks settle the bill.
  *
- * A Bun "direct" stream (see RawStreamTap.toStream): Bun.serve calls `pull` once and each chunk is written and
- * flushed as it comes, without a default stream's queue and promise per chunk.
+ * A direct stream (direct-stream.ts): each chunk is written and flushed as it comes.
  */
 export function streamResponse(chunks: AsyncIterable<string>, headers: Record<string, string>, onCancel: () => void): Response {
   const iterator = chunks[Symbol.asyncIterator]()
   let cancelled = false
-  const source: DirectUnderlyingSource<Uint8Array> = {
+  const body = directStream({
     type: 'direct',
     async pull(controller) {
       try {
         while (true) {
           const next = await iterator.next()
           if (next.done || cancelled) break
-          controller.write(next.value) // a string: Bun encodes it on the way out
-          const flushed = controller.flush()
-          if (flushed instanceof Promise) await flushed // the client reads slower than the upstream writes
+          const sent = sendNow(controller, next.value) // a string: Bun encodes it on the way out
+          if (sent) await sent // no extra tick unless the client is slow
         }
         if (!cancelled) controller.close()
       } catch (error) {
@@ -36,8 +34,8 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
       onCancel()
       await iterator.return?.(undefined)
     },
-  }
-  return new Response(new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>), { headers })
+  })
+  return new Response(body, { headers })
 }
 
 /** Bytes already encoded (the passthrough path). */
