@@ -12,7 +12,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { UsageCursor, UsageFilter } from '../src/db/records.ts'
+import type { UsageCursor, UsageFilter } from '../src/domain/records.ts'
 import { openSqliteStore } from '../src/db/sqlite/store.ts'
 
 const rows = Number(process.argv[2] ?? 1_000_000)

@@ -7,7 +7,7 @@ import { formatUsd, parseUsd } from '../src/core/money.ts'
 import { createAccount } from '../src/domain/accounts.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { startGateway } from '../src/gateway.ts'
-import { createLogger } from '../src/server/logger.ts'
+import { createLogger } from '../src/edge/logger.ts'
 
 const config = loadConfig()
 const gateway = await startGateway(config, createLogger('warn'))

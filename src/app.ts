@@ -8,8 +8,8 @@ import { geminiRoutes, isGeminiRequest } from './protocols/gemini/index.ts'
 import { completeChat, openAiChatRoutes } from './protocols/openai-chat/index.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
 import { createResponse, openAiResponsesRoutes } from './protocols/openai-responses/index.ts'
-import { metricsRoutes } from './server/metrics.ts'
-import type { Services } from './server/services.ts'
+import { metricsRoutes } from './edge/metrics.ts'
+import type { Services } from './edge/services.ts'
 
 /** Mount every protocol and the operator routes; one place decides what an unknown path or a crash looks like. */
 export function createApp(services: Services) {

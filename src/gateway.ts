@@ -2,12 +2,12 @@ import type { Config } from './config/types.ts'
 import { createApp, nativeRoutes } from './app.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
-import { Relay } from './core/relay.ts'
+import { Relay } from './relay/relay.ts'
 import { openStore } from './db/open.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
-import type { Services } from './server/services.ts'
+import type { Services } from './edge/services.ts'
 
 export interface Gateway {
   services: Services

@@ -8,7 +8,7 @@ import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
-import { DomainError } from './domain/accounts.ts'
+import { DomainError } from './domain/errors.ts'
 
 const help = `tollgate — an LLM API gateway in one executable
 

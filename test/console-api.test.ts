@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import type { AccountRecord, KeyRecord } from '../src/db/records.ts'
+import type { AccountRecord, KeyRecord } from '../src/domain/records.ts'
 import { addLogin, signIn, type ConsoleClient } from './support/console.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 

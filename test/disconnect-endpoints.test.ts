@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { clientWatchDelayMs } from '../src/core/abort-scope.ts'
+import { clientWatchDelayMs } from '../src/relay/abort-scope.ts'
 import { startFaultyUpstream, type FaultyUpstream } from './support/faulty-upstream.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { UsageFilter, UsageRecord } from '../src/db/records.ts'
-import type { Store } from '../src/db/repositories.ts'
+import type { UsageFilter, UsageRecord } from '../src/domain/records.ts'
+import type { Store } from '../src/domain/repositories.ts'
 import { createUser } from '../src/domain/users.ts'
 import { storeBackends } from './support/stores.ts'
 

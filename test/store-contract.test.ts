@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { UsageRecord } from '../src/db/records.ts'
-import type { Store } from '../src/db/repositories.ts'
+import type { UsageRecord } from '../src/domain/records.ts'
+import type { Store } from '../src/domain/repositories.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
 import { storeBackends } from './support/stores.ts'

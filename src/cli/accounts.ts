@@ -1,6 +1,6 @@
 import { formatUsd } from '../core/money.ts'
-import type { AccountRecord } from '../db/records.ts'
-import type { Store } from '../db/repositories.ts'
+import type { AccountRecord } from '../domain/records.ts'
+import type { Store } from '../domain/repositories.ts'
 import { createAccount, creditAccount, parseAmount, requireAccount } from '../domain/accounts.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { printResult, table } from './output.ts'

@@ -1,6 +1,6 @@
 import type { Config } from '../config/types.ts'
 import { startGateway } from '../gateway.ts'
-import { createLogger } from '../server/logger.ts'
+import { createLogger } from '../edge/logger.ts'
 
 /** Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. */
 export async function runServe(config: Config): Promise<void> {

@@ -1,6 +1,7 @@
 import { formatUsd } from '../core/money.ts'
-import type { Store } from '../db/repositories.ts'
-import { DomainError, requireAccount } from '../domain/accounts.ts'
+import type { Store } from '../domain/repositories.ts'
+import { DomainError } from '../domain/errors.ts'
+import { requireAccount } from '../domain/accounts.ts'
 import { flagString, type ParsedArgs } from './args.ts'
 import { printResult } from './output.ts'
 

@@ -1,5 +1,5 @@
-import type { UserRecord } from '../db/records.ts'
-import type { Store } from '../db/repositories.ts'
+import type { UserRecord } from '../domain/records.ts'
+import type { Store } from '../domain/repositories.ts'
 import { requireAccount } from '../domain/accounts.ts'
 import { changePassword, createUser, deleteUser, type UserWithPassword } from '../domain/users.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { Services } from '../server/services.ts'
+import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { pageRoutes } from './server/pages.ts'

@@ -1,4 +1,4 @@
-import type { LedgerWrite } from './records.ts'
+import type { LedgerWrite } from '../domain/records.ts'
 
 export interface LedgerTotals {
   /** Per account: money debited, and unused lease money released. */

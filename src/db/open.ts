@@ -1,4 +1,4 @@
-import type { Store } from './repositories.ts'
+import type { Store } from '../domain/repositories.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.ts'
 

@@ -1,5 +1,5 @@
 import { and, eq, gte, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
-import type { UsageCursor, UsageFilter, UsageTotals } from './records.ts'
+import type { UsageCursor, UsageFilter, UsageTotals } from '../domain/records.ts'
 
 /**
  * The usage queries' SQL, written once for both dialects: it uses only what SQLite and PostgreSQL read the same

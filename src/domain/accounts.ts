@@ -1,13 +1,7 @@
-import type { AccountRecord } from '../db/records.ts'
-import type { AccountRepository } from '../db/repositories.ts'
+import { DomainError } from './errors.ts'
+import type { AccountRecord } from './records.ts'
+import type { AccountRepository } from './repositories.ts'
 import { parseUsd } from '../core/money.ts'
-
-export class DomainError extends Error {
-  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid', message: string) {
-    super(message)
-    this.name = 'DomainError'
-  }
-}
 
 export function parseAmount(value: string): number {
   try {

@@ -1,5 +1,5 @@
-import type { KeyRecord } from '../db/records.ts'
-import type { KeyRepository } from '../db/repositories.ts'
+import type { KeyRecord } from './records.ts'
+import type { KeyRepository } from './repositories.ts'
 import { hashKey } from './keys.ts'
 
 /**

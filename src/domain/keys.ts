@@ -1,7 +1,7 @@
-import type { KeyRecord } from '../db/records.ts'
-import type { KeyRepository } from '../db/repositories.ts'
-import { DomainError } from './accounts.ts'
-import { randomBase62 } from './ids.ts'
+import type { KeyRecord } from './records.ts'
+import type { KeyRepository } from './repositories.ts'
+import { DomainError } from './errors.ts'
+import { randomBase62 } from '../core/ids.ts'
 
 /** Every secret starts with this, so it is recognisable in a config file or a leaked-secret scanner. */
 export const keyPrefix = 'tg-'

@@ -1,8 +1,8 @@
-import type { Hold, LedgerWrite, UsageRecord } from '../db/records.ts'
-import type { LedgerRepository, Reservation } from '../db/repositories.ts'
+import type { Hold, LedgerWrite, UsageRecord } from './records.ts'
+import type { LedgerRepository, Reservation } from './repositories.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
-import { randomBase62 } from './ids.ts'
+import { randomBase62 } from '../core/ids.ts'
 
 export interface LedgerOptions {
   /** How long a finished request may wait before its settlement is written (batching many into one transaction). */

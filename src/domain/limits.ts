@@ -1,5 +1,5 @@
 import { GatewayError, type RateLimitState, type RateLimitWindow } from '../core/errors.ts'
-import type { KeyRecord } from '../db/records.ts'
+import type { KeyRecord } from './records.ts'
 
 const windowMs = 60_000
 

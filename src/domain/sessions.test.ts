@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test'
-import type { Store } from '../db/repositories.ts'
+import type { Store } from './repositories.ts'
 import { openSqliteStore } from '../db/sqlite/store.ts'
 import { endSession, hashSessionToken, resumeSession, sessionIdleMs, sessionLifetimeMs, startSession } from './sessions.ts'
 import { changePassword, createUser, verifyCredentials } from './users.ts'

@@ -1,6 +1,6 @@
-import type { SessionRecord } from '../db/records.ts'
-import type { SessionRepository } from '../db/repositories.ts'
-import { randomBase62 } from './ids.ts'
+import type { SessionRecord } from './records.ts'
+import type { SessionRepository } from './repositories.ts'
+import { randomBase62 } from '../core/ids.ts'
 
 /** A session ends after this long without a request… */
 export const sessionIdleMs = 8 * 3_600_000

@@ -1,7 +1,7 @@
-import type { UserRecord, UserRole } from '../db/records.ts'
-import type { AccountRepository, SessionRepository, UserRepository } from '../db/repositories.ts'
-import { DomainError } from './accounts.ts'
-import { randomBase62 } from './ids.ts'
+import type { UserRecord, UserRole } from './records.ts'
+import type { AccountRepository, SessionRepository, UserRepository } from './repositories.ts'
+import { DomainError } from './errors.ts'
+import { randomBase62 } from '../core/ids.ts'
 
 export const minimumPasswordLength = 12
 /**

@@ -1,9 +1,10 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
-import type { ChatRequest, StreamEvent } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
+import type { ForwardedAnswer, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
-import type { ForwardRequest, HttpCodec, Provider, StreamDecoder, Target } from './types.ts'
+import type { HttpCodec } from './http-codec.ts'
 
 /**
  * When each response's attempt must be over (performance.now() ms), for the body readers below. Keyed by the
@@ -197,6 +198,34 @@ async function refusal(response: Response, codec: HttpCodec, provider: ProviderC
   throw codec.decodeError(response.status, text, response.headers)
 }
 
+/** A whole upstream body as JSON, or a 502 naming the provider. */
+function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
+  }
+}
+
+/** A forwarded request's answer, read under the attempt's timers: one object per passthrough request. */
+class HttpForwardedAnswer implements ForwardedAnswer {
+  constructor(
+    private readonly response: Response, private readonly config: ProviderConfig, private readonly codec: HttpCodec,
+    private readonly attempt: AbortController,
+  ) {}
+
+  async readWhole(): Promise<{ body: string; response: ChatResponse }> {
+    const body = await readBodyText(this.response, this.config, this.attempt)
+    return { body, response: this.codec.decodeResponse(parseUpstreamJson(body, this.config)) }
+  }
+
+  readStream(): { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder } {
+    const { response, config } = this
+    if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
+    return { chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)), decoder: this.codec.createStreamDecoder() }
+  }
+}
+
 /** Build a Provider from a codec: the HTTP mechanics live here once, the wire format in the provider's folder. */
 export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
   const auth = codec.authHeaders(config)
@@ -214,30 +243,25 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ? { ...common, ...auth, ...encoded.headers } : usual, attempt)
   }
 
+  const protocol = config.passthrough ? codec.nativeProtocol : undefined
   return {
     config,
-    nativeProtocol: codec.nativeProtocol,
     async complete(request, target, attempt) {
       const response = await sendRequest({ ...request, stream: false }, target, attempt)
-      const text = await readBodyText(response, config, attempt)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
-      }
-      return codec.decodeResponse(body)
+      return codec.decodeResponse(parseUpstreamJson(await readBodyText(response, config, attempt), config))
     },
     async stream(request, target, attempt) {
       const response = await sendRequest({ ...request, stream: true }, target, attempt)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
       return decodeBody(response, codec.createStreamDecoder(), config, attempt)
     },
-    forward(request: ForwardRequest, _target, attempt) {
-      // The client's meaning-changing headers, then our credentials: a client header can never replace them.
-      return send(request.path, request.body, request.headers ? { ...common, ...request.headers, ...auth } : usual, attempt)
+    passthrough: protocol === undefined ? undefined : {
+      protocol,
+      async forward(request: ForwardRequest, _target, attempt) {
+        // The client's meaning-changing headers, then our credentials: a client header can never replace them.
+        const response = await send(request.path, request.body, request.headers ? { ...common, ...request.headers, ...auth } : usual, attempt)
+        return new HttpForwardedAnswer(response, config, codec, attempt)
+      },
     },
-    createStreamDecoder: () => codec.createStreamDecoder(),
-    decodeResponse: (body) => codec.decodeResponse(body),
   }
 }

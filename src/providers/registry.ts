@@ -3,7 +3,7 @@ import { createAnthropicProvider } from './anthropic/index.ts'
 import { createGeminiProvider } from './gemini/index.ts'
 import { createMockProvider } from './mock/index.ts'
 import { createOpenAiProvider } from './openai/index.ts'
-import type { Provider } from './types.ts'
+import type { Provider } from '../core/provider.ts'
 
 /** One line per provider type: a compiled binary cannot discover folders, so the registry is explicit. */
 const factories: Partial<Record<ProviderType, (config: ProviderConfig) => Provider>> = {

@@ -1,6 +1,6 @@
 import type { StreamEvent } from '../../src/core/ir.ts'
 import type { SseEvent } from '../../src/core/sse.ts'
-import type { StreamDecoder } from '../../src/providers/types.ts'
+import type { StreamDecoder } from '../../src/core/provider.ts'
 import { readFixture as readAnyFixture, readStreamFixture } from './fixtures.ts'
 
 export function readFixture(name: string): string {

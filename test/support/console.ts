@@ -1,4 +1,4 @@
-import type { Store } from '../../src/db/repositories.ts'
+import type { Store } from '../../src/domain/repositories.ts'
 import { createUser } from '../../src/domain/users.ts'
 
 /** A console session driven over plain HTTP: the cookie and CSRF token a browser would hold. */

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openPostgresStore } from '../../src/db/postgres/store.ts'
-import type { Store } from '../../src/db/repositories.ts'
+import type { Store } from '../../src/domain/repositories.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTestDatabase } from './postgres.ts'
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { bundleConsole } from '../build/bundle.ts' with { type: 'macro' }
 import { consoleErrorResponse, notFound, securityHeaders } from './respond.ts'
-import type { Services } from '../../server/services.ts'
+import type { Services } from '../../edge/services.ts'
 
 const contentTypes: Record<string, string> = {
   js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml',

@@ -1,5 +1,5 @@
 import { formatUsd } from '../../core/money.ts'
-import type { LedgerEntry, UsageDay, UsageGroup, UsageLogEntry, UsageTotals, UserRecord } from '../../db/records.ts'
+import type { LedgerEntry, UsageDay, UsageGroup, UsageLogEntry, UsageTotals, UserRecord } from '../../domain/records.ts'
 
 /** Money leaves the server as exact decimal strings (formatUsd), never as numbers the browser could round. */
 export function totalsJson(totals: UsageTotals) {

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { Logger } from '../../core/logger.ts'
-import { DomainError } from '../../domain/accounts.ts'
+import { DomainError } from '../../domain/errors.ts'
 
 /**
  * Every console response carries these. The policy allows only the console's own embedded files: no inline

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.ts'
 import { parseJsonBody, type Json } from '../../protocols/shared/validate.ts'
-import type { Services } from '../../server/services.ts'
+import type { Services } from '../../edge/services.ts'
 import { consoleErrorResponse, consoleJson, notFound } from './respond.ts'
 import { checkCsrf, checkSameOrigin, resolveViewer, type Viewer } from './viewer.ts'
 

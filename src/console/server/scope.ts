@@ -1,5 +1,5 @@
-import type { AccountRecord, KeyRecord } from '../../db/records.ts'
-import type { Services } from '../../server/services.ts'
+import type { AccountRecord, KeyRecord } from '../../domain/records.ts'
+import type { Services } from '../../edge/services.ts'
 import { notFound } from './respond.ts'
 import type { Viewer } from './viewer.ts'
 

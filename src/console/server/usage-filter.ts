@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts'
-import type { UsageFilter } from '../../db/records.ts'
-import type { Services } from '../../server/services.ts'
+import type { UsageFilter } from '../../domain/records.ts'
+import type { Services } from '../../edge/services.ts'
 import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
 import type { Viewer } from './viewer.ts'
 

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { GatewayError } from '../../core/errors.ts'
-import type { SessionRecord, UserRecord } from '../../db/records.ts'
+import type { SessionRecord, UserRecord } from '../../domain/records.ts'
 import { resumeSession } from '../../domain/sessions.ts'
-import type { Services } from '../../server/services.ts'
+import type { Services } from '../../edge/services.ts'
 import { readCookie, sessionCookieName } from './cookies.ts'
 
 /** Who is asking: a signed-in console user and the session their cookie belongs to. */

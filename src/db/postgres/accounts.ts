@@ -1,5 +1,5 @@
 import { desc, eq, sql } from 'drizzle-orm'
-import type { AccountRepository } from '../repositories.ts'
+import type { AccountRepository } from '../../domain/repositories.ts'
 import { accounts, ledgerEntries } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 

@@ -1,6 +1,6 @@
 import { and, eq, gte, isNull } from 'drizzle-orm'
-import type { KeyRecord } from '../records.ts'
-import type { KeyRepository } from '../repositories.ts'
+import type { KeyRecord } from '../../domain/records.ts'
+import type { KeyRepository } from '../../domain/repositories.ts'
 import { apiKeys } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 

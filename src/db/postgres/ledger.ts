@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
 import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
-import type { LedgerRepository, Reservation } from '../repositories.ts'
+import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
 
 /** The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why). */
 export function createPostgresLedger(client: SQL): LedgerRepository {

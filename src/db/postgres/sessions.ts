@@ -1,5 +1,5 @@
 import { eq, lte } from 'drizzle-orm'
-import type { SessionRepository } from '../repositories.ts'
+import type { SessionRepository } from '../../domain/repositories.ts'
 import { sessions } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 

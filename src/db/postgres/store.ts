@@ -1,7 +1,7 @@
 import { SQL } from 'bun'
 import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql'
 import { runMigrations } from '../migrate.ts'
-import type { Store } from '../repositories.ts'
+import type { Store } from '../../domain/repositories.ts'
 import { createPostgresAccounts } from './accounts.ts'
 import { createPostgresKeys } from './keys.ts'
 import { createPostgresLedger } from './ledger.ts'

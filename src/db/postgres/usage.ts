@@ -1,5 +1,5 @@
 import { desc, sql } from 'drizzle-orm'
-import type { UsageRepository } from '../repositories.ts'
+import type { UsageRepository } from '../../domain/repositories.ts'
 import { dayOf, readTotals, totalsColumns, usageConditions } from '../usage-query.ts'
 import { usageRecords } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'

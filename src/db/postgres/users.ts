@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
-import type { UserRecord } from '../records.ts'
-import type { UserRepository } from '../repositories.ts'
+import type { UserRecord } from '../../domain/records.ts'
+import type { UserRepository } from '../../domain/repositories.ts'
 import { users } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { LedgerWrite } from '../records.ts'
-import type { LedgerRepository, Reservation } from '../repositories.ts'
+import type { LedgerWrite } from '../../domain/records.ts'
+import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
 import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { desc, sql } from 'drizzle-orm'
-import type { UsageLogEntry } from '../records.ts'
-import type { UsageRepository } from '../repositories.ts'
+import type { UsageLogEntry } from '../../domain/records.ts'
+import type { UsageRepository } from '../../domain/repositories.ts'
 import { dayOf, readTotals, totalsColumns, usageConditions } from '../usage-query.ts'
 import { usageRecords } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'

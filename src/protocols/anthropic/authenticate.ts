@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
-import type { KeyRecord } from '../../db/records.ts'
+import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyCache } from '../../domain/key-cache.ts'
-import { authenticate, bearerToken } from '../../server/auth.ts'
+import { authenticate, bearerToken } from '../../edge/auth.ts'
 
 /** Anthropic clients send the key as `x-api-key`, or as `Authorization: Bearer` in auth-token mode. */
 export async function authenticateAnthropic(keys: KeyCache, request: Request): Promise<KeyRecord> {

@@ -1,5 +1,5 @@
 import type { StreamEvent, Usage } from '../../core/ir.ts'
-import { randomBase62 } from '../../domain/ids.ts'
+import { randomBase62 } from '../../core/ids.ts'
 import { formatSse } from '../../core/sse.ts'
 import { formatErrorEvent } from './encode-error.ts'
 import { messageId } from './encode-response.ts'

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { promptText } from '../../core/estimate.ts'
-import { newRequestId } from '../../domain/ids.ts'
-import type { Services } from '../../server/services.ts'
+import { newRequestId } from '../../core/ids.ts'
+import type { Services } from '../../edge/services.ts'
 import { relayResponse, type RelayEncoders } from '../shared/relay-response.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../../core/ir.ts'
 import { parseJsonBody } from '../shared/validate.ts'
@@ -15,7 +15,7 @@ import { anthropicErrorResponse } from './error-response.ts'
 import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
 import { listAnthropicModels, retrieveAnthropicModel } from './models.ts'
 import { buildMessagesForward } from './passthrough.ts'
-import { AbortScope } from '../../core/abort-scope.ts'
+import { AbortScope } from '../../relay/abort-scope.ts'
 
 export const protocolName = 'anthropic'
 

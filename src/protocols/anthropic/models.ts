@@ -1,8 +1,8 @@
 import type { ModelConfig } from '../../config/types.ts'
 import { invalidRequest } from '../../core/errors.ts'
-import type { KeyRecord } from '../../db/records.ts'
-import { jsonResponse } from '../../server/respond.ts'
-import type { Services } from '../../server/services.ts'
+import type { KeyRecord } from '../../domain/records.ts'
+import { jsonResponse } from '../../edge/respond.ts'
+import type { Services } from '../../edge/services.ts'
 import { authenticateAnthropic } from './authenticate.ts'
 import { anthropicErrorResponse } from './error-response.ts'
 

@@ -1,4 +1,4 @@
-import type { ForwardRequest, Target } from '../../providers/types.ts'
+import type { ForwardRequest, Target } from '../../core/provider.ts'
 import { isObject, type Json } from '../shared/validate.ts'
 
 /** Below Anthropic's floor a thinking budget is refused, so thinking is turned off instead. */

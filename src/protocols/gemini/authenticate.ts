@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
-import type { KeyRecord } from '../../db/records.ts'
-import { authenticate, bearerToken } from '../../server/auth.ts'
-import type { Services } from '../../server/services.ts'
+import type { KeyRecord } from '../../domain/records.ts'
+import { authenticate, bearerToken } from '../../edge/auth.ts'
+import type { Services } from '../../edge/services.ts'
 
 /** Gemini clients send the key as `x-goog-api-key` (the SDK, the CLI) or `?key=` (curl examples, older clients). */
 export async function authenticateGemini(services: Services, request: Request): Promise<KeyRecord> {

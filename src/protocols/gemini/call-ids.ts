@@ -1,4 +1,4 @@
-import type { CallIds } from '../../providers/gemini/parts.ts'
+import type { CallIds } from '../../wire/gemini/parts.ts'
 
 /** Ids other upstreams accept (Anthropic allows only these characters); the same id always maps the same way. */
 function cleanId(id: string): string {

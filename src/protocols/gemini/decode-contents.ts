@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts'
 import type { ContentPart, Message } from '../../core/ir.ts'
-import { decodeGeminiParts, type GeminiPart } from '../../providers/gemini/parts.ts'
+import { decodeGeminiParts, type GeminiPart } from '../../wire/gemini/parts.ts'
 import { type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts'
 import { createConversationCallIds } from './call-ids.ts'
 

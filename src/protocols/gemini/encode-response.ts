@@ -1,5 +1,5 @@
 import type { ChatResponse } from '../../core/ir.ts'
-import { encodeGeminiParts } from '../../providers/gemini/parts.ts'
+import { encodeGeminiParts } from '../../wire/gemini/parts.ts'
 import { encodeFinishReason, encodeUsageMetadata } from './encode-usage.ts'
 
 /**

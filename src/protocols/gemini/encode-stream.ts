@@ -1,6 +1,6 @@
 import type { FinishReason, StreamEvent, Usage } from '../../core/ir.ts'
 import { formatSse } from '../../core/sse.ts'
-import { parseArguments, type GeminiPart } from '../../providers/gemini/parts.ts'
+import { parseArguments, type GeminiPart } from '../../wire/gemini/parts.ts'
 import { encodeGeminiError } from './encode-error.ts'
 import { encodeFinishReason, encodeUsageMetadata } from './encode-usage.ts'
 

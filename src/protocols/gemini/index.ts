@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { GatewayError } from '../../core/errors.ts'
-import type { Services } from '../../server/services.ts'
+import type { Services } from '../../edge/services.ts'
 import { geminiErrorResponse } from './error-response.ts'
 import { countGeminiTokens, generateContent } from './generate.ts'
 import { getGeminiModel, listGeminiModels } from './models.ts'

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../../core/errors.ts'
 import { formatSse } from '../../core/sse.ts'
-import type { ForwardRequest, Target } from '../../providers/types.ts'
+import type { ForwardRequest, Target } from '../../core/provider.ts'
 import { isObject, type Json } from '../shared/validate.ts'
 import { encodeGeminiError } from './encode-error.ts'
 

@@ -1,6 +1,6 @@
-import { authenticate, bearerToken } from '../../server/auth.ts'
-import { jsonResponse } from '../../server/respond.ts'
-import type { Services } from '../../server/services.ts'
+import { authenticate, bearerToken } from '../../edge/auth.ts'
+import { jsonResponse } from '../../edge/respond.ts'
+import type { Services } from '../../edge/services.ts'
 import { openAiErrorResponse } from './error-response.ts'
 
 /** GET /v1/models: exactly the models the calling key may use, in OpenAI's list shape. */

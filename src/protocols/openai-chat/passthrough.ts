@@ -1,4 +1,4 @@
-import type { ForwardRequest, Target } from '../../providers/types.ts'
+import type { ForwardRequest, Target } from '../../core/provider.ts'
 import { formatSse, type SseEvent } from '../../core/sse.ts'
 import type { GatewayError } from '../../core/errors.ts'
 import type { Json } from '../shared/validate.ts'

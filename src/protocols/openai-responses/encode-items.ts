@@ -1,5 +1,5 @@
 import type { FinishReason, Usage } from '../../core/ir.ts'
-import { randomBase62 } from '../../domain/ids.ts'
+import { randomBase62 } from '../../core/ids.ts'
 import type { Json } from '../shared/validate.ts'
 import type { ResponsesContext } from './decode-request.ts'
 import { type ReasoningSeal, sealReasoning } from './reasoning-envelope.ts'

@@ -1,5 +1,5 @@
 import { type GatewayError, toGatewayError } from '../../core/errors.ts'
-import { jsonResponse } from '../../server/respond.ts'
+import { jsonResponse } from '../../edge/respond.ts'
 
 /** Any thrown value as an HTTP error response: the protocol supplies the body, the status and headers are common. */
 export function errorResponse(error: unknown, encode: (failure: GatewayError) => unknown, requestId?: string): Response {

@@ -1,7 +1,7 @@
 import type { ChatResponse, StreamEvent } from '../../core/ir.ts'
-import type { RelayResult } from '../../core/relay.ts'
+import type { RelayResult } from '../../relay/types.ts'
 import { sseHeaders } from '../../core/sse.ts'
-import { jsonResponse, rawStreamResponse, streamResponse } from '../../server/respond.ts'
+import { jsonResponse, rawStreamResponse, streamResponse } from '../../edge/respond.ts'
 
 /** A protocol's encoders for one request (a small class per protocol: one object, no closure per method). */
 export interface RelayEncoders {

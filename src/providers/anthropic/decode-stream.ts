@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
-import type { StreamDecoder } from '../types.ts'
+import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeAnthropicStreamError } from './decode-error.ts'
 import type { AnthropicUsage } from './decode-usage.ts'
 import { decodeAnthropicUsage } from './decode-usage.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { parseConfig } from '../../config/load.ts'
 import type { ChatRequest } from '../../core/ir.ts'
-import type { Target } from '../types.ts'
+import type { Target } from '../../core/provider.ts'
 import { encodeAnthropicRequest } from './encode-request.ts'
 
 const config = parseConfig({

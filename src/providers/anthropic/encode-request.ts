@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../core/ir.ts'
-import type { Target } from '../types.ts'
+import type { Target } from '../../core/provider.ts'
 import { encodeAnthropicMessages, type AnthropicBlock } from './encode-content.ts'
 
 /** Thinking budgets for an OpenAI-style effort, when the client named an effort rather than a budget. */

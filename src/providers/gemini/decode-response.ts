@@ -1,7 +1,7 @@
-import { randomBase62 } from '../../domain/ids.ts'
+import { randomBase62 } from '../../core/ids.ts'
 import type { ChatResponse } from '../../core/ir.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason, type GeminiUsageMetadata } from './decode-usage.ts'
-import { decodeGeminiParts, type CallIds, type GeminiPart } from './parts.ts'
+import { decodeGeminiParts, type CallIds, type GeminiPart } from '../../wire/gemini/parts.ts'
 
 /** One `GenerateContentResponse`, whole or as one streamed chunk. */
 export interface GeminiResponse {

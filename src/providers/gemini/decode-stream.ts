@@ -2,11 +2,11 @@ import { GatewayError } from '../../core/errors.ts'
 import type { ContentPart, StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
 import { StreamBlocks } from '../stream-blocks.ts'
-import type { StreamDecoder } from '../types.ts'
+import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeGeminiError } from './decode-error.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason } from './decode-usage.ts'
-import { decodeGeminiParts } from './parts.ts'
+import { decodeGeminiParts } from '../../wire/gemini/parts.ts'
 
 /**
  * `streamGenerateContent?alt=sse` chunks → IR events. Each chunk is a whole GenerateContentResponse: its parts are

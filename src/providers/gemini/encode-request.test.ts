@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatRequest } from '../../core/ir.ts'
-import type { Target } from '../types.ts'
+import type { Target } from '../../core/provider.ts'
 import { encodeGeminiRequest } from './encode-request.ts'
 
 const target = { upstreamModel: 'gemini-2.5-flash', provider: {}, model: {} } as unknown as Target

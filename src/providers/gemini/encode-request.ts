@@ -1,6 +1,6 @@
 import type { ChatRequest, ToolChoice } from '../../core/ir.ts'
-import type { Target } from '../types.ts'
-import { encodeGeminiParts, type GeminiPart } from './parts.ts'
+import type { Target } from '../../core/provider.ts'
+import { encodeGeminiParts, type GeminiPart } from '../../wire/gemini/parts.ts'
 
 /**
  * Gemini 3 rejects a history whose function calls lack the thought signature it issued. Calls that came from

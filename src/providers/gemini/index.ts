@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../../config/types.ts'
 import { createHttpProvider } from '../http.ts'
-import type { Provider } from '../types.ts'
+import type { Provider } from '../../core/provider.ts'
 import { decodeGeminiError } from './decode-error.ts'
 import { decodeGeminiResponse } from './decode-response.ts'
 import { createGeminiStreamDecoder } from './decode-stream.ts'

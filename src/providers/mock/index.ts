@@ -1,8 +1,8 @@
 import type { ProviderConfig } from '../../config/types.ts'
-import { sleep } from '../../core/retry.ts'
+import { sleep } from '../../core/sleep.ts'
 import type { ChatResponse, ContentPart, StreamEvent } from '../../core/ir.ts'
-import { randomBase62 } from '../../domain/ids.ts'
-import type { Provider } from '../types.ts'
+import { randomBase62 } from '../../core/ids.ts'
+import type { Provider } from '../../core/provider.ts'
 import { planMockAnswer } from './answer.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
-import type { StreamDecoder } from '../types.ts'
+import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'

@@ -1,5 +1,5 @@
 import type { ChatRequest, ContentPart, Message } from '../../core/ir.ts'
-import type { Target } from '../types.ts'
+import type { Target } from '../../core/provider.ts'
 
 type OpenAiContent = string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[]
 

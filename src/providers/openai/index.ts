@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../../config/types.ts'
 import { createHttpProvider } from '../http.ts'
-import type { Provider } from '../types.ts'
+import type { Provider } from '../../core/provider.ts'
 import { decodeOpenAiError } from './decode-error.ts'
 import { decodeOpenAiResponse } from './decode-response.ts'
 import { createOpenAiStreamDecoder } from './decode-stream.ts'

@@ -1,4 +1,4 @@
-import type { Logger } from './logger.ts'
+import type { Logger } from '../core/logger.ts'
 
 export type RouteState = 'closed' | 'open' | 'half-open'
 

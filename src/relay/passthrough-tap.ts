@@ -1,11 +1,10 @@
-import { attemptDeadline, readWithIdleTimeout } from '../providers/http.ts'
-import type { Provider, StreamDecoder } from '../providers/types.ts'
-import { directStream, sendNow } from './direct-stream.ts'
-import { type GatewayError, toGatewayError } from './errors.ts'
+import type { StreamDecoder } from '../core/provider.ts'
+import { directStream, sendNow } from '../core/direct-stream.ts'
+import { type GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'
-import type { Outcome, RelayCall } from './relay.ts'
-import { formatSse, SseParser, type SseEvent } from './sse.ts'
+import type { Outcome, RelayCall } from './types.ts'
+import { formatSse, SseParser, type SseEvent } from '../core/sse.ts'
 
 const encoder = new TextEncoder()
 
@@ -17,7 +16,7 @@ const encoder = new TextEncoder()
  * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
  */
-export class RawStreamTap {
+export class PassthroughTap {
   private readonly parser = new SseParser()
   private readonly decoder: StreamDecoder
   private readonly chunks: AsyncGenerator<Uint8Array>
@@ -28,12 +27,13 @@ export class RawStreamTap {
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
   private failedMidAnswer = false
 
+  /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(
-    response: Response, provider: Provider, private readonly meter: Meter, attempt: AbortController,
+    body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
     private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
   ) {
-    this.decoder = provider.createStreamDecoder!()
-    this.chunks = readWithIdleTimeout(response.body!, provider.config, attempt, attemptDeadline(response))
+    this.decoder = body.decoder
+    this.chunks = body.chunks
   }
 
   async prime(): Promise<void> {

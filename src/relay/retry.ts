@@ -1,5 +1,5 @@
 import type { RoutingConfig } from '../config/types.ts'
-import { clientClosed, GatewayError } from './errors.ts'
+import type { GatewayError } from '../core/errors.ts'
 
 /**
  * May a failed attempt be tried again (on another route when there is one)? Yes for what an upstream or the network
@@ -16,21 +16,4 @@ export function isRetryable(error: GatewayError): boolean {
 export function backoffMs(retry: number, routing: Pick<RoutingConfig, 'backoffMs' | 'backoffMaxMs'>, random = Math.random): number {
   if (retry <= 0) return 0
   return Math.round(random() * Math.min(routing.backoffMaxMs, routing.backoffMs * 2 ** (retry - 1)))
-}
-
-/** Wait, unless the client leaves first (then reject at once: nobody is waiting for the answer any more). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 && !signal.aborted) return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const leave = () => {
-      clearTimeout(timer)
-      reject(signal.reason instanceof GatewayError ? signal.reason : clientClosed())
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', leave)
-      resolve()
-    }, ms)
-    if (signal.aborted) leave()
-    else signal.addEventListener('abort', leave, { once: true })
-  })
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.ts'
-import type { KeyRecord } from '../db/records.ts'
+import type { KeyRecord } from '../domain/records.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import { keyStatus } from '../domain/keys.ts'
 

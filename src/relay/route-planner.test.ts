@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { parseConfig } from '../config/load.ts'
 import { createProviders } from '../providers/registry.ts'
-import { routeId, RoutePlanner } from './routing.ts'
+import { routeId, RoutePlanner } from './route-planner.ts'
 
 const config = parseConfig({
   providers: [{ name: 'a', type: 'mock' }, { name: 'b', type: 'mock' }, { name: 'c', type: 'mock' }],

@@ -1,7 +1,8 @@
 import { expect, test } from 'bun:test'
 import { decodeOpenAiError } from '../providers/openai/decode-error.ts'
-import { GatewayError } from './errors.ts'
-import { backoffMs, isRetryable, sleep } from './retry.ts'
+import { GatewayError } from '../core/errors.ts'
+import { backoffMs, isRetryable } from './retry.ts'
+import { sleep } from '../core/sleep.ts'
 
 test('upstream trouble is retried, the client\'s own mistakes are not', () => {
   const retried = [429, 500, 502, 503, 504, 529, 401].map((status) => isRetryable(decodeOpenAiError(status, '{"error":{"message":"x"}}')))

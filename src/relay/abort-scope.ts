@@ -1,4 +1,4 @@
-import { clientClosed, type GatewayError } from './errors.ts'
+import { clientClosed, type GatewayError } from '../core/errors.ts'
 
 const once = { once: true }
 

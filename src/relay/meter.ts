@@ -1,5 +1,5 @@
-import { countTokens, promptText } from './estimate.ts'
-import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from './ir.ts'
+import { countTokens, promptText } from '../core/estimate.ts'
+import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from '../core/ir.ts'
 
 /**
  * Watches an answer go by (streamed or whole) and knows, at the end, what to bill: the upstream's usage report

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { CircuitBreaker } from './circuit-breaker.ts'
-import { silentLogger } from './logger.ts'
+import { silentLogger } from '../core/logger.ts'
 
 function breaker() {
   const clock = { now: 0 }

@@ -1,18 +1,17 @@
-import { readBodyText } from '../providers/http.ts'
-import type { Provider, Target } from '../providers/types.ts'
-import { GatewayError, toGatewayError } from './errors.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
+import type { Provider, Target } from '../core/provider.ts'
+import { toGatewayError } from '../core/errors.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'
-import { RawStreamTap } from './raw-stream.ts'
-import type { Outcome, RelayCall } from './relay.ts'
+import { PassthroughTap } from './passthrough-tap.ts'
+import type { Outcome, RelayCall } from './types.ts'
 
 /** An attempt that got far enough to answer the client: whole (non-streamed) or begun (streamed). */
 export type OpenedAttempt =
   | { kind: 'response'; response: ChatResponse }
   | { kind: 'raw'; body: string }
   | { kind: 'stream'; head: StreamEvent[]; events: AsyncIterator<StreamEvent> }
-  | { kind: 'raw-stream'; tap: RawStreamTap }
+  | { kind: 'raw-stream'; tap: PassthroughTap }
 
 /**
  * Send one attempt and read until nothing can go wrong unseen any more: a whole answer, or a stream whose answer has
@@ -21,17 +20,16 @@ export type OpenedAttempt =
  * be retried on another route without the client noticing.
  */
 export async function openAttempt(provider: Provider, target: Target, call: RelayCall, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
-  const canForward = call.forward && provider.forward && provider.config.passthrough && provider.nativeProtocol === call.protocol
-  if (canForward) {
+  const passthrough = call.forward && provider.passthrough?.protocol === call.protocol ? provider.passthrough : undefined
+  if (passthrough) {
     // The forwarded body is capped to the target's output limit by the protocol's own `forward`.
-    const response = await provider.forward!(call.forward!(target), target, attempt)
+    const answer = await passthrough.forward(call.forward!(target), target, attempt)
     if (!call.request.stream) {
-      const body = await readBodyText(response, provider.config, attempt)
-      meter.observeResponse(provider.decodeResponse!(parseJson(body, provider)))
+      const { body, response } = await answer.readWhole()
+      meter.observeResponse(response)
       return { kind: 'raw', body }
     }
-    if (!response.body) throw new GatewayError('upstream', `Upstream ${provider.config.name} sent an empty stream`)
-    const tap = new RawStreamTap(response, provider, meter, attempt, call)
+    const tap = new PassthroughTap(answer.readStream(), meter, call)
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }
@@ -96,13 +94,5 @@ export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<St
     }
   } finally {
     await end(outcome)
-  }
-}
-
-function parseJson(text: string, provider: Provider): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new GatewayError('upstream', `Upstream ${provider.config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
   }
 }

@@ -1,5 +1,5 @@
-import type { GatewayError } from './errors.ts'
-import type { Outcome } from './relay.ts'
+import type { GatewayError } from '../core/errors.ts'
+import type { Outcome } from './types.ts'
 
 /** How a failed request ended, for its usage row: the status the client saw and why. */
 export function outcomeOf(failure: GatewayError): Omit<Outcome, 'usage'> {

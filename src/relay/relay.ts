@@ -1,62 +1,27 @@
 import type { Config, ModelConfig } from '../config/types.ts'
-import type { Hold, KeyRecord } from '../db/records.ts'
+import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import { KeyLimiter, type Permit } from '../domain/limits.ts'
-import type { ForwardRequest, Provider, Target } from '../providers/types.ts'
+import type { Provider, Target } from '../core/provider.ts'
+import type { RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
-import { runAttempts } from './attempts.ts'
+import { runAttempts } from './run-attempts.ts'
 import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
-import { GatewayError, type RateLimitState, toGatewayError } from './errors.ts'
-import { promptText } from './estimate.ts'
-import type { ChatRequest, ChatResponse, StreamEvent, Usage } from './ir.ts'
-import type { Logger } from './logger.ts'
+import { GatewayError, toGatewayError } from '../core/errors.ts'
+import { promptText } from '../core/estimate.ts'
+import type { Logger } from '../core/logger.ts'
 import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
-import { worstCaseCost } from './pricing.ts'
-import { routeId, RoutePlanner } from './routing.ts'
+import { worstCaseCost } from '../core/pricing.ts'
+import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
-import type { SseEvent } from './sse.ts'
 
 export interface RelayDeps {
   config: Config
   providers: Map<string, Provider>
   ledger: Ledger
   logger: Logger
-}
-
-/** One client request, already authenticated and decoded by its protocol. */
-export interface RelayCall {
-  key: KeyRecord
-  /** The client protocol's name (`openai-chat`, …): recorded, and compared with a provider's for passthrough. */
-  protocol: string
-  requestId: string
-  request: ChatRequest
-  /** An upper bound on the prompt's tokens (its byte length), for the hold. */
-  inputBound: number
-  /** Ends the request's upstream attempts when the client goes away (or the gateway stops). */
-  scope: AbortScope
-  /** Offered by a protocol that can forward its own wire format untouched to a provider that speaks it. */
-  forward?: (target: Target) => ForwardRequest
-  /** Passthrough streams: drop these events instead of forwarding them (usage the client did not ask for). */
-  dropRawEvent?: (event: SseEvent) => boolean
-  /** Passthrough streams: how this protocol writes an error event when the upstream fails mid-stream. */
-  encodeRawError?: (error: GatewayError) => string
-}
-
-/** `target`: the route that served the answer. `rateLimit`: the key's limits after this request, for headers. */
-export type RelayResult = (
-  | { kind: 'response'; response: ChatResponse; target: Target }
-  | { kind: 'stream'; events: AsyncIterable<StreamEvent>; target: Target }
-  | { kind: 'raw'; body: string; target: Target }
-  | { kind: 'raw-stream'; body: ReadableStream<Uint8Array>; target: Target }
-) & { rateLimit?: RateLimitState }
-
-/** How a request ended, for its usage row. */
-export interface Outcome {
-  status: number
-  usage?: Usage
-  errorType?: string
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Server } from 'bun'
 import type { Config } from '../config/types.ts'
 import type { Logger } from '../core/logger.ts'
-import type { Relay } from '../core/relay.ts'
-import type { Store } from '../db/repositories.ts'
+import type { Relay } from '../relay/relay.ts'
+import type { Store } from '../domain/repositories.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import type { Ledger } from '../domain/ledger.ts'
 

@@ -1,12 +1,12 @@
-import type { Hold } from '../db/records.ts'
+import type { Hold } from '../domain/records.ts'
 import type { Permit } from '../domain/limits.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import type { Target } from '../providers/types.ts'
+import type { Target } from '../core/provider.ts'
 import type { AbortScope } from './abort-scope.ts'
-import type { Logger } from './logger.ts'
+import type { Logger } from '../core/logger.ts'
 import type { Metrics } from './metrics.ts'
-import { costOf } from './pricing.ts'
-import type { Outcome, RelayCall } from './relay.ts'
+import { costOf } from '../core/pricing.ts'
+import type { Outcome, RelayCall } from './types.ts'
 
 /** The end of one client request: called once with the target that served it (if any) and how it ended. */
 export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void

@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../config/types.ts'
-import type { Provider, Target } from '../providers/types.ts'
+import type { Provider, Target } from '../core/provider.ts'
 
 /** A model's routes as built once at start: grouped by priority (best first), each target with its weight. */
 type Groups = { target: Target; weight: number }[][]
@@ -13,7 +13,7 @@ export class RoutePlanner {
   /** The plans that involve no draw (one route per priority, fallbacks included), built once and shared. */
   private readonly fixed = new Map<string, readonly Target[]>()
 
-  constructor(private readonly models: Map<string, ModelConfig>, providers: Map<string, Provider>) {
+  constructor(models: Map<string, ModelConfig>, providers: Map<string, Provider>) {
     for (const model of models.values()) {
       const byPriority = new Map<number, { target: Target; weight: number }[]>()
       for (const route of model.routes) {

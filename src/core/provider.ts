@@ -1,0 +1,66 @@
+import type { ModelConfig, ProviderConfig } from '../config/types.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
+import type { SseEvent } from './sse.ts'
+
+/**
+ * What the relay needs of an upstream. The relay owns these contracts; `providers/` implements them, so the
+ * request pipeline never depends on how any vendor's HTTP is spoken.
+ */
+
+/** Where one attempt goes: a provider, the model id it knows, and the gateway model behind it. */
+export interface Target {
+  provider: ProviderConfig
+  upstreamModel: string
+  model: ModelConfig
+  /** `routeId(target)`, remembered by route-planner.ts the first time it is asked for. */
+  route?: string
+}
+
+/** Turns upstream SSE events into IR events; stateful, one per stream. */
+export interface StreamDecoder {
+  decode(event: SseEvent): StreamEvent[]
+  /** The body ended: close what is open (and report an error if the stream was cut short). */
+  finish(): StreamEvent[]
+}
+
+/** A raw upstream request for the passthrough path: the client's own body, lightly rewritten. */
+export interface ForwardRequest {
+  /** Path below the provider's base URL, with query string, e.g. `/chat/completions`. */
+  path: string
+  body: string
+  stream: boolean
+  /** Client headers that change what the body means upstream (Anthropic's `anthropic-beta`); never credentials. */
+  headers?: Record<string, string>
+}
+
+/**
+ * The upstream's successful answer to a forwarded request. Its body is read under the provider's own timers
+ * (idle, total), which end the attempt with a GatewayError when they run out.
+ */
+export interface ForwardedAnswer {
+  /** A non-streamed answer, read whole: the bytes to relay as they are, and what they mean (for the meter). */
+  readWhole(): Promise<{ body: string; response: ChatResponse }>
+  /** A streamed answer: its chunks as they come, and a decoder that reads the same bytes' events as IR. */
+  readStream(): { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }
+}
+
+/** An upstream that speaks one client protocol natively, so requests in that protocol may be forwarded as bytes. */
+export interface Passthrough {
+  /** The client protocol's name (`openai-chat`, `anthropic`, `gemini`). */
+  readonly protocol: string
+  /** Resolves once the upstream accepted the request (a refusal is thrown as a GatewayError). */
+  forward(request: ForwardRequest, target: Target, attempt: AbortController): Promise<ForwardedAnswer>
+}
+
+export interface Provider {
+  readonly config: ProviderConfig
+  /**
+   * `attempt` is this attempt's own controller (relay/abort-scope.ts): the relay aborts it when the client leaves,
+   * and the provider aborts it itself, with a GatewayError as the reason, when one of its timers runs out.
+   */
+  complete(request: ChatRequest, target: Target, attempt: AbortController): Promise<ChatResponse>
+  /** Resolves once the upstream has accepted the request (status and headers in), before any event is read. */
+  stream(request: ChatRequest, target: Target, attempt: AbortController): Promise<AsyncIterable<StreamEvent>>
+  /** Present when the upstream speaks a client protocol natively and passthrough is not turned off in the config. */
+  readonly passthrough?: Passthrough
+}
