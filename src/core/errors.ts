@@ -61,6 +61,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>
   /** The gateway's own per-key limits, for the protocol's rate-limit headers. */
   rateLimit?: RateLimitState
+  /** What was actually thrown, kept for the log line (report-failure.ts); never shown to the client. */
+  cause?: unknown
 }
 
 export class GatewayError extends Error {
@@ -73,7 +75,7 @@ export class GatewayError extends Error {
   readonly rateLimit?: RateLimitState
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
-    super(message)
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'GatewayError'
     this.kind = kind
     this.status = options.status ?? statusByKind[kind]
@@ -94,8 +96,11 @@ export function invalidRequest(message: string, param?: string): GatewayError {
   return new GatewayError('invalid_request', message, { param })
 }
 
-/** Anything thrown that is not a GatewayError becomes an internal error, never leaking its message. */
+/**
+ * Anything thrown that is not a GatewayError becomes an internal error: its message never reaches the client, but it
+ * is kept as the cause, so the one log line about it (report-failure.ts) can say what happened and where.
+ */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error
-  return new GatewayError('internal', 'Internal gateway error')
+  return new GatewayError('internal', 'Internal gateway error', { cause: error })
 }
