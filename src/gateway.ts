@@ -1,5 +1,6 @@
 import type { Config } from './config/types.ts'
-import { createApp, nativeRoutes } from './app.ts'
+import { createApp } from './app.ts'
+import { protocolRoutes } from './protocols/routes.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'
@@ -34,12 +35,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
-  const app = createApp(services)
+  // One table of protocol routes, served by Bun's own router and mounted in Elysia alike (protocols/routes.ts).
+  const routes = protocolRoutes(services)
+  const app = createApp(services, routes)
   await loadTokenizer() // before listening: loading it later would stall every request in flight (estimate.ts)
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
-    routes: nativeRoutes(services),
+    routes,
     fetch: app.fetch,
     maxRequestBodySize: 32 * 1024 * 1024,
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.

@@ -20,16 +20,17 @@ export type OpenedAttempt =
  * be retried on another route without the client noticing.
  */
 export async function openAttempt(provider: Provider, target: Target, call: RelayCall, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
-  const passthrough = call.forward && provider.passthrough?.protocol === call.protocol ? provider.passthrough : undefined
+  const { codec } = call
+  const passthrough = codec.forward && provider.passthrough?.protocol === call.protocol ? provider.passthrough : undefined
   if (passthrough) {
     // The forwarded body is capped to the target's output limit by the protocol's own `forward`.
-    const answer = await passthrough.forward(call.forward!(target), target, attempt)
+    const answer = await passthrough.forward(codec.forward!(target), target, attempt)
     if (!call.request.stream) {
       const { body, response } = await answer.readWhole()
       meter.observeResponse(response)
       return { kind: 'raw', body }
     }
-    const tap = new PassthroughTap(answer.readStream(), meter, call)
+    const tap = new PassthroughTap(answer.readStream(), meter, codec)
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }

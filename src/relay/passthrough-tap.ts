@@ -3,7 +3,7 @@ import { directStream, sendNow } from '../core/direct-stream.ts'
 import { type GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'
-import type { Outcome, RelayCall } from './types.ts'
+import type { AnswerCodec, Outcome } from './types.ts'
 import { formatSse, SseParser, type SseEvent } from '../core/sse.ts'
 
 const encoder = new TextEncoder()
@@ -30,7 +30,7 @@ export class PassthroughTap {
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(
     body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
-    private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
+    private readonly codec: AnswerCodec,
   ) {
     this.decoder = body.decoder
     this.chunks = body.chunks
@@ -76,8 +76,8 @@ export class PassthroughTap {
           if (finished) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
-          if (this.call.encodeRawError) {
-            controller.write(encoder.encode(this.call.encodeRawError(failure)))
+          if (this.codec.encodeRawError) {
+            controller.write(encoder.encode(this.codec.encodeRawError(failure)))
             controller.close()
           } else controller.close(failure)
           await finish(outcomeOf(failure))
@@ -100,16 +100,16 @@ export class PassthroughTap {
       for (const event of this.decoder.finish()) this.observe(event)
       // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
       // of its own: the client gets ours rather than a silent cut.
-      if (this.failure && !relayedError && this.call.encodeRawError) this.pending.push(encoder.encode(this.call.encodeRawError(this.failure)))
+      if (this.failure && !relayedError && this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
       this.ended = true
       return
     }
-    if (!this.call.dropRawEvent) this.pending.push(next.value)
+    if (!this.codec.dropRawEvent) this.pending.push(next.value)
     this.take(this.parser.push(next.value))
   }
 
   private take(events: SseEvent[]): void {
-    const drop = this.call.dropRawEvent
+    const drop = this.codec.dropRawEvent
     // Re-framed events of one read go out as one chunk: one encode per read rather than per event.
     let kept = ''
     for (const event of events) {

@@ -3,7 +3,8 @@ import type { Provider, Target } from '../core/provider.ts'
 import { meterEvents, openAttempt, type OpenedAttempt } from './open-attempt.ts'
 import type { CircuitBreaker, RouteTicket } from './circuit-breaker.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
-import type { Usage } from '../core/ir.ts'
+import type { ChatResponse, Usage } from '../core/ir.ts'
+import { reportFailure } from '../core/report-failure.ts'
 import type { Logger } from '../core/logger.ts'
 import { Meter } from './meter.ts'
 import type { Metrics } from './metrics.ts'
@@ -130,24 +131,38 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
     opened = await openAttempt(provider, target, call, meter, upstream)
   } catch (error) {
     upstream.abort()
-    const failure = call.scope.clientGone ? clientClosed() : toGatewayError(error)
+    // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
+    const failure = call.scope.clientGone ? clientClosed() : reportFailure(context.logger, error, { request_id: call.requestId, route })
     report(context, route, ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
     return new AttemptFailure(failure, failure.status === 499 ? await meter.usage(call.request, false) : undefined)
   }
-  // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here; a
+  // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here,
+  // written in the client's wire format before it is settled, so that what is billed is what the client gets; a
   // stream ends when it is read to its end or dropped, so only a stream needs `end` as a closure.
-  switch (opened.kind) {
-    case 'response':
-      await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
-      return { kind: 'response', response: opened.response, target }
-    case 'raw':
-      await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
-      return { kind: 'raw', body: opened.body, target }
+  if (opened.kind === 'response' || opened.kind === 'raw') {
+    const body = opened.kind === 'raw' ? opened.body : encodeWhole(call.codec, opened.response)
+    if (typeof body !== 'string') {
+      // The upstream answered well (the route is healthy), but the client gets nothing: a 500 that costs nothing.
+      report(context, route, ticket, finished)
+      context.settlement.settle(target, outcomeOf(body), attempts)
+      throw body
+    }
+    await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
+    return { kind: 'whole', body, target }
   }
   const end = (outcome: Omit<Outcome, 'usage'>) => endAttempt(context, target, route, ticket, meter, upstream, attempts, outcome)
   if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, end), target }
   return { kind: 'raw-stream', body: opened.tap.toStream(end), target }
+}
+
+/** The protocol's encoding of a whole answer, or the internal failure (with its cause) when encoding threw. */
+function encodeWhole(codec: RelayCall['codec'], response: ChatResponse): string | GatewayError {
+  try {
+    return codec.encodeWhole(response)
+  } catch (error) {
+    return new GatewayError('internal', 'The answer could not be encoded', { cause: error })
+  }
 }
 
 /**

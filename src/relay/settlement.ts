@@ -6,6 +6,8 @@ import type { AbortScope } from './abort-scope.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Metrics } from './metrics.ts'
 import { costOf } from '../core/pricing.ts'
+import { reportFailure } from '../core/report-failure.ts'
+import { routeId } from './route-planner.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
 /** The end of one client request: called once with the target that served it (if any) and how it ended. */
@@ -39,6 +41,8 @@ export class Settlement {
     if (this.settled) return
     this.settled = true
     const { deps, call } = this
+    // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
+    if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
     const usage = outcome.usage
     const cost = usage && target ? costOf(usage, target.model.price) : 0
     const latencyMs = Math.round(performance.now() - this.started)

@@ -1,4 +1,4 @@
-import { GatewayError, toGatewayError } from '../../core/errors.ts'
+import { GatewayError } from '../../core/errors.ts'
 import { errorResponse } from '../shared/error-response.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
@@ -7,10 +7,10 @@ import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
  * An error as Anthropic sends it: the body, plus `request-id`, the header Anthropic's SDKs read the id from, and
  * on a refusal by the key's own limits `anthropic-ratelimit-*`.
  */
-export function anthropicErrorResponse(error: unknown, requestId?: string): Response {
-  const response = errorResponse(error, (failure) => encodeAnthropicError(failure, requestId), requestId)
+export function anthropicErrorResponse(failure: GatewayError, requestId?: string): Response {
+  const response = errorResponse(failure, (error) => encodeAnthropicError(error, requestId), requestId)
   if (requestId) response.headers.set('request-id', requestId)
-  for (const [name, value] of Object.entries(encodeAnthropicRateLimitHeaders(toGatewayError(error).rateLimit))) response.headers.set(name, value)
+  for (const [name, value] of Object.entries(encodeAnthropicRateLimitHeaders(failure.rateLimit))) response.headers.set(name, value)
   return response
 }
 

@@ -1,12 +1,10 @@
 import type { ModelConfig } from '../../config/types.ts'
 import { invalidRequest } from '../../core/errors.ts'
-import type { KeyRecord } from '../../domain/records.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
-import { authenticateAnthropic } from './authenticate.ts'
-import { anthropicErrorResponse } from './error-response.ts'
+import type { Caller } from '../../relay/types.ts'
 
-function encodeModel(model: ModelConfig, key: KeyRecord) {
+function encodeModel(model: ModelConfig, key: Caller) {
   // The gateway has no release dates; the key's creation is when these models became available to it.
   return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString() }
 }
@@ -33,15 +31,17 @@ function selectPage<T extends { id: string }>(models: T[], query: URLSearchParam
   return { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }
 }
 
-/** GET /v1/models for Anthropic clients: the models the calling key may use, in Anthropic's paged shape. */
-export async function listAnthropicModels(services: Services, request: Request): Promise<Response> {
-  try {
-    const key = await authenticateAnthropic(services.keys, request)
-    const models = services.relay.modelsFor(key).map((model) => encodeModel(model, key))
-    return jsonResponse(selectPage(models, new URL(request.url).searchParams))
-  } catch (error) {
-    return anthropicErrorResponse(error)
+/**
+ * GET /v1/models for Anthropic clients: the models the calling key may use, in Anthropic's paged shape; and
+ * GET /v1/models/{id}: 404 for a model that does not exist, 403 for one the key may not use.
+ */
+export function answerAnthropicModels(services: Services, key: Caller, request: Request): Response {
+  const url = new URL(request.url)
+  if (url.pathname.startsWith('/v1/models/')) {
+    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeModelId(url.pathname.slice('/v1/models/'.length))), key))
   }
+  const models = services.relay.modelsFor(key).map((model) => encodeModel(model, key))
+  return jsonResponse(selectPage(models, url.searchParams))
 }
 
 function decodeModelId(id: string): string {
@@ -49,15 +49,5 @@ function decodeModelId(id: string): string {
     return decodeURIComponent(id)
   } catch {
     throw invalidRequest('The model id in the path is not valid URL encoding.')
-  }
-}
-
-/** GET /v1/models/{id}: 404 for a model that does not exist, 403 for one the key may not use. */
-export async function retrieveAnthropicModel(services: Services, request: Request, id: string): Promise<Response> {
-  try {
-    const key = await authenticateAnthropic(services.keys, request)
-    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeModelId(id)), key))
-  } catch (error) {
-    return anthropicErrorResponse(error)
   }
 }

@@ -3,10 +3,9 @@ import type { RateLimitState } from '../../core/errors.ts'
 /**
  * `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` as Anthropic sends them: the reset is the RFC 3339
  * time at which the window is fully replenished. Merge both into a 429 (with `retry-after`) and, if wanted, into
- * successful responses: `{ ...encodeAnthropicRateLimitHeaders(error.rateLimit) }`.
+ * successful responses (added to `headers`, a fresh object by default).
  */
-export function encodeAnthropicRateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
-  const headers: Record<string, string> = {}
+export function encodeAnthropicRateLimitHeaders(state: RateLimitState | undefined, headers: Record<string, string> = {}): Record<string, string> {
   if (!state) return headers
   for (const kind of ['requests', 'tokens'] as const) {
     const window = state[kind]

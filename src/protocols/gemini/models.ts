@@ -2,9 +2,9 @@ import type { ModelConfig } from '../../config/types.ts'
 import { invalidRequest } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
+import type { Caller } from '../../relay/types.ts'
 import { optionalNumber } from '../shared/validate.ts'
-import { authenticateGemini } from './authenticate.ts'
-import { geminiErrorResponse } from './error-response.ts'
+import { modelPathOf, readModel } from './model-path.ts'
 
 /** A model without a configured context window: a common size, so clients that budget by it stay conservative. */
 const defaultInputTokenLimit = 128_000
@@ -21,30 +21,20 @@ function describeModel(model: ModelConfig) {
   }
 }
 
-/** GET /v1beta/models: the models the key may use, paged like the API (`pageSize`, an opaque `pageToken`). */
-export async function listGeminiModels(services: Services, request: Request): Promise<Response> {
-  try {
-    const key = await authenticateGemini(services, request)
-    const query = new URL(request.url).searchParams
-    const size = optionalNumber(query.has('pageSize') ? Number(query.get('pageSize')) : undefined, 'pageSize', { min: 1, integer: true }) ?? 50
-    const token = query.get('pageToken') || '0'
-    const offset = Number(token)
-    if (!/^\d+$/.test(token)) throw invalidRequest(`Invalid value for 'pageToken': '${token}' is not a token this gateway issued.`, 'pageToken')
-    const models = services.relay.modelsFor(key)
-    const page = models.slice(offset, offset + Math.min(size, 1000))
-    const next = offset + page.length < models.length ? String(offset + page.length) : undefined
-    return jsonResponse({ models: page.map(describeModel), ...(next && { nextPageToken: next }) })
-  } catch (error) {
-    return geminiErrorResponse(error)
-  }
-}
-
-/** GET /v1beta/models/{model}: 404 for an unknown model, 403 for one the key may not use. */
-export async function getGeminiModel(services: Services, request: Request, modelId: string): Promise<Response> {
-  try {
-    const key = await authenticateGemini(services, request)
-    return jsonResponse(describeModel(services.relay.resolveModel(key, modelId)))
-  } catch (error) {
-    return geminiErrorResponse(error)
-  }
+/**
+ * GET /v1beta/models (and /v1/models from a Gemini client): the models the key may use, paged like the API
+ * (`pageSize`, an opaque `pageToken`); GET …/models/{model}: 404 for an unknown model, 403 for one the key may not use.
+ */
+export function answerGeminiModels(services: Services, key: Caller, request: Request): Response {
+  const rest = modelPathOf(request)
+  if (rest !== '') return jsonResponse(describeModel(services.relay.resolveModel(key, readModel(rest))))
+  const query = new URL(request.url).searchParams
+  const size = optionalNumber(query.has('pageSize') ? Number(query.get('pageSize')) : undefined, 'pageSize', { min: 1, integer: true }) ?? 50
+  const token = query.get('pageToken') || '0'
+  const offset = Number(token)
+  if (!/^\d+$/.test(token)) throw invalidRequest(`Invalid value for 'pageToken': '${token}' is not a token this gateway issued.`, 'pageToken')
+  const models = services.relay.modelsFor(key)
+  const page = models.slice(offset, offset + Math.min(size, 1000))
+  const next = offset + page.length < models.length ? String(offset + page.length) : undefined
+  return jsonResponse({ models: page.map(describeModel), ...(next && { nextPageToken: next }) })
 }

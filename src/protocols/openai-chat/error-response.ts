@@ -1,17 +1,19 @@
-import { type RateLimitState, toGatewayError } from '../../core/errors.ts'
+import type { GatewayError, RateLimitState } from '../../core/errors.ts'
 import { errorResponse } from '../shared/error-response.ts'
 import { encodeOpenAiError } from './encode-error.ts'
 
 /** An error in OpenAI's shape; a refusal by the key's own limits also carries `x-ratelimit-*`, as OpenAI's 429s do. */
-export function openAiErrorResponse(error: unknown, requestId?: string): Response {
-  const response = errorResponse(error, encodeOpenAiError, requestId)
-  for (const [name, value] of Object.entries(encodeOpenAiRateLimitHeaders(toGatewayError(error).rateLimit))) response.headers.set(name, value)
+export function openAiErrorResponse(failure: GatewayError, requestId?: string): Response {
+  const response = errorResponse(failure, encodeOpenAiError, requestId)
+  for (const [name, value] of Object.entries(encodeOpenAiRateLimitHeaders(failure.rateLimit))) response.headers.set(name, value)
   return response
 }
 
-/** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` as OpenAI sends them (resets like `1s`, `6m0s`, `20ms`). */
-export function encodeOpenAiRateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
-  const headers: Record<string, string> = {}
+/**
+ * `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` as OpenAI sends them (resets like `1s`, `6m0s`, `20ms`),
+ * added to `headers` (a fresh object by default).
+ */
+export function encodeOpenAiRateLimitHeaders(state: RateLimitState | undefined, headers: Record<string, string> = {}): Record<string, string> {
   for (const kind of ['requests', 'tokens'] as const) {
     const window = state?.[kind]
     if (!window) continue

@@ -1,58 +1,31 @@
-import { Elysia } from 'elysia'
-import { GatewayError } from '../../core/errors.ts'
-import { sseHeaders } from '../../core/sse.ts'
-import { newRequestId } from '../../core/ids.ts'
-import { authenticate, bearerToken } from '../../edge/auth.ts'
-import { jsonResponse, streamResponse } from '../../edge/respond.ts'
+import { invalidRequest } from '../../core/errors.ts'
 import type { Services } from '../../edge/services.ts'
-import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from '../openai-chat/error-response.ts'
-import { parseJsonBody } from '../shared/validate.ts'
-import { decodeResponsesRequest } from './decode-request.ts'
-import { encodeResponsesResponse } from './encode-response.ts'
-import { encodeResponsesStream } from './encode-stream.ts'
+import type { Caller } from '../../relay/types.ts'
+import { defineEndpoint } from '../shared/define-endpoint.ts'
+import { defineProtocol } from '../shared/define-protocol.ts'
+import type { ProtocolRoutes } from '../shared/route-table.ts'
+import { openAiResponses } from './protocol.ts'
 import { responseNotStored } from './stateless.ts'
-import { AbortScope } from '../../relay/abort-scope.ts'
 
-export const protocolName = 'openai-responses'
+export const protocolName = openAiResponses.name
 
-/**
- * POST /v1/responses: decode, relay through the IR, encode. No upstream speaks Responses here, so there is no
- * passthrough path: every provider (OpenAI-compatible, mock, others) is reached through the IR.
- */
-export async function createResponse(services: Services, request: Request): Promise<Response> {
-  const requestId = newRequestId()
-  try {
-    const key = await authenticate(services.keys, bearerToken(request))
-    const text = await request.text()
-    const { request: chat, context } = decodeResponsesRequest(parseJsonBody(text))
-    const scope = AbortScope.of(request)
-    const result = await services.relay.run({
-      key, protocol: protocolName, requestId, request: chat,
-      inputBound: Buffer.byteLength(text),
-      scope,
-    })
-    const headers = { 'x-request-id': requestId, ...encodeOpenAiRateLimitHeaders(result.rateLimit) }
-    if (result.kind === 'response') return jsonResponse(encodeResponsesResponse(result.response, context), 200, headers)
-    if (result.kind === 'stream') return streamResponse(encodeResponsesStream(result.events, context), { ...sseHeaders, ...headers }, () => scope.end())
-    throw new GatewayError('internal', 'A passthrough result reached the Responses protocol')
-  } catch (error) {
-    return openAiErrorResponse(error, requestId)
-  }
-}
+export const createResponse = defineProtocol(openAiResponses)
 
 /** Retrieval and deletion need stored responses; say plainly that there are none, after checking the key. */
-async function refuseRetrieval(services: Services, request: Request, id: string): Promise<Response> {
+function refuseRetrieval(_services: Services, _key: Caller, request: Request): never {
+  const path = new URL(request.url).pathname
+  let id: string
   try {
-    await authenticate(services.keys, bearerToken(request))
-    throw responseNotStored(id)
-  } catch (error) {
-    return openAiErrorResponse(error)
+    id = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1))
+  } catch {
+    throw invalidRequest('The response id in the path is not valid URL encoding.')
   }
+  throw responseNotStored(id)
 }
 
-export function openAiResponsesRoutes(services: Services) {
-  return new Elysia({ name: 'protocol-openai-responses' })
-    .post('/v1/responses', ({ request }) => createResponse(services, request), { parse: 'none' })
-    .get('/v1/responses/:id', ({ request, params }) => refuseRetrieval(services, request, params.id))
-    .delete('/v1/responses/:id', ({ request, params }) => refuseRetrieval(services, request, params.id))
-}
+const retrieveResponse = defineEndpoint(openAiResponses, refuseRetrieval)
+
+export const openAiResponsesRoutes: ProtocolRoutes = (services) => ({
+  '/v1/responses': { POST: (request) => createResponse(services, request) },
+  '/v1/responses/:id': { GET: (request) => retrieveResponse(services, request), DELETE: (request) => retrieveResponse(services, request) },
+})

@@ -1,9 +1,11 @@
-import { type GatewayError, toGatewayError } from '../../core/errors.ts'
+import type { GatewayError } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 
-/** Any thrown value as an HTTP error response: the protocol supplies the body, the status and headers are common. */
-export function errorResponse(error: unknown, encode: (failure: GatewayError) => unknown, requestId?: string): Response {
-  const failure = toGatewayError(error)
+/**
+ * A failure (already through the funnel, report-failure.ts) as an HTTP error response: the protocol supplies the
+ * body, the status and headers are common.
+ */
+export function errorResponse(failure: GatewayError, encode: (failure: GatewayError) => unknown, requestId?: string): Response {
   const headers: Record<string, string> = { ...failure.headers }
   if (requestId) headers['x-request-id'] = requestId
   if (failure.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(failure.retryAfter))

@@ -1,0 +1,26 @@
+import type { Services } from '../edge/services.ts'
+import { anthropicRoutes } from './anthropic/index.ts'
+import { geminiRoutes } from './gemini/index.ts'
+import { serveModels } from './models.ts'
+import { openAiChatRoutes } from './openai-chat/index.ts'
+import { openAiResponsesRoutes } from './openai-responses/index.ts'
+import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
+
+/**
+ * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
+ * matches paths natively, skipping Elysia's per-request work: ~2-3% of the main thread's CPU per request, bench/,
+ * 2026-11-23), and app.ts mounts the same table in Elysia, for `app.handle` (tests) and the docs. Other methods on
+ * these paths, and every other path, fall through to Elysia.
+ */
+export function protocolRoutes(services: Services): RouteTable {
+  return mergeRoutes([
+    openAiChatRoutes(services),
+    openAiResponsesRoutes(services),
+    anthropicRoutes(services),
+    geminiRoutes(services),
+    {
+      '/v1/models': { GET: (request) => serveModels(services, request) },
+      '/v1/models/*': { GET: (request) => serveModels(services, request) },
+    },
+  ])
+}

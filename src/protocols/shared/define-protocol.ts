@@ -1,0 +1,55 @@
+import { sseHeaders } from '../../core/sse.ts'
+import { newRequestId } from '../../core/ids.ts'
+import { authenticate } from '../../edge/auth.ts'
+import { rawStreamResponse, streamResponse } from '../../edge/respond.ts'
+import type { Services } from '../../edge/services.ts'
+import { AbortScope } from '../../relay/abort-scope.ts'
+import type { RelayResult } from '../../relay/types.ts'
+import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
+import { failResponse } from './fail-response.ts'
+import { parseJsonBody } from './validate.ts'
+
+/**
+ * The one handler of every relayed client protocol (Chat Completions, Responses, Messages, generateContent), in one
+ * order: read the body, authenticate, decode, relay, answer; any failure funnelled and rendered in the protocol's
+ * shape. The protocol supplies only its own pieces (client-protocol.ts).
+ */
+export function defineProtocol(protocol: ClientProtocol): ProtocolHandler {
+  return (services, request) => relayRequest(protocol, services, request)
+}
+
+async function relayRequest(protocol: ClientProtocol, services: Services, request: Request): Promise<Response> {
+  const requestId = newRequestId()
+  try {
+    // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
+    const text = await request.text()
+    const key = await authenticate(services.keys, protocol.readSecret(request))
+    const exchange = protocol.decode(parseJsonBody(text), text, request, requestId)
+    const scope = AbortScope.of(request)
+    const result = await services.relay.run({
+      key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
+    })
+    return answer(protocol, exchange, result, requestId, scope)
+  } catch (error) {
+    return failResponse(protocol, services.logger, error, request, requestId)
+  }
+}
+
+/**
+ * A relay result as the HTTP response: a whole answer is already the client's bytes (encoded, and billed, by the
+ * relay), a forwarded stream goes as it came, an IR stream through the protocol's stream encoder.
+ */
+function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResult, requestId: string, scope: AbortScope): Response {
+  const headers = protocol.answerHeaders(requestId, result.rateLimit)
+  switch (result.kind) {
+    case 'whole':
+      headers['content-type'] = protocol.wholeContentType
+      return new Response(result.body, { headers })
+    case 'raw-stream':
+      return rawStreamResponse(result.body, Object.assign(headers, sseHeaders))
+    case 'stream':
+      Object.assign(headers, sseHeaders)
+      if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
+      return streamResponse(exchange.encodeStream(result.events), headers, () => scope.end())
+  }
+}
