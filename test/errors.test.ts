@@ -144,8 +144,9 @@ describe('models', () => {
 })
 
 describe('the model endpoints answer alike through Bun\'s own routes and through Elysia', () => {
-  // gateway.ts hands these POST paths to Bun.serve's native router; createApp mounts the same handlers in Elysia.
-  // Whichever of the two a request reaches, the client must see the same answer.
+  // gateway.ts hands the protocol route table (protocols/routes.ts) to Bun.serve's native router; createApp mounts the
+  // same table in Elysia. Whichever of the two a request reaches, the client must see the same answer — and the one
+  // GET /v1/models route must pick the same protocol by the request's headers in both.
   const cases: [string, string, Record<string, string>, string | undefined][] = [
     ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })],
     ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, '{not json'],
@@ -154,19 +155,52 @@ describe('the model endpoints answer alike through Bun\'s own routes and through
     ['POST', '/v1/responses', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'fails-400', input: 'hi' })],
     ['GET', '/v1/chat/completions', { authorization: 'Bearer KEY' }, undefined],
     ['PUT', '/v1/messages', { 'x-api-key': 'KEY' }, '{}'],
+    ['GET', '/v1/models', { authorization: 'Bearer KEY' }, undefined],
+    ['GET', '/v1/models?limit=1', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, undefined],
+    ['GET', '/v1/models/mock-1', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, undefined],
+    ['GET', '/v1/models', { 'x-goog-api-key': 'KEY' }, undefined],
+    ['GET', '/v1/models/mock-2', { 'x-goog-api-key': 'KEY' }, undefined],
+    ['GET', '/v1/models/mock-1', { authorization: 'Bearer KEY' }, undefined],
+    ['POST', '/v1beta/models/mock-1:generateContent', { 'x-goog-api-key': 'KEY' }, JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] })],
+    ['POST', '/v1/models/mock-1:countTokens', { 'x-goog-api-key': 'KEY' }, JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] })],
+    ['POST', '/v1/messages/count_tokens', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, JSON.stringify({ model: 'mock-1', messages: hello })],
+    ['DELETE', '/v1/responses/resp_1', { authorization: 'Bearer KEY' }, undefined],
   ]
   for (const [method, path, headers, body] of cases) {
-    test(`${method} ${path}${body === '{not json' ? ' (bad JSON)' : ''}${headers.authorization || headers['x-api-key'] ? '' : ' (no key)'}`, async () => {
+    const client = headers['anthropic-version'] ? ' (Anthropic)' : headers['x-goog-api-key'] ? ' (Gemini)' : ''
+    test(`${method} ${path}${client}${body === '{not json' ? ' (bad JSON)' : ''}${headers.authorization || headers['x-api-key'] || headers['x-goog-api-key'] ? '' : ' (no key)'}`, async () => {
       const init = () => ({ method, body, headers: { 'content-type': 'application/json', ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('KEY', gateway.key)])) } })
       const served = await fetch(gateway.url + path, init())
       const handled = await createApp(gateway.gateway.services).handle(new Request(`http://gateway${path}`, init()))
       expect(served.status).toBe(handled.status)
+      expect(served.headers.has('x-request-id') || served.headers.has('request-id')).toBe(handled.headers.has('x-request-id') || handled.headers.has('request-id'))
       // Ids and timestamps differ per request; the shape and the messages must not.
-      const scrub = (text: string) => text.replace(/"(id|request_id|created|created_at)":\s*("[^"]*"|\d+)/g, '"$1":0').replace(/(req|chatcmpl|msg|resp)_[A-Za-z0-9]+/g, '$1_')
+      const scrub = (text: string) => text.replace(/"(id|request_id|created|created_at)":\s*("[^"]*"|\d+)/g, '"$1":0').replace(/"responseId":\s*"[^"]*"/g, '"responseId":0').replace(/(req|chatcmpl|msg|resp)_[A-Za-z0-9]+/g, '$1_')
       expect(scrub(await served.text())).toBe(scrub(await handled.text()))
       expect(served.headers.get('content-type')).toBe(handled.headers.get('content-type'))
     })
   }
+})
+
+describe('GET /v1/models is one route that answers in the shape of the client\'s protocol', () => {
+  const list = (headers: Record<string, string>, query = '') => fetch(`${gateway.baseUrl}/models${query}`, { headers }).then((response) => response.json() as Promise<Record<string, unknown>>)
+
+  test('OpenAI by default, Anthropic with anthropic-version, Gemini with a Google key', async () => {
+    const first = (body: Record<string, unknown>, field: string) => (body[field] as unknown[])[0]
+    const openAi = await list({ authorization: `Bearer ${gateway.key}` })
+    expect(openAi.object).toBe('list')
+    expect(first(openAi, 'data')).toMatchObject({ id: 'mock-1', object: 'model' })
+    const anthropic = await list({ 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' })
+    expect(anthropic.has_more).toBe(false)
+    expect(first(anthropic, 'data')).toMatchObject({ type: 'model', id: 'mock-1' })
+    expect(first(await list({ 'x-goog-api-key': gateway.key }), 'models')).toMatchObject({ name: 'models/mock-1' })
+    expect(first(await list({}, `?key=${gateway.key}`), 'models')).toMatchObject({ name: 'models/mock-1' })
+  })
+
+  test('each protocol refuses a missing key in its own words', async () => {
+    expect(await list({ 'anthropic-version': '2023-06-01' })).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
+    expect(await list({})).toMatchObject({ error: { type: 'authentication_error', code: 'missing_api_key' } })
+  })
 })
 
 describe('upstream failures are 5xx and never billed', () => {
