@@ -4,14 +4,22 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
 
+/** Who hears how a streamed answer ends early: one object per stream (its methods are not closures). */
+export interface StreamWatch {
+  /** The client went away: abort the upstream at once. */
+  cancel(): void
+  /** Producing the chunks threw (an encoder's bug): it must be logged, the client only sees the stream cut. */
+  fail(error: unknown): void
+}
+
 /**
- * Stream text chunks as they are produced. When the client goes away the stream is cancelled: `onCancel`
+ * Stream text chunks as they are produced. When the client goes away the stream is cancelled: `watch.cancel`
  * aborts the upstream at once (the generator itself may be parked on an upstream read), then the generator is
  * closed so its `finally` blocks settle the bill.
  *
  * A direct stream (direct-stream.ts): each chunk is written and flushed as it comes.
  */
-export function streamResponse(chunks: AsyncIterable<string>, headers: Record<string, string>, onCancel: () => void): Response {
+export function streamResponse(chunks: AsyncIterable<string>, headers: Record<string, string>, watch: StreamWatch): Response {
   const iterator = chunks[Symbol.asyncIterator]()
   let cancelled = false
   const body = directStream({
@@ -26,12 +34,14 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
         }
         if (!cancelled) controller.close()
       } catch (error) {
-        if (!cancelled) controller.close(error as Error)
+        if (cancelled) return
+        watch.fail(error)
+        controller.close(error as Error)
       }
     },
     async cancel() {
       cancelled = true
-      onCancel()
+      watch.cancel()
       await iterator.return?.(undefined)
     },
   })

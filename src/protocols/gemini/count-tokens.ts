@@ -12,7 +12,7 @@ import { modelPathOf, splitModelPath } from './model-path.ts'
  * `{contents}` or `{generateContentRequest}`, as the API takes either.
  */
 export async function countGeminiTokens(services: Services, key: Caller, request: Request, text: string): Promise<Response> {
-  const { model } = splitModelPath(modelPathOf(request))
+  const { model } = splitModelPath(modelPathOf(new URL(request.url)))
   const body = parseJsonBody(text)
   services.relay.resolveModel(key, model)
   const inner = body.generateContentRequest ?? body.generate_content_request

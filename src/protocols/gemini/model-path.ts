@@ -4,8 +4,8 @@ import { GatewayError } from '../../core/errors.ts'
  * What follows `/models/` in a Gemini path (`gemini-2.5-flash:generateContent`), still URL-encoded; '' for the list.
  * Elysia and Bun cannot route `{model}:{method}` in one segment, so one wildcard route per version leaves it to this.
  */
-export function modelPathOf(request: Request): string {
-  const path = new URL(request.url).pathname
+export function modelPathOf(url: URL): string {
+  const path = url.pathname
   const at = path.indexOf('/models/')
   return at === -1 ? '' : path.slice(at + '/models/'.length)
 }

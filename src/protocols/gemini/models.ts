@@ -26,9 +26,10 @@ function describeModel(model: ModelConfig) {
  * (`pageSize`, an opaque `pageToken`); GET …/models/{model}: 404 for an unknown model, 403 for one the key may not use.
  */
 export function answerGeminiModels(services: Services, key: Caller, request: Request): Response {
-  const rest = modelPathOf(request)
+  const url = new URL(request.url)
+  const rest = modelPathOf(url)
   if (rest !== '') return jsonResponse(describeModel(services.relay.resolveModel(key, readModel(rest))))
-  const query = new URL(request.url).searchParams
+  const query = url.searchParams
   const size = optionalNumber(query.has('pageSize') ? Number(query.get('pageSize')) : undefined, 'pageSize', { min: 1, integer: true }) ?? 50
   const token = query.get('pageToken') || '0'
   const offset = Number(token)

@@ -50,10 +50,11 @@ export const geminiGenerate: ClientProtocol = {
   name: 'gemini',
   readSecret: readGeminiSecret,
   decode(body, text, request, requestId) {
-    const { model, method } = splitModelPath(modelPathOf(request))
+    const url = new URL(request.url)
+    const { model, method } = splitModelPath(modelPathOf(url))
     if (method !== 'generateContent' && method !== 'streamGenerateContent') throw unknownMethod(method)
     const stream = method === 'streamGenerateContent'
-    const sse = new URL(request.url).searchParams.get('alt') === 'sse'
+    const sse = url.searchParams.get('alt') === 'sse'
     return new GenerateExchange(decodeGeminiRequest(body, model, stream), text, body, method, sse, requestId.slice(4))
   },
   answerHeaders: (requestId) => ({ 'x-request-id': requestId }),

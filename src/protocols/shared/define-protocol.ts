@@ -1,12 +1,15 @@
 import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { authenticate } from '../../edge/auth.ts'
-import { rawStreamResponse, streamResponse } from '../../edge/respond.ts'
+import { rawStreamResponse, streamResponse, type StreamWatch } from '../../edge/respond.ts'
+import type { Logger } from '../../core/logger.ts'
+import { reportFailure } from '../../core/report-failure.ts'
 import type { Services } from '../../edge/services.ts'
 import { AbortScope } from '../../relay/abort-scope.ts'
 import type { RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
+import { routeOf } from './route-of.ts'
 import { parseJsonBody } from './validate.ts'
 
 /**
@@ -29,7 +32,9 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
     })
-    return answer(protocol, exchange, result, requestId, scope)
+    // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
+    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId) : undefined
+    return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     return failResponse(protocol, services.logger, error, request, requestId)
   }
@@ -39,7 +44,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
  * A relay result as the HTTP response: a whole answer is already the client's bytes (encoded, and billed, by the
  * relay), a forwarded stream goes as it came, an IR stream through the protocol's stream encoder.
  */
-function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResult, requestId: string, scope: AbortScope): Response {
+function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResult, requestId: string, watcher: StreamWatcher | undefined): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
     case 'whole':
@@ -50,6 +55,19 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResul
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream(result.events), headers, () => scope.end())
+      return streamResponse(exchange.encodeStream(result.events), headers, watcher!)
+  }
+}
+
+/** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
+class StreamWatcher implements StreamWatch {
+  constructor(private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string) {}
+
+  cancel(): void {
+    this.scope.end()
+  }
+
+  fail(error: unknown): void {
+    reportFailure(this.logger, error, { request_id: this.requestId, route: routeOf(this.request) })
   }
 }
