@@ -5,8 +5,6 @@ import { countMessageTokens } from './count-tokens.ts'
 import { answerAnthropicModels } from './models.ts'
 import { anthropicMessages } from './protocol.ts'
 
-export const protocolName = anthropicMessages.name
-
 export const createMessage = defineProtocol(anthropicMessages)
 
 const countTokens = defineEndpoint(anthropicMessages, countMessageTokens)

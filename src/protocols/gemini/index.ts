@@ -6,8 +6,6 @@ import { countGeminiTokens } from './count-tokens.ts'
 import { answerGeminiModels } from './models.ts'
 import { geminiGenerate } from './protocol.ts'
 
-export const protocolName = geminiGenerate.name
-
 export const generateContent = defineProtocol(geminiGenerate)
 
 const countTokens = defineEndpoint(geminiGenerate, countGeminiTokens)

@@ -4,8 +4,6 @@ import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { listOpenAiModels } from './models.ts'
 import { openAiChat } from './protocol.ts'
 
-export const protocolName = openAiChat.name
-
 export const completeChat = defineProtocol(openAiChat)
 
 /** GET /v1/models for OpenAI clients (routes.ts picks the protocol by the request's headers). */

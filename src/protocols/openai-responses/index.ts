@@ -7,8 +7,6 @@ import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { openAiResponses } from './protocol.ts'
 import { responseNotStored } from './stateless.ts'
 
-export const protocolName = openAiResponses.name
-
 export const createResponse = defineProtocol(openAiResponses)
 
 /** Retrieval and deletion need stored responses; say plainly that there are none, after checking the key. */
