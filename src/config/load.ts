@@ -144,7 +144,7 @@ function parseTimeouts(value: unknown, field: string): Timeouts {
 
 function parseModel(item: unknown, field: string, providers: Set<string>): ModelConfig {
   const fields = readObject(item, field)
-  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by', 'allow'], field)
+  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by', 'allow', 'reasoning'], field)
   const id = readString(fields.id, `${field}.id`)
   let routes: RouteConfig[]
   if (fields.routes !== undefined) {
@@ -163,6 +163,7 @@ function parseModel(item: unknown, field: string, providers: Set<string>): Model
     maxOutputTokens,
     contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
     ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
+    reasoning: readBoolean(fields.reasoning, `${field}.reasoning`, false),
     allow: readList(fields.allow, `${field}.allow`).map((value, index) => readFeature(value, `${field}.allow[${index}]`)),
   }
 }

@@ -39,6 +39,8 @@ export interface ModelConfig {
   maxOutputTokens: number
   contextWindow?: number
   ownedBy: string
+  /** A model that thinks before it answers (hidden reasoning tokens): a client leaving does not stop its answer. */
+  reasoning: boolean
   /** Paid upstream features (server tools, priority tiers…) this model's requests may use: `allow:` in the config. */
   allow: PaidFeature[]
 }

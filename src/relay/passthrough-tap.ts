@@ -22,6 +22,8 @@ export class PassthroughTap {
   private readonly chunks: AsyncGenerator<Uint8Array>
   private readonly pending: Uint8Array[] = []
   private ended = false
+  /** The client cancelled: nothing more is sent (a read may still be running, for a request that reads on). */
+  private leaving = false
   /** An error the upstream reported in the stream itself. */
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
@@ -30,7 +32,7 @@ export class PassthroughTap {
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(
     body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
-    private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError'>,
+    private readonly call: Pick<RelayCall, 'dropRawEvent' | 'encodeRawError' | 'scope'>,
   ) {
     this.decoder = body.decoder
     this.chunks = body.chunks
@@ -65,7 +67,7 @@ export class PassthroughTap {
         try {
           while (true) {
             while (this.pending.length === 0 && !this.ended) await this.readNext()
-            if (finished) return // the client left while a read was pending
+            if (finished || this.leaving) return // the client left while a read was pending
             const sent = sendNow(controller, ...this.pending.splice(0))
             if (sent) await sent // no extra tick unless the client is slow
             if (this.ended) break
@@ -73,7 +75,7 @@ export class PassthroughTap {
           controller.close()
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
         } catch (error) {
-          if (finished) return // the client left while a read was pending; that read's failure is ours alone
+          if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
           if (this.call.encodeRawError) {
@@ -84,12 +86,26 @@ export class PassthroughTap {
         }
       },
       cancel: async () => {
+        this.leaving = true
+        if (this.call.scope.readsOn) await this.readOn()
         // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
         // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
         await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
         void this.chunks.return(undefined)
       },
     })
+  }
+
+  /** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */
+  async readOn(): Promise<void> {
+    try {
+      while (!this.ended) {
+        await this.readNext()
+        this.pending.length = 0
+      }
+    } catch {
+      // The upstream failed or one of its timers ended the attempt: the bill is what was seen.
+    }
   }
 
   private async readNext(): Promise<void> {
@@ -102,6 +118,7 @@ export class PassthroughTap {
       // of its own: the client gets ours rather than a silent cut.
       if (this.failure && !relayedError && this.call.encodeRawError) this.pending.push(encoder.encode(this.call.encodeRawError(this.failure)))
       this.ended = true
+      if (!this.failure) this.meter.ended = true
       return
     }
     if (!this.call.dropRawEvent) this.pending.push(next.value)

@@ -16,7 +16,7 @@ import { outcomeOf } from './outcome.ts'
 import { worstCaseCost } from '../core/pricing.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
-import { inputBoundOn, refuseUnpricedFeatures } from './request-bounds.ts'
+import { inputBoundOn, readsOnAfterClientLeaves, refuseUnpricedFeatures } from './request-bounds.ts'
 
 export interface RelayDeps {
   config: Config
@@ -73,7 +73,9 @@ export class Relay {
     let permit: Permit
     let worstCase: number
     try {
-      plan = this.planner.plan(this.resolveModel(call.key, call.request.model))
+      const model = this.resolveModel(call.key, call.request.model)
+      if (readsOnAfterClientLeaves(model, call.request)) call.scope.readOnAfterClientLeaves()
+      plan = this.planner.plan(model)
       refuseUnpricedFeatures(call.request, plan)
       worstCase = worstCaseOf(call, plan)
       permit = this.admit(call)

@@ -34,3 +34,14 @@ export function inputBoundOn(request: ChatRequest, bodyBytes: number, model: Mod
   }
   return model.contextWindow ? Math.min(bodyBytes, model.contextWindow) : bodyBytes
 }
+
+/**
+ * A reasoning model, or a request that asks for thinking, spends hidden tokens that only the upstream's final report
+ * counts: such a request reads on after its client leaves (abort-scope.ts), so leaving just before the end cannot
+ * avoid paying for them. Other requests stop the upstream at once and pay for what was produced.
+ */
+export function readsOnAfterClientLeaves(model: ModelConfig, request: ChatRequest): boolean {
+  if (model.reasoning) return true
+  const reasoning = request.reasoning
+  return reasoning !== undefined && reasoning.budgetTokens !== 0 && reasoning.effort !== 'minimal'
+}
