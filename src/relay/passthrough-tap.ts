@@ -68,12 +68,18 @@ export class PassthroughTap {
           while (true) {
             while (this.pending.length === 0 && !this.ended) await this.readNext()
             if (finished || this.leaving) return // the client left while a read was pending
+            // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
+            // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
+            if (this.ended || this.meter.finishReason !== undefined) break
             const sent = sendNow(controller, ...this.pending.splice(0))
             if (sent) await sent // no extra tick unless the client is slow
-            if (this.ended) break
           }
-          controller.close()
+          while (!this.ended) await this.readNext()
+          if (finished || this.leaving) return
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
+          if (this.leaving) return
+          sendNow(controller, ...this.pending.splice(0))
+          controller.close()
         } catch (error) {
           if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)

@@ -171,7 +171,7 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
 function endAttempt(
   context: AttemptContext, target: Target, route: string, ticket: RouteTicket, meter: Meter, upstream: AbortController,
   attempts: number, outcome: Omit<Outcome, 'usage'>,
-): void | Promise<void> {
+): Promise<void> {
   // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
   if (outcome.status !== 200) upstream.abort()
   report(context, route, ticket, outcome)
@@ -180,7 +180,7 @@ function endAttempt(
   // its end, else the report so far and at least the estimate of the text produced.
   const usage = meter.usage(context.call.request, meter.ended)
   if (usage instanceof Promise) return usage.then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
-  context.settlement.settle(target, { ...outcome, usage }, attempts)
+  return context.settlement.settle(target, { ...outcome, usage }, attempts)
 }
 
 /** Tell the circuit breaker and the metrics how an attempt went. */

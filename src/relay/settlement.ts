@@ -8,6 +8,8 @@ import type { Metrics } from './metrics.ts'
 import { costOf } from '../core/pricing.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
+const alreadySettled = Promise.resolve()
+
 /** The end of one client request: called once with the target that served it (if any) and how it ended. */
 export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void
 
@@ -34,17 +36,21 @@ export class Settlement {
     private readonly permit: Permit, private readonly started: number,
   ) {}
 
-  /** The request is over: `target` served it (if any route did), `outcome` says how it ended. */
-  settle(target: Target | undefined, outcome: Outcome, attempts: number): void {
-    if (this.settled) return
+  /**
+   * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
+   * is committed (the ledger's group commit): an answer's last bytes wait for it.
+   */
+  settle(target: Target | undefined, outcome: Outcome, attempts: number): Promise<void> {
+    if (this.settled) return alreadySettled
     this.settled = true
+    let committed = alreadySettled
     const { deps, call } = this
     const usage = outcome.usage
     const cost = usage && target ? costOf(usage, target.model.price) : 0
     const latencyMs = Math.round(performance.now() - this.started)
     const model = target?.model.id ?? call.request.model
     try {
-      deps.ledger.settle(this.hold, {
+      committed = deps.ledger.settle(this.hold, {
         requestId: call.requestId,
         accountId: call.key.accountId,
         keyId: call.key.id,
@@ -76,5 +82,6 @@ export class Settlement {
     } finally {
       deps.finished(call.scope)
     }
+    return committed
   }
 }
