@@ -119,7 +119,8 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
       expect((await setup.gateway.settled()).balance).toBe(before.balance)
     })
 
-    test(`an upstream failing mid-stream (${path}) ends the stream with an error event the SDK throws`, async () => {
+    test(`an upstream failing mid-stream (${path}) ends the stream with an error event the SDK throws, and the text sent is paid for`, async () => {
+      const before = await setup.gateway.settled()
       const stream = client.messages.stream({ model: `claude-${path}-midstream`, max_tokens: 10, messages: hi })
       let text = ''
       stream.on('text', (delta) => { text += delta })
@@ -127,6 +128,11 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
       expect(error).toBeInstanceOf(Anthropic.APIError)
       expect(error.type).toBe('overloaded_error')
       expect(text).toBe('Hello')
+      // The bill is settled as the stream ends, just after the client read the error event.
+      let after = await setup.gateway.settled()
+      for (let tries = 0; after.balance === before.balance && tries < 50; tries++) after = (await Bun.sleep(20), await setup.gateway.settled())
+      expect(after.balance).toBeLessThan(before.balance)
+      expect(after.reserved).toBe(0)
     })
   }
 })

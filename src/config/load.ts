@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
+import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
 import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
@@ -143,7 +144,7 @@ function parseTimeouts(value: unknown, field: string): Timeouts {
 
 function parseModel(item: unknown, field: string, providers: Set<string>): ModelConfig {
   const fields = readObject(item, field)
-  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by'], field)
+  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by', 'allow', 'reasoning'], field)
   const id = readString(fields.id, `${field}.id`)
   let routes: RouteConfig[]
   if (fields.routes !== undefined) {
@@ -162,7 +163,16 @@ function parseModel(item: unknown, field: string, providers: Set<string>): Model
     maxOutputTokens,
     contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
     ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
+    reasoning: readBoolean(fields.reasoning, `${field}.reasoning`, false),
+    allow: readList(fields.allow, `${field}.allow`).map((value, index) => readFeature(value, `${field}.allow[${index}]`)),
   }
+}
+
+/** A paid upstream feature the operator lets this model's requests use (billed at the token price only). */
+function readFeature(value: unknown, field: string): PaidFeature {
+  const name = readString(value, field)
+  if (!(paidFeatures as readonly string[]).includes(name)) throw new ConfigError(field, `must be one of ${paidFeatures.join(', ')}`)
+  return name as PaidFeature
 }
 
 function parseRoute(item: unknown, field: string, modelId: string, providers: Set<string>): RouteConfig {

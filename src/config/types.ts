@@ -1,4 +1,5 @@
 import type { Price } from '../core/pricing.ts'
+import type { PaidFeature } from '../core/paid-features.ts'
 
 export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'mock'
 
@@ -38,6 +39,10 @@ export interface ModelConfig {
   maxOutputTokens: number
   contextWindow?: number
   ownedBy: string
+  /** A model that thinks before it answers (hidden reasoning tokens): a client leaving does not stop its answer. */
+  reasoning: boolean
+  /** Paid upstream features (server tools, priority tiers…) this model's requests may use: `allow:` in the config. */
+  allow: PaidFeature[]
 }
 
 export interface RoutingConfig {

@@ -2,6 +2,7 @@
  * The internal format (IR) every client protocol decodes into and every upstream provider encodes from.
  * No vendor JSON crosses this line: the relay, metering and billing only ever see these types.
  */
+import type { PaidFeatureUse } from './paid-features.ts'
 
 /** A piece of a message. Tool calls and results are parts, so one message can hold text and calls together. */
 export type ContentPart =
@@ -56,6 +57,13 @@ export interface ChatRequest {
   reasoning?: { effort?: 'minimal' | 'low' | 'medium' | 'high'; budgetTokens?: number; include?: boolean }
   user?: string
   seed?: number
+  /**
+   * The first part that references content by URL or file id (an image URL, a Gemini fileUri, a PDF URL): its size,
+   * and so its input tokens, cannot be bounded by the body's bytes. The field path, for messages.
+   */
+  externalContent?: string
+  /** Paid upstream features the request asks for (core/paid-features.ts); absent when none. */
+  paidFeatures?: PaidFeatureUse[]
 }
 
 /**

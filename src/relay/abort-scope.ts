@@ -31,6 +31,8 @@ export class AbortScope {
   private current: AbortController | undefined
 
   private watch: ReturnType<typeof setTimeout> | undefined
+  /** A client leaving does not stop the attempt in progress (readOnAfterClientLeaves). */
+  private readOn = false
 
   /** A scope that ends when Bun aborts the request's signal (its connection closed), watched from clientWatchDelayMs on. */
   static of(request: Request): AbortScope {
@@ -58,11 +60,30 @@ export class AbortScope {
     return this.reason?.code === 'client_closed'
   }
 
+  /**
+   * A reasoning answer's hidden tokens are reported only at its end: were the upstream stopped when the client
+   * leaves, the bill could only be the visible text's estimate. So for such a request the attempt in progress reads
+   * on to the upstream's usage report (bounded by its own timers and the hold); no new attempt starts.
+   */
+  readOnAfterClientLeaves(): void {
+    this.readOn = true
+  }
+
+  /** The client has left and the attempt in progress reads on to its end, for the bill. */
+  get readsOn(): boolean {
+    return this.readOn && this.clientGone
+  }
+
   /** End the request: abort what is in progress, and every attempt after it, with `reason`. */
   end(reason: GatewayError = clientClosed()): void {
-    if (this.reason) return
+    const readingOn = this.readOn && reason.code === 'client_closed'
+    if (this.reason) {
+      // A request reading on after its client left is still ended by a shutdown past its deadline.
+      if (this.readsOn && !readingOn) this.current?.abort(reason)
+      return
+    }
     this.reason = reason
-    this.current?.abort(reason)
+    if (!readingOn) this.current?.abort(reason)
   }
 
   /** The controller of the next attempt (or wait); it replaces the previous one as the one in progress. */

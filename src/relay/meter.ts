@@ -11,6 +11,8 @@ export class Meter {
   finishReason: FinishReason | undefined
   /** True once any answer content has been seen. */
   sawOutput = false
+  /** The answer was read to its natural end (a whole body, or a stream's last event with no error): its report is final. */
+  ended = false
 
   /** The answer has begun: from here on bytes may reach the client, so the request can no longer be retried. */
   get begun(): boolean {
@@ -43,6 +45,7 @@ export class Meter {
   observeResponse(response: ChatResponse): void {
     for (const part of response.content) this.produced += partText(part)
     this.sawOutput = response.content.length > 0
+    this.ended = true
     this.reported = response.usage
     this.finishReason = response.finishReason
   }

@@ -1,6 +1,7 @@
 import type { Provider, Target } from '../core/provider.ts'
 import { toGatewayError } from '../core/errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
+import type { AbortScope } from './abort-scope.ts'
 import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'
 import { PassthroughTap } from './passthrough-tap.ts'
@@ -30,7 +31,7 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
       meter.observeResponse(response)
       return { kind: 'raw', body }
     }
-    const tap = new PassthroughTap(answer.readStream(), meter, codec)
+    const tap = new PassthroughTap(answer.readStream(), meter, codec, call.scope)
     await tap.prime()
     return { kind: 'raw-stream', tap }
   }
@@ -69,15 +70,22 @@ async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Pr
 
 /**
  * The rest of a begun stream, metered; `end` runs once, however the stream ends (finished, failed, or the client
- * leaving — which aborts the upstream, so a read parked on it rejects and this generator unwinds at once).
+ * leaving — which aborts the upstream, so a read parked on it rejects and this generator unwinds at once; unless
+ * the request reads on after its client left (abort-scope.ts), when the rest is read, unsent, for its usage report).
  */
-export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>): AsyncGenerator<StreamEvent> {
+export async function* meterEvents(
+  head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, scope: AbortScope,
+  end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>,
+): AsyncGenerator<StreamEvent> {
   let outcome: Omit<Outcome, 'usage'> = { status: 499, errorType: 'client_closed' }
   try {
     yield* head
     while (true) {
       const next = await events.next()
-      if (next.done) break
+      if (next.done) {
+        meter.ended = true
+        break
+      }
       meter.observe(next.value)
       if (next.value.type === 'error') {
         outcome = outcomeOf(next.value.error)
@@ -94,6 +102,24 @@ export async function* meterEvents(head: StreamEvent[], events: AsyncIterator<St
       yield { type: 'error', error: failure }
     }
   } finally {
+    if (outcome.status === 499 && scope.readsOn) await readOn(events, meter)
     await end(outcome)
+  }
+}
+
+/** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */
+export async function readOn(events: AsyncIterator<StreamEvent>, meter: Meter): Promise<void> {
+  try {
+    while (true) {
+      const next = await events.next()
+      if (next.done) {
+        meter.ended = true
+        return
+      }
+      meter.observe(next.value)
+      if (next.value.type === 'error') return
+    }
+  } catch {
+    // The upstream failed or one of its timers ended the attempt: the bill is what was seen.
   }
 }

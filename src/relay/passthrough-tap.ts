@@ -2,6 +2,7 @@ import type { StreamDecoder } from '../core/provider.ts'
 import { directStream, sendNow } from '../core/direct-stream.ts'
 import { type GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
+import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
 import type { AnswerCodec, Outcome } from './types.ts'
 import { formatSse, SseParser, type SseEvent } from '../core/sse.ts'
@@ -22,6 +23,8 @@ export class PassthroughTap {
   private readonly chunks: AsyncGenerator<Uint8Array>
   private readonly pending: Uint8Array[] = []
   private ended = false
+  /** The client cancelled: nothing more is sent (a read may still be running, for a request that reads on). */
+  private leaving = false
   /** An error the upstream reported in the stream itself. */
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
@@ -30,7 +33,7 @@ export class PassthroughTap {
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(
     body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
-    private readonly codec: AnswerCodec,
+    private readonly codec: AnswerCodec, private readonly scope: AbortScope,
   ) {
     this.decoder = body.decoder
     this.chunks = body.chunks
@@ -65,15 +68,21 @@ export class PassthroughTap {
         try {
           while (true) {
             while (this.pending.length === 0 && !this.ended) await this.readNext()
-            if (finished) return // the client left while a read was pending
+            if (finished || this.leaving) return // the client left while a read was pending
+            // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
+            // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
+            if (this.ended || this.meter.finishReason !== undefined) break
             const sent = sendNow(controller, ...this.pending.splice(0))
             if (sent) await sent // no extra tick unless the client is slow
-            if (this.ended) break
           }
-          controller.close()
+          while (!this.ended) await this.readNext()
+          if (finished || this.leaving) return
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
+          if (this.leaving) return
+          sendNow(controller, ...this.pending.splice(0))
+          controller.close()
         } catch (error) {
-          if (finished) return // the client left while a read was pending; that read's failure is ours alone
+          if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
           if (this.codec.encodeRawError) {
@@ -84,12 +93,26 @@ export class PassthroughTap {
         }
       },
       cancel: async () => {
+        this.leaving = true
+        if (this.scope.readsOn) await this.readOn()
         // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
         // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
         await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
         void this.chunks.return(undefined)
       },
     })
+  }
+
+  /** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */
+  async readOn(): Promise<void> {
+    try {
+      while (!this.ended) {
+        await this.readNext()
+        this.pending.length = 0
+      }
+    } catch {
+      // The upstream failed or one of its timers ended the attempt: the bill is what was seen.
+    }
   }
 
   private async readNext(): Promise<void> {
@@ -102,6 +125,7 @@ export class PassthroughTap {
       // of its own: the client gets ours rather than a silent cut.
       if (this.failure && !relayedError && this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
       this.ended = true
+      if (!this.failure) this.meter.ended = true
       return
     }
     if (!this.codec.dropRawEvent) this.pending.push(next.value)

@@ -16,6 +16,7 @@ import { outcomeOf } from './outcome.ts'
 import { worstCaseCost } from '../core/pricing.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
+import { inputBoundOn, readsOnAfterClientLeaves, refuseUnpricedFeatures } from './request-bounds.ts'
 
 export interface RelayDeps {
   config: Config
@@ -70,8 +71,13 @@ export class Relay {
     const started = performance.now()
     let plan: readonly Target[]
     let permit: Permit
+    let worstCase: number
     try {
-      plan = this.planner.plan(this.resolveModel(call.key, call.request.model))
+      const model = this.resolveModel(call.key, call.request.model)
+      if (readsOnAfterClientLeaves(model, call.request)) call.scope.readOnAfterClientLeaves()
+      plan = this.planner.plan(model)
+      refuseUnpricedFeatures(call.request, plan)
+      worstCase = worstCaseOf(call, plan)
       permit = this.admit(call)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
@@ -79,7 +85,7 @@ export class Relay {
     }
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
-    const placed = this.placeHold(call, plan, permit)
+    const placed = this.placeHold(call, worstCase, permit)
     const hold = placed instanceof Promise ? await placed : placed
     const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
     try {
@@ -135,17 +141,7 @@ export class Relay {
     }
   }
 
-  /** Hold the most the request can cost on any model it may end up on (a fallback may be dearer). */
-  private placeHold(call: RelayCall, plan: readonly Target[], permit: Permit): Hold | Promise<Hold> {
-    let amount = 0
-    let priced: ModelConfig | undefined
-    for (const { model } of plan) {
-      if (model === priced) continue // a model's routes are next to each other in the plan
-      priced = model
-      const inputBound = model.contextWindow ? Math.min(call.inputBound, model.contextWindow) : call.inputBound
-      const outputBound = Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens)
-      amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
-    }
+  private placeHold(call: RelayCall, amount: number, permit: Permit): Hold | Promise<Hold> {
     try {
       const placed = this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
       return placed instanceof Promise ? placed.catch((error) => this.refuseHold(call, permit, error)) : placed
@@ -167,4 +163,18 @@ export class Relay {
     this.active.delete(scope)
     if (this.active.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
+}
+
+/** The most the request can cost on any model it may end up on (a fallback may be dearer): what its hold reserves. */
+function worstCaseOf(call: RelayCall, plan: readonly Target[]): number {
+  let amount = 0
+  let priced: ModelConfig | undefined
+  for (const { model } of plan) {
+    if (model === priced) continue // a model's routes are next to each other in the plan
+    priced = model
+    const inputBound = inputBoundOn(call.request, call.inputBound, model)
+    const outputBound = Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens)
+    amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
+  }
+  return amount
 }

@@ -1,6 +1,6 @@
 import type { RoutingConfig } from '../config/types.ts'
 import type { Provider, Target } from '../core/provider.ts'
-import { meterEvents, openAttempt, type OpenedAttempt } from './open-attempt.ts'
+import { meterEvents, openAttempt, type OpenedAttempt, readOn } from './open-attempt.ts'
 import type { CircuitBreaker, RouteTicket } from './circuit-breaker.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import type { ChatResponse, Usage } from '../core/ir.ts'
@@ -120,6 +120,13 @@ class AttemptFailure {
 }
 
 const finished: Omit<Outcome, 'usage'> = Object.freeze({ status: 200 })
+const clientLeft: Omit<Outcome, 'usage'> = Object.freeze({ status: 499, errorType: 'client_closed' })
+
+/** Read an opened answer to its end without sending it (a whole answer is read already). */
+async function readUnsent(opened: OpenedAttempt, meter: Meter): Promise<void> {
+  if (opened.kind === 'raw-stream') return opened.tap.readOn()
+  if (opened.kind === 'stream') return readOn(opened.events, meter)
+}
 
 async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<RelayResult | AttemptFailure> {
   const { call } = context
@@ -137,6 +144,13 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
     return new AttemptFailure(failure, failure.status === 499 ? await meter.usage(call.request, false) : undefined)
   }
+  // A reasoning request whose client left while its answer was being opened: nobody will read the answer, but it is
+  // read to its end, unsent, so that its hidden tokens are billed from the upstream's report.
+  if (call.scope.readsOn) {
+    await readUnsent(opened, meter)
+    await endAttempt(context, target, route, ticket, meter, upstream, attempts, clientLeft)
+    return new AttemptFailure(clientClosed())
+  }
   // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here,
   // written in the client's wire format before it is settled, so that what is billed is what the client gets; a
   // stream ends when it is read to its end or dropped, so only a stream needs `end` as a closure.
@@ -152,7 +166,7 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
     return { kind: 'whole', body, target }
   }
   const end = (outcome: Omit<Outcome, 'usage'>) => endAttempt(context, target, route, ticket, meter, upstream, attempts, outcome)
-  if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, end), target }
+  if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, call.scope, end), target }
   return { kind: 'raw-stream', body: opened.tap.toStream(end), target }
 }
 
@@ -172,15 +186,16 @@ function encodeWhole(codec: RelayCall['codec'], response: ChatResponse): string 
 function endAttempt(
   context: AttemptContext, target: Target, route: string, ticket: RouteTicket, meter: Meter, upstream: AbortController,
   attempts: number, outcome: Omit<Outcome, 'usage'>,
-): void | Promise<void> {
+): Promise<void> {
   // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
   if (outcome.status !== 200) upstream.abort()
   report(context, route, ticket, outcome)
-  // Billed: a finished answer, or what a client that left had received. Failures are not the client's to pay.
-  const billable = outcome.status === 200 || outcome.status === 499
-  const usage = billable ? meter.usage(context.call.request, outcome.status === 200) : undefined
+  // The answer began, so text reached the client: however it ended (finished, the client leaving, the upstream
+  // cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was read to
+  // its end, else the report so far and at least the estimate of the text produced.
+  const usage = meter.usage(context.call.request, meter.ended)
   if (usage instanceof Promise) return usage.then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
-  context.settlement.settle(target, { ...outcome, usage }, attempts)
+  return context.settlement.settle(target, { ...outcome, usage }, attempts)
 }
 
 /** Tell the circuit breaker and the metrics how an attempt went. */

@@ -10,6 +10,8 @@ import { reportFailure } from '../core/report-failure.ts'
 import { routeId } from './route-planner.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
+const alreadySettled = Promise.resolve()
+
 /** The end of one client request: called once with the target that served it (if any) and how it ended. */
 export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void
 
@@ -36,10 +38,14 @@ export class Settlement {
     private readonly permit: Permit, private readonly started: number,
   ) {}
 
-  /** The request is over: `target` served it (if any route did), `outcome` says how it ended. */
-  settle(target: Target | undefined, outcome: Outcome, attempts: number): void {
-    if (this.settled) return
+  /**
+   * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
+   * is committed (the ledger's group commit): an answer's last bytes wait for it.
+   */
+  settle(target: Target | undefined, outcome: Outcome, attempts: number): Promise<void> {
+    if (this.settled) return alreadySettled
     this.settled = true
+    let committed = alreadySettled
     const { deps, call } = this
     // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
     if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
@@ -48,7 +54,7 @@ export class Settlement {
     const latencyMs = Math.round(performance.now() - this.started)
     const model = target?.model.id ?? call.request.model
     try {
-      deps.ledger.settle(this.hold, {
+      committed = deps.ledger.settle(this.hold, {
         requestId: call.requestId,
         accountId: call.key.accountId,
         keyId: call.key.id,
@@ -80,5 +86,6 @@ export class Settlement {
     } finally {
       deps.finished(call.scope)
     }
+    return committed
   }
 }

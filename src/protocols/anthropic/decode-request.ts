@@ -4,6 +4,7 @@ import {
   type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
 import { decodeMessages } from './decode-content.ts'
+import { inspectMessagesBilling } from './billing-checks.ts'
 
 function decodeSystem(value: unknown): string[] {
   if (value === undefined || value === null) return []
@@ -82,5 +83,6 @@ export function decodeMessagesRequest(body: Json, options: { countOnly?: boolean
     ...decodeToolChoice(body.tool_choice),
     reasoning: decodeReasoning(body.thinking),
     user: optionalString(metadata.user_id, 'metadata.user_id'),
+    ...inspectMessagesBilling(body),
   }
 }

@@ -1,5 +1,6 @@
 import type { ForwardRequest, Target } from '../../core/provider.ts'
 import { isObject, type Json } from '../shared/validate.ts'
+import { refuseDuplicateKeys } from '../shared/duplicate-keys.ts'
 
 /** Below Anthropic's floor a thinking budget is refused, so thinking is turned off instead. */
 const minimumThinkingBudget = 1024
@@ -11,6 +12,7 @@ const minimumThinkingBudget = 1024
  * them (Claude Code sends several).
  */
 export function buildMessagesForward(text: string, body: Json, target: Target, request: Request): ForwardRequest {
+  refuseDuplicateKeys(text)
   const edits: Json = {}
   if (body.model !== target.upstreamModel) edits.model = target.upstreamModel
   const limit = target.model.maxOutputTokens

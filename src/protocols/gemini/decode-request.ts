@@ -5,6 +5,8 @@ import {
 } from '../shared/validate.ts'
 import { decodeContents, decodeSystemInstruction, readField } from './decode-contents.ts'
 import { openApiToJsonSchema } from './openapi-schema.ts'
+import { inspectGeminiBilling } from './billing-checks.ts'
+
 
 function optionalObject(value: unknown, field: string): Json | undefined {
   return value === undefined || value === null ? undefined : requireObject(value, field)
@@ -92,6 +94,7 @@ function decodeThinking(value: unknown): ChatRequest['reasoning'] {
 
 /** A GenerateContentRequest body → the IR; the model and streaming come from the URL. */
 export function decodeGeminiRequest(body: Json, model: string, stream: boolean): ChatRequest {
+  const billing = inspectGeminiBilling(body)
   const config = optionalObject(readField(body, 'generationConfig'), 'generationConfig') ?? {}
   const field = (name: string) => `generationConfig.${name}`
   const candidates = optionalNumber(readField(config, 'candidateCount'), field('candidateCount'), { min: 1, integer: true })
@@ -112,5 +115,6 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
     toolChoice,
     responseFormat: decodeResponseFormat(config),
     reasoning: decodeThinking(readField(config, 'thinkingConfig')),
+    ...billing,
   }
 }

@@ -3,12 +3,14 @@ import { formatSse } from '../../core/sse.ts'
 import type { ForwardRequest, Target } from '../../core/provider.ts'
 import { isObject, type Json } from '../shared/validate.ts'
 import { encodeGeminiError } from './encode-error.ts'
+import { refuseDuplicateKeys } from '../shared/duplicate-keys.ts'
 
 /**
  * The client's own GenerateContentRequest for a Gemini upstream. The model lives in the URL, so the body is
  * forwarded untouched unless its output cap must come down to the one the hold was sized for.
  */
 export function buildGeminiForward(text: string, body: Json, target: Target, method: 'generateContent' | 'streamGenerateContent'): ForwardRequest {
+  refuseDuplicateKeys(text) // twins in two spellings (generationConfig / generation_config) are refused at decode
   const stream = method === 'streamGenerateContent'
   const configKey = body.generationConfig === undefined && body.generation_config !== undefined ? 'generation_config' : 'generationConfig'
   const config = isObject(body[configKey]) ? body[configKey] as Json : {}

@@ -4,6 +4,7 @@ import {
   isObject, type Json, optionalBoolean, optionalNumber, optionalSchema, optionalStops, optionalString,
   readMessages, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
+import { inspectChatBilling } from './billing-checks.ts'
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function']
 /** The roles an error names: `function` is accepted for old clients but not advertised. */
@@ -136,5 +137,6 @@ export function decodeChatRequest(body: Json): ChatRequest {
     reasoning: effort ? { effort: effort as 'low' } : undefined,
     user: optionalString(body.user, 'user'),
     seed: optionalNumber(body.seed, 'seed', { integer: true }),
+    ...inspectChatBilling(body),
   }
 }

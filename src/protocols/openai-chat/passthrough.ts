@@ -4,6 +4,7 @@ import type { GatewayError } from '../../core/errors.ts'
 import type { Json } from '../shared/validate.ts'
 import { isObject } from '../shared/validate.ts'
 import { encodeOpenAiError } from './encode-error.ts'
+import { refuseDuplicateKeys } from '../shared/duplicate-keys.ts'
 
 /**
  * The client's own Chat Completions body for an OpenAI-compatible upstream. Untouched bytes when nothing needs
@@ -11,16 +12,22 @@ import { encodeOpenAiError } from './encode-error.ts'
  * stream from the upstream's own usage report) and the output cap that the hold was sized for.
  */
 export function buildChatForward(text: string, body: Json, target: Target): ForwardRequest {
+  refuseDuplicateKeys(text)
   const stream = body.stream === true
   const edits: Json = {}
   if (body.model !== target.upstreamModel) edits.model = target.upstreamModel
   if (stream && !(isObject(body.stream_options) && body.stream_options.include_usage === true)) {
     edits.stream_options = { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true }
   }
+  // Both spellings of the output cap may come together, and an upstream may obey either: each is capped.
   const limit = target.model.maxOutputTokens
-  const field = typeof body.max_completion_tokens === 'number' ? 'max_completion_tokens' : typeof body.max_tokens === 'number' ? 'max_tokens' : undefined
-  if (field === undefined) edits.max_completion_tokens = limit
-  else if ((body[field] as number) > limit) edits[field] = limit
+  let capped = false
+  for (const field of ['max_completion_tokens', 'max_tokens']) {
+    if (typeof body[field] !== 'number') continue
+    capped = true
+    if ((body[field] as number) > limit) edits[field] = limit
+  }
+  if (!capped) edits.max_completion_tokens = limit
   const forwarded = Object.keys(edits).length === 0 ? text : JSON.stringify({ ...body, ...edits })
   return { path: '/chat/completions', body: forwarded, stream }
 }

@@ -7,6 +7,14 @@ import { decodeInput } from './decode-input.ts'
 import { decodeToolChoice, decodeTools, type NamespacedName } from './decode-tools.ts'
 import { refuseStoredState } from './stateless.ts'
 
+/** The first image given by URL (its size is not in the body): Responses has no passthrough, so the IR says it all. */
+function findExternalImage(request: ChatRequest): string | undefined {
+  for (const [index, message] of request.messages.entries()) {
+    if (message.content.some((part) => part.type === 'image' && part.url !== undefined && !part.url.startsWith('data:'))) return `input[${index}]`
+  }
+  return undefined
+}
+
 /** What the Response object repeats of the request (the API echoes its settings), and how to name tool calls back. */
 export interface ResponsesContext {
   echo: ResponseEcho
@@ -118,5 +126,7 @@ export function decodeResponsesRequest(body: Json): { request: ChatRequest; cont
     user: body.user ?? null,
     metadata: isObject(body.metadata) ? body.metadata : {},
   }
+  const externalContent = findExternalImage(request)
+  if (externalContent) request.externalContent = externalContent
   return { request, context: { echo, namespaced: declared.namespaced } }
 }
