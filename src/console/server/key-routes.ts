@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { keyJson } from '../../cli/keys.ts'
+import { keyJson } from '../../domain/presenters.ts'
 import { invalidRequest } from '../../core/errors.ts'
 import { createKey, revokeKey } from '../../domain/keys.ts'
 import type { Services } from '../../edge/services.ts'
