@@ -2,7 +2,7 @@ import type { Config } from '../config/types.ts'
 import { formatUsd } from '../core/money.ts'
 import type { Store } from '../domain/repositories.ts'
 import { accountNames, parseAmount, requireAccount } from '../domain/accounts.ts'
-import { checkKeyModels, createKey, keyStatus, revokeKey } from '../domain/keys.ts'
+import { checkKeyModels, createKey, keyStatus, listKeys, revokeKey } from '../domain/keys.ts'
 import { keyJson } from '../domain/presenters.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
@@ -35,7 +35,7 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
     case 'list': {
       const accountName = flagString(args, 'account')
       const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
-      const keys = await store.keys.list(account?.id)
+      const keys = await listKeys(store.keys, account?.id)
       const names = await accountNames(store.accounts)
       return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => table([
         ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
