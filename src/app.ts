@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { consoleRoutes } from './console/index.ts'
+import { apiDocs, consoleError, consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { anthropicErrorResponse, isAnthropicRequest } from './protocols/anthropic/error-response.ts'
@@ -20,6 +20,8 @@ import type { Services } from './edge/services.ts'
 export function createApp(services: Services, routes: RouteTable = protocolRoutes(services)) {
   return new Elysia()
     .onError(({ code, error, request }) => {
+      const inConsole = consoleError(services, request, error)
+      if (inConsole) return inConsole
       // Gemini and Anthropic clients parse only their vendor's error shape; everything else gets OpenAI's.
       const render = isGeminiRequest(request) ? geminiErrorResponse : isAnthropicRequest(request) ? anthropicErrorResponse : openAiErrorResponse
       if (code === 'NOT_FOUND') return render(new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' }))
@@ -31,6 +33,7 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
     .head('/', () => new Response(null, { status: 200 }))
     .use(mountRoutes(routes))
     .use(consoleRoutes(services))
+    .use(apiDocs())
     .use(metricsRoutes(services))
 }
 

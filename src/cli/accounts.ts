@@ -2,19 +2,9 @@ import { formatUsd } from '../core/money.ts'
 import type { AccountRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { createAccount, creditAccount, parseAmount, requireAccount } from '../domain/accounts.ts'
+import { accountJson } from '../domain/presenters.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { printResult, table } from './output.ts'
-
-export function accountJson(account: AccountRecord) {
-  return {
-    id: account.id,
-    name: account.name,
-    balance_usd: formatUsd(account.balance),
-    reserved_usd: formatUsd(account.reserved),
-    available_usd: formatUsd(account.balance - account.reserved),
-    created_at: new Date(account.createdAt).toISOString(),
-  }
-}
 
 function describe(account: AccountRecord): string {
   return `${account.name}: balance $${formatUsd(account.balance)} (available $${formatUsd(account.balance - account.reserved)})`

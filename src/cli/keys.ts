@@ -1,30 +1,11 @@
 import type { Config } from '../config/types.ts'
 import { formatUsd } from '../core/money.ts'
-import type { KeyRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
-import { parseAmount, requireAccount } from '../domain/accounts.ts'
-import { checkKeyModels, createKey, keyStatus, revokeKey } from '../domain/keys.ts'
+import { accountNames, parseAmount, requireAccount } from '../domain/accounts.ts'
+import { checkKeyModels, createKey, keyStatus, listKeys, revokeKey } from '../domain/keys.ts'
+import { keyJson } from '../domain/presenters.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
-
-export function keyJson(key: KeyRecord, accountName?: string) {
-  return {
-    id: key.id,
-    account_id: key.accountId,
-    account: accountName,
-    name: key.name,
-    prefix: key.prefix,
-    models: key.models,
-    status: keyStatus(key),
-    created_at: new Date(key.createdAt).toISOString(),
-    last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
-    revoked_at: key.revokedAt === null ? null : new Date(key.revokedAt).toISOString(),
-    rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
-    budget_usd: key.budget === null ? null : formatUsd(key.budget),
-    spent_usd: formatUsd(key.spent),
-    expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
-  }
-}
 
 function parseExpiry(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
@@ -54,8 +35,8 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
     case 'list': {
       const accountName = flagString(args, 'account')
       const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
-      const keys = await store.keys.list(account?.id)
-      const names = new Map((await store.accounts.list()).map((item) => [item.id, item.name]))
+      const keys = await listKeys(store.keys, account?.id)
+      const names = await accountNames(store.accounts)
       return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => table([
         ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
         ...keys.map((key) => [

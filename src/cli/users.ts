@@ -1,21 +1,12 @@
-import type { UserRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
-import { requireAccount } from '../domain/accounts.ts'
-import { changePassword, createUser, deleteUser, type UserWithPassword } from '../domain/users.ts'
+import { accountNames, requireAccount } from '../domain/accounts.ts'
+import { userJson } from '../domain/presenters.ts'
+import { changePassword, createUser, deleteUser, listUsers, type UserWithPassword } from '../domain/users.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
 const usage = 'usage: tollgate user create NAME (--admin | --account ACCOUNT) [--password-stdin]\n' +
   '       tollgate user list | tollgate user delete NAME | tollgate user password NAME [--password-stdin]'
-
-function userJson(user: UserRecord, accountNames: Map<number, string>) {
-  return {
-    name: user.name,
-    role: user.role,
-    account: user.accountId === null ? null : accountNames.get(user.accountId) ?? null,
-    created_at: new Date(user.createdAt).toISOString(),
-  }
-}
 
 /** The whole of stdin minus its final line break, so `echo secret | tollgate … --password-stdin` works. */
 async function readPassword(args: ParsedArgs): Promise<string | undefined> {
@@ -44,9 +35,9 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
         describePassword(result, `created ${admin ? 'admin' : `user of account ${accountName}`} ${name}`))
     }
     case 'list': {
-      const users = await store.users.list()
-      const names = new Map((await store.accounts.list()).map((account) => [account.id, account.name]))
-      return printResult(json, users.map((user) => userJson(user, names)), () => table([
+      const users = await listUsers(store.users)
+      const names = await accountNames(store.accounts)
+      return printResult(json, users.map((user) => userJson(user, user.accountId === null ? undefined : names.get(user.accountId))), () => table([
         ['NAME', 'ROLE', 'ACCOUNT', 'CREATED'],
         ...users.map((user) => [user.name, user.role, user.accountId === null ? '-' : names.get(user.accountId) ?? '?', formatTime(user.createdAt)]),
       ]) || 'no users')

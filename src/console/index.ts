@@ -3,9 +3,12 @@ import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { pageRoutes } from './server/pages.ts'
+import { consoleErrorResponse } from './server/respond.ts'
 import { sessionRoutes } from './server/session-routes.ts'
 import { usageRoutes } from './server/usage-routes.ts'
 import { userRoutes } from './server/user-routes.ts'
+
+export { apiDocs } from './server/docs.ts'
 
 /**
  * The web console: pages and embedded assets under /console, JSON under /console/api, signed in with a session
@@ -19,4 +22,13 @@ export function consoleRoutes(services: Services) {
     .use(usageRoutes(services))
     .use(userRoutes(services))
     .use(pageRoutes(services))
+}
+
+/**
+ * The console's answer to an error on one of its API routes (a schema failure included), or undefined for any
+ * other request. The app's onError asks first: Elysia runs the app's error hook before a plugin's own.
+ */
+export function consoleError(services: Services, request: Request, error: unknown): Response | undefined {
+  const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
+  return path.startsWith('/console/api/') ? consoleErrorResponse(error, services.logger) : undefined
 }

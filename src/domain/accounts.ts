@@ -35,3 +35,8 @@ export async function creditAccount(accounts: AccountRepository, name: string, a
   if (account.balance + amount < 0) throw new DomainError('invalid', 'a debit cannot take the balance below zero')
   return accounts.credit(account.id, amount, note, actor, Date.now())
 }
+
+/** Every account's name by ID: what lists of keys, users and usage show instead of bare account IDs. */
+export async function accountNames(accounts: AccountRepository): Promise<Map<number, string>> {
+  return new Map((await accounts.list()).map((account) => [account.id, account.name]))
+}

@@ -89,3 +89,8 @@ export async function revokeKey(repository: KeyRepository, id: string, now = Dat
   const changed = await repository.revoke(id, now)
   return { key: (await repository.findById(id))!, changed }
 }
+
+/** Every key, or one account's, oldest first. */
+export function listKeys(repository: KeyRepository, accountId?: number): Promise<KeyRecord[]> {
+  return repository.list(accountId)
+}

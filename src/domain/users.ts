@@ -99,3 +99,9 @@ export async function verifyCredentials(users: UserRepository, name: string, pas
   const matches = await Bun.password.verify(password.slice(0, maximumPasswordLength), hash)
   return user && matches ? user : undefined
 }
+
+/** All logins, or those of one account. */
+export async function listUsers(users: UserRepository, accountId?: number): Promise<UserRecord[]> {
+  const all = await users.list()
+  return accountId === undefined ? all : all.filter((user) => user.accountId === accountId)
+}

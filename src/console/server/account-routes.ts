@@ -1,44 +1,36 @@
-import { Elysia } from 'elysia'
-import { accountJson } from '../../cli/accounts.ts'
-import { invalidRequest } from '../../core/errors.ts'
+import { Elysia, t } from 'elysia'
 import { createAccount, creditAccount } from '../../domain/accounts.ts'
-import { optionalString, requireString } from '../../protocols/shared/validate.ts'
+import { accountJson, creditJson, dayJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
 import { readUsd } from './key-input.ts'
-import { creditJson, dayJson } from './present.ts'
-import { consoleJson } from './respond.ts'
-import { consoleRoute } from './route.ts'
+import * as schema from './schemas.ts'
 import { isAdmin, visibleAccount } from './scope.ts'
+import { signedIn } from './signed-in.ts'
 
 const dayMs = 86_400_000
 const spendHistoryDays = 90
+const tags = ['Accounts']
+const adminsOnly = 'Admins only; to an account user this route does not exist (404).'
 
-export function accountRoutes(services: Services) {
+/** What any signed-in viewer may read: every account for an admin, their own for an account user. */
+function accountReadRoutes(services: Services) {
   const { accounts, usage } = services.store
-  return new Elysia({ name: 'console-accounts' })
-    .get('/console/api/accounts', consoleRoute(services, async ({ viewer }) => {
+  return new Elysia({ name: 'console-account-reads' })
+    .use(signedIn(services))
+    .get('/console/api/accounts', async ({ viewer }) => {
       if (isAdmin(viewer)) return (await accounts.list()).map(accountJson)
       return [accountJson(await visibleAccount(services, viewer, viewer.user.accountId))]
-    }))
-    .post('/console/api/accounts', consoleRoute(services, async ({ viewer, body }) => {
-      const name = requireString(body.name, 'name').trim()
-      const opening = readUsd(optionalString(body.balance_usd, 'balance_usd')?.trim() || '0', 'balance_usd')
-      return consoleJson(accountJson(await createAccount(accounts, name, opening, viewer.user.name)), 201)
-    }, { admin: true }))
-    .get('/console/api/accounts/:id', consoleRoute(services, async ({ viewer, params }) => {
-      return accountJson(await visibleAccount(services, viewer, params.id))
-    }))
-    // Each credit is a ledger entry that records who made it and why; the domain refuses zero and overdrafts.
-    .post('/console/api/accounts/:id/credits', consoleRoute(services, async ({ viewer, params, body }) => {
-      const account = await visibleAccount(services, viewer, params.id)
-      const amount = readUsd(requireString(body.amount_usd, 'amount_usd').trim(), 'amount_usd')
-      const note = requireString(body.note, 'note').trim()
-      if (!note) throw invalidRequest(`Missing 'note': say why the balance changes (it is kept in the ledger).`, 'note')
-      if (note.length > 200) throw invalidRequest(`Invalid value for 'note': at most 200 characters.`, 'note')
-      return consoleJson(accountJson(await creditAccount(accounts, account.name, amount, note, viewer.user.name)), 201)
-    }, { admin: true }))
+    }, {
+      response: { 200: t.Array(schema.account), ...schema.errorResponses },
+      detail: { tags, summary: 'List accounts', description: 'An account user sees only their own.' },
+    })
+    .get('/console/api/accounts/:id', async ({ viewer, params }) => accountJson(await visibleAccount(services, viewer, params.id)), {
+      params: schema.idParams('account'),
+      response: { 200: schema.account, ...schema.errorResponses },
+      detail: { tags, summary: 'Show an account' },
+    })
     // Balance history: every ledger entry, and the spend of each day with requests (last 90 days), newest first.
-    .get('/console/api/accounts/:id/history', consoleRoute(services, async ({ viewer, params }) => {
+    .get('/console/api/accounts/:id/history', async ({ viewer, params }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const since = (Math.floor(Date.now() / dayMs) - spendHistoryDays + 1) * dayMs
       const [entries, days] = await Promise.all([accounts.ledgerEntries(account.id), usage.dailyTotals({ accountId: account.id, since })])
@@ -48,5 +40,39 @@ export function accountRoutes(services: Services) {
         ...days.filter((day) => day.requests > 0).map((day) => ({ sortAt: day.day + dayMs - 1, item: { kind: 'usage' as const, ...dayJson(day) } })),
       ].sort((a, b) => b.sortAt - a.sortAt)
       return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: history.map((entry) => entry.item) }
-    }))
+    }, {
+      params: schema.idParams('account'),
+      response: { 200: schema.accountHistory, ...schema.errorResponses },
+      detail: { tags, summary: "An account's balance history", description: 'Credits and daily spend over the last 90 days, newest first.' },
+    })
+}
+
+/** Money moves only by an admin's hand: each change is a ledger entry naming who made it and why. */
+function accountAdminRoutes(services: Services) {
+  const { accounts } = services.store
+  return new Elysia({ name: 'console-account-changes' })
+    .use(signedIn(services, { admin: true }))
+    .post('/console/api/accounts', async ({ viewer, body, status }) => {
+      const opening = readUsd(body.balance_usd?.trim() || '0', 'balance_usd')
+      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, viewer.user.name)))
+    }, {
+      ...schema.jsonBody(schema.newAccountBody),
+      response: { 201: schema.account, ...schema.errorResponses },
+      detail: { tags, summary: 'Create an account', description: adminsOnly },
+    })
+    // The domain refuses a zero amount and an overdraft.
+    .post('/console/api/accounts/:id/credits', async ({ viewer, params, body, status }) => {
+      const account = await visibleAccount(services, viewer, params.id)
+      const amount = readUsd(body.amount_usd.trim(), 'amount_usd')
+      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), viewer.user.name)))
+    }, {
+      params: schema.idParams('account'),
+      ...schema.jsonBody(schema.creditBody),
+      response: { 201: schema.account, ...schema.errorResponses },
+      detail: { tags, summary: 'Credit or debit an account', description: adminsOnly },
+    })
+}
+
+export function accountRoutes(services: Services) {
+  return new Elysia({ name: 'console-accounts' }).use(accountReadRoutes(services)).use(accountAdminRoutes(services))
 }

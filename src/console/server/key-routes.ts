@@ -1,25 +1,31 @@
-import { Elysia } from 'elysia'
-import { keyJson } from '../../cli/keys.ts'
+import { Elysia, t } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
-import { createKey, revokeKey } from '../../domain/keys.ts'
+import { accountNames } from '../../domain/accounts.ts'
+import { createKey, listKeys, revokeKey } from '../../domain/keys.ts'
+import { keyJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
 import { readKeyInput } from './key-input.ts'
-import { consoleJson } from './respond.ts'
-import { consoleRoute } from './route.ts'
+import * as schema from './schemas.ts'
 import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
+import { signedIn } from './signed-in.ts'
+
+const tags = ['API keys']
 
 export function keyRoutes(services: Services) {
   const { store } = services
   const accountName = async (id: number) => (await store.accounts.findById(id))?.name
   return new Elysia({ name: 'console-keys' })
-    .get('/console/api/keys', consoleRoute(services, async ({ viewer, query }) => {
-      const requested = query.get('account_id')
-      const accountId = requested ? (await visibleAccount(services, viewer, requested)).id : ownAccountId(viewer)
-      const keys = await store.keys.list(accountId)
-      const names = new Map((await store.accounts.list()).map((account) => [account.id, account.name]))
+    .use(signedIn(services))
+    .get('/console/api/keys', async ({ viewer, query }) => {
+      const accountId = query.account_id ? (await visibleAccount(services, viewer, query.account_id)).id : ownAccountId(viewer)
+      const [keys, names] = await Promise.all([listKeys(store.keys, accountId), accountNames(store.accounts)])
       return keys.reverse().map((key) => keyJson(key, names.get(key.accountId)))
-    }))
-    .post('/console/api/keys', consoleRoute(services, async ({ viewer, body }) => {
+    }, {
+      query: schema.accountQuery,
+      response: { 200: t.Array(schema.key), ...schema.errorResponses },
+      detail: { tags, summary: 'List keys, newest first', description: "An account user sees only their own account's keys." },
+    })
+    .post('/console/api/keys', async ({ viewer, body, status }) => {
       // An account user's keys always go to their own account; naming another one is a 404 like any foreign ID.
       const accountId = body.account_id ?? ownAccountId(viewer)
       if (accountId === undefined || accountId === null) throw invalidRequest(`Missing 'account_id': choose the account the key belongs to.`, 'account_id')
@@ -27,16 +33,28 @@ export function keyRoutes(services: Services) {
       const input = readKeyInput(body, account.id, services.config.models.map((model) => model.id))
       const { record, secret } = await createKey(store.keys, input)
       services.keys.remember(record)
-      return consoleJson({ key: keyJson(record, account.name), secret }, 201)
-    }))
-    .get('/console/api/keys/:id', consoleRoute(services, async ({ viewer, params }) => {
+      return status(201, { key: keyJson(record, account.name), secret })
+    }, {
+      ...schema.jsonBody(schema.newKeyBody),
+      response: { 201: schema.createdKey, ...schema.errorResponses },
+      detail: { tags, summary: 'Create a key', description: 'The answer holds the secret, the only time it is ever shown.' },
+    })
+    .get('/console/api/keys/:id', async ({ viewer, params }) => {
       const key = await visibleKey(services, viewer, params.id)
       return keyJson(key, await accountName(key.accountId))
-    }))
-    .post('/console/api/keys/:id/revoke', consoleRoute(services, async ({ viewer, params }) => {
+    }, {
+      params: schema.idParams('key'),
+      response: { 200: schema.key, ...schema.errorResponses },
+      detail: { tags, summary: 'Show a key' },
+    })
+    .post('/console/api/keys/:id/revoke', async ({ viewer, params }) => {
       const { key } = await revokeKey(store.keys, (await visibleKey(services, viewer, params.id)).id)
       // This instance refuses the key from now on; other instances within their next poll (≤ 1 s).
       services.keys.remember(key)
       return keyJson(key, await accountName(key.accountId))
-    }))
+    }, {
+      params: schema.idParams('key'),
+      response: { 200: schema.key, ...schema.errorResponses },
+      detail: { tags, summary: 'Revoke a key', description: 'Takes effect at once; revoking a revoked key changes nothing.' },
+    })
 }

@@ -1,6 +1,8 @@
+import { ValidationError } from 'elysia'
 import { GatewayError } from '../../core/errors.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { describeValidationError } from './validation.ts'
 
 /**
  * Every console response carries these. The policy allows only the console's own embedded files: no inline
@@ -17,10 +19,13 @@ export const securityHeaders: Record<string, string> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), clipboard-write=(self)',
 }
 
-export function consoleJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+/** What every console JSON answer carries besides the security headers: never cached, it is someone's data. */
+export const jsonHeaders: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+
+function consoleJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { ...securityHeaders, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    headers: { ...securityHeaders, ...jsonHeaders, ...headers },
   })
 }
 
@@ -31,8 +36,12 @@ export function notFound(what = 'Not found'): GatewayError {
 
 const domainStatus = { not_found: 404, conflict: 409, invalid: 400 } as const
 
-/** `{ error: { message, code, field? } }` with the status the error implies; anything unexpected is a logged 500. */
+/**
+ * `{ error: { message, code, field? } }` with the status the error implies; anything unexpected is a logged 500.
+ * A request failing a route's `t` schema is a 400 naming the field; a response failing its own is unexpected.
+ */
 export function consoleErrorResponse(error: unknown, logger: Logger): Response {
+  if (error instanceof ValidationError && error.type !== 'response') error = describeValidationError(error)
   if (error instanceof DomainError) {
     return consoleJson({ error: { message: error.message, code: error.kind } }, domainStatus[error.kind])
   }

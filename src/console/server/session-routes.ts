@@ -3,14 +3,17 @@ import { GatewayError } from '../../core/errors.ts'
 import type { UserRecord } from '../../domain/records.ts'
 import { endSession, startSession } from '../../domain/sessions.ts'
 import { verifyCredentials } from '../../domain/users.ts'
-import { requireString } from '../../protocols/shared/validate.ts'
 import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
+import { acceptBody, parseConsoleBody } from './body.ts'
 import { readCookie, sessionCookie, sessionCookieName } from './cookies.ts'
-import { consoleErrorResponse, consoleJson } from './respond.ts'
-import { consoleRoute, readJsonBody } from './route.ts'
+import { jsonHeaders, securityHeaders } from './respond.ts'
+import * as schema from './schemas.ts'
 import { SignInLimiter } from './sign-in-limiter.ts'
-import { checkSameOrigin, type Viewer } from './viewer.ts'
+import { signedIn } from './signed-in.ts'
+import { checkSameOrigin } from './viewer.ts'
+
+const tags = ['Session']
 
 async function describeViewer(services: Services, user: UserRecord, csrfToken: string, expiresAt: number) {
   const account = user.accountId === null ? undefined : await services.store.accounts.findById(user.accountId)
@@ -25,45 +28,68 @@ async function describeViewer(services: Services, user: UserRecord, csrfToken: s
 /** One answer for every wrong name or password, so the form cannot be used to find out which usernames exist. */
 const wrongCredentials = () => new GatewayError('authentication', 'Wrong username or password.', { code: 'wrong_credentials' })
 
-async function signIn(services: Services, limiter: SignInLimiter, request: Request): Promise<Response> {
-  try {
-    checkSameOrigin(request)
-    const body = await readJsonBody(request)
-    const username = requireString(body.username, 'username').trim()
-    const password = requireString(body.password, 'password')
-    const address = clientAddress(request, services.server)
-    const wait = limiter.retryAfter(username, address)
-    if (wait > 0) {
-      throw new GatewayError('rate_limit', `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, { code: 'sign_in_throttled', retryAfter: wait })
-    }
-    if (!limiter.begin(address)) {
-      throw new GatewayError('rate_limit', 'Too many sign-ins at once; try again in a moment.', { code: 'sign_in_busy', retryAfter: 1 })
-    }
-    let user: UserRecord | undefined
-    try {
-      user = await verifyCredentials(services.store.users, username, password)
-    } finally {
-      limiter.end(address)
-    }
-    if (!user) {
-      limiter.recordFailure(username, address)
-      throw wrongCredentials()
-    }
-    limiter.recordSuccess(username)
-    const { token, session } = await startSession(services.store.sessions, user.id)
-    return consoleJson(await describeViewer(services, user, session.csrfToken, session.expiresAt), 200, { 'set-cookie': sessionCookie(request, token) })
-  } catch (error) {
-    return consoleErrorResponse(error, services.logger)
+async function checkPassword(services: Services, limiter: SignInLimiter, request: Request, username: string, password: string): Promise<UserRecord> {
+  const address = clientAddress(request, services.server)
+  const wait = limiter.retryAfter(username, address)
+  if (wait > 0) {
+    throw new GatewayError('rate_limit', `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, { code: 'sign_in_throttled', retryAfter: wait })
   }
+  if (!limiter.begin(address)) {
+    throw new GatewayError('rate_limit', 'Too many sign-ins at once; try again in a moment.', { code: 'sign_in_busy', retryAfter: 1 })
+  }
+  let user: UserRecord | undefined
+  try {
+    user = await verifyCredentials(services.store.users, username, password)
+  } finally {
+    limiter.end(address)
+  }
+  if (!user) {
+    limiter.recordFailure(username, address)
+    throw wrongCredentials()
+  }
+  limiter.recordSuccess(username)
+  return user
+}
+
+/** Signing in is the one console route without a session: it checks only the origin and the body. */
+function signInRoute(services: Services, limiter: SignInLimiter) {
+  return new Elysia({ name: 'console-sign-in' })
+    .onParse(parseConsoleBody)
+    .onTransform(({ request, body, set }) => {
+      Object.assign(set.headers, securityHeaders, jsonHeaders)
+      checkSameOrigin(request)
+      acceptBody(body)
+    })
+    .post('/console/api/session', async ({ request, body, set }) => {
+      const username = body.username.trim()
+      const user = await checkPassword(services, limiter, request, username, body.password)
+      const { token, session } = await startSession(services.store.sessions, user.id)
+      set.headers['set-cookie'] = sessionCookie(request, token)
+      return describeViewer(services, user, session.csrfToken, session.expiresAt)
+    }, {
+      ...schema.jsonBody(schema.signInBody),
+      response: { 200: schema.session, 400: schema.consoleError, 401: schema.consoleError, 403: schema.consoleError, 429: schema.consoleError },
+      detail: {
+        tags, summary: 'Sign in',
+        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After.',
+      },
+    })
 }
 
 export function sessionRoutes(services: Services, limiter = new SignInLimiter()) {
-  return new Elysia({ name: 'console-session' })
-    .post('/console/api/session', ({ request }) => signIn(services, limiter, request), { parse: 'none' })
-    .get('/console/api/session', consoleRoute(services, async ({ viewer }: { viewer: Viewer }) =>
-      describeViewer(services, viewer.user, viewer.session.csrfToken, viewer.session.expiresAt)))
-    .delete('/console/api/session', consoleRoute(services, async ({ request }) => {
+  const signedInRoutes = new Elysia({ name: 'console-session' })
+    .use(signedIn(services))
+    .get('/console/api/session', ({ viewer }) => describeViewer(services, viewer.user, viewer.session.csrfToken, viewer.session.expiresAt), {
+      response: { 200: schema.session, ...schema.errorResponses },
+      detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
+    })
+    .delete('/console/api/session', async ({ request, set }) => {
       await endSession(services.store.sessions, readCookie(request, sessionCookieName)!)
-      return consoleJson({ signed_out: true }, 200, { 'set-cookie': sessionCookie(request, undefined) })
-    }))
+      set.headers['set-cookie'] = sessionCookie(request, undefined)
+      return { signed_out: true as const }
+    }, {
+      response: { 200: schema.signedOut, ...schema.errorResponses },
+      detail: { tags, summary: 'Sign out', description: 'Ends the session for good and clears the cookie.' },
+    })
+  return new Elysia({ name: 'console-sessions' }).use(signInRoute(services, limiter)).use(signedInRoutes)
 }

@@ -1,6 +1,8 @@
+import type { Static } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
 import type { UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
+import type { usageQuery } from './schemas.ts'
 import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
 import type { Viewer } from './viewer.ts'
 
@@ -15,9 +17,8 @@ function readStatus(value: string): [number, number] {
   throw invalidRequest(`Invalid value for 'status': use ok, error, 2xx, 4xx, 5xx or a status code such as 429; got "${value}".`, 'status')
 }
 
-export function readTime(query: URLSearchParams, field: string): number | undefined {
-  const value = query.get(field)
-  if (value === null || value === '') return undefined
+export function readTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined || value === '') return undefined
   const time = Date.parse(value)
   if (Number.isNaN(time)) throw invalidRequest(`Invalid value for '${field}': expected an ISO-8601 time such as 2026-01-31T00:00:00Z.`, field)
   return time
@@ -27,18 +28,14 @@ export function readTime(query: URLSearchParams, field: string): number | undefi
  * The usage filter a viewer asked for, narrowed to what they may see: an account user's filter is always
  * their own account, and naming another account or another account's key is a 404.
  */
-export async function readUsageFilter(services: Services, viewer: Viewer, query: URLSearchParams): Promise<UsageFilter> {
+export async function readUsageFilter(services: Services, viewer: Viewer, query: Static<typeof usageQuery>): Promise<UsageFilter> {
   const filter: UsageFilter = { accountId: ownAccountId(viewer) }
-  const accountId = query.get('account_id')
-  if (accountId) filter.accountId = (await visibleAccount(services, viewer, accountId)).id
-  const keyId = query.get('key_id')
-  if (keyId) filter.keyId = (await visibleKey(services, viewer, keyId)).id
-  const model = query.get('model')
-  if (model) filter.model = model
-  const status = query.get('status')
-  if (status) [filter.statusMin, filter.statusMax] = readStatus(status)
-  filter.since = readTime(query, 'since')
-  filter.until = readTime(query, 'until')
+  if (query.account_id) filter.accountId = (await visibleAccount(services, viewer, query.account_id)).id
+  if (query.key_id) filter.keyId = (await visibleKey(services, viewer, query.key_id)).id
+  if (query.model) filter.model = query.model
+  if (query.status) [filter.statusMin, filter.statusMax] = readStatus(query.status)
+  filter.since = readTime(query.since, 'since')
+  filter.until = readTime(query.until, 'until')
   if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) {
     throw invalidRequest(`Invalid value for 'until': it must be later than 'since'.`, 'until')
   }

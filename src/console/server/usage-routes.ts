@@ -1,15 +1,18 @@
 import { Elysia } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
+import { accountNames } from '../../domain/accounts.ts'
+import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../../domain/presenters.ts'
 import type { UsageCursor, UsageDay, UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
-import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from './present.ts'
-import { consoleRoute } from './route.ts'
+import * as schema from './schemas.ts'
 import { isAdmin } from './scope.ts'
+import { signedIn } from './signed-in.ts'
 import { readUsageFilter } from './usage-filter.ts'
 
 const dayMs = 86_400_000
 const defaultDays = 30
 const longestRangeDays = 400
+const tags = ['Usage']
 
 /** Chart ranges are whole UTC days; the default is the last 30 including today. */
 function dayRange(filter: UsageFilter, now = Date.now()): { since: number; until: number } {
@@ -29,15 +32,15 @@ function fillDays(days: UsageDay[], since: number, until: number): UsageDay[] {
   return filled
 }
 
-function parseCursor(value: string | null): UsageCursor | undefined {
+function parseCursor(value: string | undefined): UsageCursor | undefined {
   if (!value) return undefined
   const match = /^(\d{1,15})_(\d{1,15})$/.exec(value)
   if (!match) throw invalidRequest(`Invalid value for 'before': use the "next" value of the previous page.`, 'before')
   return { createdAt: Number(match[1]), id: Number(match[2]) }
 }
 
-function readLimit(value: string | null): number {
-  if (value === null) return 50
+function readLimit(value: string | undefined): number {
+  if (value === undefined) return 50
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 200) {
     throw invalidRequest(`Invalid value for 'limit': expected a whole number from 1 to 200.`, 'limit')
   }
@@ -49,15 +52,12 @@ async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map
   return new Map(keys.filter((key) => key !== undefined).map((key) => [key.id, { name: key.name, prefix: key.prefix }]))
 }
 
-async function accountNames(services: Services): Promise<Map<number, string>> {
-  return new Map((await services.store.accounts.list()).map((account) => [account.id, account.name]))
-}
-
 export function usageRoutes(services: Services) {
   const { usage } = services.store
   return new Elysia({ name: 'console-usage' })
+    .use(signedIn(services))
     // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
-    .get('/console/api/usage', consoleRoute(services, async ({ viewer, query }) => {
+    .get('/console/api/usage', async ({ viewer, query }) => {
       const requested = await readUsageFilter(services, viewer, query)
       const filter = { ...requested, ...dayRange(requested) }
       const [totals, days, byModel, byKey] = await Promise.all([
@@ -65,7 +65,7 @@ export function usageRoutes(services: Services) {
       ])
       const systemWide = isAdmin(viewer) && filter.accountId === undefined && filter.keyId === undefined
       const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
-      const names = systemWide ? await accountNames(services) : new Map<number, string>()
+      const names = systemWide ? await accountNames(services.store.accounts) : new Map<number, string>()
       const keys = await keyLabels(services, byKey.map((group) => group.group))
       return {
         since: new Date(filter.since).toISOString(),
@@ -76,19 +76,30 @@ export function usageRoutes(services: Services) {
         by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
         by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
       }
-    }))
+    }, {
+      query: schema.usageQuery,
+      response: { 200: schema.usage, ...schema.errorResponses },
+      detail: {
+        tags, summary: 'Usage totals, a daily series and breakdowns',
+        description: 'Whole UTC days, the last 30 by default, at most 400. An account user sees only their own account.',
+      },
+    })
     // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
-    .get('/console/api/requests', consoleRoute(services, async ({ viewer, query }) => {
+    .get('/console/api/requests', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, viewer, query)
-      const limit = readLimit(query.get('limit'))
-      const rows = await usage.listRequests(filter, limit + 1, parseCursor(query.get('before')))
+      const limit = readLimit(query.limit)
+      const rows = await usage.listRequests(filter, limit + 1, parseCursor(query.before))
       const page = rows.slice(0, limit)
       const last = page.at(-1)
       const keys = await keyLabels(services, page.map((row) => row.keyId))
-      const names = isAdmin(viewer) ? await accountNames(services) : new Map<number, string>()
+      const names = isAdmin(viewer) ? await accountNames(services.store.accounts) : new Map<number, string>()
       return {
         requests: page.map((row) => requestJson(row, keys.get(row.keyId), names.get(row.accountId))),
         next: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
       }
-    }))
+    }, {
+      query: schema.requestsQuery,
+      response: { 200: schema.requestPage, ...schema.errorResponses },
+      detail: { tags, summary: 'The request log, newest first', description: 'One keyset page at a time: pass `next` back as `before`.' },
+    })
 }

@@ -1,0 +1,233 @@
+import { t, type Static, type TSchema } from 'elysia'
+import type { accountJson, creditJson, dayJson, groupJson, keyJson, requestJson, totalsJson, userJson } from '../../domain/presenters.ts'
+
+/**
+ * The console API's shapes as `t` (TypeBox) schemas: Elysia checks request bodies, queries and path parameters
+ * against them, cleans responses to them, and @elysiajs/openapi publishes them at /docs/json. The response
+ * schemas restate domain/presenters.ts; the checks at the end of this file fail to compile if the two drift.
+ */
+const usd = (description: string) => t.String({ description: `${description}, in USD as an exact decimal string`, examples: ['12.50'] })
+const time = (description: string) => t.String({ format: 'date-time', description })
+const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
+const idOf = (what: string) => t.String({ description: `The ${what}'s ID` })
+
+// —— Requests ——
+
+/**
+ * A route's JSON body schema. `parse: 'json'` is for the documentation only (it makes @elysiajs/openapi list
+ * the body as application/json): the console's own parser (body.ts) runs first and always answers, so
+ * Elysia's never reads a body.
+ */
+export const jsonBody = <T extends TSchema>(body: T) => ({ body, parse: 'json' as const })
+
+/** The limit and cursor of the request log are checked by the route (usage-routes.ts), which names the field. */
+
+export const idParams = (what: string) => t.Object({ id: idOf(what) })
+
+/** A per-key limit: a whole number, or null (or absent) for none. */
+const limit = (description: string) => t.Optional(nullable(t.Integer({ minimum: 1, maximum: 1_000_000_000, description })))
+
+export const newKeyBody = t.Object({
+  account_id: t.Optional(nullable(t.Union([t.Integer(), t.String()], {
+    description: "The account the key belongs to. Required for an admin; an account user's key always goes to their own account.",
+  }))),
+  name: t.Optional(nullable(t.String({ maxLength: 100, description: 'A label to recognise the key by' }))),
+  models: t.Optional(nullable(t.Array(t.String(), {
+    minItems: 1, description: 'Configured model IDs the key may use; null for all of them, including ones added later',
+  }))),
+  rpm: limit('Requests per minute'),
+  tpm: limit('Tokens per minute'),
+  concurrency: limit('Requests in flight at once'),
+  budget_usd: t.Optional(nullable(t.String({ description: 'The most the key may spend, in USD (a decimal string greater than 0)', examples: ['5.50'] }))),
+  expires_at: t.Optional(nullable(t.String({ description: 'When the key stops working (ISO-8601, in the future)', examples: ['2027-01-31T00:00:00Z'] }))),
+})
+
+export const newAccountBody = t.Object({
+  name: t.String({ description: '1-64 letters, digits, . _ @ or -' }),
+  balance_usd: t.Optional(nullable(t.String({ description: 'Opening balance in USD (a decimal string); 0 when absent', examples: ['100'] }))),
+})
+
+export const creditBody = t.Object({
+  amount_usd: t.String({ description: 'USD to add (negative to take away; never below zero)', examples: ['25', '-1.5'] }),
+  note: t.String({
+    minLength: 1, maxLength: 200, pattern: '\\S', description: 'Why the balance changes; kept in the ledger',
+    error: "Missing 'note': say why the balance changes (it is kept in the ledger), in at most 200 characters.",
+  }),
+})
+
+export const newUserBody = t.Object({
+  name: t.String({ description: '1-64 letters, digits, . _ @ or -' }),
+  role: t.Union([t.Literal('admin'), t.Literal('account')], { error: `Invalid value for 'role': "admin" or "account".` }),
+  account_id: t.Optional(nullable(t.Union([t.Integer(), t.String()], { description: "Required for role 'account'" }))),
+  password: t.Optional(nullable(t.String({ description: 'At least 12 characters; absent or empty to have one generated and returned once' }))),
+})
+
+export const signInBody = t.Object({ username: t.String(), password: t.String() })
+
+export const accountQuery = t.Object({ account_id: t.Optional(t.String({ description: "An account's ID; admins only, or the viewer's own" })) })
+
+export const usageQuery = t.Object({
+  account_id: t.Optional(t.String({ description: "Only this account (an account user's filter is always their own)" })),
+  key_id: t.Optional(t.String({ description: 'Only this key' })),
+  model: t.Optional(t.String({ description: 'Only this model ID' })),
+  status: t.Optional(t.String({ description: 'ok, error, 2xx, 4xx, 5xx or a status code such as 429' })),
+  since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),
+  until: t.Optional(t.String({ description: 'Until this time, exclusive (ISO-8601)' })),
+})
+
+export const requestsQuery = t.Composite([usageQuery, t.Object({
+  limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
+  before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
+})])
+
+// —— Responses ——
+
+/** Elysia's `t.Integer` also accepts numeric strings (for queries); an answer's numbers are plain JSON numbers. */
+const whole = (options: { description?: string } = {}) => t.Number(options)
+
+export const consoleError = t.Object({
+  error: t.Object({
+    message: t.String(),
+    code: t.String({ description: 'Machine-readable, e.g. not_found, csrf_failed, signed_out' }),
+    field: t.Optional(t.String({ description: 'The request field at fault' })),
+  }),
+}, { description: 'Every console error has this shape' })
+
+export const account = t.Object({
+  id: whole(),
+  name: t.String(),
+  balance_usd: usd('Credited minus spent'),
+  reserved_usd: usd('Held for requests in flight'),
+  available_usd: usd('What new requests may spend'),
+  created_at: time('When the account was created'),
+})
+
+export const key = t.Object({
+  id: t.String(),
+  account_id: whole(),
+  account: t.Optional(t.String({ description: "The account's name" })),
+  name: nullable(t.String()),
+  prefix: t.String({ description: 'The first characters of the secret, to recognise it by' }),
+  models: nullable(t.Array(t.String())),
+  status: t.Union([t.Literal('active'), t.Literal('revoked'), t.Literal('expired')]),
+  created_at: time('When the key was created'),
+  last_used_at: nullable(t.String({ format: 'date-time' })),
+  revoked_at: nullable(t.String({ format: 'date-time' })),
+  rpm: nullable(whole()),
+  tpm: nullable(whole()),
+  concurrency: nullable(whole()),
+  budget_usd: nullable(usd('The most the key may spend')),
+  spent_usd: usd('Spent so far'),
+  expires_at: nullable(t.String({ format: 'date-time' })),
+})
+
+export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
+
+export const user = t.Object({
+  id: whole(),
+  name: t.String(),
+  role: t.Union([t.Literal('admin'), t.Literal('account')]),
+  account_id: nullable(whole()),
+  account: nullable(t.String()),
+  created_at: time('When the login was created'),
+})
+
+export const createdUser = t.Object({ user, password: t.Optional(t.String({ description: 'A generated password, returned this once only' })) })
+
+export const deletedUser = t.Object({ deleted: t.Literal(true), id: whole() })
+
+export const session = t.Object({
+  user: t.Object({
+    id: whole(),
+    name: t.String(),
+    role: t.Union([t.Literal('admin'), t.Literal('account')]),
+    account: nullable(t.Object({ id: whole(), name: t.String() })),
+  }),
+  csrf_token: t.String({ description: 'Send it back as the x-csrf-token header on every state change' }),
+  expires_at: time('When the session ends unless used'),
+  models: t.Array(t.String(), { description: 'The configured model IDs' }),
+})
+
+export const signedOut = t.Object({ signed_out: t.Literal(true) })
+
+const totalsFields = {
+  requests: whole(),
+  input_tokens: whole(),
+  output_tokens: whole(),
+  spent_usd: usd('Spent'),
+}
+export const totals = t.Object(totalsFields)
+export const day = t.Object({ day: t.String({ format: 'date', description: 'A UTC day' }), ...totalsFields })
+export const group = t.Object({ id: t.String(), label: t.String(), ...totalsFields })
+export const credit = t.Object({
+  kind: t.Literal('credit'),
+  at: time('When the credit was made'),
+  amount_usd: usd('The change'),
+  balance_after_usd: usd('The balance after it'),
+  note: t.String(),
+  actor: t.String({ description: 'Who made it' }),
+})
+
+export const accountHistory = t.Object({
+  account,
+  spend_since: time('The start of the spend history (the last 90 days)'),
+  history: t.Array(t.Union([credit, t.Object({ kind: t.Literal('usage'), day: day.properties.day, ...totalsFields })]), {
+    description: 'Credits, and the spend of each day with requests, newest first',
+  }),
+})
+
+export const usage = t.Object({
+  since: time('Start of the range'),
+  until: time('End of the range (exclusive)'),
+  totals,
+  daily: t.Array(day, { description: 'One entry per UTC day of the range, zeros included' }),
+  by_model: t.Array(group),
+  by_key: t.Array(group),
+  by_account: t.Optional(t.Array(group, { description: 'Only for an admin looking at every account' })),
+})
+
+export const request = t.Object({
+  id: whole(),
+  request_id: t.String(),
+  at: time('When the request was made'),
+  account_id: whole(),
+  account: nullable(t.String()),
+  key_id: t.String(),
+  key_name: nullable(t.String()),
+  key_prefix: nullable(t.String()),
+  model: t.String(),
+  provider: t.String(),
+  protocol: t.String(),
+  status: whole({ description: 'The HTTP status the client saw' }),
+  error_type: nullable(t.String()),
+  input_tokens: whole(),
+  cached_input_tokens: whole(),
+  output_tokens: whole(),
+  reasoning_tokens: whole(),
+  cost_usd: usd('What the request cost'),
+  latency_ms: t.Number(),
+  stream: t.Boolean(),
+  estimated: t.Boolean({ description: 'True when the token counts were estimated, not reported by the provider' }),
+})
+
+export const requestPage = t.Object({
+  requests: t.Array(request),
+  next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
+})
+
+/** The error answers a signed-in route can give, for the documentation (errors never pass through Elysia's checks). */
+export const errorResponses = { 400: consoleError, 401: consoleError, 403: consoleError, 404: consoleError }
+
+// —— Presenters and schemas agree ——
+
+/** True when a presenter's output has exactly the schema's fields, each of a type the schema accepts. */
+type Matches<Output, Schema extends TSchema> = [Output] extends [Static<Schema>]
+  ? [keyof Output] extends [keyof Static<Schema>] ? [keyof Static<Schema>] extends [keyof Output] ? true : false : false
+  : false
+const agreement: [
+  Matches<ReturnType<typeof accountJson>, typeof account>, Matches<ReturnType<typeof keyJson>, typeof key>,
+  Matches<ReturnType<typeof userJson>, typeof user>, Matches<ReturnType<typeof creditJson>, typeof credit>,
+  Matches<ReturnType<typeof totalsJson>, typeof totals>, Matches<ReturnType<typeof dayJson>, typeof day>,
+  Matches<ReturnType<typeof groupJson>, typeof group>, Matches<ReturnType<typeof requestJson>, typeof request>,
+] = [true, true, true, true, true, true, true, true]
+void agreement
