@@ -8,9 +8,6 @@ import type { Metrics } from './metrics.ts'
 import { costOf } from '../core/pricing.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
-/** The end of one client request: called once with the target that served it (if any) and how it ended. */
-export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void
-
 export interface SettlementDeps {
   ledger: Ledger
   logger: Logger
