@@ -10,7 +10,7 @@ export class Meter {
   private produced = ''
   finishReason: FinishReason | undefined
   /** True once any answer content has been seen. */
-  sawOutput = false
+  private sawOutput = false
 
   /** The answer has begun: from here on bytes may reach the client, so the request can no longer be retried. */
   get begun(): boolean {
