@@ -74,13 +74,6 @@ export class SseParser {
   }
 }
 
-/** Read a byte stream as SSE events. */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const parser = new SseParser()
-  for await (const chunk of body) yield* parser.push(chunk)
-  yield* parser.finish()
-}
-
 /** One SSE event as text; `data` must not contain newlines (JSON.stringify output never does). */
 export function formatSse(data: string, event?: string): string {
   return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`

@@ -1,5 +1,6 @@
 import { and, eq, gte, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
 import type { UsageCursor, UsageFilter, UsageTotals } from '../domain/records.ts'
+import { dayMs } from '../core/time.ts'
 
 /**
  * The usage queries' SQL, written once for both dialects: it uses only what SQLite and PostgreSQL read the same
@@ -17,8 +18,6 @@ export interface UsageColumns {
   cost: Column
   createdAt: Column
 }
-
-export const dayMs = 86_400_000
 
 export function usageConditions(table: UsageColumns, filter: UsageFilter, before?: UsageCursor): SQL | undefined {
   const conditions: (SQL | undefined)[] = []

@@ -1,4 +1,5 @@
 import { DomainError } from './errors.ts'
+import { requireValidName } from './names.ts'
 import type { AccountRecord } from './records.ts'
 import type { AccountRepository } from './repositories.ts'
 import { parseUsd } from '../core/money.ts'
@@ -12,9 +13,7 @@ export function parseAmount(value: string): number {
 }
 
 export async function createAccount(accounts: AccountRepository, name: string, openingBalance: number, actor: string): Promise<AccountRecord> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(name)) {
-    throw new DomainError('invalid', `account name "${name}" must be 1-64 letters, digits, . _ @ or -`)
-  }
+  requireValidName('account name', name)
   if (openingBalance < 0) throw new DomainError('invalid', 'the opening balance cannot be negative')
   if (await accounts.findByName(name)) throw new DomainError('conflict', `account "${name}" already exists`)
   const now = Date.now()

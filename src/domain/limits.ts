@@ -95,13 +95,6 @@ export class KeyLimiter {
     }
   }
 
-  /** The key's current state without admitting anything (for headers on other responses, and tests). */
-  peek(key: LimitedKey): RateLimitState | undefined {
-    if (key.rpm === null && key.tpm === null) return undefined
-    const now = this.clock()
-    return this.state(key, this.keys.get(key.id) ?? emptyUsage(), now)
-  }
-
   private usageOf(keyId: string, now: number): KeyUsage {
     let usage = this.keys.get(keyId)
     if (!usage) {

@@ -1,11 +1,12 @@
 import type { SessionRecord } from './records.ts'
 import type { SessionRepository } from './repositories.ts'
 import { randomBase62 } from '../core/ids.ts'
+import { dayMs } from '../core/time.ts'
 
 /** A session ends after this long without a request… */
 export const sessionIdleMs = 8 * 3_600_000
 /** …and after this long in any case. */
-export const sessionLifetimeMs = 7 * 86_400_000
+export const sessionLifetimeMs = 7 * dayMs
 // Sliding the expiry on every request would turn every page view into a write.
 const extendEveryMs = 60_000
 

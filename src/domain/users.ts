@@ -1,6 +1,7 @@
 import type { UserRecord, UserRole } from './records.ts'
 import type { AccountRepository, SessionRepository, UserRepository } from './repositories.ts'
 import { DomainError } from './errors.ts'
+import { requireValidName } from './names.ts'
 import { randomBase62 } from '../core/ids.ts'
 
 export const minimumPasswordLength = 12
@@ -46,9 +47,7 @@ function choosePassword(password: string | undefined): { password: string; gener
 export async function createUser(
   repositories: { users: UserRepository; accounts: AccountRepository }, input: NewUserInput, now = Date.now(),
 ): Promise<UserWithPassword> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(input.name)) {
-    throw new DomainError('invalid', `user name "${input.name}" must be 1-64 letters, digits, . _ @ or -`)
-  }
+  requireValidName('user name', input.name)
   if (input.role === 'admin' && input.accountId !== undefined) throw new DomainError('invalid', 'an admin does not belong to an account')
   if (input.role === 'account') {
     if (input.accountId === undefined) throw new DomainError('invalid', 'an account user needs an account')

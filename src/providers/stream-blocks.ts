@@ -1,3 +1,4 @@
+import { GatewayError } from '../core/errors.ts'
 import type { StreamEvent } from '../core/ir.ts'
 
 /**
@@ -27,4 +28,22 @@ export class StreamBlocks {
     if (this.current) events.push({ type: this.current.kind === 'text' ? 'text-end' : 'reasoning-end', index: this.current.index })
     this.current = undefined
   }
+}
+
+/** The error for an upstream stream that stopped before its answer was complete. */
+export function streamCutShort(): GatewayError {
+  return new GatewayError('upstream', 'Upstream stream ended before the answer was complete')
+}
+
+/**
+ * A stream decoder's `finish` for upstreams that mark their end (Anthropic's `message_stop`, OpenAI's `[DONE]`):
+ * once the answer `finished` (a finish reason came) or the end marker `ended` it, open blocks are closed and a
+ * missing finish reason becomes a plain stop; a stream that simply stopped is an error.
+ */
+export function finishStream(finished: boolean, ended: boolean, closeAll: (events: StreamEvent[]) => void): StreamEvent[] {
+  if (!finished && !ended) return [{ type: 'error', error: streamCutShort() }]
+  const events: StreamEvent[] = []
+  closeAll(events)
+  if (!finished) events.push({ type: 'finish', reason: 'stop' })
+  return events
 }

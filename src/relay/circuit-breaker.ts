@@ -63,6 +63,11 @@ interface Route {
 export class CircuitBreaker {
   private readonly routes = new Map<string, Route>()
   private readonly sliceMs: number
+  /** What a Ticket reports to: the breaker's private outcome handlers, bound once per breaker, not per request. */
+  private readonly outcomes: Outcomes = {
+    succeed: (routeId, route, probe) => this.succeed(routeId, route, probe),
+    fail: (routeId, route, probe, reason, pauseMs) => this.fail(routeId, route, probe, reason, pauseMs),
+  }
 
   constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
@@ -104,11 +109,10 @@ export class CircuitBreaker {
   }
 
   private ticket(routeId: string, route: Route, probe: boolean): RouteTicket {
-    return new Ticket(this, routeId, route, probe)
+    return new Ticket(this.outcomes, routeId, route, probe)
   }
 
-  /** @internal for Ticket */
-  succeed(routeId: string, route: Route, probe: boolean): void {
+  private succeed(routeId: string, route: Route, probe: boolean): void {
     if (probe) {
       route.state = 'closed'
       route.probing = false
@@ -119,8 +123,7 @@ export class CircuitBreaker {
     this.count(route, false)
   }
 
-  /** @internal for Ticket */
-  fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
+  private fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
     route.lastFailure = reason
     if (probe) {
       this.open(routeId, route, this.options.cooldownMs, `probe failed: ${reason}`)
@@ -182,6 +185,12 @@ export class CircuitBreaker {
   }
 }
 
+/** How a Ticket's one report reaches the breaker that issued it. */
+interface Outcomes {
+  succeed(routeId: string, route: Route, probe: boolean): void
+  fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs?: number): void
+}
+
 function newSlices(): Slice[] {
   return Array.from({ length: slices }, () => ({ index: -1, requests: 0, failures: 0 }))
 }
@@ -193,14 +202,14 @@ function newSlices(): Slice[] {
 class Ticket implements RouteTicket {
   private reported = false
 
-  constructor(private readonly breaker: CircuitBreaker, private readonly routeId: string, private readonly route: Route, private readonly probe: boolean) {}
+  constructor(private readonly outcomes: Outcomes, private readonly routeId: string, private readonly route: Route, private readonly probe: boolean) {}
 
   succeeded(): void {
-    if (this.first()) this.breaker.succeed(this.routeId, this.route, this.probe)
+    if (this.first()) this.outcomes.succeed(this.routeId, this.route, this.probe)
   }
 
   failed(reason: string, pauseMs?: number): void {
-    if (this.first()) this.breaker.fail(this.routeId, this.route, this.probe, reason, pauseMs)
+    if (this.first()) this.outcomes.fail(this.routeId, this.route, this.probe, reason, pauseMs)
   }
 
   released(): void {

@@ -10,7 +10,7 @@ export class Meter {
   private produced = ''
   finishReason: FinishReason | undefined
   /** True once any answer content has been seen. */
-  sawOutput = false
+  private sawOutput = false
   /** The answer was read to its natural end (a whole body, or a stream's last event with no error): its report is final. */
   ended = false
 

@@ -12,9 +12,6 @@ import type { Outcome, RelayCall } from './types.ts'
 
 const alreadySettled = Promise.resolve()
 
-/** The end of one client request: called once with the target that served it (if any) and how it ended. */
-export type Settle = (target: Target | undefined, outcome: Outcome, attempts: number) => void
-
 export interface SettlementDeps {
   ledger: Ledger
   logger: Logger

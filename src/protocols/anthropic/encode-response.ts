@@ -1,6 +1,6 @@
 import type { ChatResponse, ContentPart } from '../../core/ir.ts'
 import { emptyUsage } from '../../core/ir.ts'
-import { parseToolArguments } from '../../core/tool-arguments.ts'
+import { parseToolArguments } from '../../core/tool-calls.ts'
 import { encodeAnthropicUsage } from './encode-usage.ts'
 import { encodeStopReason } from './map-stop-reason.ts'
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../core/errors.ts'
+import type { GatewayError } from '../../core/errors.ts'
 import { errorResponse } from '../shared/error-response.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 import { encodeAnthropicRateLimitHeaders } from './rate-limit-headers.ts'
@@ -22,9 +22,4 @@ export function isAnthropicRequest(request: Request): boolean {
   if (request.headers.has('anthropic-version')) return true
   const path = new URL(request.url).pathname
   return path === '/v1/messages' || path.startsWith('/v1/messages/')
-}
-
-export function unknownPathResponse(request: Request): Response {
-  const path = new URL(request.url).pathname
-  return anthropicErrorResponse(new GatewayError('not_found', `Unknown path: ${request.method} ${path}`, { code: 'unknown_path' }))
 }

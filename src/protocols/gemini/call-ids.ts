@@ -1,9 +1,5 @@
 import type { CallIds } from '../../wire/gemini/parts.ts'
-
-/** Ids other upstreams accept (Anthropic allows only these characters); the same id always maps the same way. */
-function cleanId(id: string): string {
-  return id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)
-}
+import { safeToolCallId } from '../../core/tool-calls.ts'
 
 /**
  * Call ids for one Gemini conversation. A call without an id is numbered by its position in the history
@@ -16,17 +12,17 @@ export function createConversationCallIds(): CallIds {
   let count = 0
   return {
     forCall(call) {
-      const id = call.id ? cleanId(call.id) : `call_${count}`
+      const id = call.id ? safeToolCallId(call.id) : `call_${count}`
       count++
       unanswered.push({ id, name: call.name })
       return id
     },
     forResult(result) {
-      let index = result.id ? unanswered.findIndex((call) => call.id === cleanId(result.id!)) : -1
+      let index = result.id ? unanswered.findIndex((call) => call.id === safeToolCallId(result.id!)) : -1
       if (index === -1) index = unanswered.findIndex((call) => call.name === result.name)
       if (index === -1 && unanswered.length > 0) index = 0
       if (index !== -1) return unanswered.splice(index, 1)[0]!.id
-      return result.id ? cleanId(result.id) : `call_${count++}`
+      return result.id ? safeToolCallId(result.id) : `call_${count++}`
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { FinishReason, StreamEvent, Usage } from '../../core/ir.ts'
 import { formatSse } from '../../core/sse.ts'
-import { parseArguments, type GeminiPart } from '../../wire/gemini/parts.ts'
+import type { GeminiPart } from '../../wire/gemini/parts.ts'
+import { parseToolArguments } from '../../core/tool-calls.ts'
 import { encodeGeminiError } from './encode-error.ts'
 import { encodeFinishReason, encodeUsageMetadata } from './encode-usage.ts'
 
@@ -45,7 +46,7 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
     return out.frame({ candidates: [candidate], ...rest, modelVersion: model, responseId: id })
   }
   const callPart = (call: { id: string; name: string; arguments: string }): GeminiPart =>
-    ({ functionCall: { id: call.id, name: call.name, args: parseArguments(call.arguments) } })
+    ({ functionCall: { id: call.id, name: call.name, args: parseToolArguments(call.arguments) } })
 
   for await (const event of events) {
     switch (event.type) {

@@ -6,6 +6,7 @@ import { decodeAnthropicStreamError } from './decode-error.ts'
 import type { AnthropicUsage } from './decode-usage.ts'
 import { decodeAnthropicUsage } from './decode-usage.ts'
 import { mapAnthropicStopReason } from './map-stop-reason.ts'
+import { finishStream } from '../stream-blocks.ts'
 
 type BlockKind = 'text' | 'reasoning' | 'tool' | 'ignored'
 
@@ -117,13 +118,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       return events
     },
     finish(): StreamEvent[] {
-      if (finished || stopped) {
-        const events: StreamEvent[] = []
-        closeAll(events)
-        if (!finished) events.push({ type: 'finish', reason: 'stop' })
-        return events
-      }
-      return [{ type: 'error', error: new GatewayError('upstream', 'Upstream stream ended before the answer was complete') }]
+      return finishStream(finished, stopped, closeAll)
     },
   }
 }

@@ -1,13 +1,8 @@
 import type { ContentPart, Message } from '../../core/ir.ts'
-import { parseToolArguments } from '../../core/tool-arguments.ts'
+import { parseToolArguments, safeToolCallId } from '../../core/tool-calls.ts'
 
 export type AnthropicBlock = Record<string, unknown>
 export interface AnthropicMessage { role: 'user' | 'assistant'; content: AnthropicBlock[] }
-
-/** Anthropic accepts ids made of letters, digits, `_` and `-` only; other vendors' ids may hold more. */
-export function sanitizeToolId(id: string): string {
-  return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu_unknown'
-}
 
 function encodeMedia(part: Extract<ContentPart, { type: 'image' }>): AnthropicBlock {
   const type = part.mediaType === 'application/pdf' ? 'document' : 'image'
@@ -22,9 +17,9 @@ function encodePart(part: ContentPart): AnthropicBlock | undefined {
   switch (part.type) {
     case 'text': return part.text ? { type: 'text', text: part.text } : undefined
     case 'image': return encodeMedia(part)
-    case 'tool-call': return { type: 'tool_use', id: sanitizeToolId(part.id), name: part.name, input: parseToolArguments(part.arguments) }
+    case 'tool-call': return { type: 'tool_use', id: safeToolCallId(part.id), name: part.name, input: parseToolArguments(part.arguments) }
     case 'tool-result': {
-      const block: AnthropicBlock = { type: 'tool_result', tool_use_id: sanitizeToolId(part.toolCallId), content: part.content }
+      const block: AnthropicBlock = { type: 'tool_result', tool_use_id: safeToolCallId(part.toolCallId), content: part.content }
       if (part.isError) block.is_error = true
       return block
     }

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { ContentPart, StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
-import { StreamBlocks } from '../stream-blocks.ts'
+import { StreamBlocks, streamCutShort } from '../stream-blocks.ts'
 import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeGeminiError } from './decode-error.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
@@ -81,7 +81,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if (finished) return []
       const events: StreamEvent[] = []
       blocks.close(events)
-      events.push({ type: 'error', error: new GatewayError('upstream', 'Upstream stream ended before the answer was complete') })
+      events.push({ type: 'error', error: streamCutShort() })
       return events
     },
   }

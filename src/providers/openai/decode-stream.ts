@@ -5,7 +5,7 @@ import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'
-import { StreamBlocks } from '../stream-blocks.ts'
+import { finishStream, StreamBlocks } from '../stream-blocks.ts'
 
 interface ChunkToolCall {
   index?: number
@@ -87,13 +87,7 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       return events
     },
     finish(): StreamEvent[] {
-      if (finished || done) {
-        const events: StreamEvent[] = []
-        closeAll(events)
-        if (!finished) events.push({ type: 'finish', reason: 'stop' })
-        return events
-      }
-      return [{ type: 'error', error: new GatewayError('upstream', 'Upstream stream ended before the answer was complete') }]
+      return finishStream(finished, done, closeAll)
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { ContentPart } from '../../core/ir.ts'
+import { parseToolArguments } from '../../core/tool-calls.ts'
 
 /**
  * Gemini `Part`s ↔ IR content parts, for both directions of the wire: the gemini provider (requests out, answers
@@ -78,16 +79,6 @@ export function encodeFunctionResponse(content: string, isError?: boolean): Reco
   return isError ? { error: content } : { output: content }
 }
 
-/** Tool-call arguments (a JSON string in the IR) as the object Gemini wants; a cut-off string becomes `{}`. */
-export function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(text || '{}') as unknown
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
-
 export interface EncodeOptions {
   /** Send call ids (answers to a Gemini client, which echoes them back); the Gemini API itself pairs by order. */
   withIds?: boolean
@@ -121,7 +112,7 @@ export function encodeGeminiParts(content: ContentPart[], options: EncodeOptions
           : { fileData: { fileUri: part.url ?? '', ...(part.mediaType && { mimeType: part.mediaType }) } })
         break
       case 'tool-call':
-        push({ functionCall: { ...(options.withIds && { id: part.id }), name: part.name, args: parseArguments(part.arguments) } })
+        push({ functionCall: { ...(options.withIds && { id: part.id }), name: part.name, args: parseToolArguments(part.arguments) } })
         break
       case 'tool-result':
         push({ functionResponse: {
