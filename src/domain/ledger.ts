@@ -130,9 +130,15 @@ export class Ledger {
     return reservation.granted > 0 ? undefined : reservation.short ?? 'balance'
   }
 
-  /** The end of a request: a failure costs 0, which simply gives its hold back to the lease. */
+  /**
+   * The end of a request: a failure costs 0, which simply gives its hold back to the lease. Never throws. A cost that
+   * is not a safe integer (a bug upstream of here) bills the hold; token counts that are not non-negative safe
+   * integers are stored as 0 and the row flagged estimated — one bad row must not fail, and so block, every batch
+   * after it.
+   */
   settle(hold: Hold, usage: UsageRecord): void {
-    const cost = Math.max(0, Math.min(usage.cost, hold.amount))
+    const cost = Number.isSafeInteger(usage.cost) ? Math.max(0, Math.min(usage.cost, hold.amount)) : hold.amount
+    sanitizeCounts(usage)
     const lease = this.leases.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
     if (lease?.id === hold.id) {
       lease.used -= hold.amount
@@ -200,6 +206,17 @@ export class Ledger {
         return
       }
     }
+  }
+}
+
+const countFields = ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const
+
+function sanitizeCounts(usage: UsageRecord): void {
+  for (const field of countFields) {
+    const value = usage[field]
+    if (Number.isSafeInteger(value) && value >= 0) continue
+    usage[field] = 0
+    usage.estimated = true
   }
 }
 

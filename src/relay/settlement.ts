@@ -34,47 +34,78 @@ export class Settlement {
     private readonly permit: Permit, private readonly started: number,
   ) {}
 
-  /** The request is over: `target` served it (if any route did), `outcome` says how it ended. */
+  /**
+   * The request is over: `target` served it (if any route did), `outcome` says how it ended.
+   *
+   * Never throws, and whatever fails inside (pricing, the ledger, metrics, the log) the permit is released and the
+   * relay told, in a `finally`: a request that settled wrongly must not also keep its key's concurrency slot and the
+   * drain count forever. A pricing failure bills the hold (the worst case the request was admitted for), flagged
+   * estimated; a ledger failure is logged with its stack.
+   */
   settle(target: Target | undefined, outcome: Outcome, attempts: number): void {
     if (this.settled) return
     this.settled = true
     const { deps, call } = this
     const usage = outcome.usage
-    const cost = usage && target ? costOf(usage, target.model.price) : 0
-    const latencyMs = Math.round(performance.now() - this.started)
-    const model = target?.model.id ?? call.request.model
+    let tokensUsed = 0
     try {
-      deps.ledger.settle(this.hold, {
-        requestId: call.requestId,
-        accountId: call.key.accountId,
-        keyId: call.key.id,
-        model,
-        provider: target?.provider.name ?? '',
-        upstreamModel: target?.upstreamModel ?? '',
-        protocol: call.protocol,
-        inputTokens: usage?.inputTokens ?? 0,
-        cachedInputTokens: usage?.cachedInputTokens ?? 0,
-        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        reasoningTokens: usage?.reasoningTokens ?? 0,
-        cost,
-        status: outcome.status,
-        errorType: outcome.errorType ?? null,
-        latencyMs,
-        stream: call.request.stream,
-        estimated: usage?.estimated ?? false,
-        createdAt: Date.now(),
-      })
-      this.permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
+      const model = target?.model.id ?? call.request.model
+      const latencyMs = Math.round(performance.now() - this.started)
+      let cost = 0
+      let estimated = usage?.estimated ?? false
+      try {
+        cost = usage && target ? costOf(usage, target.model.price) : 0
+      } catch (error) {
+        deps.logger.error({ request_id: call.requestId, model, err: describe(error) }, 'pricing a request failed; billing its hold')
+        cost = this.hold.amount
+        estimated = true
+      }
+      tokensUsed = usage ? usage.inputTokens + usage.outputTokens : 0
+      try {
+        deps.ledger.settle(this.hold, {
+          requestId: call.requestId,
+          accountId: call.key.accountId,
+          keyId: call.key.id,
+          model,
+          provider: target?.provider.name ?? '',
+          upstreamModel: target?.upstreamModel ?? '',
+          protocol: call.protocol,
+          inputTokens: usage?.inputTokens ?? 0,
+          cachedInputTokens: usage?.cachedInputTokens ?? 0,
+          cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+          outputTokens: usage?.outputTokens ?? 0,
+          reasoningTokens: usage?.reasoningTokens ?? 0,
+          cost,
+          status: outcome.status,
+          errorType: outcome.errorType ?? null,
+          latencyMs,
+          stream: call.request.stream,
+          estimated,
+          createdAt: Date.now(),
+        })
+      } catch (error) {
+        deps.logger.error({ request_id: call.requestId, hold: this.hold.id, err: describe(error) }, 'settling a request in the ledger failed')
+      }
       deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
       deps.logger.info({
         request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,
         error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
-        estimated: usage?.estimated, stream: call.request.stream, attempts,
+        estimated, stream: call.request.stream, attempts,
       }, 'request')
+    } catch (error) {
+      deps.logger.error({ request_id: call.requestId, err: describe(error) }, 'settling a request failed')
     } finally {
-      deps.finished(call.scope)
+      try {
+        this.permit.release(tokensUsed)
+      } finally {
+        deps.finished(call.scope)
+      }
     }
   }
+}
+
+/** An error for the log: its message and stack (a log line of `{}` helps nobody). */
+function describe(error: unknown): { message: string; stack?: string } {
+  return error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) }
 }
