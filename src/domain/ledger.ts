@@ -86,6 +86,7 @@ export class Ledger {
   private async placeHoldWhenReady(accountId: number, keyId: string, amount: number, keyBudget: number | null): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
     const leaseKey = leaseKeyOf(accountId, budgetKeyId)
+    let reclaims = 0
     while (true) {
       let lease = this.leases.get(leaseKey)
       if (lease?.growing) {
@@ -98,6 +99,13 @@ export class Ledger {
         this.leases.set(leaseKey, lease)
       }
       const short = await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount)
+      // The balance may be short only because this account's other leases here took it for later requests: give
+      // their unused room back (written at once) and try again. Bounded: their own requests may take it back.
+      if (short === 'balance' && reclaims < maxReclaims && this.reclaimRoom(accountId, lease) > 0) {
+        reclaims++
+        await this.flush()
+        continue
+      }
       if (short) {
         if (lease.amount === 0 && lease.used === 0) this.leases.delete(leaseKey)
         throw short === 'budget'
@@ -109,6 +117,27 @@ export class Ledger {
             { code: 'insufficient_balance' })
       }
     }
+  }
+
+  /**
+   * Give the unused room of the account's other leases in this process back to its balance: an idle lease is released
+   * whole, a busy one shrinks to the holds of its requests in flight. Returns how much was given back (queued).
+   */
+  private reclaimRoom(accountId: number, except: Lease): number {
+    let freed = 0
+    for (const lease of [...this.leases.values()]) {
+      if (lease === except || lease.accountId !== accountId || lease.growing) continue
+      const room = lease.amount - lease.used
+      if (room <= 0) continue
+      freed += room
+      if (lease.used === 0) {
+        this.release(lease)
+        continue
+      }
+      lease.amount = lease.used
+      this.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId })
+    }
+    return freed
   }
 
   /** Grow a lease by at least `need`; returns what fell short when it could not. */
@@ -219,6 +248,9 @@ function sanitizeCounts(usage: UsageRecord): void {
     usage.estimated = true
   }
 }
+
+/** How many times one request may give other leases' room back before it is refused. */
+const maxReclaims = 3
 
 /** A request's hold, cut from a lease that has room for it. */
 function carve(lease: Lease, keyId: string, amount: number): Hold {
