@@ -20,11 +20,13 @@ export interface Gateway {
 
 /** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
   const store = openStore(config.database, { serving: true })
   await store.migrate()
-  // Holds older than the longest possible request were left by a crash: give that money back.
+  // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
+  // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.
   const longest = Math.max(...config.providers.map((provider) => provider.timeouts.totalMs)) + 60_000
-  const released = await store.ledger.releaseStaleHolds(Date.now() - (store.dialect === 'sqlite' ? 0 : longest))
+  const released = await store.ledger.startServing(Date.now() - longest)
   if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
   const keys = new KeyCache(store.keys)
   await keys.start()

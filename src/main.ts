@@ -8,6 +8,7 @@ import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
+import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
 import { DomainError } from './domain/errors.ts'
 
 const help = `tollgate — an LLM API gateway in one executable
@@ -82,7 +83,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code)
   },
   (error: unknown) => {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError
+    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError || error instanceof DatabaseInUseError
     console.error(known ? `tollgate: ${(error as Error).message}` : error)
     process.exit(error instanceof DomainError && error.kind === 'not_found' ? 3 : 2)
   },

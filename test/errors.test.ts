@@ -6,7 +6,6 @@ import { jsonReply, startUpstream, type TestUpstream } from './support/upstream.
 
 let gateway: TestGateway
 let upstream: TestUpstream
-let client: OpenAI
 
 // An upstream that fails in the way the model id asks it to.
 beforeAll(async () => {
@@ -41,7 +40,6 @@ beforeAll(async () => {
     },
     keyModels: ['mock-1', 'fails-500', 'fails-503', 'fails-401', 'fails-400', 'garbage', 'unreachable'],
   })
-  client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
 })
 
 afterAll(async () => {

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import OpenAI from 'openai'
 import { parseConfig } from '../src/config/load.ts'
 import { silentLogger } from '../src/core/logger.ts'
 import { startGateway, type Gateway } from '../src/gateway.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { createTestDatabase } from './support/postgres.ts'
+import { startServe } from './support/cli.ts'
 
 // Two gateway instances sharing one PostgreSQL database: what "scaling out" means for keys and money.
 let database: Awaited<ReturnType<typeof createTestDatabase>>
@@ -51,3 +56,76 @@ test('both instances bill one balance without overdrawing it', async () => {
   expect(before.balance - account.balance).toBe(summary.spent)
   expect(results).toContain(403)
 })
+
+/** Another instance on the same database, started in this process. */
+const startInstance = () => startGateway(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+
+test('an instance starting leaves the hold of a live one alone, however long its request has run', async () => {
+  const account = await first.createAccount(`live-${Date.now()}`, '1')
+  const { record } = await first.createKey({ accountId: account.id })
+  const ledger = first.gateway.services.ledger
+  const hold = await ledger.placeHold(account.id, record.id, 50_000)
+  const admin = new SQL(database.url, { max: 1 })
+  // As far as its row's time can tell, this lease has served one request for an hour: but its instance is alive.
+  await admin`UPDATE holds SET created_at = created_at - 3600000 WHERE id = ${hold.id}`
+  const store = first.gateway.services.store
+  const before = (await store.accounts.findById(account.id))!
+  expect(before.reserved).toBeGreaterThanOrEqual(50_000)
+  const third = await startInstance()
+  try {
+    expect((await admin`SELECT id FROM holds WHERE id = ${hold.id}`).length).toBe(1)
+    expect((await store.accounts.findById(account.id))!.reserved).toBe(before.reserved)
+  } finally {
+    await third.stop(500)
+  }
+  ledger.settle(hold, {
+    requestId: 'req_live', accountId: account.id, keyId: record.id, model: 'mock-1', provider: 'mock', upstreamModel: 'mock-1', protocol: 'openai-chat',
+    inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost: 3000, status: 200, errorType: null,
+    latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
+  })
+  await ledger.drain()
+  expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 1_000_000_000 - 3000 })
+  await admin.close()
+})
+
+test('a serve killed by SIGKILL: its hold stays while its heartbeat is fresh, and the next start after the timeout releases it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-pg-'))
+  const config = join(dir, 'tollgate.yaml')
+  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }
+database: ${database.url}
+providers:
+  - { name: slow, type: mock, chunk_delay_ms: 80 }
+models:
+  - { id: slow, provider: slow, price: { input: 1, output: 2 } }
+`)
+  const account = await first.createAccount(`dead-${Date.now()}`, '1')
+  const { secret } = await first.createKey({ accountId: account.id })
+  const serve = await startServe(['bun', 'src/main.ts'], config)
+  const response = await fetch(`${serve.url}/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] }),
+  })
+  await response.body!.getReader().read() // the answer has begun: its hold is placed
+  serve.process.kill('SIGKILL')
+  await serve.process.exited
+
+  const admin = new SQL(database.url, { max: 1 })
+  const holdsOf = () => admin`SELECT id, instance_id FROM holds WHERE account_id = ${account.id}` as Promise<{ id: string; instance_id: string }[]>
+  const store = first.gateway.services.store
+  const [hold] = await holdsOf()
+  expect(hold?.instance_id).toStartWith('inst_')
+  // Dead, but its heartbeat is still within the timeout: nothing proves it gone yet, so its hold is kept.
+  const early = await startInstance()
+  await early.stop(500)
+  expect(await holdsOf()).toEqual([hold!])
+  expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
+
+  // The timeout passes (its heartbeat, stopped, is now an hour old): the next start releases the hold.
+  await admin`UPDATE instances SET heartbeat_at = heartbeat_at - 3600000 WHERE id = ${hold!.instance_id}`
+  const later = await startInstance()
+  await later.stop(500)
+  expect(await holdsOf()).toEqual([])
+  expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 1_000_000_000 })
+  expect((await admin`SELECT id FROM instances WHERE id = ${hold!.instance_id}`).length).toBe(0)
+  await admin.close()
+}, 30_000)

@@ -127,7 +127,7 @@ for (const [name, prepare] of backends) {
       const { record } = await createKey(store.keys, { accountId: account.id, budget: 20_000 })
       await new Ledger(store.ledger).placeHold(account.id, record.id, 20_000, 20_000) // the process "dies" here
       await expect(new Ledger(other.ledger).placeHold(account.id, record.id, 1, 20_000)).rejects.toMatchObject({ code: 'budget_exceeded' })
-      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       const ledger = new Ledger(other.ledger)
       ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
       await ledger.drain()
@@ -139,7 +139,7 @@ for (const [name, prepare] of backends) {
       await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
       await new Ledger(store.ledger).placeHold(account.id, 'k', 10_000) // the process "dies" here
       expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
-      expect(await other.ledger.releaseStaleHolds(Date.now() + 1)).toBeGreaterThan(0)
+      expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
     })
   })

@@ -112,7 +112,7 @@ describe('batches behind an asynchronous repository', () => {
         batches.push(batch.length)
         await Bun.sleep(5) // a worker thread or a network round trip
       },
-      releaseStaleHolds: async () => 0,
+      startServing: async () => 0,
     }
     const ledger = new Ledger(repository, { flushMs: 60_000 })
     const hold: Hold = { id: 'lease_a', accountId: 1, keyId: 'k', amount: 1_000, createdAt: 0 }

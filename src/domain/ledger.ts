@@ -92,6 +92,7 @@ export class Ledger {
   private async placeHoldWhenReady(accountId: number, keyId: string, amount: number, keyBudget: number | null): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
     const leaseKey = leaseKeyOf(accountId, budgetKeyId)
+    let reclaims = 0
     while (true) {
       let lease = this.leases.get(leaseKey)
       if (lease?.growing) {
@@ -104,6 +105,13 @@ export class Ledger {
         this.leases.set(leaseKey, lease)
       }
       const short = await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount)
+      // The balance may be short only because this account's other leases here took it for later requests: give
+      // their unused room back (written at once) and try again. Bounded: their own requests may take it back.
+      if (short === 'balance' && reclaims < maxReclaims && this.reclaimRoom(accountId, lease) > 0) {
+        reclaims++
+        await this.flush()
+        continue
+      }
       if (short) {
         if (lease.amount === 0 && lease.used === 0) this.leases.delete(leaseKey)
         throw short === 'budget'
@@ -115,6 +123,27 @@ export class Ledger {
             { code: 'insufficient_balance' })
       }
     }
+  }
+
+  /**
+   * Give the unused room of the account's other leases in this process back to its balance: an idle lease is released
+   * whole, a busy one shrinks to the holds of its requests in flight. Returns how much was given back (queued).
+   */
+  private reclaimRoom(accountId: number, except: Lease): number {
+    let freed = 0
+    for (const lease of [...this.leases.values()]) {
+      if (lease === except || lease.accountId !== accountId || lease.growing) continue
+      const room = lease.amount - lease.used
+      if (room <= 0) continue
+      freed += room
+      if (lease.used === 0) {
+        this.release(lease)
+        continue
+      }
+      lease.amount = lease.used
+      this.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId })
+    }
+    return freed
   }
 
   /** Grow a lease by at least `need`; returns what fell short when it could not. */
@@ -139,10 +168,13 @@ export class Ledger {
   /**
    * The end of a request: a failure costs 0, which simply gives its hold back to the lease. Resolves once the debit
    * and the usage row are committed, so a caller can hold back the answer's last bytes until its bill is durable: a
-   * crash can then never lose the bill of an answer the client received in full.
+   * crash can then never lose the bill of an answer the client received in full. Never throws. A cost that is not a
+   * safe integer (a bug upstream of here) bills the hold; token counts that are not non-negative safe integers are
+   * stored as 0 and the row flagged estimated — one bad row must not fail, and so block, every batch after it.
    */
   settle(hold: Hold, usage: UsageRecord): Promise<void> {
-    const cost = Math.max(0, Math.min(usage.cost, hold.amount))
+    const cost = Number.isSafeInteger(usage.cost) ? Math.max(0, Math.min(usage.cost, hold.amount)) : hold.amount
+    sanitizeCounts(usage)
     const lease = this.leases.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
     if (lease?.id === hold.id) {
       lease.used -= hold.amount
@@ -229,6 +261,20 @@ export class Ledger {
 function flushSoon(ledger: Ledger): void {
   void ledger.flush()
 }
+
+const countFields = ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const
+
+function sanitizeCounts(usage: UsageRecord): void {
+  for (const field of countFields) {
+    const value = usage[field]
+    if (Number.isSafeInteger(value) && value >= 0) continue
+    usage[field] = 0
+    usage.estimated = true
+  }
+}
+
+/** How many times one request may give other leases' room back before it is refused. */
+const maxReclaims = 3
 
 /** A request's hold, cut from a lease that has room for it. */
 function carve(lease: Lease, keyId: string, amount: number): Hold {

@@ -77,7 +77,7 @@ export class KeyLimiter {
         done = true
         usage.reserved -= tokens
         usage.active--
-        if (tokensUsed > 0) {
+        if (tokensUsed > 0 && Number.isSafeInteger(tokensUsed)) { // never NaN into the window: it would never drain
           usage.tokens.push({ at: this.clock(), count: tokensUsed })
           usage.tokenSum += tokensUsed
         }

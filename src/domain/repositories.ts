@@ -43,8 +43,14 @@ export interface LedgerRepository {
   reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
   /** Apply settlements and releases in order, in one transaction. */
   write(batch: LedgerWrite[]): Promise<void>
-  /** Release holds older than `before` (left by a crash) and return how many there were. */
-  releaseStaleHolds(before: number): Promise<number>
+  /**
+   * This process starts serving: record it as the live owner of the holds it places, and release the holds whose
+   * owner is provably gone (a crash leaves them), returning how many. PostgreSQL: an `instances` row kept fresh by a
+   * heartbeat until the store closes; released are the holds of instances whose heartbeat is older than the timeout
+   * or that left no row, and holds from before instances were recorded that are older than `unownedBefore`. SQLite:
+   * every hold — the serve lock (sqlite/serve-lock.ts) proves no other server is alive on the file.
+   */
+  startServing(unownedBefore: number): Promise<number>
 }
 
 export interface UsageRepository {

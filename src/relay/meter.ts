@@ -1,5 +1,6 @@
 import { countTokens, promptText } from '../core/estimate.ts'
 import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from '../core/ir.ts'
+import { checkedUsage } from '../core/usage.ts'
 
 /**
  * Watches an answer go by (streamed or whole) and knows, at the end, what to bill: the upstream's usage report
@@ -34,7 +35,7 @@ export class Meter {
         this.produced += event.arguments
         break
       case 'usage':
-        this.reported = event.usage
+        this.reported = checkedUsage(event.usage) // decoders check already; a provider that does not cannot wedge billing
         break
       case 'finish':
         this.finishReason = event.reason
@@ -46,7 +47,7 @@ export class Meter {
     for (const part of response.content) this.produced += partText(part)
     this.sawOutput = response.content.length > 0
     this.ended = true
-    this.reported = response.usage
+    this.reported = response.usage && checkedUsage(response.usage)
     this.finishReason = response.finishReason
   }
 
@@ -62,13 +63,22 @@ export class Meter {
   }
 
   private async estimate(request: ChatRequest, reported: Usage | undefined): Promise<Usage> {
-    const outputTokens = await countTokens(this.produced)
-    const inputTokens = reported?.inputTokens || await countTokens(promptText(request))
+    const outputTokens = await safeCount(this.produced)
+    const inputTokens = reported?.inputTokens || await safeCount(promptText(request))
     if (reported) {
       if (reported.outputTokens >= outputTokens) return reported
       return { ...reported, inputTokens, outputTokens, estimated: true }
     }
     return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens: 0, estimated: true }
+  }
+}
+
+/** The tokenizer's count, or ~4 characters a token should it ever fail: an estimate that rejects would never settle. */
+async function safeCount(text: string): Promise<number> {
+  try {
+    return await countTokens(text)
+  } catch {
+    return Math.ceil(text.length / 4)
   }
 }
 

@@ -38,6 +38,11 @@ export class Settlement {
   /**
    * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
    * is committed (the ledger's group commit): an answer's last bytes wait for it.
+   *
+   * Never throws, and whatever fails inside (pricing, the ledger, metrics, the log) the permit is released and the
+   * relay told, in a `finally`: a request that settled wrongly must not also keep its key's concurrency slot and the
+   * drain count forever. A pricing failure bills the hold (the worst case the request was admitted for), flagged
+   * estimated; a ledger failure is logged with its stack.
    */
   settle(target: Target | undefined, outcome: Outcome, attempts: number): Promise<void> {
     if (this.settled) return alreadySettled
@@ -47,42 +52,62 @@ export class Settlement {
     // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
     if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
     const usage = outcome.usage
-    const cost = usage && target ? costOf(usage, target.model.price) : 0
-    const latencyMs = Math.round(performance.now() - this.started)
-    const model = target?.model.id ?? call.request.model
+    let tokensUsed = 0
     try {
-      committed = deps.ledger.settle(this.hold, {
-        requestId: call.requestId,
-        accountId: call.key.accountId,
-        keyId: call.key.id,
-        model,
-        provider: target?.provider.name ?? '',
-        upstreamModel: target?.upstreamModel ?? '',
-        protocol: call.protocol,
-        inputTokens: usage?.inputTokens ?? 0,
-        cachedInputTokens: usage?.cachedInputTokens ?? 0,
-        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        reasoningTokens: usage?.reasoningTokens ?? 0,
-        cost,
-        status: outcome.status,
-        errorType: outcome.errorType ?? null,
-        latencyMs,
-        stream: call.request.stream,
-        estimated: usage?.estimated ?? false,
-        createdAt: Date.now(),
-      })
-      this.permit.release(usage ? usage.inputTokens + usage.outputTokens : 0)
+      const model = target?.model.id ?? call.request.model
+      const latencyMs = Math.round(performance.now() - this.started)
+      let cost = 0
+      let estimated = usage?.estimated ?? false
+      try {
+        cost = usage && target ? costOf(usage, target.model.price) : 0
+      } catch (error) {
+        reportFailure(deps.logger, error, { request_id: call.requestId, route: 'pricing' })
+        cost = this.hold.amount
+        estimated = true
+      }
+      tokensUsed = usage ? usage.inputTokens + usage.outputTokens : 0
+      try {
+        committed = deps.ledger.settle(this.hold, {
+          requestId: call.requestId,
+          accountId: call.key.accountId,
+          keyId: call.key.id,
+          model,
+          provider: target?.provider.name ?? '',
+          upstreamModel: target?.upstreamModel ?? '',
+          protocol: call.protocol,
+          inputTokens: usage?.inputTokens ?? 0,
+          cachedInputTokens: usage?.cachedInputTokens ?? 0,
+          cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+          outputTokens: usage?.outputTokens ?? 0,
+          reasoningTokens: usage?.reasoningTokens ?? 0,
+          cost,
+          status: outcome.status,
+          errorType: outcome.errorType ?? null,
+          latencyMs,
+          stream: call.request.stream,
+          estimated,
+          createdAt: Date.now(),
+        })
+      } catch (error) {
+        reportFailure(deps.logger, error, { request_id: call.requestId, route: 'ledger' })
+      }
       deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
       deps.logger.info({
         request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,
         error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
-        estimated: usage?.estimated, stream: call.request.stream, attempts,
+        estimated, stream: call.request.stream, attempts,
       }, 'request')
+    } catch (error) {
+      reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
     } finally {
-      deps.finished(call.scope)
+      try {
+        this.permit.release(tokensUsed)
+      } finally {
+        deps.finished(call.scope)
+      }
     }
     return committed
   }
 }
+

@@ -1,9 +1,11 @@
 import type { SQL } from 'bun'
 import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
+import type { PostgresInstance } from './instances.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
 
 /** The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why). */
-export function createPostgresLedger(client: SQL): LedgerRepository {
+/** `instance`: this process, whose id every hold it places carries (instances.ts). */
+export function createPostgresLedger(client: SQL, instance: PostgresInstance): LedgerRepository {
   return {
     async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
       return client.begin(async (tx): Promise<Reservation> => {
@@ -20,7 +22,8 @@ export function createPostgresLedger(client: SQL): LedgerRepository {
         const granted = Math.min(want, free, room ?? free)
         await tx`UPDATE accounts SET reserved = reserved + ${granted} WHERE id = ${accountId}`
         if (budgetKeyId !== undefined) await tx`UPDATE api_keys SET reserved = reserved + ${granted} WHERE id = ${budgetKeyId}`
-        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null})
+        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, instance_id)
+          VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null}, ${instance.id})
           ON CONFLICT (id) DO UPDATE SET amount = holds.amount + EXCLUDED.amount, created_at = EXCLUDED.created_at`
         return { granted }
       })
@@ -60,16 +63,8 @@ export function createPostgresLedger(client: SQL): LedgerRepository {
       })
     },
 
-    async releaseStaleHolds(before) {
-      return client.begin(async (tx) => {
-        const stale: { account_id: string; amount: string; budget_key_id: string | null }[] =
-          await tx`DELETE FROM holds WHERE created_at < ${before} RETURNING account_id, amount, budget_key_id`
-        for (const hold of stale) {
-          await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
-          if (hold.budget_key_id !== null) await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
-        }
-        return stale.length
-      })
+    startServing(unownedBefore) {
+      return instance.start(unownedBefore)
     },
   }
 }

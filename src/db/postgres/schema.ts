@@ -1,6 +1,7 @@
 import { bigint, bigserial, boolean, index, integer, pgTable, text } from 'drizzle-orm/pg-core'
 
-// The PostgreSQL twin of ../sqlite/schema.ts: same tables, columns and indexes. Money and times are bigint
+// The PostgreSQL twin of ../sqlite/schema.ts: same tables, columns and indexes, but for `instances` and
+// `holds.instance_id` (SQLite has one server per file: sqlite/serve-lock.ts). Money and times are bigint
 // (nano-dollars, epoch milliseconds), read back as JavaScript numbers (exact below 2^53).
 const money = (name: string) => bigint(name, { mode: 'number' })
 const time = (name: string) => bigint(name, { mode: 'number' })
@@ -52,7 +53,19 @@ export const holds = pgTable('holds', {
   createdAt: time('created_at').notNull(),
   /** Set when the hold also counts against this key's budget (api_keys.reserved). */
   budgetKeyId: text('budget_key_id'),
+  /** The gateway instance that placed it (instances.id); null for holds from before instances were recorded. */
+  instanceId: text('instance_id'),
 }, (table) => [index('holds_created').on(table.createdAt)])
+
+/**
+ * Gateway instances serving from this database, each with a heartbeat (epoch ms, the database's clock): a hold is
+ * released by another instance only once its owner's heartbeat is older than the timeout (db/postgres/instances.ts).
+ */
+export const instances = pgTable('instances', {
+  id: text('id').primaryKey(),
+  startedAt: time('started_at').notNull(),
+  heartbeatAt: time('heartbeat_at').notNull(),
+})
 
 export const usageRecords = pgTable('usage_records', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),

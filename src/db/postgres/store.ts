@@ -4,6 +4,7 @@ import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
 import { createPostgresAccounts } from './accounts.ts'
 import { createPostgresKeys } from './keys.ts'
+import { type InstanceOptions, PostgresInstance } from './instances.ts'
 import { createPostgresLedger } from './ledger.ts'
 import { postgresMigrations } from './migrations.ts'
 import * as schema from './schema.ts'
@@ -14,14 +15,15 @@ import { createPostgresUsers } from './users.ts'
 export type PostgresDatabase = BunSQLDatabase<typeof schema>
 
 /** PostgreSQL through Bun's built-in client: what several instances share when one box is not enough. */
-export function openPostgresStore(url: string): Store {
+export function openPostgresStore(url: string, options: InstanceOptions = {}): Store {
   const client = new SQL(url, { max: 10 })
   const db = drizzle({ client, schema })
+  const instance = new PostgresInstance(client, options)
   return {
     dialect: 'postgres',
     accounts: createPostgresAccounts(db),
     keys: createPostgresKeys(db),
-    ledger: createPostgresLedger(client),
+    ledger: createPostgresLedger(client, instance),
     usage: createPostgresUsage(db),
     users: createPostgresUsers(db),
     sessions: createPostgresSessions(db),
@@ -45,6 +47,7 @@ export function openPostgresStore(url: string): Store {
       }, postgresMigrations)
     },
     async close() {
+      await instance.stop()
       await client.close()
     },
   }

@@ -13,7 +13,7 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   return {
     reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
     write: (batch) => (ledger ??= prepareLedger(client)).write(batch),
-    releaseStaleHolds: (before) => (ledger ??= prepareLedger(client)).releaseStaleHolds(before),
+    startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
   }
 }
 
@@ -30,8 +30,8 @@ function prepareLedger(client: Database): LedgerRepository {
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
-  const staleHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, [number]>(
-    'DELETE FROM holds WHERE created_at < ? RETURNING id, account_id, amount, budget_key_id')
+  const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, []>(
+    'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id')
 
   const reserve = client.transaction((leaseId: string, accountId: number, keyId: string, need: number, want: number, at: number, budgetKeyId: string | null): Reservation => {
     const free = available.get(accountId)?.available ?? 0
@@ -57,8 +57,8 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const [keyId, amount] of totals.budgetReleases) addKeyReserved.run(-amount, keyId)
   })
 
-  const releaseStale = client.transaction((before: number) => {
-    const stale = staleHolds.all(before)
+  const releaseAll = client.transaction(() => {
+    const stale = allHolds.all()
     for (const hold of stale) {
       addReserved.run(-hold.amount, hold.account_id)
       if (hold.budget_key_id !== null) addKeyReserved.run(-hold.amount, hold.budget_key_id)
@@ -73,8 +73,9 @@ function prepareLedger(client: Database): LedgerRepository {
     async write(batch) {
       if (batch.length) write.immediate(batch)
     },
-    async releaseStaleHolds(before) {
-      return releaseStale.immediate(before)
+    // Only `serve` calls this, holding the file's serve lock: every hold in the file is a dead server's.
+    async startServing() {
+      return releaseAll.immediate()
     },
   }
 }

@@ -9,6 +9,7 @@ import { createSqliteAccounts } from './accounts.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { createSqliteKeys } from './keys.ts'
 import { createSqliteLedger } from './ledger.ts'
+import { acquireServeLock } from './serve-lock.ts'
 import { sqliteMigrations } from './migrations.ts'
 import * as schema from './schema.ts'
 import { createSqliteSessions } from './sessions.ts'
@@ -18,13 +19,18 @@ import { createSqliteUsers } from './users.ts'
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
 
 export interface SqliteStoreOptions {
-  /** A long-running server: the WAL is checkpointed from a thread of its own (checkpointer.ts). */
+  /**
+   * A long-running server: the WAL is checkpointed from a thread of its own (checkpointer.ts), and the file's serve
+   * lock is held until `close` (serve-lock.ts) — a second server on the same file refuses to start.
+   */
   serving?: boolean
 }
 
 /** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  // One server per file, taken before anything else is touched (throws DatabaseInUseError).
+  const releaseLock = options.serving && path !== ':memory:' ? acquireServeLock(path) : undefined
   const client = new Database(path, { create: true, strict: true })
   // WAL lets the CLI read and write while `serve` runs; NORMAL sync is durable against process crashes
   // and only risks the last transactions on power loss, which is the usual trade for a gateway.
@@ -60,6 +66,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     async close() {
       await checkpointer?.stop()
       client.close()
+      releaseLock?.()
     },
   }
 }

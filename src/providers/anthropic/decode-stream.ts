@@ -7,6 +7,7 @@ import type { AnthropicUsage } from './decode-usage.ts'
 import { decodeAnthropicUsage } from './decode-usage.ts'
 import { mapAnthropicStopReason } from './map-stop-reason.ts'
 import { finishStream } from '../stream-blocks.ts'
+import { unreportedUsage } from '../../core/usage.ts'
 
 type BlockKind = 'text' | 'reasoning' | 'tool' | 'ignored'
 
@@ -30,6 +31,7 @@ const endType = { text: 'text-end', reasoning: 'reasoning-end', tool: 'tool-call
 export function createAnthropicStreamDecoder(): StreamDecoder {
   const blocks = new Map<number, BlockKind>()
   const usage: AnthropicUsage = {}
+  let unusable = false
   let started = false
   let finished = false
   let stopped = false
@@ -40,9 +42,13 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   }
 
   function mergeUsage(report: AnthropicUsage | undefined, events: StreamEvent[]) {
-    if (!report) return
-    for (const [field, value] of Object.entries(report)) if (typeof value === 'number') usage[field as keyof AnthropicUsage] = value
-    events.push({ type: 'usage', usage: decodeAnthropicUsage(usage) })
+    if (!report || typeof report !== 'object' || unusable) return
+    for (const [field, value] of Object.entries(report)) if (value !== null && value !== undefined) usage[field as keyof AnthropicUsage] = value
+    const decoded = decodeAnthropicUsage(usage)
+    // One count the gateway cannot bill from spoils the whole stream's report (its parts come in separate events):
+    // the zeros wipe what was passed on before, later events are ignored, and the meter estimates (core/usage.ts).
+    if (!decoded) unusable = true
+    events.push({ type: 'usage', usage: decoded ?? unreportedUsage() })
   }
 
   function startBlock(index: number, block: NonNullable<Payload['content_block']>, events: StreamEvent[]) {

@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/ir.ts'
+import { checkedUsage, reportedCount } from '../../core/usage.ts'
 
 export interface AnthropicUsage {
   input_tokens?: number | null
@@ -10,16 +11,17 @@ export interface AnthropicUsage {
 /**
  * Anthropic counts cache reads and cache writes apart from `input_tokens`; the IR counts them inside
  * `inputTokens` (the OpenAI convention), so the three are added up here and pricing splits them again.
- * Thinking is part of `output_tokens`; Anthropic does not report it apart.
+ * Thinking is part of `output_tokens`; Anthropic does not report it apart. Undefined when a count is not a finite,
+ * non-negative safe integer (core/usage.ts): no usage reported.
  */
-export function decodeAnthropicUsage(usage: AnthropicUsage): Usage {
-  const cached = usage.cache_read_input_tokens ?? 0
-  const written = usage.cache_creation_input_tokens ?? 0
-  return {
-    inputTokens: (usage.input_tokens ?? 0) + cached + written,
+export function decodeAnthropicUsage(usage: AnthropicUsage): Usage | undefined {
+  const cached = reportedCount(usage.cache_read_input_tokens)
+  const written = reportedCount(usage.cache_creation_input_tokens)
+  return checkedUsage({
+    inputTokens: reportedCount(usage.input_tokens) + cached + written,
     cachedInputTokens: cached,
     cacheWriteTokens: written,
-    outputTokens: usage.output_tokens ?? 0,
+    outputTokens: reportedCount(usage.output_tokens),
     reasoningTokens: 0,
-  }
+  })
 }

@@ -7,6 +7,7 @@ import { decodeGeminiError } from './decode-error.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason } from './decode-usage.ts'
 import { decodeGeminiParts } from '../../wire/gemini/parts.ts'
+import { unreportedUsage } from '../../core/usage.ts'
 
 /**
  * `streamGenerateContent?alt=sse` chunks → IR events. Each chunk is a whole GenerateContentResponse: its parts are
@@ -70,7 +71,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         events.push({ type: 'finish', reason: blocked ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools) })
       }
       if (chunk.usageMetadata) {
-        const usage = decodeGeminiUsage(chunk.usageMetadata)
+        // A report the gateway cannot bill from wipes any earlier (partial) one: the meter then estimates.
+        const usage = decodeGeminiUsage(chunk.usageMetadata) ?? unreportedUsage()
         const key = JSON.stringify(usage)
         if (key !== lastUsage) events.push({ type: 'usage', usage })
         lastUsage = key

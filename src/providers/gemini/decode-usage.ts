@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from '../../core/ir.ts'
+import { checkedUsage, reportedCount } from '../../core/usage.ts'
 
 export interface GeminiUsageMetadata {
   promptTokenCount?: number
@@ -13,16 +14,17 @@ export interface GeminiUsageMetadata {
  * Gemini counts thoughts apart from the answer (`candidatesTokenCount` excludes them) while the IR's output
  * includes reasoning, as every price list bills it; cached tokens are part of the prompt count, as in the IR.
  * Tokens of built-in tool results (`toolUsePromptTokenCount`) are billed by Google as input, so they count here too.
+ * Undefined when a count is not a finite, non-negative safe integer (core/usage.ts): no usage reported.
  */
-export function decodeGeminiUsage(usage: GeminiUsageMetadata): Usage {
-  const reasoningTokens = usage.thoughtsTokenCount ?? 0
-  return {
-    inputTokens: (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0),
-    cachedInputTokens: usage.cachedContentTokenCount ?? 0,
+export function decodeGeminiUsage(usage: GeminiUsageMetadata): Usage | undefined {
+  const reasoningTokens = reportedCount(usage.thoughtsTokenCount)
+  return checkedUsage({
+    inputTokens: reportedCount(usage.promptTokenCount) + reportedCount(usage.toolUsePromptTokenCount),
+    cachedInputTokens: reportedCount(usage.cachedContentTokenCount),
     cacheWriteTokens: 0,
-    outputTokens: (usage.candidatesTokenCount ?? 0) + reasoningTokens,
+    outputTokens: reportedCount(usage.candidatesTokenCount) + reasoningTokens,
     reasoningTokens,
-  }
+  })
 }
 
 const filtered = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE'])

@@ -3,6 +3,7 @@ import type { StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
 import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
+import { unreportedUsage } from '../../core/usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'
 import { finishStream, StreamBlocks } from '../stream-blocks.ts'
@@ -83,7 +84,8 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
         finished = true
         events.push({ type: 'finish', reason: delta?.refusal ? 'refusal' : mapOpenAiFinishReason(choice.finish_reason) })
       }
-      if (chunk.usage) events.push({ type: 'usage', usage: decodeOpenAiUsage(chunk.usage) })
+      // A report the gateway cannot bill from wipes any earlier one: the meter then estimates (core/usage.ts).
+      if (chunk.usage) events.push({ type: 'usage', usage: decodeOpenAiUsage(chunk.usage) ?? unreportedUsage() })
       return events
     },
     finish(): StreamEvent[] {

@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/ir.ts'
+import { checkedUsage, reportedCount } from '../../core/usage.ts'
 
 interface OpenAiUsage {
   prompt_tokens?: number
@@ -7,12 +8,13 @@ interface OpenAiUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null
 }
 
-export function decodeOpenAiUsage(usage: OpenAiUsage): Usage {
-  return {
-    inputTokens: usage.prompt_tokens ?? 0,
-    cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
-    outputTokens: usage.completion_tokens ?? 0,
-    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
-  }
+/** Undefined when a count is not a finite, non-negative safe integer (core/usage.ts): no usage reported. */
+export function decodeOpenAiUsage(usage: OpenAiUsage): Usage | undefined {
+  return checkedUsage({
+    inputTokens: reportedCount(usage.prompt_tokens),
+    cachedInputTokens: reportedCount(usage.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: reportedCount(usage.prompt_tokens_details?.cache_write_tokens),
+    outputTokens: reportedCount(usage.completion_tokens),
+    reasoningTokens: reportedCount(usage.completion_tokens_details?.reasoning_tokens),
+  })
 }
