@@ -35,16 +35,14 @@ export class KeyCache {
     this.lastSync = startedAt
   }
 
-  /**
-   * The key behind a secret, whatever its status, or undefined when no such key exists: at once when it is in
-   * memory (every request of a known key), else after one lookup in the store.
-   */
-  find(secret: string): KeyRecord | Promise<KeyRecord | undefined> {
-    const hash = hashKey(secret)
-    return this.byHash.get(hash) ?? this.lookUp(hash)
+  /** The key behind a secret, whatever its status, when it is in memory (every request of a known key). */
+  known(secret: string): KeyRecord | undefined {
+    return this.byHash.get(hashKey(secret))
   }
 
-  private async lookUp(hash: string): Promise<KeyRecord | undefined> {
+  /** The key behind a secret not in memory, after one lookup in the store; undefined when no such key exists. */
+  async lookUp(secret: string): Promise<KeyRecord | undefined> {
+    const hash = hashKey(secret)
     const stored = await this.repository.findByHash(hash)
     if (stored) this.remember(stored)
     return stored

@@ -78,18 +78,19 @@ export class Ledger {
   }
 
   /**
+   * The usual case of a hold, answered at once (no promise, no async frame, no microtask): a hold carved from a lease
+   * that has room for it, or undefined when there is none and `placeHold` must reserve more.
+   */
+  holdFromLease(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Hold | undefined {
+    const lease = this.leases.get(leaseKeyOf(accountId, keyBudget === null ? undefined : keyId))
+    return lease && !lease.growing && lease.amount - lease.used >= amount ? carve(lease, keyId, amount) : undefined
+  }
+
+  /**
    * Reserve the worst-case cost of a request, or refuse with 403 when the balance (or, for a key with a budget,
    * what is left of the budget) cannot cover it.
    */
-  placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Hold | Promise<Hold> {
-    // The usual case, a lease with room, is answered at once: no promise, no async frame, no microtask.
-    const budgetKeyId = keyBudget === null ? undefined : keyId
-    const lease = this.leases.get(leaseKeyOf(accountId, budgetKeyId))
-    if (lease && !lease.growing && lease.amount - lease.used >= amount) return carve(lease, keyId, amount)
-    return this.placeHoldWhenReady(accountId, keyId, amount, keyBudget)
-  }
-
-  private async placeHoldWhenReady(accountId: number, keyId: string, amount: number, keyBudget: number | null): Promise<Hold> {
+  async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
     const leaseKey = leaseKeyOf(accountId, budgetKeyId)
     let reclaims = 0

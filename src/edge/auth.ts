@@ -12,15 +12,22 @@ export function bearerToken(request: Request): string | undefined {
 }
 
 /**
- * A key that may make requests now, or a 401 that says why not (without saying whether a key exists). A key in
- * memory is returned at once, not as a promise: callers `await` it either way, and the hot path saves an async frame.
+ * A key that may make requests now, or a 401 that says why not (without saying whether a key exists).
+ * `knownCaller` answers the usual case, a key in memory, at once (the hot path saves an async frame: callers write
+ * `knownCaller(keys, secret) ?? await lookUpCaller(keys, secret)`); `lookUpCaller` asks the store.
  */
-export function authenticate(keys: KeyCache, secret: string | undefined): KeyRecord | Promise<KeyRecord> {
-  if (!secret) {
-    throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>".', { code: 'missing_api_key' })
-  }
-  const found = keys.find(secret)
-  return found instanceof Promise ? found.then(usable) : usable(found)
+export function knownCaller(keys: KeyCache, secret: string | undefined): KeyRecord | undefined {
+  const key = keys.known(requireSecret(secret))
+  return key && usable(key)
+}
+
+export async function lookUpCaller(keys: KeyCache, secret: string | undefined): Promise<KeyRecord> {
+  return usable(await keys.lookUp(requireSecret(secret)))
+}
+
+function requireSecret(secret: string | undefined): string {
+  if (secret) return secret
+  throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>".', { code: 'missing_api_key' })
 }
 
 function usable(key: KeyRecord | undefined): KeyRecord {

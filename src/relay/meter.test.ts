@@ -11,12 +11,16 @@ describe('Meter', () => {
     const withUsage = new Meter()
     withUsage.observe({ type: 'text-delta', index: 0, text: 'Rivers flow.' })
     withUsage.observe({ type: 'usage', usage: reported })
-    expect(await withUsage.usage(request)).toEqual(reported)
+    expect(withUsage.finalReport()).toBeUndefined() // not read to its end yet
+    withUsage.ended = true
+    expect(withUsage.finalReport()).toEqual(reported)
 
     const without = new Meter()
     without.observe({ type: 'text-delta', index: 0, text: 'Rivers flow downhill to the sea.' })
     without.observe({ type: 'finish', reason: 'stop' })
-    const usage = await without.usage(request)
+    without.ended = true
+    expect(without.finalReport()).toBeUndefined()
+    const usage = await without.estimatedUsage(request)
     expect(usage.estimated).toBe(true)
     expect(usage.outputTokens).toBe(await countTokens('Rivers flow downhill to the sea.'))
     expect(usage.inputTokens).toBeGreaterThan(5)
@@ -30,7 +34,7 @@ describe('Meter', () => {
     const text = 'Rivers carve valleys over thousands of years, carrying sediment'
     meter.observe({ type: 'text-delta', index: 0, text })
     expect(meter.begun).toBe(true)
-    const usage = await meter.usage(request, false)
+    const usage = await meter.estimatedUsage(request)
     expect(usage).toMatchObject({ inputTokens: 40, outputTokens: await countTokens(text), estimated: true })
   })
 })

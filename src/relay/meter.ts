@@ -56,10 +56,20 @@ export class Meter {
    * (the client left, the stream broke): the report may be partial (Anthropic reports input first, output last), so
    * each count is the report's when it has one and at least the estimate of the text actually produced.
    */
-  usage(request: ChatRequest, complete = true): Usage | Promise<Usage> {
-    const reported = this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0) ? this.reported : undefined
-    // The usual case, a finished answer with a report, needs no tokenizer: answered at once, without a promise.
-    return reported && complete ? reported : this.estimate(request, reported)
+  estimatedUsage(request: ChatRequest): Promise<Usage> {
+    return this.estimate(request, this.usefulReport())
+  }
+
+  /**
+   * The usual case, a finished answer with the upstream's report, which needs no tokenizer: answered at once,
+   * without a promise (callers write `meter.finalReport() ?? await meter.estimatedUsage(request)`).
+   */
+  finalReport(): Usage | undefined {
+    return this.ended ? this.usefulReport() : undefined
+  }
+
+  private usefulReport(): Usage | undefined {
+    return this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0) ? this.reported : undefined
   }
 
   private async estimate(request: ChatRequest, reported: Usage | undefined): Promise<Usage> {

@@ -75,7 +75,7 @@ async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Pr
  */
 export async function* meterEvents(
   head: StreamEvent[], events: AsyncIterator<StreamEvent>, meter: Meter, scope: AbortScope,
-  end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>,
+  end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>,
 ): AsyncGenerator<StreamEvent> {
   let outcome: Omit<Outcome, 'usage'> = { status: 499, errorType: 'client_closed' }
   try {

@@ -55,7 +55,7 @@ export class PassthroughTap {
    * The client's body (a direct stream, direct-stream.ts); `end` is called once, however the stream ends (it aborts
    * the upstream and settles).
    */
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => void | Promise<void>): ReadableStream<Uint8Array> {
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): ReadableStream<Uint8Array> {
     let finished = false
     const finish = async (outcome: Omit<Outcome, 'usage'>) => {
       if (finished) return

@@ -85,8 +85,8 @@ export class Relay {
     }
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
-    const placed = this.placeHold(call, worstCase, permit)
-    const hold = placed instanceof Promise ? await placed : placed
+    // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit)
     const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
     try {
       const result = await runAttempts({
@@ -141,10 +141,9 @@ export class Relay {
     }
   }
 
-  private placeHold(call: RelayCall, amount: number, permit: Permit): Hold | Promise<Hold> {
+  private async placeHold(call: RelayCall, amount: number, permit: Permit): Promise<Hold> {
     try {
-      const placed = this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
-      return placed instanceof Promise ? placed.catch((error) => this.refuseHold(call, permit, error)) : placed
+      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
     } catch (error) {
       return this.refuseHold(call, permit, error)
     }

@@ -142,7 +142,7 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
     const failure = call.scope.clientGone ? clientClosed() : reportFailure(context.logger, error, { request_id: call.requestId, route })
     report(context, route, ticket, outcomeOf(failure))
     // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
-    return new AttemptFailure(failure, failure.status === 499 ? await meter.usage(call.request, false) : undefined)
+    return new AttemptFailure(failure, failure.status === 499 ? await meter.estimatedUsage(call.request) : undefined)
   }
   // A reasoning request whose client left while its answer was being opened: nobody will read the answer, but it is
   // read to its end, unsent, so that its hidden tokens are billed from the upstream's report.
@@ -193,9 +193,9 @@ function endAttempt(
   // The answer began, so text reached the client: however it ended (finished, the client leaving, the upstream
   // cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was read to
   // its end, else the report so far and at least the estimate of the text produced.
-  const usage = meter.usage(context.call.request, meter.ended)
-  if (usage instanceof Promise) return usage.then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
-  return context.settlement.settle(target, { ...outcome, usage }, attempts)
+  const usage = meter.finalReport()
+  if (usage) return context.settlement.settle(target, { ...outcome, usage }, attempts)
+  return meter.estimatedUsage(context.call.request).then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
 }
 
 /** Tell the circuit breaker and the metrics how an attempt went. */

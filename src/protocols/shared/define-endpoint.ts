@@ -1,5 +1,5 @@
 import { newRequestId } from '../../core/ids.ts'
-import { authenticate } from '../../edge/auth.ts'
+import { knownCaller, lookUpCaller } from '../../edge/auth.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
 import type { ProtocolFront, ProtocolHandler } from './client-protocol.ts'
@@ -19,7 +19,9 @@ export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer): Pr
     try {
       // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
       const text = await request.text()
-      const caller = await authenticate(services.keys, front.readSecret(request))
+      const secret = front.readSecret(request)
+    // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
+    const caller = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
       return await answer(services, caller, request, text, requestId)
     } catch (error) {
       return failResponse(front, services.logger, error, request, requestId)

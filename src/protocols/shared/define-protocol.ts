@@ -1,6 +1,6 @@
 import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
-import { authenticate } from '../../edge/auth.ts'
+import { knownCaller, lookUpCaller } from '../../edge/auth.ts'
 import { rawStreamResponse, streamResponse, type StreamWatch } from '../../edge/respond.ts'
 import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
@@ -26,7 +26,9 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
   try {
     // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
     const text = await request.text()
-    const key = await authenticate(services.keys, protocol.readSecret(request))
+    const secret = protocol.readSecret(request)
+    // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
+    const key = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
     const exchange = protocol.decode(parseJsonBody(text), text, request, requestId)
     const scope = AbortScope.of(request)
     const result = await services.relay.run({
