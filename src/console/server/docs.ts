@@ -1,5 +1,6 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
+import { version as packageVersion } from '../../../package.json'
 import { assetUrl, htmlPage } from './assets.ts'
 
 // The viewer is an embedded, content-hashed script like the console's own: the page needs no CDN and no
@@ -40,7 +41,7 @@ export function apiDocs() {
       provider: null,
       exclude: { paths: [/^(?!\/console\/api\/)/] },
       documentation: {
-        info: { title: 'Tollgate console API', version: '1', description },
+        info: { title: 'Tollgate console API', version: packageVersion, description },
         tags: [
           { name: 'Session', description: 'Signing in and out; the CSRF token' },
           { name: 'Accounts', description: 'Balances, credits and their history' },
