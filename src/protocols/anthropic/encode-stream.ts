@@ -64,6 +64,8 @@ export async function* encodeAnthropicStream(
       case 'finish':
         finish = event.reason
         continue
+      case 'logprobs': // Anthropic's protocol has no log probabilities; the request could not have asked for them
+        continue
       case 'error':
         yield formatErrorEvent(event.error, requestId)
         return
