@@ -29,7 +29,7 @@ afterAll(async () => {
 })
 
 /** The translated column of each upstream kind (the mock has only one). */
-const translated = (kind: UpstreamKind) => upstreams.specs[kind === 'mock' ? 'mock' : `${kind}-ir`]
+const translated = (kind: UpstreamKind) => upstreams.specs[kind === 'mock' ? 'mock' : `${kind}-ir` as const]
 
 /** The schema the upstream was given, read from its own wire format; undefined when it got none. */
 function schemaReceived(kind: UpstreamKind): unknown {
@@ -45,7 +45,7 @@ describe.each(upstreamKinds)('structured output → %s upstream', (kind) => {
     const completion = await openai.chat.completions.parse({
       model: translated(kind).model,
       messages: [{ role: 'user', content: 'Weather in Paris as JSON' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: structuredSchema, strict: true } },
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: { ...structuredSchema }, strict: true } },
     })
     const parsed = completion.choices[0]!.message.parsed as Record<string, unknown>
     if (kind === 'mock') expect(Object.keys(parsed).sort()).toEqual(['city', 'temperature'])
@@ -59,7 +59,7 @@ describe.each(upstreamKinds)('structured output → %s upstream', (kind) => {
       model: translated(kind).model,
       max_tokens: 200,
       messages: [{ role: 'user', content: 'Weather in Paris as JSON' }],
-      output_config: { format: jsonSchemaOutputFormat(structuredSchema as typeof structuredSchema & { type: 'object' }) },
+      output_config: { format: jsonSchemaOutputFormat(structuredSchema) },
     })
     const parsed = message.parsed_output as Record<string, unknown>
     if (kind === 'mock') expect(Object.keys(parsed).sort()).toEqual(['city', 'temperature'])

@@ -15,7 +15,7 @@ export const answerTo = (outputs: string[]) => `The tool said ${outputs.join('; 
 export const structuredAnswer = { city: 'Paris', temperature: 21 }
 export const structuredSchema = {
   type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false,
-}
+} as const
 
 export function planOpenAi(request: RecordedRequest): OpenAiAnswer {
   if (request.body.response_format?.type === 'json_schema' || request.body.response_format?.type === 'json_object') return { text: JSON.stringify(structuredAnswer) }
