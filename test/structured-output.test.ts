@@ -114,3 +114,26 @@ describe('streamed usage on translated Anthropic streams', () => {
     expect(start).toMatchObject(exact[kind]!)
   })
 })
+
+describe('log probabilities come back to the client', () => {
+  const asked = { messages: [{ role: 'user' as const, content: 'Hello' }], logprobs: true, top_logprobs: 2 }
+
+  test('Chat Completions through the IR: choices[0].logprobs has the upstream\'s tokens and alternatives', async () => {
+    const completion = await openai.chat.completions.create({ model: translated('openai').model, ...asked })
+    expect(completion.choices[0]!.logprobs?.content?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello' }, { token: 'Hi', logprob: -1.5 }] })
+    expect(translated('openai').server!.requests.at(-1)!.body).toMatchObject({ logprobs: true, top_logprobs: 2 })
+  })
+
+  test('Responses: the output_text carries them', async () => {
+    const response = await openai.responses.create({ model: translated('openai').model, input: 'Hello', top_logprobs: 2 })
+    const message = response.output.find((item) => item.type === 'message') as { content: { logprobs?: unknown[] }[] }
+    expect(message.content[0]!.logprobs?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25 })
+  })
+
+  test('Anthropic upstream: a 400 naming the field and the upstream kind, in the client\'s protocol', async () => {
+    const error = await openai.chat.completions.create({ model: translated('anthropic').model, ...asked }).catch((caught) => caught)
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(error.message).toContain("'logprobs'")
+    expect(error.message).toContain('(anthropic)')
+  })
+})
