@@ -7,10 +7,19 @@ import type { PaidFeatureUse } from './paid-features.ts'
 /** A piece of a message. Tool calls and results are parts, so one message can hold text and calls together. */
 export type ContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image'; url?: string; mediaType?: string; data?: string }
+  | ImagePart
+  | FilePart
+  | AudioPart
   | { type: 'tool-call'; id: string; name: string; arguments: string }
-  | { type: 'tool-result'; toolCallId: string; name?: string; content: string; isError?: boolean }
+  /** `media`: images and documents a tool returned beside its text (a screenshot, a rendered page). */
+  | { type: 'tool-result'; toolCallId: string; name?: string; content: string; isError?: boolean; media?: (ImagePart | FilePart)[] }
   | { type: 'reasoning'; text: string; signature?: string; redacted?: string }
+
+export type ImagePart = { type: 'image'; url?: string; mediaType?: string; data?: string }
+/** A document (a PDF, a plain-text file): inline base64 `data` or a `url`; never an image, which vendors treat apart. */
+export type FilePart = { type: 'file'; mediaType: string; data?: string; url?: string; filename?: string }
+/** Spoken input, inline base64 (`audio/wav`, `audio/mpeg`…). */
+export type AudioPart = { type: 'audio'; mediaType: string; data: string }
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
@@ -57,6 +66,15 @@ export interface ChatRequest {
   reasoning?: { effort?: 'minimal' | 'low' | 'medium' | 'high'; budgetTokens?: number; include?: boolean }
   user?: string
   seed?: number
+  presencePenalty?: number
+  frequencyPenalty?: number
+  /** Token log probabilities asked for: `top` alternatives per token (0 for the chosen token's only). */
+  logprobs?: { top: number }
+  /**
+   * Gemini's per-request safety thresholds (category → threshold, Gemini's own names): only a Gemini upstream has
+   * such a setting; other upstreams apply their own fixed moderation (docs/conformance.md).
+   */
+  safetySettings?: { category: string; threshold: string }[]
   /**
    * The first part that references content by URL or file id (an image URL, a Gemini fileUri, a PDF URL): its size,
    * and so its input tokens, cannot be bounded by the body's bytes. The field path, for messages.
@@ -89,6 +107,15 @@ export interface ChatResponse {
   content: ContentPart[]
   finishReason: FinishReason
   usage?: Usage
+  /** Per-token log probabilities of the answer's text, when the request asked for them and the upstream gave them. */
+  logprobs?: TokenLogprob[]
+}
+
+export interface TokenLogprob {
+  token: string
+  logprob: number
+  /** The most likely alternatives at this position, best first (the chosen token may be among them). */
+  top?: { token: string; logprob: number }[]
 }
 
 /**
@@ -116,6 +143,7 @@ export type StreamEvent =
   | { type: 'tool-call-delta'; index: number; arguments: string }
   | { type: 'tool-call-end'; index: number }
   | { type: 'usage'; usage: Usage }
+  | { type: 'logprobs'; logprobs: TokenLogprob[] }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'error'; error: import('./errors.ts').GatewayError }
 

@@ -42,8 +42,8 @@ function streamChunks(model: string, parts: Part[]): string[] {
   return parts.map((part, index) => {
     const last = index === parts.length - 1
     const soFar = index + 1
-    // Usage is cumulative on every chunk; only the last one is complete.
-    const usage = last ? geminiUsage : { promptTokenCount: 11, candidatesTokenCount: soFar, totalTokenCount: 11 + soFar }
+    // Usage is cumulative on every chunk, the prompt's counts whole from the first; only the last one is complete.
+    const usage = last ? geminiUsage : { promptTokenCount: 11, cachedContentTokenCount: 3, candidatesTokenCount: soFar, totalTokenCount: 11 + soFar }
     return frame({ candidates: [{ content: { role: 'model', parts: [part] }, ...(last && { finishReason: 'STOP' }), index: 0 }], usageMetadata: usage, ...base(model) })
   })
 }

@@ -35,7 +35,8 @@ export function chatCompletion(request: RecordedRequest, answer = openAiAnswer(r
   return {
     id: 'chatcmpl-upstream1', object: 'chat.completion', created: 1700000000, model: request.body.model,
     choices: [{
-      index: 0, logprobs: null,
+      // Asked for, log probabilities of the first word (enough to see them carried back).
+      index: 0, logprobs: request.body.logprobs ? { content: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111] }, { token: 'Hi', logprob: -1.5, bytes: [72, 105] }] }], refusal: null } : null,
       message: calls.length
         ? { role: 'assistant', content: null, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
         : { role: 'assistant', content: answer.text },

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../core/errors.ts'
-import type { ContentPart, Message } from '../../core/ir.ts'
+import type { ContentPart, FilePart, ImagePart, Message } from '../../core/ir.ts'
 import {
   readMessages,
   type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString,
@@ -8,25 +8,43 @@ import {
 /** `user` and `assistant` are the protocol's roles; `system` turns are what Claude Code sends mid-conversation. */
 const roles = ['user', 'assistant', 'system']
 
-function decodeSource(block: Json, field: string, fallbackMediaType?: string): ContentPart {
+function decodeImage(block: Json, field: string): ImagePart {
   const source = requireObject(block.source, `${field}.source`)
   const type = requireString(source.type, `${field}.source.type`)
-  if (type === 'base64') {
-    return { type: 'image', mediaType: optionalString(source.media_type, `${field}.source.media_type`) ?? fallbackMediaType, data: requireString(source.data, `${field}.source.data`) }
-  }
-  if (type === 'url') return { type: 'image', url: requireString(source.url, `${field}.source.url`), mediaType: fallbackMediaType }
-  if (type === 'text' && fallbackMediaType) return { type: 'text', text: requireString(source.data, `${field}.source.data`) }
-  throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported.`, `${field}.source.type`)
+  if (type === 'base64') return { type: 'image', mediaType: optionalString(source.media_type, `${field}.source.media_type`), data: requireString(source.data, `${field}.source.data`) }
+  if (type === 'url') return { type: 'image', url: requireString(source.url, `${field}.source.url`) }
+  throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported; use base64 or url.`, `${field}.source.type`)
 }
 
-/** A tool result's content: a string, or text and image blocks of which the IR keeps the text. */
-function decodeToolResultContent(value: unknown, field: string): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  return requireArray(value, field).map((item, index) => {
+/** A `document` block: a PDF (base64 or URL) is a file part; a plain-text document is its text. */
+function decodeDocument(block: Json, field: string): FilePart | ContentPart {
+  const source = requireObject(block.source, `${field}.source`)
+  const type = requireString(source.type, `${field}.source.type`)
+  const mediaType = optionalString(source.media_type, `${field}.source.media_type`) ?? 'application/pdf'
+  const title = optionalString(block.title, `${field}.title`)
+  if (type === 'base64') return { type: 'file', mediaType, data: requireString(source.data, `${field}.source.data`), ...(title && { filename: title }) }
+  if (type === 'url') return { type: 'file', mediaType, url: requireString(source.url, `${field}.source.url`), ...(title && { filename: title }) }
+  if (type === 'text') return { type: 'text', text: requireString(source.data, `${field}.source.data`) }
+  throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported; use base64, url or text.`, `${field}.source.type`)
+}
+
+/** A tool result's content: a string, or text, image and document blocks (the images travel as the result's media). */
+function decodeToolResultContent(value: unknown, field: string): { content: string; media?: (ImagePart | FilePart)[] } {
+  if (value === undefined || value === null) return { content: '' }
+  if (typeof value === 'string') return { content: value }
+  let content = ''
+  const media: (ImagePart | FilePart)[] = []
+  for (const [index, item] of requireArray(value, field).entries()) {
     const block = requireObject(item, `${field}[${index}]`)
-    return block.type === 'text' ? requireString(block.text, `${field}[${index}].text`) : ''
-  }).join('')
+    if (block.type === 'text') content += requireString(block.text, `${field}[${index}].text`)
+    else if (block.type === 'image') media.push(decodeImage(block, `${field}[${index}]`))
+    else if (block.type === 'document') {
+      const part = decodeDocument(block, `${field}[${index}]`)
+      if (part.type === 'file') media.push(part)
+      else if (part.type === 'text') content += part.text
+    } else throw invalidRequest(`Invalid value for '${field}[${index}].type': a tool result holds text, image or document blocks.`, `${field}[${index}].type`)
+  }
+  return media.length ? { content, media } : { content }
 }
 
 /** One content block → an IR part; server-side blocks (web search results…) have no IR form and are skipped. */
@@ -35,8 +53,8 @@ function decodeBlock(item: unknown, field: string, toolNames: Map<string, string
   const type = requireString(block.type, `${field}.type`)
   switch (type) {
     case 'text': return { type: 'text', text: requireString(block.text, `${field}.text`) }
-    case 'image': return decodeSource(block, field)
-    case 'document': return decodeSource(block, field, 'application/pdf')
+    case 'image': return decodeImage(block, field)
+    case 'document': return decodeDocument(block, field)
     case 'tool_use': {
       const id = requireString(block.id, `${field}.id`)
       const name = requireString(block.name, `${field}.name`)
@@ -46,9 +64,9 @@ function decodeBlock(item: unknown, field: string, toolNames: Map<string, string
     }
     case 'tool_result': {
       const toolCallId = requireString(block.tool_use_id, `${field}.tool_use_id`)
-      const content = decodeToolResultContent(block.content, `${field}.content`)
+      const result = decodeToolResultContent(block.content, `${field}.content`)
       const isError = optionalBoolean(block.is_error, `${field}.is_error`)
-      return { type: 'tool-result', toolCallId, name: toolNames.get(toolCallId), content, ...(isError && { isError }) }
+      return { type: 'tool-result', toolCallId, name: toolNames.get(toolCallId), ...result, ...(isError && { isError }) }
     }
     case 'thinking':
       return { type: 'reasoning', text: requireString(block.thinking, `${field}.thinking`), signature: optionalString(block.signature, `${field}.signature`) }

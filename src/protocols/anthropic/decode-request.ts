@@ -59,6 +59,19 @@ function decodeReasoning(thinking: unknown): ChatRequest['reasoning'] {
 }
 
 /**
+ * `output_config.format` (Anthropic's structured output: `{type:'json_schema', schema}`) → the IR's response format.
+ * `output_config.effort` is read by decodeReasoning's rule above: left out.
+ */
+function decodeOutputFormat(value: unknown): ChatRequest['responseFormat'] {
+  if (value === undefined || value === null) return undefined
+  const config = requireObject(value, 'output_config')
+  if (config.format === undefined || config.format === null) return undefined
+  const format = requireObject(config.format, 'output_config.format')
+  if (format.type !== 'json_schema') throw invalidRequest("Invalid value for 'output_config.format.type': expected 'json_schema'.", 'output_config.format.type')
+  return { type: 'json-schema', schema: requireObject(format.schema, 'output_config.format.schema'), strict: true }
+}
+
+/**
  * A Messages API body → the IR, rejecting with a 400 naming the field what the API itself would reject, under the
  * gateway's common rules (temperature 0–2, at most 4 stop sequences). count_tokens bodies have no `max_tokens`.
  */
@@ -82,6 +95,7 @@ export function decodeMessagesRequest(body: Json, options: { countOnly?: boolean
     tools: decodeTools(body.tools),
     ...decodeToolChoice(body.tool_choice),
     reasoning: decodeReasoning(body.thinking),
+    responseFormat: decodeOutputFormat(body.output_config),
     user: optionalString(metadata.user_id, 'metadata.user_id'),
     ...inspectMessagesBilling(body),
   }

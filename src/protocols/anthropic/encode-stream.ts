@@ -23,8 +23,10 @@ function blockFor(event: Extract<StreamEvent, { type: 'text-start' | 'reasoning-
 /**
  * IR events → Anthropic's named SSE events in protocol order: message_start (with the input usage), ping, then
  * each content block as start / deltas / stop with indexes 0,1,2…, then message_delta with the stop reason and the
- * cumulative usage, then message_stop. An upstream that reports usage only at the end (OpenAI) gets a rough
- * prompt estimate in message_start; message_delta then carries the upstream's exact counts, which the SDK keeps.
+ * cumulative usage, then message_stop. message_start waits for a usage report that comes before the first block
+ * (Anthropic's message_start, Gemini's first chunk), so its input count is exact; an upstream that reports usage
+ * only at the end (OpenAI) gets a rough prompt estimate there, and message_delta carries the exact counts, which
+ * the SDK's stream helper keeps (docs/conformance.md).
  * A failure ends the stream with `event: error`.
  */
 export async function* encodeAnthropicStream(
@@ -63,6 +65,8 @@ export async function* encodeAnthropicStream(
         continue
       case 'finish':
         finish = event.reason
+        continue
+      case 'logprobs': // Anthropic's protocol has no log probabilities; the request could not have asked for them
         continue
       case 'error':
         yield formatErrorEvent(event.error, requestId)

@@ -29,8 +29,9 @@ class MessagesExchange implements Exchange {
   }
 
   encodeStream(events: AsyncIterable<StreamEvent>) {
-    // message_start's input count is replaced by the exact one at message_delta: a rough guess spares the
-    // tokenizer (tens of milliseconds on a Claude Code prompt) on the way to the first byte.
+    // message_start carries the upstream's exact input count when it reports one before the answer (Anthropic,
+    // Gemini); otherwise (OpenAI reports usage at the end) a rough guess, which spares the tokenizer (tens of
+    // milliseconds on a Claude Code prompt) on the way to the first byte, and message_delta the exact count.
     const chat = this.chat
     return encodeAnthropicStream(events, chat.model, () => Math.ceil(promptText(chat).length / 4), this.requestId)
   }

@@ -92,6 +92,25 @@ function decodeThinking(value: unknown): ChatRequest['reasoning'] {
   return Object.keys(reasoning).length ? reasoning : undefined
 }
 
+/** `responseLogprobs` (with `logprobs` alternatives per token) → the IR's request for log probabilities. */
+function decodeLogprobs(config: Json): ChatRequest['logprobs'] {
+  const wanted = optionalBoolean(readField(config, 'responseLogprobs'), 'generationConfig.responseLogprobs')
+  const top = optionalNumber(config.logprobs, 'generationConfig.logprobs', { min: 0, max: 20, integer: true })
+  return wanted ? { top: top ?? 0 } : undefined
+}
+
+/** `safetySettings`: each a category and its threshold, kept for a Gemini upstream (the others have no such setting). */
+function decodeSafetySettings(value: unknown): ChatRequest['safetySettings'] {
+  if (value === undefined || value === null) return undefined
+  return requireArray(value, 'safetySettings').map((item, index) => {
+    const setting = requireObject(item, `safetySettings[${index}]`)
+    return {
+      category: requireString(setting.category, `safetySettings[${index}].category`),
+      threshold: requireString(setting.threshold, `safetySettings[${index}].threshold`),
+    }
+  })
+}
+
 /** A GenerateContentRequest body → the IR; the model and streaming come from the URL. */
 export function decodeGeminiRequest(body: Json, model: string, stream: boolean): ChatRequest {
   const billing = inspectGeminiBilling(body)
@@ -111,6 +130,10 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
     topK: optionalNumber(readField(config, 'topK'), field('topK'), { min: 1, integer: true }),
     stop: optionalStops(readField(config, 'stopSequences'), field('stopSequences'), false),
     seed: optionalNumber(config.seed, field('seed'), { integer: true }),
+    presencePenalty: optionalNumber(readField(config, 'presencePenalty'), field('presencePenalty'), { min: -2, max: 2 }),
+    frequencyPenalty: optionalNumber(readField(config, 'frequencyPenalty'), field('frequencyPenalty'), { min: -2, max: 2 }),
+    logprobs: decodeLogprobs(config),
+    safetySettings: decodeSafetySettings(readField(body, 'safetySettings')),
     tools,
     toolChoice,
     responseFormat: decodeResponseFormat(config),

@@ -1,5 +1,6 @@
 import type { ChatResponse } from '../../core/ir.ts'
 import { encodeGeminiParts } from '../../wire/gemini/parts.ts'
+import { encodeGeminiLogprobs } from '../../wire/gemini/logprobs.ts'
 import { encodeFinishReason, encodeUsageMetadata } from './encode-usage.ts'
 
 /**
@@ -13,6 +14,7 @@ export function encodeGeminiResponse(response: ChatResponse, model: string, resp
       content: { role: 'model', parts: parts.length ? parts : [{ text: '' }] },
       finishReason: encodeFinishReason(response.finishReason),
       index: 0,
+      ...(response.logprobs && { logprobsResult: encodeGeminiLogprobs(response.logprobs) }),
     }],
     ...(response.usage && { usageMetadata: encodeUsageMetadata(response.usage) }),
     modelVersion: model,

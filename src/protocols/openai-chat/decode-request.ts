@@ -10,7 +10,28 @@ const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function']
 /** The roles an error names: `function` is accepted for old clients but not advertised. */
 const rolesShown = roles.slice(0, 5).join(', ')
 
-/** User/assistant content: a string or an array of parts; parts the IR cannot carry are skipped. */
+/** `input_audio.format` → the media type every other vendor names audio by. */
+const audioTypes: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' }
+
+/** A `file` part: inline `file_data` (a data: URL or bare base64) is carried; an uploaded `file_id` cannot be read here. */
+function decodeFile(part: Json, field: string): ContentPart {
+  const file = requireObject(part.file, `${field}.file`)
+  if (file.file_id != null) throw invalidRequest(`'${field}.file.file_id' refers to an uploaded file, which this gateway cannot read; send the file inline as 'file_data'.`, `${field}.file.file_id`)
+  const data = requireString(file.file_data, `${field}.file.file_data`)
+  const filename = optionalString(file.filename, `${field}.file.filename`)
+  const inline = /^data:([^;,]+);base64,(.*)$/s.exec(data)
+  return { type: 'file', mediaType: inline?.[1] ?? 'application/pdf', data: inline ? inline[2]! : data, ...(filename && { filename }) }
+}
+
+function decodeAudio(part: Json, field: string): ContentPart {
+  const audio = requireObject(part.input_audio, `${field}.input_audio`)
+  const format = requireString(audio.format, `${field}.input_audio.format`)
+  const mediaType = audioTypes[format]
+  if (!mediaType) throw invalidRequest(`Invalid value for '${field}.input_audio.format': expected 'wav' or 'mp3'.`, `${field}.input_audio.format`)
+  return { type: 'audio', mediaType, data: requireString(audio.data, `${field}.input_audio.data`) }
+}
+
+/** User/assistant content: a string or an array of parts; a part type the API does not define is a 400. */
 function decodeContent(value: unknown, field: string): ContentPart[] {
   if (value === undefined || value === null) return []
   if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }]
@@ -25,6 +46,9 @@ function decodeContent(value: unknown, field: string): ContentPart[] {
       const inline = /^data:([^;,]+);base64,(.*)$/s.exec(url)
       parts.push(inline ? { type: 'image', mediaType: inline[1], data: inline[2] } : { type: 'image', url })
     } else if (type === 'refusal') parts.push({ type: 'text', text: requireString(part.refusal, `${field}[${index}].refusal`) })
+    else if (type === 'file') parts.push(decodeFile(part, `${field}[${index}]`))
+    else if (type === 'input_audio') parts.push(decodeAudio(part, `${field}[${index}]`))
+    else throw invalidRequest(`Invalid value for '${field}[${index}].type': '${type}' is not one of text, image_url, input_audio, file, refusal.`, `${field}[${index}].type`)
   }
   return parts
 }
@@ -110,6 +134,14 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
   throw invalidRequest("Invalid value for 'response_format.type': expected 'text', 'json_object' or 'json_schema'.", 'response_format.type')
 }
 
+/** `logprobs: true` (with `top_logprobs` alternatives) → the IR's request for log probabilities. */
+function decodeLogprobs(body: Json): ChatRequest['logprobs'] {
+  const wanted = optionalBoolean(body.logprobs, 'logprobs')
+  const top = optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true })
+  if (top !== undefined && !wanted) throw invalidRequest("Invalid value for 'top_logprobs': it needs 'logprobs' set to true.", 'top_logprobs')
+  return wanted ? { top: top ?? 0 } : undefined
+}
+
 /** A Chat Completions body → the IR, rejecting what the API itself would reject with a 400. */
 export function decodeChatRequest(body: Json): ChatRequest {
   if (body.model === undefined) throw invalidRequest("Missing required parameter: 'model'.", 'model')
@@ -137,6 +169,9 @@ export function decodeChatRequest(body: Json): ChatRequest {
     reasoning: effort ? { effort: effort as 'low' } : undefined,
     user: optionalString(body.user, 'user'),
     seed: optionalNumber(body.seed, 'seed', { integer: true }),
+    presencePenalty: optionalNumber(body.presence_penalty, 'presence_penalty', { min: -2, max: 2 }),
+    frequencyPenalty: optionalNumber(body.frequency_penalty, 'frequency_penalty', { min: -2, max: 2 }),
+    logprobs: decodeLogprobs(body),
     ...inspectChatBilling(body),
   }
 }

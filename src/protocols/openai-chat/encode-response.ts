@@ -1,4 +1,5 @@
 import type { ChatResponse } from '../../core/ir.ts'
+import { encodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { encodeOpenAiUsage } from './encode-usage.ts'
 import { encodeFinishReason } from './map-finish-reason.ts'
 
@@ -22,7 +23,7 @@ export function encodeChatResponse(response: ChatResponse, model: string) {
     object: 'chat.completion',
     created: response.created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: encodeFinishReason(response.finishReason) }],
+    choices: [{ index: 0, message, logprobs: response.logprobs ? encodeOpenAiLogprobs(response.logprobs) : null, finish_reason: encodeFinishReason(response.finishReason) }],
     usage: response.usage ? encodeOpenAiUsage(response.usage) : undefined,
   }
 }

@@ -1,5 +1,6 @@
 import type { StreamEvent, Usage } from '../../core/ir.ts'
 import { formatSse } from '../../core/sse.ts'
+import { encodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { encodeOpenAiError } from './encode-error.ts'
 import { encodeOpenAiUsage } from './encode-usage.ts'
 import { encodeFinishReason } from './map-finish-reason.ts'
@@ -16,8 +17,8 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, mode
   let usage: Usage | undefined
   let finish: string | undefined
   const toolIndexes = new Map<number, number>()
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-    formatSse(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] }))
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, logprobs: unknown = null) =>
+    formatSse(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }] }))
 
   for await (const event of events) {
     switch (event.type) {
@@ -46,6 +47,9 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, mode
         break
       case 'usage':
         usage = event.usage
+        break
+      case 'logprobs': // in a chunk of their own: the SDK's accumulator appends them to the choice's logprobs
+        yield chunk({}, null, encodeOpenAiLogprobs(event.logprobs))
         break
       case 'error':
         yield formatSse(JSON.stringify(encodeOpenAiError(event.error)))

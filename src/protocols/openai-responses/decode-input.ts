@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../core/errors.ts'
-import type { ContentPart, Message } from '../../core/ir.ts'
+import type { ContentPart, FilePart, ImagePart, Message } from '../../core/ir.ts'
 import { type Json, optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts'
 import { flattenName } from './decode-tools.ts'
 import { openReasoning } from './reasoning-envelope.ts'
@@ -20,7 +20,18 @@ function decodeImage(part: Json, field: string): ContentPart {
   return inline ? { type: 'image', mediaType: inline[1], data: inline[2] } : { type: 'image', url }
 }
 
-/** Message content: a string or parts; text of every kind is text, images are images, files are refused. */
+/** `input_file`: inline `file_data` (a data: URL or bare base64) or a `file_url`; an uploaded `file_id` needs stored state. */
+function decodeFile(part: Json, field: string): ContentPart {
+  if (part.file_id != null) throw statelessError(`'${field}.file_id' refers to an uploaded file, which this gateway cannot read; send the file as 'file_data' or 'file_url'.`, `${field}.file_id`)
+  const filename = optionalString(part.filename, `${field}.filename`)
+  const url = optionalString(part.file_url, `${field}.file_url`)
+  if (url !== undefined) return { type: 'file', mediaType: 'application/pdf', url, ...(filename && { filename }) }
+  const data = requireString(part.file_data, `${field}.file_data`)
+  const inline = /^data:([^;,]+);base64,(.*)$/s.exec(data)
+  return { type: 'file', mediaType: inline?.[1] ?? 'application/pdf', data: inline ? inline[2]! : data, ...(filename && { filename }) }
+}
+
+/** Message content: a string or parts; text of every kind is text, images are images, files are files. */
 function decodeContent(value: unknown, field: string): ContentPart[] {
   if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }]
   const parts: ContentPart[] = []
@@ -31,18 +42,20 @@ function decodeContent(value: unknown, field: string): ContentPart[] {
     if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push({ type: 'text', text: requireString(part.text, `${partField}.text`) })
     else if (type === 'refusal') parts.push({ type: 'text', text: requireString(part.refusal, `${partField}.refusal`) })
     else if (type === 'input_image') parts.push(decodeImage(part, partField))
-    else throw invalidRequest(`Invalid value for '${partField}.type': '${type}' content is not supported; use input_text or input_image.`, `${partField}.type`)
+    else if (type === 'input_file') parts.push(decodeFile(part, partField))
+    else throw invalidRequest(`Invalid value for '${partField}.type': '${type}' content is not supported; use input_text, input_image or input_file.`, `${partField}.type`)
   }
   return parts
 }
 
-/** A tool's output: a string, or input_text/input_image parts (the Codex CLI sends images from its view_image tool). */
-function decodeOutput(value: unknown, field: string): { text: string; images: ContentPart[] } {
-  if (typeof value === 'string') return { text: value, images: [] }
+/** A tool's output: a string, or input_text/input_image/input_file parts (the Codex CLI sends images from its view_image tool). */
+function decodeOutput(value: unknown, field: string): { content: string; media?: (ImagePart | FilePart)[] } {
+  if (typeof value === 'string') return { content: value }
   const parts = decodeContent(value, field)
-  let text = ''
-  for (const part of parts) if (part.type === 'text') text += part.text
-  return { text, images: parts.filter((part) => part.type === 'image') }
+  let content = ''
+  for (const part of parts) if (part.type === 'text') content += part.text
+  const media = parts.filter((part) => part.type === 'image' || part.type === 'file')
+  return media.length ? { content, media } : { content }
 }
 
 /** Reasoning replayed by the client: its readable text, plus the upstream signature if it went out in our envelope. */
@@ -94,7 +107,7 @@ export function decodeInput(value: unknown): { system: string[]; messages: Messa
     } else if (type === 'function_call_output') {
       const id = requireString(item.call_id, `${field}.call_id`)
       const output = decodeOutput(item.output, `${field}.output`)
-      append('tool', [{ type: 'tool-result', toolCallId: id, name: callNames.get(id), content: output.text }, ...output.images])
+      append('tool', [{ type: 'tool-result', toolCallId: id, name: callNames.get(id), ...output }])
     } else if (type === 'reasoning') {
       const reasoning = decodeReasoning(item, field)
       if (reasoning) append('assistant', [reasoning])

@@ -83,7 +83,7 @@ describe('decoding other requests', () => {
     expect(request.toolChoice).toEqual({ type: 'required' })
   })
 
-  test('a function output made of parts keeps its text as the result and its image beside it', () => {
+  test('a function output made of parts keeps its text as the result and its image as the result\'s media', () => {
     const { request } = decodeResponsesRequest({
       model: 'm',
       input: [
@@ -91,7 +91,7 @@ describe('decoding other requests', () => {
         { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'here' }, { type: 'input_image', image_url: 'https://x/y.png' }] },
       ],
     })
-    expect(request.messages[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', name: 'view_image', content: 'here' }, { type: 'image', url: 'https://x/y.png' }] })
+    expect(request.messages[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', name: 'view_image', content: 'here', media: [{ type: 'image', url: 'https://x/y.png' }] }] })
   })
 })
 
@@ -115,7 +115,8 @@ describe('400s name the field, in the shape of the recorded API error', () => {
     ['a hosted tool', { model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'tools[0].type', /'code_interpreter' tools are not supported/],
     ['a custom tool', { model: 'm', input: 'x', tools: [{ type: 'custom', name: 'apply_patch' }] }, 'tools[0].type', /only 'function' tools/],
     ['an unknown forced function', { model: 'm', input: 'x', tools: [], tool_choice: { type: 'function', name: 'nope' } }, 'tool_choice.name', /no function named 'nope'/],
-    ['a file part', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'x' }] }] }, 'input[0].content[0].type', /'input_file' content is not supported/],
+    ['an uploaded file', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'input[0].content[0].file_id', /uploaded file/],
+    ['an audio part', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'input[0].content[0].type', /'input_audio' content is not supported/],
     ['a bad role', { model: 'm', input: [{ role: 'tool', content: 'x' }] }, 'input[0].role', /'tool' is not one of/],
     ['no input', { model: 'm' }, 'input', /Missing required parameter/],
     ['no model', { input: 'x' }, 'model', /Missing required parameter/],

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../core/errors.ts'
-import type { ChatRequest, ResponseFormat } from '../../core/ir.ts'
+import type { ChatRequest, ContentPart, ResponseFormat } from '../../core/ir.ts'
 import {
   isObject, type Json, optionalBoolean, optionalNumber, optionalSchema, optionalString, requireArray, requireObject, requireString,
 } from '../shared/validate.ts'
@@ -7,10 +7,13 @@ import { decodeInput } from './decode-input.ts'
 import { decodeToolChoice, decodeTools, type NamespacedName } from './decode-tools.ts'
 import { refuseStoredState } from './stateless.ts'
 
-/** The first image given by URL (its size is not in the body): Responses has no passthrough, so the IR says it all. */
+const byUrl = (part: ContentPart): boolean =>
+  (part.type === 'image' || part.type === 'file') && part.url !== undefined && !part.url.startsWith('data:')
+
+/** The first image or file given by URL (its size is not in the body): Responses has no passthrough, so the IR says it all. */
 function findExternalImage(request: ChatRequest): string | undefined {
   for (const [index, message] of request.messages.entries()) {
-    if (message.content.some((part) => part.type === 'image' && part.url !== undefined && !part.url.startsWith('data:'))) return `input[${index}]`
+    if (message.content.some((part) => byUrl(part) || (part.type === 'tool-result' && part.media?.some(byUrl)))) return `input[${index}]`
   }
   return undefined
 }
@@ -78,10 +81,16 @@ function checkIgnored(body: Json): void {
   optionalBoolean(body.store, 'store')
   if (body.include != null) requireArray(body.include, 'include').forEach((item, index) => requireString(item, `include[${index}]`))
   if (body.metadata != null) requireObject(body.metadata, 'metadata')
-  optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true })
   optionalString(body.prompt_cache_key, 'prompt_cache_key')
   const truncation = optionalString(body.truncation, 'truncation')
   if (truncation !== undefined && truncation !== 'auto' && truncation !== 'disabled') throw invalidRequest("Invalid value for 'truncation': expected 'auto' or 'disabled'.", 'truncation')
+}
+
+/** `top_logprobs`, or `include: ["message.output_text.logprobs"]`, asks for the answer's log probabilities. */
+function decodeLogprobs(body: Json): ChatRequest['logprobs'] {
+  const top = optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true })
+  const included = Array.isArray(body.include) && body.include.includes('message.output_text.logprobs')
+  return top !== undefined || included ? { top: top ?? 0 } : undefined
 }
 
 /** A Responses body → the IR plus what the answer must repeat; anything that needs stored state is a 400. */
@@ -109,6 +118,7 @@ export function decodeResponsesRequest(body: Json): { request: ChatRequest; cont
     responseFormat: decodeFormat(body.text),
     reasoning: decodeReasoning(body.reasoning),
     user: optionalString(body.safety_identifier, 'safety_identifier') ?? optionalString(body.user, 'user'),
+    logprobs: decodeLogprobs(body),
   }
   const reasoning = isObject(body.reasoning) ? body.reasoning : {}
   const echo: ResponseEcho = {

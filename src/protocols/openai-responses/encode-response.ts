@@ -1,4 +1,5 @@
 import type { ChatResponse } from '../../core/ir.ts'
+import { encodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import type { Json } from '../shared/validate.ts'
 import type { ResponsesContext } from './decode-request.ts'
 import { functionCallItem, messageItem, newItemId, reasoningItem, responseObject, statusOf } from './encode-items.ts'
@@ -20,6 +21,9 @@ export function encodeResponsesResponse(response: ChatResponse, context: Respons
     if (part.type === 'reasoning') output.push(reasoningItem(newItemId('rs'), part.text, part))
     else if (part.type === 'tool-call') output.push(functionCallItem(newItemId('fc'), 'completed', { ...part, arguments: part.arguments || '{}' }, context))
   }
+  // Log probabilities belong to the answer's text: the first message's output_text carries them.
+  const first = output.find((item) => item.type === 'message') as { content: Json[] } | undefined
+  if (response.logprobs && first) first.content[0]!.logprobs = encodeOpenAiLogprobs(response.logprobs).content
   return responseObject(
     { id: newItemId('resp'), createdAt: response.created },
     context,

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { ChatResponse, ContentPart } from '../../core/ir.ts'
 import { decodeAnthropicUsage, type AnthropicUsage } from './decode-usage.ts'
+import { unwrapJsonAnswer } from './json-answer.ts'
 import { mapAnthropicStopReason } from './map-stop-reason.ts'
 
 interface AnthropicBlock {
@@ -43,12 +44,15 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
     const part = decodeAnthropicBlock(block)
     if (part) content.push(part)
   }
+  const json = unwrapJsonAnswer(content)
+  const calledTools = json.content.some((part) => part.type === 'tool-call')
   return {
     id: message.id ?? '',
     model: message.model ?? '',
     created: Math.floor(Date.now() / 1000),
-    content,
-    finishReason: mapAnthropicStopReason(message.stop_reason),
+    content: json.content,
+    // The forced JSON answer call is the answer itself, not a call the client must run.
+    finishReason: json.unwrapped && !calledTools && message.stop_reason === 'tool_use' ? 'stop' : mapAnthropicStopReason(message.stop_reason),
     usage: message.usage ? decodeAnthropicUsage(message.usage) : undefined,
   }
 }

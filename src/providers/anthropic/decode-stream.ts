@@ -5,6 +5,7 @@ import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeAnthropicStreamError } from './decode-error.ts'
 import type { AnthropicUsage } from './decode-usage.ts'
 import { decodeAnthropicUsage } from './decode-usage.ts'
+import { isJsonAnswer } from './json-answer.ts'
 import { mapAnthropicStopReason } from './map-stop-reason.ts'
 import { finishStream } from '../stream-blocks.ts'
 import { unreportedUsage } from '../../core/usage.ts'
@@ -35,6 +36,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let started = false
   let finished = false
   let stopped = false
+  let jsonAnswer = false
+  let calledTools = false
 
   function closeAll(events: StreamEvent[]) {
     for (const [index, kind] of blocks) if (kind !== 'ignored') events.push({ type: endType[kind], index })
@@ -60,7 +63,14 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       blocks.set(index, 'reasoning')
       events.push(block.type === 'thinking' ? { type: 'reasoning-start', index } : { type: 'reasoning-start', index, redacted: block.data ?? '' })
       if (block.thinking) events.push({ type: 'reasoning-delta', index, text: block.thinking })
+    } else if (block.type === 'tool_use' && isJsonAnswer(block.name)) {
+      // JSON mode's forced call (json-answer.ts): its input is the answer's text.
+      blocks.set(index, 'text')
+      jsonAnswer = true
+      events.push({ type: 'text-start', index })
+      if (block.input && typeof block.input === 'object' && Object.keys(block.input).length) events.push({ type: 'text-delta', index, text: JSON.stringify(block.input) })
     } else if (block.type === 'tool_use') {
+      calledTools = true
       blocks.set(index, 'tool')
       events.push({ type: 'tool-call-start', index, id: block.id ?? `toolu_${index}`, name: block.name ?? '' })
       // Some Anthropic-compatible servers send the whole input here instead of as deltas.
@@ -72,6 +82,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   function decodeDelta(index: number, delta: NonNullable<Payload['delta']>, events: StreamEvent[]) {
     const kind = blocks.get(index)
     if (kind === 'text' && delta.type === 'text_delta' && delta.text) events.push({ type: 'text-delta', index, text: delta.text })
+    else if (kind === 'text' && delta.type === 'input_json_delta' && delta.partial_json) events.push({ type: 'text-delta', index, text: delta.partial_json })
     else if (kind === 'tool' && delta.type === 'input_json_delta' && delta.partial_json) events.push({ type: 'tool-call-delta', index, arguments: delta.partial_json })
     else if (kind === 'reasoning' && delta.type === 'thinking_delta' && delta.thinking) events.push({ type: 'reasoning-delta', index, text: delta.thinking })
     else if (kind === 'reasoning' && delta.type === 'signature_delta' && delta.signature) events.push({ type: 'reasoning-signature', index, signature: delta.signature })
@@ -109,7 +120,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         case 'message_delta':
           closeAll(events)
           finished = true
-          events.push({ type: 'finish', reason: mapAnthropicStopReason(payload.delta?.stop_reason) })
+          events.push({ type: 'finish', reason: jsonAnswer && !calledTools && payload.delta?.stop_reason === 'tool_use' ? 'stop' : mapAnthropicStopReason(payload.delta?.stop_reason) })
           mergeUsage(payload.usage, events)
           break
         case 'message_stop':

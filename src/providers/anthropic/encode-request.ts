@@ -1,6 +1,8 @@
 import type { ChatRequest } from '../../core/ir.ts'
 import type { Target } from '../../core/provider.ts'
+import { refuseField } from '../refuse-field.ts'
 import { encodeAnthropicMessages, type AnthropicBlock } from './encode-content.ts'
+import { jsonAnswerTool } from './json-answer.ts'
 
 /** Thinking budgets for an OpenAI-style effort, when the client named an effort rather than a budget. */
 const budgetByEffort = { minimal: 0, low: 2048, medium: 8192, high: 24576 } as const
@@ -23,8 +25,34 @@ function encodeToolChoice(request: ChatRequest): AnthropicBlock | undefined {
   return encoded
 }
 
+/**
+ * What Anthropic has no setting for. Log probabilities and penalties change what the client gets back, so they
+ * are refused; `seed` and Gemini's safetySettings are ignored by design (docs/conformance.md says why).
+ */
+function refuseUnsupported(request: ChatRequest): void {
+  if (request.logprobs) throw refuseField('logprobs', 'anthropic', 'gives no token log probabilities')
+  if (request.presencePenalty) throw refuseField('presence_penalty', 'anthropic', 'has no presence penalty')
+  if (request.frequencyPenalty) throw refuseField('frequency_penalty', 'anthropic', 'has no frequency penalty')
+}
+
+/**
+ * Structured output. A JSON schema is Anthropic's own `output_config.format`: the answer comes back as JSON text.
+ * Plain JSON mode has no native twin (Anthropic's format needs a closed schema), so it is emulated by one forced
+ * tool whose input is any object; the provider's decoders turn that call back into the answer's text (json-answer.ts).
+ */
+function encodeResponseFormat(request: ChatRequest, body: Record<string, unknown>): void {
+  const format = request.responseFormat
+  if (format?.type === 'json-schema') body.output_config = { format: { type: 'json_schema', schema: format.schema } }
+  if (format?.type !== 'json') return
+  if (request.tools?.length) throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with tools; use a JSON schema ('json_schema') instead")
+  if (body.thinking) throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with thinking; use a JSON schema ('json_schema') instead")
+  body.tools = [jsonAnswerTool]
+  body.tool_choice = { type: 'tool', name: jsonAnswerTool.name }
+}
+
 /** IR request → a Messages API body. `max_tokens` is required by Anthropic, so it is always set. */
 export function encodeAnthropicRequest(request: ChatRequest, target: Target): { path: string; body: Record<string, unknown> } {
+  refuseUnsupported(request)
   const maxTokens = request.maxOutputTokens ?? target.model.maxOutputTokens
   const system = [...request.system]
   const messages = encodeAnthropicMessages(request.messages, system)
@@ -51,5 +79,6 @@ export function encodeAnthropicRequest(request: ChatRequest, target: Target): { 
     const toolChoice = encodeToolChoice(request)
     if (toolChoice) body.tool_choice = toolChoice
   }
+  encodeResponseFormat(request, body)
   return { path: '/v1/messages', body }
 }

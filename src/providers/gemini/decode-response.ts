@@ -2,10 +2,11 @@ import { randomBase62 } from '../../core/ids.ts'
 import type { ChatResponse } from '../../core/ir.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason, type GeminiUsageMetadata } from './decode-usage.ts'
 import { decodeGeminiParts, type CallIds, type GeminiPart } from '../../wire/gemini/parts.ts'
+import { decodeGeminiLogprobs, type GeminiLogprobsResult } from '../../wire/gemini/logprobs.ts'
 
 /** One `GenerateContentResponse`, whole or as one streamed chunk. */
 export interface GeminiResponse {
-  candidates?: { content?: { role?: string; parts?: GeminiPart[] }; finishReason?: string; index?: number }[]
+  candidates?: { content?: { role?: string; parts?: GeminiPart[] }; finishReason?: string; index?: number; logprobsResult?: GeminiLogprobsResult }[]
   promptFeedback?: { blockReason?: string }
   usageMetadata?: GeminiUsageMetadata
   modelVersion?: string
@@ -24,6 +25,7 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
   const candidate = response.candidates?.[0]
   const content = decodeGeminiParts(candidate?.content?.parts ?? [], upstreamCallIds)
   const calledTools = content.some((part) => part.type === 'tool-call')
+  const logprobs = decodeGeminiLogprobs(candidate?.logprobsResult)
   return {
     id: response.responseId ?? '',
     model: response.modelVersion ?? '',
@@ -32,5 +34,6 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
     // A prompt blocked before any candidate exists says so in promptFeedback, not in a finish reason.
     finishReason: !candidate && response.promptFeedback?.blockReason ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools),
     usage: response.usageMetadata ? decodeGeminiUsage(response.usageMetadata) : undefined,
+    ...(logprobs && { logprobs }),
   }
 }

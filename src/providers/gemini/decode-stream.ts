@@ -7,6 +7,7 @@ import { decodeGeminiError } from './decode-error.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason } from './decode-usage.ts'
 import { decodeGeminiParts } from '../../wire/gemini/parts.ts'
+import { decodeGeminiLogprobs } from '../../wire/gemini/logprobs.ts'
 import { unreportedUsage } from '../../core/usage.ts'
 
 /**
@@ -43,6 +44,14 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     }
   }
 
+  function reportUsage(metadata: NonNullable<GeminiResponse['usageMetadata']>, events: StreamEvent[]) {
+    // A report the gateway cannot bill from wipes any earlier (partial) one: the meter then estimates.
+    const usage = decodeGeminiUsage(metadata) ?? unreportedUsage()
+    const key = JSON.stringify(usage)
+    if (key !== lastUsage) events.push({ type: 'usage', usage })
+    lastUsage = key
+  }
+
   return {
     decode(event: SseEvent): StreamEvent[] {
       let chunk: GeminiResponse
@@ -63,19 +72,17 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         events.push({ type: 'start', id: chunk.responseId ?? '', model: chunk.modelVersion ?? '', created: Math.floor(Date.now() / 1000) })
       }
       const candidate = chunk.candidates?.[0]
+      // The prompt's size is on the first chunk already: passed on before the answer, so a client protocol that
+      // reports input tokens up front (Anthropic's message_start) can give the exact count.
+      if (chunk.usageMetadata) reportUsage(chunk.usageMetadata, events)
+      const logprobs = decodeGeminiLogprobs(candidate?.logprobsResult)
+      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       for (const part of decodeGeminiParts(candidate?.content?.parts ?? [], upstreamCallIds)) layPart(part, events)
       const blocked = !candidate && chunk.promptFeedback?.blockReason
       if ((candidate?.finishReason || blocked) && !finished) {
         finished = true
         blocks.close(events)
         events.push({ type: 'finish', reason: blocked ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools) })
-      }
-      if (chunk.usageMetadata) {
-        // A report the gateway cannot bill from wipes any earlier (partial) one: the meter then estimates.
-        const usage = decodeGeminiUsage(chunk.usageMetadata) ?? unreportedUsage()
-        const key = JSON.stringify(usage)
-        if (key !== lastUsage) events.push({ type: 'usage', usage })
-        lastUsage = key
       }
       return events
     },

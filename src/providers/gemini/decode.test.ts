@@ -79,18 +79,19 @@ describe('gemini stream decoder (recorded streams)', () => {
   test('a whole functionCall with a thought signature (Gemini 3): signature kept, args complete', () => {
     const events = decodeStream(readStreamFixture('gemini/stream-function-call-thought-signature.chunks.jsonl'))
     const types = events.map((event) => event.type)
-    expect(types).toEqual(['start', 'reasoning-start', 'reasoning-signature', 'reasoning-end', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'usage', 'finish'])
-    expect((events[2] as { signature: string }).signature.startsWith('EqUCCqICAb4')).toBe(true)
-    expect(events[4]).toMatchObject({ name: 'weather', index: 1 })
-    expect(JSON.parse((events[5] as { arguments: string }).arguments)).toEqual({ location: 'San Francisco' })
+    // Usage goes before the chunk's parts: the prompt's size is known before the answer (Anthropic's message_start).
+    expect(types).toEqual(['start', 'usage', 'reasoning-start', 'reasoning-signature', 'reasoning-end', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'finish'])
+    expect((events[3] as { signature: string }).signature.startsWith('EqUCCqICAb4')).toBe(true)
+    expect(events[5]).toMatchObject({ name: 'weather', index: 1 })
+    expect(JSON.parse((events[6] as { arguments: string }).arguments)).toEqual({ location: 'San Francisco' })
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls' })
-    expect(events[7]).toMatchObject({ usage: { inputTokens: 29, outputTokens: 15 + 45, reasoningTokens: 45 } })
+    expect(events[1]).toMatchObject({ usage: { inputTokens: 29, outputTokens: 15 + 45, reasoningTokens: 45 } })
   })
 
   test('a call, finish and usage in a single chunk', () => {
     const events = decodeStream(readStreamFixture('gemini/stream-generate-content-function-call.sse'))
-    expect(events.map((event) => event.type)).toEqual(['start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'finish', 'usage'])
-    expect(JSON.parse((events[2] as { arguments: string }).arguments)).toEqual({ denominator: 2, numerator: 100 })
+    expect(events.map((event) => event.type)).toEqual(['start', 'usage', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'finish'])
+    expect(JSON.parse((events[3] as { arguments: string }).arguments)).toEqual({ denominator: 2, numerator: 100 })
   })
 
   test('an error chunk mid-stream is a final error event with the upstream status', () => {

@@ -52,6 +52,12 @@ function encodeGenerationConfig(request: ChatRequest): Record<string, unknown> {
   if (request.topK !== undefined) config.topK = request.topK
   if (request.stop?.length) config.stopSequences = request.stop
   if (request.seed !== undefined) config.seed = request.seed
+  if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty
+  if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty
+  if (request.logprobs) {
+    config.responseLogprobs = true
+    if (request.logprobs.top > 0) config.logprobs = request.logprobs.top
+  }
   const format = request.responseFormat
   if (format?.type === 'json') config.responseMimeType = 'application/json'
   if (format?.type === 'json-schema') {
@@ -85,6 +91,7 @@ export function encodeGeminiRequest(request: ChatRequest, target: Target): { pat
     }]
   }
   if (request.toolChoice && (request.tools?.length || request.toolChoice.type === 'none')) body.toolConfig = encodeToolChoice(request.toolChoice)
+  if (request.safetySettings?.length) body.safetySettings = request.safetySettings
   const config = encodeGenerationConfig(request)
   if (Object.keys(config).length) body.generationConfig = config
   const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'

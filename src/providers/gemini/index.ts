@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../../config/types.ts'
+import { keepFirstToolCall } from '../first-tool-call.ts'
 import { createHttpProvider } from '../http.ts'
 import type { Provider } from '../../core/provider.ts'
 import { decodeGeminiError } from './decode-error.ts'
@@ -8,12 +9,13 @@ import { encodeGeminiRequest } from './encode-request.ts'
 
 /** Google's Gemini API (generativelanguage v1beta), or anything that speaks it. */
 export function createGeminiProvider(config: ProviderConfig): Provider {
-  return createHttpProvider(config, {
+  // Gemini has no switch for parallel calls: a client that turned them off gets the first call only.
+  return keepFirstToolCall(createHttpProvider(config, {
     nativeProtocol: 'gemini',
     encodeRequest: encodeGeminiRequest,
     authHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
     decodeResponse: decodeGeminiResponse,
     createStreamDecoder: createGeminiStreamDecoder,
     decodeError: decodeGeminiError,
-  })
+  }))
 }

@@ -59,6 +59,10 @@ export function planMockAnswer(request: ChatRequest): MockAnswer {
   if (tool) {
     toolCall = { id: `call_mock_${request.messages.length}`, name: tool.name, arguments: JSON.stringify(sampleArguments(tool.parameters)) }
     finishReason = 'tool-calls'
+  } else if (request.responseFormat?.type === 'json-schema' || request.responseFormat?.type === 'json') {
+    // Structured output: one object that fits the schema, so SDK parse helpers work against the mock too.
+    const format = request.responseFormat
+    pieces = [JSON.stringify(format.type === 'json-schema' ? sampleArguments(format.schema) : { answer: 'Hello from the Tollgate mock provider' })]
   } else {
     const prompt = toolResult?.type === 'tool-result'
       ? `the tool answered ${toolResult.content}`

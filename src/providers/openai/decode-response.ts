@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.ts'
 import type { ChatResponse, ContentPart } from '../../core/ir.ts'
+import { decodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 
@@ -15,7 +16,7 @@ interface OpenAiCompletion {
   id?: string
   created?: number
   model?: string
-  choices?: { message?: OpenAiMessage; finish_reason?: string | null }[]
+  choices?: { message?: OpenAiMessage; finish_reason?: string | null; logprobs?: unknown }[]
   usage?: Parameters<typeof decodeOpenAiUsage>[0] | null
 }
 
@@ -31,6 +32,7 @@ export function decodeOpenAiResponse(body: unknown): ChatResponse {
   for (const call of message.tool_calls ?? []) {
     content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' })
   }
+  const logprobs = decodeOpenAiLogprobs(choice.logprobs)
   return {
     id: completion.id ?? '',
     model: completion.model ?? '',
@@ -38,5 +40,6 @@ export function decodeOpenAiResponse(body: unknown): ChatResponse {
     content,
     finishReason: message.refusal ? 'refusal' : mapOpenAiFinishReason(choice.finish_reason),
     usage: completion.usage ? decodeOpenAiUsage(completion.usage) : undefined,
+    ...(logprobs && { logprobs }),
   }
 }

@@ -2,6 +2,7 @@ import { GatewayError } from '../../core/errors.ts'
 import type { StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
 import type { StreamDecoder } from '../../core/provider.ts'
+import { decodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
 import { unreportedUsage } from '../../core/usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
@@ -18,7 +19,7 @@ interface Chunk {
   id?: string
   created?: number
   model?: string
-  choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[]
+  choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null; logprobs?: unknown }[]
   usage?: Parameters<typeof decodeOpenAiUsage>[0] | null
   error?: unknown
 }
@@ -68,6 +69,8 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
       if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
       if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
+      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
+      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       for (const call of delta?.tool_calls ?? []) {
         const key = call.index ?? 0
         let index = toolBlocks.get(key)

@@ -1,4 +1,4 @@
-import type { ContentPart } from '../../core/ir.ts'
+import type { ContentPart, FilePart, ImagePart } from '../../core/ir.ts'
 import { parseToolArguments } from '../../core/tool-calls.ts'
 
 /**
@@ -42,14 +42,25 @@ export function decodeGeminiParts(parts: GeminiPart[], ids: CallIds): ContentPar
       const name = part.functionResponse.name ?? ''
       content.push({ type: 'tool-result', toolCallId: ids.forResult({ id: part.functionResponse.id, name }), name, ...decodeResponse(part.functionResponse.response) })
     } else if (part.inlineData) {
-      content.push({ type: 'image', mediaType: part.inlineData.mimeType, data: part.inlineData.data ?? '' })
+      content.push(decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' }))
     } else if (part.fileData?.fileUri) {
-      content.push({ type: 'image', url: part.fileData.fileUri, ...(part.fileData.mimeType && { mediaType: part.fileData.mimeType }) })
+      content.push(decodeMedia(part.fileData.mimeType, { url: part.fileData.fileUri }))
     } else if (typeof part.text === 'string' && part.text !== '') {
       content.push({ type: 'text', text: part.text })
     }
   }
   return content
+}
+
+/**
+ * Gemini carries every medium in the same two fields; the IR tells them apart by media type, because the other
+ * vendors do (an OpenAI upstream takes a PDF only as a `file` part, audio only as `input_audio`). No media type on
+ * a file URI is taken for an image, the common case.
+ */
+function decodeMedia(mimeType: string | undefined, source: { data?: string; url?: string }): ContentPart {
+  if (!mimeType || mimeType.startsWith('image/')) return { type: 'image', ...(mimeType && { mediaType: mimeType }), ...source }
+  if (mimeType.startsWith('audio/') && source.data !== undefined) return { type: 'audio', mediaType: mimeType, data: source.data }
+  return { type: 'file', mediaType: mimeType, ...source }
 }
 
 /** A signature belongs to the reasoning just before; when the model showed no thoughts, an empty one holds it. */
@@ -77,6 +88,12 @@ export function encodeFunctionResponse(content: string, isError?: boolean): Reco
     } catch {}
   }
   return isError ? { error: content } : { output: content }
+}
+
+function encodeMedia(part: ImagePart | FilePart): GeminiPart {
+  return part.data !== undefined
+    ? { inlineData: { mimeType: part.mediaType ?? 'image/png', data: part.data } }
+    : { fileData: { fileUri: part.url ?? '', ...(part.mediaType && { mimeType: part.mediaType }) } }
 }
 
 export interface EncodeOptions {
@@ -107,9 +124,11 @@ export function encodeGeminiParts(content: ContentPart[], options: EncodeOptions
         push({ text: part.text })
         break
       case 'image':
-        push(part.data !== undefined
-          ? { inlineData: { mimeType: part.mediaType ?? 'image/png', data: part.data } }
-          : { fileData: { fileUri: part.url ?? '', ...(part.mediaType && { mimeType: part.mediaType }) } })
+      case 'file':
+        push(encodeMedia(part))
+        break
+      case 'audio':
+        push({ inlineData: { mimeType: part.mediaType, data: part.data } })
         break
       case 'tool-call':
         push({ functionCall: { ...(options.withIds && { id: part.id }), name: part.name, args: parseToolArguments(part.arguments) } })
@@ -120,6 +139,8 @@ export function encodeGeminiParts(content: ContentPart[], options: EncodeOptions
           name: part.name ?? options.nameOf?.(part.toolCallId) ?? part.toolCallId,
           response: encodeFunctionResponse(part.content, part.isError),
         } })
+        // What a tool returned beside its text (a screenshot) follows its response in the same turn.
+        for (const media of part.media ?? []) parts.push(encodeMedia(media))
         break
     }
   }

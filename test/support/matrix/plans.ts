@@ -11,7 +11,14 @@ import type { RecordedRequest } from '../upstream.ts'
 const cities = (prompt: string) => (/\bRome\b/.test(prompt) ? ['Paris', 'Rome'] : undefined)
 export const answerTo = (outputs: string[]) => `The tool said ${outputs.join('; ')}`
 
+/** What every fake answers when asked for structured output: an object that fits `structuredSchema`. */
+export const structuredAnswer = { city: 'Paris', temperature: 21 }
+export const structuredSchema = {
+  type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false,
+} as const
+
 export function planOpenAi(request: RecordedRequest): OpenAiAnswer {
+  if (request.body.response_format?.type === 'json_schema' || request.body.response_format?.type === 'json_object') return { text: JSON.stringify(structuredAnswer) }
   const messages: any[] = request.body.messages
   const results: string[] = []
   for (let index = messages.length - 1; messages[index]?.role === 'tool'; index--) results.unshift(messages[index].content)
@@ -24,6 +31,9 @@ export function planOpenAi(request: RecordedRequest): OpenAiAnswer {
 }
 
 export const planAnthropic: AnswerPlan = (body) => {
+  if (body.output_config?.format?.type === 'json_schema') return { text: JSON.stringify(structuredAnswer) }
+  // A forced tool is called at once, without words first (the gateway's JSON mode relies on it).
+  if (body.tool_choice?.type === 'tool') return { toolCall: { id: 'toolu_forced_1', name: body.tool_choice.name, input: structuredAnswer } }
   const last = body.messages.at(-1)
   const blocks: any[] = Array.isArray(last.content) ? last.content : [{ type: 'text', text: last.content }]
   const results = blocks.filter((block) => block.type === 'tool_result')
@@ -35,6 +45,7 @@ export const planAnthropic: AnswerPlan = (body) => {
 }
 
 export const planGemini: GeminiPlan = (body) => {
+  if (body.generationConfig?.responseMimeType === 'application/json') return { parts: [{ text: JSON.stringify(structuredAnswer) }] }
   const parts: any[] = body.contents.at(-1)?.parts ?? []
   const results = parts.filter((part) => part.functionResponse).map((part) => part.functionResponse.response)
   if (results.length) {
