@@ -16,6 +16,22 @@ export interface Gateway {
   url: string
   /** Stop accepting, let requests in flight finish (up to `drainMs`), write every pending usage row, close. */
   stop(drainMs?: number): Promise<void>
+  /**
+   * Apply a re-read config without a restart (SIGHUP, `tollgate reload`): providers, models, prices, routes, fallbacks
+   * and per-request routing settings take effect for new requests; requests in flight finish as they began. Returns
+   * the changed settings that only a restart applies (they keep their old values until then).
+   */
+  reload(next: Config): string[]
+}
+
+/** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log'] as const
+const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
+
+function restartNeeded(current: Config, next: Config): string[] {
+  const changed: string[] = restartOnly.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
+  for (const field of restartOnlyRouting) if (current.routing[field] !== next.routing[field]) changed.push(`routing.${field}`)
+  return changed
 }
 
 /** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
@@ -54,6 +70,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
+    reload(next) {
+      const needsRestart = restartNeeded(services.config, next)
+      services.relay.reconfigure(next, createProviders(next.providers))
+      services.config = next
+      return needsRestart
+    },
     async stop(drainMs = config.shutdown.drainS * 1000) {
       const { relay } = services
       // Stop accepting at once; requests in flight (streams included) run on until they end or the deadline.

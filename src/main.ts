@@ -2,6 +2,7 @@
 import { runAccountCommand } from './cli/accounts.ts'
 import { flagString, parseArgs, UsageError } from './cli/args.ts'
 import { runKeyCommand } from './cli/keys.ts'
+import { runReloadCommand } from './cli/reload.ts'
 import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
@@ -25,6 +26,7 @@ usage: tollgate COMMAND [--config FILE] [--json]
   key list [--account NAME]
   key revoke ID
   usage [--account NAME] [--key ID]             requests, tokens and spend
+  reload                                        the running serve re-reads its config (SIGHUP), no request dropped
   status [--url URL]                            a running gateway's routes: circuit state, recent failures
   user create NAME (--admin | --account ACCOUNT) [--password-stdin]
                                                 a console login (a strong password is generated and shown once)
@@ -43,9 +45,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig({ path: flagString(args, 'config') })
   if (command === 'serve') {
-    await runServe(config)
+    await runServe(config, () => loadConfig({ path: flagString(args, 'config') }))
     return -1 // keep running
   }
+  if (command === 'reload') return runReloadCommand(config, json)
   if (command === 'status') {
     await runStatusCommand(config, args, json)
     return 0

@@ -1,9 +1,15 @@
+import { writeFileSync } from 'node:fs'
 import type { Config } from '../config/types.ts'
 import { startGateway } from '../gateway.ts'
 import { createLogger } from '../edge/logger.ts'
+import { pidFileOf } from './reload.ts'
 
-/** Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. */
-export async function runServe(config: Config): Promise<void> {
+/**
+ * Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. SIGHUP
+ * re-reads the config through `reread` and applies it without dropping a request; a config that does not load is
+ * refused with a log line and the running one stays.
+ */
+export async function runServe(config: Config, reread: () => Config): Promise<void> {
   const logger = createLogger(config.log.level)
   const gateway = await startGateway(config, logger)
   logger.info({ url: gateway.url, config: config.source, database: config.database.replace(/\/\/[^@]*@/, '//***@'), models: config.models.map((model) => model.id) }, 'tollgate listening')
@@ -16,6 +22,22 @@ export async function runServe(config: Config): Promise<void> {
     logger.info({}, 'stopped; all usage written')
     logger.flush()
     process.exit(0)
+  }
+  process.on('SIGHUP', () => {
+    try {
+      const next = reread()
+      const needsRestart = gateway.reload(next)
+      logger.info({ config: next.source, models: next.models.map((model) => model.id), restart_needed_for: needsRestart.length ? needsRestart : undefined }, 'config reloaded')
+    } catch (error) {
+      logger.error({ error: (error as Error).message }, 'config reload refused: the running config stays')
+    }
+  })
+  // `tollgate reload` finds this process here. Under systemd the config folder is read-only (ProtectSystem): there
+  // ExecReload signals $MAINPID instead, so a pid file that cannot be written is only worth a note.
+  try {
+    writeFileSync(pidFileOf(config), `${process.pid}\n`)
+  } catch (error) {
+    logger.info({ pid_file: pidFileOf(config), error: (error as Error).message }, 'no pid file: reload with kill -HUP <pid> (systemctl reload)')
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))

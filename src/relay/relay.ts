@@ -34,8 +34,8 @@ export class Relay {
   readonly breaker: CircuitBreaker
   readonly metrics = new Metrics()
   private readonly limiter = new KeyLimiter()
-  private readonly models: Map<string, ModelConfig>
-  private readonly planner: RoutePlanner
+  /** The models, providers and routes requests are planned with: replaced whole by a reload (`reconfigure`). */
+  private catalog: Catalog
   /** The scope of every request in flight, so a shutdown past its deadline can end them. */
   private readonly active = new Set<AbortScope>()
   private stopping: GatewayError | undefined
@@ -44,8 +44,7 @@ export class Relay {
   private readonly settlementDeps: SettlementDeps
 
   constructor(private readonly deps: RelayDeps) {
-    this.models = new Map(deps.config.models.map((model) => [model.id, model]))
-    this.planner = new RoutePlanner(this.models, deps.providers)
+    this.catalog = catalogOf(deps.config, deps.providers)
     const { routing } = deps.config
     this.breaker = new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
@@ -53,13 +52,22 @@ export class Relay {
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
   }
 
+  /**
+   * A reloaded config: new requests are planned with its models, prices, routes and providers at once; requests in
+   * flight keep the plan they started with (their targets hold the old configs) and end as they would have. The
+   * circuit breaker keeps its state and its window settings (a restart changes those).
+   */
+  reconfigure(config: Config, providers: Map<string, Provider>): void {
+    this.catalog = catalogOf(config, providers)
+  }
+
   /** The models a key may call, in config order. */
   modelsFor(key: KeyRecord): ModelConfig[] {
-    return this.deps.config.models.filter((model) => keyAllowsModel(key, model.id))
+    return this.catalog.config.models.filter((model) => keyAllowsModel(key, model.id))
   }
 
   resolveModel(key: KeyRecord, modelId: string): ModelConfig {
-    const model = this.models.get(modelId)
+    const model = this.catalog.models.get(modelId)
     if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist`, { code: 'model_not_found', param: 'model' })
     if (!keyAllowsModel(key, modelId)) {
       throw new GatewayError('permission', `This API key is not permitted to use the model '${modelId}'`, { code: 'model_not_permitted', param: 'model' })
@@ -75,7 +83,7 @@ export class Relay {
     try {
       const model = this.resolveModel(call.key, call.request.model)
       if (readsOnAfterClientLeaves(model, call.request)) call.scope.readOnAfterClientLeaves()
-      plan = this.planner.plan(model)
+      plan = this.catalog.planner.plan(model)
       refuseUnpricedFeatures(call.request, plan)
       worstCase = worstCaseOf(call, plan)
       permit = this.admit(call)
@@ -90,8 +98,8 @@ export class Relay {
     const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
     try {
       const result = await runAttempts({
-        call, plan, settlement, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-        routing: this.deps.config.routing,
+        call, plan, settlement, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
+        routing: this.catalog.config.routing,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
       return result
@@ -107,7 +115,7 @@ export class Relay {
   /** Every configured route with its circuit-breaker health (routes not used yet are closed and empty). */
   routeHealth(): RouteHealth[] {
     const health = new Map(this.breaker.snapshot().map((route) => [route.route, route]))
-    for (const target of this.planner.allTargets()) {
+    for (const target of this.catalog.planner.allTargets()) {
       const route = routeId(target)
       if (!health.has(route)) health.set(route, { route, state: 'closed', requests: 0, failures: 0, trips: 0 })
     }
@@ -176,4 +184,17 @@ function worstCaseOf(call: RelayCall, plan: readonly Target[]): number {
     amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
   }
   return amount
+}
+
+/** What a config says requests may be routed to, built once per config (start, and each reload). */
+interface Catalog {
+  config: Config
+  providers: Map<string, Provider>
+  models: Map<string, ModelConfig>
+  planner: RoutePlanner
+}
+
+function catalogOf(config: Config, providers: Map<string, Provider>): Catalog {
+  const models = new Map(config.models.map((model) => [model.id, model]))
+  return { config, providers, models, planner: new RoutePlanner(models, providers) }
 }

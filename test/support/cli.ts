@@ -24,7 +24,7 @@ export function runCli(command: string[], args: string[], env: Record<string, st
 }
 
 /** Start `serve` and wait for its "listening" log line; returns its URL. */
-export async function startServe(command: string[], config: string): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'> }> {
+export async function startServe(command: string[], config: string): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'>; output: () => string }> {
   const child = Bun.spawn([...command, 'serve', '--config', config], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
   const reader = child.stdout.getReader()
   let buffered = ''
@@ -36,9 +36,10 @@ export async function startServe(command: string[], config: string): Promise<{ u
     const match = /"url":"(http:[^"]+)"/.exec(buffered)
     if (match) {
       reader.releaseLock()
-      // Keep draining stdout so the child never blocks on a full pipe.
-      void child.stdout.pipeTo(new WritableStream()).catch(() => {})
-      return { url: match[1]!, process: child }
+      // Keep draining stdout so the child never blocks on a full pipe; its log lines stay readable (`output`).
+      let logged = buffered
+      void child.stdout.pipeTo(new WritableStream({ write: (chunk) => void (logged += new TextDecoder().decode(chunk)) })).catch(() => {})
+      return { url: match[1]!, process: child, output: () => logged }
     }
   }
   child.kill()
