@@ -12,7 +12,6 @@ import { pidFileOf } from './reload.ts'
 export async function runServe(config: Config, reread: () => Config): Promise<void> {
   const logger = createLogger(config.log.level)
   const gateway = await startGateway(config, logger)
-  logger.info({ url: gateway.url, config: config.source, database: config.database.replace(/\/\/[^@]*@/, '//***@'), models: config.models.map((model) => model.id) }, 'tollgate listening')
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -41,4 +40,6 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  // Said last: whoever waits for this line (systemd, tests) may signal the process from then on.
+  logger.info({ url: gateway.url, config: config.source, database: config.database.replace(/\/\/[^@]*@/, '//***@'), models: config.models.map((model) => model.id) }, 'tollgate listening')
 }
