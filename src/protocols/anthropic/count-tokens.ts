@@ -11,7 +11,7 @@ import { decodeMessagesRequest } from './decode-request.ts'
  * would on /v1/messages.
  */
 export async function countMessageTokens(services: Services, key: Caller, _request: Request, text: string, requestId: string): Promise<Response> {
-  const chat = decodeMessagesRequest(parseJsonBody(text), { countOnly: true })
+  const chat = decodeMessagesRequest(parseJsonBody(text, services.config.limits.jsonDepth), { countOnly: true })
   services.relay.resolveModel(key, chat.model)
   return jsonResponse({ input_tokens: await countTokens(promptText(chat)) }, 200, { 'request-id': requestId })
 }

@@ -13,7 +13,7 @@ import { modelPathOf, splitModelPath } from './model-path.ts'
  */
 export async function countGeminiTokens(services: Services, key: Caller, request: Request, text: string): Promise<Response> {
   const { model } = splitModelPath(modelPathOf(new URL(request.url)))
-  const body = parseJsonBody(text)
+  const body = parseJsonBody(text, services.config.limits.jsonDepth)
   services.relay.resolveModel(key, model)
   const inner = body.generateContentRequest ?? body.generate_content_request
   if (inner !== undefined && !isObject(inner)) throw invalidRequest("Invalid type for 'generateContentRequest': expected an object.", 'generateContentRequest')

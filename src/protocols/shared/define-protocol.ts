@@ -29,7 +29,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const secret = protocol.readSecret(request)
     // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
     const key = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
-    const exchange = protocol.decode(parseJsonBody(text), text, request, requestId)
+    const exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
     const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
