@@ -9,6 +9,7 @@ import { AbortScope } from '../../relay/abort-scope.ts'
 import type { RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
+import { readBody } from './read-body.ts'
 import { routeOf } from './route-of.ts'
 import { parseJsonBody } from './validate.ts'
 
@@ -25,7 +26,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
   const requestId = newRequestId()
   try {
     // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
-    const text = await request.text()
+    const text = await readBody(request)
     const secret = protocol.readSecret(request)
     // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
     const key = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
