@@ -8,6 +8,7 @@ import { isGeminiRequest } from './protocols/gemini/read-secret.ts'
 import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
 import { protocolRoutes } from './protocols/routes.ts'
 import { routeOf } from './protocols/shared/route-of.ts'
+import { bodyTooLarge, maxBodyBytes } from './protocols/shared/read-body.ts'
 import type { RouteTable } from './protocols/shared/route-table.ts'
 import { metricsRoutes } from './edge/metrics.ts'
 import type { Services } from './edge/services.ts'
@@ -28,6 +29,11 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
       if (code === 'PARSE' || code === 'VALIDATION') return render(new GatewayError('invalid_request', String((error as Error).message)))
       // Anything else is unexpected: logged once, with its stack, through the same funnel as the protocol handlers.
       return render(reportFailure(services.logger, error, { route: routeOf(request) }))
+    })
+    // A body declared larger than the gateway takes is refused before it is read, in the caller's shape (read-body.ts).
+    .onRequest(({ request }) => {
+      const declared = request.headers.get('content-length')
+      if (declared !== null && Number(declared) > maxBodyBytes) throw bodyTooLarge()
     })
     .get('/healthz', () => ({ status: 'ok' }))
     .head('/', () => new Response(null, { status: 200 }))

@@ -1,6 +1,7 @@
 import type { Config } from './config/types.ts'
 import { createApp } from './app.ts'
 import { protocolRoutes } from './protocols/routes.ts'
+import { maxBodyBytes } from './protocols/shared/read-body.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'
@@ -62,7 +63,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     port: config.listen.port,
     routes,
     fetch: app.fetch,
-    maxRequestBodySize: 32 * 1024 * 1024,
+    // Bun answers a body over this with an empty 413 no SDK can explain: the gateway's own limit, below it, answers
+    // in the caller's protocol (read-body.ts); this one only stops what would not be refused before it is read.
+    maxRequestBodySize: 2 * maxBodyBytes,
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,
   })

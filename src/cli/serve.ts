@@ -16,10 +16,14 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
+    // Keep the process alive until the end: once the server has stopped, nothing else may hold the event loop (the
+    // checkpoint worker is unref'd), and the process exited mid-shutdown, before its last log line was written.
+    setInterval(() => {}, 60_000)
     logger.info({ signal, drain_s: config.shutdown.drainS }, 'shutting down: draining requests in flight')
     await gateway.stop()
     logger.info({}, 'stopped; all usage written')
-    logger.flush()
+    // Exit only once the log is written (its destination is asynchronous).
+    await logger.flush()
     process.exit(0)
   }
   process.on('SIGHUP', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
+import type { Config, LimitsConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
@@ -55,7 +55,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown'], '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
   const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
@@ -88,7 +88,17 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     routing: parseRouting(routing),
     log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
+    limits: parseLimits(readObject(root.limits ?? {}, 'limits')),
     source,
+  }
+}
+
+function parseLimits(limits: Fields): LimitsConfig {
+  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes'], 'limits')
+  return {
+    // Real clients nest 10–40 levels (Claude Code's deepest tool schemas); 45,000 levels overflowed the gateway's stack.
+    jsonDepth: readNumber(limits.json_depth, 'limits.json_depth', 128, { min: 8, integer: true }),
+    countTokensBytes: readNumber(limits.count_tokens_bytes, 'limits.count_tokens_bytes', 2 * 1024 * 1024, { min: 1024, integer: true }),
   }
 }
 

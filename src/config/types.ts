@@ -63,6 +63,14 @@ export interface RoutingConfig {
   maxRetryAfterS: number
 }
 
+/** Bounds on what one request may make the gateway do (`limits:` in the config). */
+export interface LimitsConfig {
+  /** Deepest nesting of arrays and objects a JSON request body may have (`limits.json_depth`). */
+  jsonDepth: number
+  /** Largest body a token-counting request may send, in bytes (`limits.count_tokens_bytes`). */
+  countTokensBytes: number
+}
+
 export interface Config {
   listen: { host: string; port: number }
   database: string
@@ -72,6 +80,7 @@ export interface Config {
   routing: RoutingConfig
   log: { level: string }
   shutdown: { drainS: number }
+  limits: LimitsConfig
   /** Where the config came from, for messages. */
   source: string
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../core/logger.ts'
  * JSON logs to stdout, written asynchronously so a slow terminal never slows a request.
  * Secrets never get here: requests are logged by field (key id, model, status), never by header or body.
  */
-export function createLogger(level: string): Logger & { flush(): void } {
+export function createLogger(level: string): Logger & { flush(): Promise<void> } {
   const logger = pino(
     { level, base: undefined, redact: { paths: ['*.authorization', '*.api_key', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } },
     pino.destination({ sync: false }),
@@ -14,6 +14,7 @@ export function createLogger(level: string): Logger & { flush(): void } {
     info: (fields, message) => logger.info(fields, message),
     warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),
-    flush: () => logger.flush(),
+    // Resolves once every line is written: an exit before that loses them (the asynchronous destination buffers).
+    flush: () => new Promise<void>((resolve) => logger.flush(() => resolve())),
   }
 }

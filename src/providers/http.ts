@@ -5,6 +5,7 @@ import { SseParser } from '../core/sse.ts'
 import type { ForwardedAnswer, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
 import type { HttpCodec } from './http-codec.ts'
+import { redactKey } from './scrub-upstream-text.ts'
 
 /**
  * When each response's attempt must be over (performance.now() ms), for the body readers below. Keyed by the
@@ -195,7 +196,9 @@ async function* decodeBody(response: Response, decoder: StreamDecoder, provider:
 /** An upstream refusal as the GatewayError its body describes. */
 async function refusal(response: Response, codec: HttpCodec, provider: ProviderConfig, attempt: AbortController): Promise<never> {
   const text = await readBodyText(response, provider, attempt).catch(() => '')
-  throw codec.decodeError(response.status, text, response.headers)
+  // Our own key out first, whole or in pieces (an upstream may quote what it refused); the codec's mapping then caps
+  // the text and scrubs anything else key-shaped.
+  throw codec.decodeError(response.status, redactKey(text, provider.apiKey), response.headers)
 }
 
 /** A whole upstream body as JSON, or a 502 naming the provider. */

@@ -1,13 +1,17 @@
 import { GatewayError } from '../core/errors.ts'
+import { scrubUpstreamText } from './scrub-upstream-text.ts'
 
 /**
  * How an upstream's failure looks to our client. The client's own mistakes (400, 404, 413, 422) pass through with
  * the upstream's message; our credentials being refused (401/403) is our problem, not the client's, so it becomes a
- * 502 rather than telling the client their key is bad; 429 and 5xx keep their meaning.
+ * 502 rather than telling the client their key is bad; 429 and 5xx keep their meaning. The upstream's text is capped
+ * and scrubbed of credentials (scrub-upstream-text.ts) before any client or log sees it.
  */
 export function mapUpstreamStatus(status: number, message: string | undefined, detail: { code?: string; param?: string } = {}, headers?: Headers): GatewayError {
-  const { code, param } = detail
-  const text = message ?? `Upstream answered HTTP ${status}`
+  const code = detail.code === undefined ? undefined : scrubUpstreamText(detail.code)
+  const param = detail.param === undefined ? undefined : scrubUpstreamText(detail.param)
+  // Size-capped and stripped of anything key-shaped, here where every upstream's error text passes (decode-error.ts).
+  const text = message === undefined ? `Upstream answered HTTP ${status}` : scrubUpstreamText(message)
   const retryAfter = parseRetryAfter(headers)
   if (status === 400 || status === 404 || status === 422) return new GatewayError('invalid_request', text, { code, param, status: 400 })
   if (status === 413) return new GatewayError('request_too_large', text, { code })

@@ -2,7 +2,7 @@ import type { Config, ModelConfig } from '../config/types.ts'
 import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import { KeyLimiter, type Permit } from '../domain/limits.ts'
+import { KeyLimiter, type LimitedKey, type Permit } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
@@ -138,11 +138,24 @@ export class Relay {
     for (const scope of this.active) scope.end(this.stopping)
   }
 
+  /**
+   * A token count (count_tokens, :countTokens) under the key's request rate and concurrency: it costs no money, but
+   * it costs CPU, so it is a request like any other; its tokens are not counted against the key's tpm. The caller
+   * releases the permit when the count is done.
+   */
+  admitCount(key: KeyRecord): Permit {
+    return this.admitKey({ id: key.id, rpm: key.rpm, tpm: null, concurrency: key.concurrency }, 0)
+  }
+
   /** Per-key rate limits, counted before any money is held; the prompt estimate is chars / 4, refined at the end. */
   private admit(call: RelayCall): Permit {
+    // Only a token limit needs the prompt's size; keys without one skip the walk over the messages.
+    return this.admitKey(call.key, call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4))
+  }
+
+  private admitKey(key: LimitedKey, tokens: number): Permit {
     try {
-      // Only a token limit needs the prompt's size; keys without one skip the walk over the messages.
-      return this.limiter.admit(call.key, call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4))
+      return this.limiter.admit(key, tokens)
     } catch (error) {
       this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
       throw error

@@ -4,11 +4,13 @@ import type { GatewayError } from '../core/errors.ts'
 /**
  * May a failed attempt be tried again (on another route when there is one)? Yes for what an upstream or the network
  * did: connection failures, timeouts, 429, 5xx, garbage, our credentials refused. No for the client's own mistakes
- * (400, 404, 413, 422 — another upstream would refuse them too) and for a client that left or a gateway shutting down.
+ * (400, 404, 413, 422 — another upstream would refuse them too), for the gateway's own failures (an exception while
+ * encoding the request), and for a client that left or a gateway shutting down.
  */
 export function isRetryable(error: GatewayError): boolean {
   if (error.code === 'client_closed' || error.code === 'shutting_down') return false
-  if (error.kind === 'invalid_request' || error.kind === 'request_too_large') return false
+  // The gateway's own failure happens again on any route: retrying it only multiplies it.
+  if (error.kind === 'invalid_request' || error.kind === 'request_too_large' || error.kind === 'internal') return false
   return error.kind === 'upstream' || error.kind === 'upstream_unavailable' || error.kind === 'timeout' || error.kind === 'rate_limit' || error.status >= 500
 }
 

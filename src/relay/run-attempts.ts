@@ -203,7 +203,9 @@ function report(context: AttemptContext, route: string, ticket: RouteTicket, out
   const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
   context.metrics.attempts.add(1, route, reason)
   if (outcome.status === 200) ticket.succeeded()
-  else if (reason === 'client_closed' || reason === 'shutting_down') ticket.released()
+  // Not the upstream's doing: the client leaving, the gateway stopping, or the gateway's own failure (a bug, or a
+  // request that broke the encoder) — counting that would let one tenant's requests open a route for everyone.
+  else if (reason === 'client_closed' || reason === 'shutting_down' || outcome.failure?.kind === 'internal') ticket.released()
   else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)
   else ticket.succeeded() // the upstream answered; it was the request that was at fault
 }

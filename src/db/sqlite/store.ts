@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { sql } from 'drizzle-orm'
@@ -26,11 +26,25 @@ export interface SqliteStoreOptions {
   serving?: boolean
 }
 
+/**
+ * Create the database file readable by its owner alone (0600): it holds password and key hashes, and SQLite would
+ * create it 0644. SQLite gives the -wal and -shm files it makes later the main file's mode. An existing file is left
+ * as it is.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
+
 /** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   // One server per file, taken before anything else is touched (throws DatabaseInUseError).
   const releaseLock = options.serving && path !== ':memory:' ? acquireServeLock(path) : undefined
+  if (path !== ':memory:') createPrivately(path)
   const client = new Database(path, { create: true, strict: true })
   // WAL lets the CLI read and write while `serve` runs; NORMAL sync is durable against process crashes
   // and only risks the last transactions on power loss, which is the usual trade for a gateway.

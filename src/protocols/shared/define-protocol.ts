@@ -9,6 +9,7 @@ import { AbortScope } from '../../relay/abort-scope.ts'
 import type { RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
+import { readBody } from './read-body.ts'
 import { routeOf } from './route-of.ts'
 import { parseJsonBody } from './validate.ts'
 
@@ -25,11 +26,11 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
   const requestId = newRequestId()
   try {
     // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
-    const text = await request.text()
+    const text = await readBody(request)
     const secret = protocol.readSecret(request)
     // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
     const key = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
-    const exchange = protocol.decode(parseJsonBody(text), text, request, requestId)
+    const exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
     const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
