@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
+import type { Config, LimitsConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
@@ -55,7 +55,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown'], '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
   const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
@@ -76,6 +76,9 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
       if (!modelIds.has(fallback)) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
     }
   }
+  const limits = parseLimits(readObject(root.limits ?? {}, 'limits'))
+  const caps = { eventBytes: limits.upstreamEventBytes, bodyBytes: limits.upstreamBodyBytes, errorBytes: limits.upstreamErrorBytes }
+  for (const provider of providers) provider.caps = caps
   return {
     listen: {
       host: readString(listen.host, 'listen.host', '127.0.0.1'),
@@ -88,7 +91,21 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     routing: parseRouting(routing),
     log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
+    limits,
     source,
+  }
+}
+
+function parseLimits(limits: Fields): LimitsConfig {
+  rejectUnknownKeys(limits, ['write_idle_ms', 'upstream_event_bytes', 'upstream_body_bytes', 'upstream_error_bytes', 'body_timeout_ms', 'unauthenticated_per_address'], 'limits')
+  const read = (key: string, fallback: number) => readNumber(limits[key], `limits.${key}`, fallback, { min: 1, integer: true })
+  return {
+    writeIdleMs: read('write_idle_ms', 30_000),
+    upstreamEventBytes: read('upstream_event_bytes', 8 * 1024 * 1024),
+    upstreamBodyBytes: read('upstream_body_bytes', 64 * 1024 * 1024),
+    upstreamErrorBytes: read('upstream_error_bytes', 64 * 1024),
+    bodyTimeoutMs: read('body_timeout_ms', 30_000),
+    unauthenticatedPerAddress: read('unauthenticated_per_address', 32),
   }
 }
 
@@ -128,6 +145,7 @@ function parseProvider(item: unknown, field: string): ProviderConfig {
     timeouts: parseTimeouts(fields.timeouts, `${field}.timeouts`),
     passthrough: readBoolean(fields.passthrough, `${field}.passthrough`, true),
     chunkDelayMs: readNumber(fields.chunk_delay_ms, `${field}.chunk_delay_ms`, 0),
+    caps: { eventBytes: 0, bodyBytes: 0, errorBytes: 0 }, // the root limits, set by parseConfig
   }
 }
 

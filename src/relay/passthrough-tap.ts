@@ -1,6 +1,6 @@
 import type { StreamDecoder } from '../core/provider.ts'
-import { directStream, sendNow } from '../core/direct-stream.ts'
-import { type GatewayError, toGatewayError } from '../core/errors.ts'
+import { directStream, drained, sendNow } from '../core/direct-stream.ts'
+import { clientClosed, type GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
@@ -53,9 +53,10 @@ export class PassthroughTap {
 
   /**
    * The client's body (a direct stream, direct-stream.ts); `end` is called once, however the stream ends (it aborts
-   * the upstream and settles).
+   * the upstream and settles). Nothing more is read from the upstream while the client's socket is full; a client
+   * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
    */
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): ReadableStream<Uint8Array> {
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
     let finished = false
     const finish = async (outcome: Omit<Outcome, 'usage'>) => {
       if (finished) return
@@ -73,7 +74,8 @@ export class PassthroughTap {
             // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
             if (this.ended || this.meter.finishReason !== undefined) break
             const sent = sendNow(controller, ...this.pending.splice(0))
-            if (sent) await sent // no extra tick unless the client is slow
+            // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
+            if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, finish)
           }
           while (!this.ended) await this.readNext()
           if (finished || this.leaving) return
@@ -101,6 +103,15 @@ export class PassthroughTap {
         void this.chunks.return(undefined)
       },
     })
+  }
+
+  /** The client took nothing for the write deadline: end as if it had left, and drop its connection. */
+  private async abandon(controller: ReadableStreamDirectController, finish: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): Promise<void> {
+    if (this.leaving) return
+    this.leaving = true
+    await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+    void this.chunks.return(undefined)
+    controller.close(clientClosed())
   }
 
   /** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */

@@ -91,7 +91,7 @@ export class Relay {
     try {
       const result = await runAttempts({
         call, plan, settlement, providers: this.deps.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-        routing: this.deps.config.routing,
+        routing: this.deps.config.routing, writeIdleMs: this.deps.config.limits.writeIdleMs,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
       return result

@@ -35,7 +35,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
-    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId) : undefined
+    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     return failResponse(protocol, services.logger, error, request, requestId)
@@ -63,7 +63,10 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResul
 
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
 class StreamWatcher implements StreamWatch {
-  constructor(private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string) {}
+  constructor(
+    private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string,
+    readonly writeIdleMs: number,
+  ) {}
 
   cancel(): void {
     this.scope.end()
