@@ -1,11 +1,11 @@
-import type { StreamDecoder } from '../core/provider.ts'
+import type { ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
-import { clientClosed, type GatewayError, toGatewayError } from '../core/errors.ts'
+import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
 import type { AnswerCodec, Outcome } from './types.ts'
-import { formatSse, SseParser, type SseEvent } from '../core/sse.ts'
+import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
 
 const encoder = new TextEncoder()
 
@@ -18,7 +18,10 @@ const encoder = new TextEncoder()
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
  */
 export class PassthroughTap {
-  private readonly parser = new SseParser()
+  private readonly parser: SseParser
+  /** What prime() may hold back before the answer begins (limits.upstream_body_bytes). */
+  private readonly maxHeldBytes: number
+  private heldBytes = 0
   private readonly decoder: StreamDecoder
   private readonly chunks: AsyncGenerator<Uint8Array>
   private readonly pending: Uint8Array[] = []
@@ -31,19 +34,20 @@ export class PassthroughTap {
   private failedMidAnswer = false
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
-  constructor(
-    body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
-    private readonly codec: AnswerCodec, private readonly scope: AbortScope,
-  ) {
+  constructor(body: ForwardedStream, private readonly meter: Meter, private readonly codec: AnswerCodec, private readonly scope: AbortScope) {
     this.decoder = body.decoder
     this.chunks = body.chunks
+    this.parser = body.parser
+    this.maxHeldBytes = body.maxHeldBytes
   }
 
   async prime(): Promise<void> {
     try {
       while (!this.meter.begun && !this.ended) {
-        await this.readNext()
+        this.heldBytes += await this.readNext()
         if (this.failure && !this.failedMidAnswer) throw this.failure
+        // An upstream that sends and sends without beginning its answer is not held without end.
+        if (this.heldBytes > this.maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
       }
     } catch (error) {
       void this.chunks.return(undefined)
@@ -126,7 +130,8 @@ export class PassthroughTap {
     }
   }
 
-  private async readNext(): Promise<void> {
+  /** Read one upstream chunk; returns its size. */
+  private async readNext(): Promise<number> {
     const next = await this.chunks.next()
     if (next.done) {
       this.take(this.parser.finish())
@@ -137,10 +142,11 @@ export class PassthroughTap {
       if (this.failure && !relayedError && this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
       this.ended = true
       if (!this.failure) this.meter.ended = true
-      return
+      return 0
     }
     if (!this.codec.dropRawEvent) this.pending.push(next.value)
     this.take(this.parser.push(next.value))
+    return next.value.byteLength
   }
 
   private take(events: SseEvent[]): void {

@@ -9,7 +9,7 @@ import type { Socket } from 'bun'
 export type Hostility =
   | { kind: 'endless-stream' }
   | { kind: 'endless-line' }
-  | { kind: 'huge-json'; bytes: number }
+  | { kind: 'huge-json'; bytes: number; chunked?: boolean }
   | { kind: 'huge-error'; bytes: number; status?: number }
   | { kind: 'stall-line'; bytes: number }
 
@@ -104,13 +104,20 @@ function answer(socket: Socket<Connection>, upstream: HostileUpstream): void {
     }
     case 'huge-json': {
       let left = hostility.bytes
-      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${hostility.bytes + 6}\r\n\r\n{"`)
+      const framing = hostility.chunked ? 'transfer-encoding: chunked' : `content-length: ${hostility.bytes + 6}`
+      const frame = hostility.chunked ? chunk : (text: string) => text
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${framing}\r\n\r\n${frame('{"')}`)
       const piece = 'a'.repeat(256 * 1024)
+      let ended = false
       return pumpWith(socket, upstream, () => {
-        if (left <= 0) return undefined
+        if (ended) return undefined
+        if (left <= 0) {
+          ended = true
+          return frame('":1}') + (hostility.chunked ? '0\r\n\r\n' : '')
+        }
         const next = left >= piece.length ? piece : piece.slice(0, left)
         left -= next.length
-        return left <= 0 ? `${next}":1}` : next
+        return frame(next)
       })
     }
     case 'huge-error': {
