@@ -1,7 +1,7 @@
 import type { Config } from './config/types.ts'
 import { createApp } from './app.ts'
 import { protocolRoutes } from './protocols/routes.ts'
-import { maxBodyBytes } from './protocols/shared/read-body.ts'
+import { maxBodyBytes } from './edge/body-size.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'

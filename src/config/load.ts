@@ -76,6 +76,9 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
       if (!modelIds.has(fallback)) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
     }
   }
+  const limits = parseLimits(readObject(root.limits ?? {}, 'limits'))
+  const caps = { eventBytes: limits.upstreamEventBytes, bodyBytes: limits.upstreamBodyBytes, errorBytes: limits.upstreamErrorBytes }
+  for (const provider of providers) provider.caps = caps
   return {
     listen: {
       host: readString(listen.host, 'listen.host', '127.0.0.1'),
@@ -88,17 +91,24 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     routing: parseRouting(routing),
     log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
-    limits: parseLimits(readObject(root.limits ?? {}, 'limits')),
+    limits,
     source,
   }
 }
 
 function parseLimits(limits: Fields): LimitsConfig {
-  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes'], 'limits')
+  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes', 'write_idle_ms', 'upstream_event_bytes', 'upstream_body_bytes', 'upstream_error_bytes', 'body_timeout_ms', 'unauthenticated_per_address'], 'limits')
+  const read = (key: string, fallback: number) => readNumber(limits[key], `limits.${key}`, fallback, { min: 1, integer: true })
   return {
     // Real clients nest 10–40 levels (Claude Code's deepest tool schemas); 45,000 levels overflowed the gateway's stack.
     jsonDepth: readNumber(limits.json_depth, 'limits.json_depth', 128, { min: 8, integer: true }),
     countTokensBytes: readNumber(limits.count_tokens_bytes, 'limits.count_tokens_bytes', 2 * 1024 * 1024, { min: 1024, integer: true }),
+    writeIdleMs: read('write_idle_ms', 30_000),
+    upstreamEventBytes: read('upstream_event_bytes', 8 * 1024 * 1024),
+    upstreamBodyBytes: read('upstream_body_bytes', 64 * 1024 * 1024),
+    upstreamErrorBytes: read('upstream_error_bytes', 64 * 1024),
+    bodyTimeoutMs: read('body_timeout_ms', 30_000),
+    unauthenticatedPerAddress: read('unauthenticated_per_address', 32),
   }
 }
 
@@ -138,6 +148,7 @@ function parseProvider(item: unknown, field: string): ProviderConfig {
     timeouts: parseTimeouts(fields.timeouts, `${field}.timeouts`),
     passthrough: readBoolean(fields.passthrough, `${field}.passthrough`, true),
     chunkDelayMs: readNumber(fields.chunk_delay_ms, `${field}.chunk_delay_ms`, 0),
+    caps: { eventBytes: 0, bodyBytes: 0, errorBytes: 0 }, // the root limits, set by parseConfig
   }
 }
 

@@ -22,6 +22,14 @@ export interface ProviderConfig {
   passthrough: boolean
   /** Mock only: milliseconds between streamed chunks. */
   chunkDelayMs: number
+  /** How much of this provider's answers is read at most: the root `limits:` (upstream_*_bytes), copied here. */
+  caps: UpstreamCaps
+}
+
+export interface UpstreamCaps {
+  eventBytes: number
+  bodyBytes: number
+  errorBytes: number
 }
 
 export interface RouteConfig {
@@ -63,12 +71,24 @@ export interface RoutingConfig {
   maxRetryAfterS: number
 }
 
-/** Bounds on what one request may make the gateway do (`limits:` in the config). */
+/** Bounds on what one request, client or upstream may make the gateway do (`limits:` in the config). */
 export interface LimitsConfig {
   /** Deepest nesting of arrays and objects a JSON request body may have (`limits.json_depth`). */
   jsonDepth: number
   /** Largest body a token-counting request may send, in bytes (`limits.count_tokens_bytes`). */
   countTokensBytes: number
+  /** A streamed answer whose client takes none of it for this long ends (499, billed for what was produced). */
+  writeIdleMs: number
+  /** The longest SSE line or event an upstream may send. */
+  upstreamEventBytes: number
+  /** The largest whole (non-streamed) upstream body read. */
+  upstreamBodyBytes: number
+  /** How much of an upstream error body is read; the rest is discarded. */
+  upstreamErrorBytes: number
+  /** How long a client may take to send its request body (408). */
+  bodyTimeoutMs: number
+  /** Requests in progress from one address before its key is known (429 beyond). */
+  unauthenticatedPerAddress: number
 }
 
 export interface Config {
@@ -80,6 +100,7 @@ export interface Config {
   routing: RoutingConfig
   log: { level: string }
   shutdown: { drainS: number }
+  /** What a hostile or broken client or upstream may cost the gateway (`limits:` in the config). */
   limits: LimitsConfig
   /** Where the config came from, for messages. */
   source: string

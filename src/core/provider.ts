@@ -1,3 +1,4 @@
+import type { SseParser } from './sse.ts'
 import type { ModelConfig, ProviderConfig } from '../config/types.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
 import type { SseEvent } from './sse.ts'
@@ -37,11 +38,21 @@ export interface ForwardRequest {
  * The upstream's successful answer to a forwarded request. Its body is read under the provider's own timers
  * (idle, total), which end the attempt with a GatewayError when they run out.
  */
+export interface ForwardedStream {
+  chunks: AsyncGenerator<Uint8Array>
+  decoder: StreamDecoder
+  parser: SseParser
+  maxHeldBytes: number
+}
+
 export interface ForwardedAnswer {
   /** A non-streamed answer, read whole: the bytes to relay as they are, and what they mean (for the meter). */
   readWhole(): Promise<{ body: string; response: ChatResponse }>
-  /** A streamed answer: its chunks as they come, and a decoder that reads the same bytes' events as IR. */
-  readStream(): { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }
+  /**
+   * A streamed answer: its chunks as they come, a decoder that reads the same bytes' events as IR, the SSE parser to
+   * read them with (it caps an event's size), and how many bytes may be held back before the answer begins.
+   */
+  readStream(): ForwardedStream
 }
 
 /** An upstream that speaks one client protocol natively, so requests in that protocol may be forwarded as bytes. */

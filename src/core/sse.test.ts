@@ -34,4 +34,25 @@ describe('SseParser', () => {
     const parser = new SseParser()
     expect(parser.push(formatSse('{"x":true}', 'ping'))).toEqual([{ event: 'ping', data: '{"x":true}' }])
   })
+
+  test('a CR ending one chunk and its LF starting the next make one line end', () => {
+    const parser = new SseParser()
+    expect([...parser.push('data: a\r'), ...parser.push('\ndata: b\r'), ...parser.push('\n\r'), ...parser.push('\n')]).toEqual([{ event: undefined, data: 'a\nb' }])
+  })
+
+  test('a line that never ends is parsed in linear time and cut at the cap', () => {
+    const piece = 'a'.repeat(16 * 1024)
+    const parser = new SseParser(16 * 1024 * 1024)
+    const started = performance.now()
+    parser.push('data: ')
+    // 1,000 chunks of 16 KB: rescanning the buffer per chunk was 8 GB of scanning; each chunk once is 16 MB.
+    for (let i = 0; i < 1000; i++) parser.push(piece)
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(() => { for (let i = 0; i < 100; i++) parser.push(piece) }).toThrow(expect.objectContaining({ code: 'upstream_malformed', status: 502 }))
+  })
+
+  test('an event of many data lines is cut at the cap too', () => {
+    const parser = new SseParser(1000)
+    expect(() => parser.push('data: 0123456789\n'.repeat(200))).toThrow(expect.objectContaining({ code: 'upstream_malformed' }))
+  })
 })

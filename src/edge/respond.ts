@@ -1,4 +1,4 @@
-import { directStream, sendNow } from '../core/direct-stream.ts'
+import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -10,6 +10,8 @@ export interface StreamWatch {
   cancel(): void
   /** Producing the chunks threw (an encoder's bug): it must be logged, the client only sees the stream cut. */
   fail(error: unknown): void
+  /** limits.write_idle_ms: a client that takes nothing for this long is treated as gone. */
+  readonly writeIdleMs: number
 }
 
 /**
@@ -30,7 +32,16 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
           const next = await iterator.next()
           if (next.done || cancelled) break
           const sent = sendNow(controller, next.value) // a string: Bun encodes it on the way out
-          if (sent) await sent // no extra tick unless the client is slow
+          // No extra tick unless the client is slow: then nothing more is produced until it has taken this, and one
+          // that takes nothing for the write deadline has gone (the upstream is aborted, the bill settled as a 499).
+          if (sent && !await drained(sent, watch.writeIdleMs)) {
+            if (cancelled) return
+            cancelled = true
+            watch.cancel()
+            await iterator.return?.(undefined)
+            controller.close(new Error('client took nothing within the write deadline'))
+            return
+          }
         }
         if (!cancelled) controller.close()
       } catch (error) {

@@ -2,7 +2,7 @@ import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
-import type { ForwardedAnswer, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
+import type { ForwardedAnswer, ForwardedStream, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
 import type { HttpCodec } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
@@ -169,14 +169,24 @@ export async function* readWithIdleTimeout(
 }
 
 /**
- * A whole (non-streamed) body as text. Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to
- * the total deadline) instead of a timer per chunk: one native read per request, and a body that stalls still ends
- * the attempt.
+ * A whole (non-streamed) body as text, at most `caps.bodyBytes` of it (a larger one is a 502 `upstream_malformed`).
+ * Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to the total deadline) instead of a
+ * timer per chunk: one native read per request when its length is declared and within the cap (the usual case), and
+ * a body that stalls still ends the attempt. A body of unknown length is read chunk by chunk and counted.
  */
 export async function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): Promise<string> {
+  const cap = provider.caps.bodyBytes
+  const declared = response.headers.get('content-length')
+  if (declared !== null && Number(declared) > cap) {
+    void response.body?.cancel().catch(() => {})
+    throw bodyTooLarge(provider, cap)
+  }
   const timer = watchRead(provider, attempt, attemptDeadline(response))
   try {
-    return await response.text()
+    if (declared !== null) return await response.text()
+    const text = await readCapped(response, cap)
+    if (text === undefined) throw bodyTooLarge(provider, cap)
+    return text
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
@@ -184,8 +194,40 @@ export async function readBodyText(response: Response, provider: ProviderConfig,
   }
 }
 
+function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayError {
+  return new GatewayError('upstream', `Upstream ${provider.name} sent a body larger than ${cap} bytes`, { code: 'upstream_malformed' })
+}
+
+/**
+ * The body's first `cap` bytes as text; `undefined` when there was more (unless `truncate`, which keeps the first
+ * `cap` bytes and discards the rest). The read stops at the cap: the rest is never taken from the upstream.
+ */
+async function readCapped(response: Response, cap: number, truncate = false): Promise<string | undefined> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const parts: Uint8Array[] = []
+  let size = 0
+  try {
+    while (true) {
+      const { done, value } = await reader.read()
+      if (done) break
+      if (size + value.byteLength > cap) {
+        if (!truncate) return undefined
+        parts.push(value.subarray(0, cap - size))
+        size = cap
+        break
+      }
+      parts.push(value)
+      size += value.byteLength
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  return new TextDecoder().decode(Buffer.concat(parts, size))
+}
+
 async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, attempt: AbortController): AsyncGenerator<StreamEvent> {
-  const parser = new SseParser()
+  const parser = new SseParser(provider.caps.eventBytes)
   for await (const chunk of readWithIdleTimeout(response.body!, provider, attempt, attemptDeadline(response))) {
     for (const event of parser.push(chunk)) yield* decoder.decode(event)
   }
@@ -193,12 +235,16 @@ async function* decodeBody(response: Response, decoder: StreamDecoder, provider:
   yield* decoder.finish()
 }
 
-/** An upstream refusal as the GatewayError its body describes. */
+/**
+ * An upstream refusal as the GatewayError its body describes: its first `caps.errorBytes` read (under the same
+ * timers as any body), the rest discarded — a refusal is never relayed or held whole, however large.
+ */
 async function refusal(response: Response, codec: HttpCodec, provider: ProviderConfig, attempt: AbortController): Promise<never> {
-  const text = await readBodyText(response, provider, attempt).catch(() => '')
+  const timer = watchRead(provider, attempt, attemptDeadline(response))
+  const text = await readCapped(response, provider.caps.errorBytes, true).catch(() => '').finally(() => clearTimeout(timer))
   // Our own key out first, whole or in pieces (an upstream may quote what it refused); the codec's mapping then caps
   // the text and scrubs anything else key-shaped.
-  throw codec.decodeError(response.status, redactKey(text, provider.apiKey), response.headers)
+  throw codec.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
 }
 
 /** A whole upstream body as JSON, or a 502 naming the provider. */
@@ -222,10 +268,15 @@ class HttpForwardedAnswer implements ForwardedAnswer {
     return { body, response: this.codec.decodeResponse(parseUpstreamJson(body, this.config)) }
   }
 
-  readStream(): { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder } {
+  readStream(): ForwardedStream {
     const { response, config } = this
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-    return { chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)), decoder: this.codec.createStreamDecoder() }
+    return {
+      chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)),
+      decoder: this.codec.createStreamDecoder(),
+      parser: new SseParser(config.caps.eventBytes),
+      maxHeldBytes: config.caps.bodyBytes,
+    }
   }
 }
 

@@ -1,11 +1,11 @@
-import type { StreamDecoder } from '../core/provider.ts'
-import { directStream, sendNow } from '../core/direct-stream.ts'
-import { type GatewayError, toGatewayError } from '../core/errors.ts'
+import type { ForwardedStream, StreamDecoder } from '../core/provider.ts'
+import { directStream, drained, sendNow } from '../core/direct-stream.ts'
+import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
 import type { AnswerCodec, Outcome } from './types.ts'
-import { formatSse, SseParser, type SseEvent } from '../core/sse.ts'
+import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
 
 const encoder = new TextEncoder()
 
@@ -18,7 +18,10 @@ const encoder = new TextEncoder()
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
  */
 export class PassthroughTap {
-  private readonly parser = new SseParser()
+  private readonly parser: SseParser
+  /** What prime() may hold back before the answer begins (limits.upstream_body_bytes). */
+  private readonly maxHeldBytes: number
+  private heldBytes = 0
   private readonly decoder: StreamDecoder
   private readonly chunks: AsyncGenerator<Uint8Array>
   private readonly pending: Uint8Array[] = []
@@ -31,19 +34,20 @@ export class PassthroughTap {
   private failedMidAnswer = false
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
-  constructor(
-    body: { chunks: AsyncGenerator<Uint8Array>; decoder: StreamDecoder }, private readonly meter: Meter,
-    private readonly codec: AnswerCodec, private readonly scope: AbortScope,
-  ) {
+  constructor(body: ForwardedStream, private readonly meter: Meter, private readonly codec: AnswerCodec, private readonly scope: AbortScope) {
     this.decoder = body.decoder
     this.chunks = body.chunks
+    this.parser = body.parser
+    this.maxHeldBytes = body.maxHeldBytes
   }
 
   async prime(): Promise<void> {
     try {
       while (!this.meter.begun && !this.ended) {
-        await this.readNext()
+        this.heldBytes += await this.readNext()
         if (this.failure && !this.failedMidAnswer) throw this.failure
+        // An upstream that sends and sends without beginning its answer is not held without end.
+        if (this.heldBytes > this.maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
       }
     } catch (error) {
       void this.chunks.return(undefined)
@@ -53,9 +57,10 @@ export class PassthroughTap {
 
   /**
    * The client's body (a direct stream, direct-stream.ts); `end` is called once, however the stream ends (it aborts
-   * the upstream and settles).
+   * the upstream and settles). Nothing more is read from the upstream while the client's socket is full; a client
+   * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
    */
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): ReadableStream<Uint8Array> {
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
     let finished = false
     const finish = async (outcome: Omit<Outcome, 'usage'>) => {
       if (finished) return
@@ -73,7 +78,8 @@ export class PassthroughTap {
             // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
             if (this.ended || this.meter.finishReason !== undefined) break
             const sent = sendNow(controller, ...this.pending.splice(0))
-            if (sent) await sent // no extra tick unless the client is slow
+            // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
+            if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, finish)
           }
           while (!this.ended) await this.readNext()
           if (finished || this.leaving) return
@@ -103,6 +109,15 @@ export class PassthroughTap {
     })
   }
 
+  /** The client took nothing for the write deadline: end as if it had left, and drop its connection. */
+  private async abandon(controller: ReadableStreamDirectController, finish: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): Promise<void> {
+    if (this.leaving) return
+    this.leaving = true
+    await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+    void this.chunks.return(undefined)
+    controller.close(clientClosed())
+  }
+
   /** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */
   async readOn(): Promise<void> {
     try {
@@ -115,7 +130,8 @@ export class PassthroughTap {
     }
   }
 
-  private async readNext(): Promise<void> {
+  /** Read one upstream chunk; returns its size. */
+  private async readNext(): Promise<number> {
     const next = await this.chunks.next()
     if (next.done) {
       this.take(this.parser.finish())
@@ -126,10 +142,11 @@ export class PassthroughTap {
       if (this.failure && !relayedError && this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
       this.ended = true
       if (!this.failure) this.meter.ended = true
-      return
+      return 0
     }
     if (!this.codec.dropRawEvent) this.pending.push(next.value)
     this.take(this.parser.push(next.value))
+    return next.value.byteLength
   }
 
   private take(events: SseEvent[]): void {

@@ -99,7 +99,7 @@ export class Relay {
     try {
       const result = await runAttempts({
         call, plan, settlement, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-        routing: this.catalog.config.routing,
+        routing: this.catalog.config.routing, writeIdleMs: this.catalog.config.limits.writeIdleMs,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
       return result

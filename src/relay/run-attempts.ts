@@ -25,6 +25,8 @@ export interface AttemptContext {
   logger: Logger
   routing: RoutingConfig
   settlement: Settlement
+  /** limits.write_idle_ms: how long a streamed answer waits on a client that takes nothing. */
+  writeIdleMs: number
 }
 
 /**
@@ -167,7 +169,7 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
   }
   const end = (outcome: Omit<Outcome, 'usage'>) => endAttempt(context, target, route, ticket, meter, upstream, attempts, outcome)
   if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, call.scope, end), target }
-  return { kind: 'raw-stream', body: opened.tap.toStream(end), target }
+  return { kind: 'raw-stream', body: opened.tap.toStream(end, context.writeIdleMs), target }
 }
 
 /** The protocol's encoding of a whole answer, or the internal failure (with its cause) when encoding threw. */

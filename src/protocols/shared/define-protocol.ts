@@ -1,6 +1,6 @@
 import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
-import { knownCaller, lookUpCaller } from '../../edge/auth.ts'
+import { knownRequestCaller, lookUpRequestCaller, readBody } from '../../edge/front-door.ts'
 import { rawStreamResponse, streamResponse, type StreamWatch } from '../../edge/respond.ts'
 import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
@@ -9,13 +9,12 @@ import { AbortScope } from '../../relay/abort-scope.ts'
 import type { RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
-import { readBody } from './read-body.ts'
 import { routeOf } from './route-of.ts'
 import { parseJsonBody } from './validate.ts'
 
 /**
  * The one handler of every relayed client protocol (Chat Completions, Responses, Messages, generateContent), in one
- * order: read the body, authenticate, decode, relay, answer; any failure funnelled and rendered in the protocol's
+ * order: authenticate (from the headers), read the body, decode, relay, answer; any failure funnelled and rendered in the protocol's
  * shape. The protocol supplies only its own pieces (client-protocol.ts).
  */
 export function defineProtocol(protocol: ClientProtocol): ProtocolHandler {
@@ -25,18 +24,19 @@ export function defineProtocol(protocol: ClientProtocol): ProtocolHandler {
 async function relayRequest(protocol: ClientProtocol, services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
   try {
-    // Read the body before anything can fail, so a keep-alive connection is left clean for the next request.
-    const text = await readBody(request)
+    // The key first, from the headers: a client without one cannot hold a connection by trickling a body. A key in
+    // memory is answered at once: only an unknown secret costs a promise (a store lookup). A refusal here closes the
+    // connection, whose unread body would otherwise be read as the next request (front-door.ts).
     const secret = protocol.readSecret(request)
-    // A key in memory is answered at once: only an unknown secret costs a promise (a store lookup).
-    const key = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
+    const key = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+    const text = await readBody(request, services.config.limits.bodyTimeoutMs)
     const exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
     const scope = AbortScope.of(request)
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
-    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId) : undefined
+    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     return failResponse(protocol, services.logger, error, request, requestId)
@@ -64,7 +64,10 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResul
 
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
 class StreamWatcher implements StreamWatch {
-  constructor(private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string) {}
+  constructor(
+    private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string,
+    readonly writeIdleMs: number,
+  ) {}
 
   cancel(): void {
     this.scope.end()

@@ -1,0 +1,23 @@
+import { GatewayError } from '../core/errors.ts'
+
+/** The largest request body the gateway takes (images included). Bun's own limit is set above it (gateway.ts). */
+export const maxBodyBytes = 32 * 1024 * 1024
+
+/**
+ * Bun's own limit answers with an empty 413 no SDK can explain, so it is set above this one (gateway.ts) and the body
+ * is checked here, for a 413 the caller renders in its protocol's shape: a body declared too large before it is read
+ * (`refuseDeclaredSize`), one sent without a length once read (`refuseReadSize`).
+ */
+export function refuseDeclaredSize(request: Request): void {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > maxBodyBytes) throw bodyTooLarge()
+}
+
+export function refuseReadSize(request: Request, text: string): void {
+  // Characters are at most bytes: only a text near the limit needs its bytes counted.
+  if (!request.headers.has('content-length') && text.length * 3 > maxBodyBytes && Buffer.byteLength(text) > maxBodyBytes) throw bodyTooLarge()
+}
+
+export function bodyTooLarge(): GatewayError {
+  return new GatewayError('request_too_large', `The request body is too large: at most ${maxBodyBytes} bytes are accepted.`, { code: 'request_too_large' })
+}

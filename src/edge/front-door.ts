@@ -1,0 +1,93 @@
+import { GatewayError } from '../core/errors.ts'
+import type { KeyRecord } from '../domain/records.ts'
+import { knownCaller, lookUpCaller } from './auth.ts'
+import { clientAddress } from './client-address.ts'
+import type { Services } from './services.ts'
+import { refuseDeclaredSize, refuseReadSize } from './body-size.ts'
+
+/**
+ * What a request must get through before the gateway spends anything on it: its key, checked from the headers alone
+ * (before its body is read, so a client without a valid key cannot hold a connection by trickling one), then its
+ * body, read within `limits.body_timeout_ms`.
+ *
+ * A request refused before its body was read is answered with `Connection: close`: the unread body would otherwise
+ * be taken as the next request on the connection.
+ */
+const closeConnection = { connection: 'close' }
+
+/**
+ * The caller, or a 401. A key in memory is answered at once (no promise: the hot path); an unknown secret costs a
+ * store lookup, and a client address may have only `limits.unauthenticated_per_address` of those in progress (429
+ * beyond): a flood of made-up keys from one address cannot queue up lookups for everyone.
+ */
+export function knownRequestCaller(services: Services, secret: string | undefined): KeyRecord | undefined {
+  try {
+    return knownCaller(services.keys, secret)
+  } catch (error) {
+    throw refusedEarly(error)
+  }
+}
+
+/** Unknown-key lookups in progress per client address, per gateway (tests run several in one process). */
+const lookUpsByGateway = new WeakMap<Services, Map<string, number>>()
+
+export async function lookUpRequestCaller(services: Services, secret: string | undefined, request: Request): Promise<KeyRecord> {
+  let lookUpsByAddress = lookUpsByGateway.get(services)
+  if (!lookUpsByAddress) lookUpsByGateway.set(services, (lookUpsByAddress = new Map()))
+  const address = clientAddress(request, services.server)
+  const inProgress = lookUpsByAddress.get(address) ?? 0
+  if (inProgress >= services.config.limits.unauthenticatedPerAddress) {
+    throw new GatewayError('rate_limit', 'Too many requests with unknown keys in progress from this address.', {
+      code: 'too_many_unauthenticated', retryAfter: 1, headers: { ...closeConnection, 'retry-after': '1' },
+    })
+  }
+  lookUpsByAddress.set(address, inProgress + 1)
+  try {
+    return await lookUpCaller(services.keys, secret)
+  } catch (error) {
+    throw refusedEarly(error)
+  } finally {
+    const left = lookUpsByAddress.get(address)! - 1
+    if (left === 0) lookUpsByAddress.delete(address)
+    else lookUpsByAddress.set(address, left)
+  }
+}
+
+/** A refusal before the body was read: the connection is closed after it. */
+function refusedEarly(error: unknown): unknown {
+  if (!(error instanceof GatewayError)) return error
+  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection } })
+}
+
+/**
+ * The request's body as text: a 413 when it is larger than the gateway takes (body-size.ts), a 408 when it has not all
+ * come within `limits.body_timeout_ms` (the connection is then closed: what is left of the body is never read).
+ */
+export async function readBody(request: Request, timeoutMs: number): Promise<string> {
+  try {
+    refuseDeclaredSize(request)
+  } catch (error) {
+    throw refusedEarly(error) // the body is left unread: the connection must not be reused
+  }
+  const text = await readWithin(request, timeoutMs)
+  refuseReadSize(request, text)
+  return text
+}
+
+function readWithin(request: Request, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(endBody, timeoutMs, reject, timeoutMs)
+    request.text().then((text) => {
+      clearTimeout(timer)
+      resolve(text)
+    }, (error: unknown) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+  })
+}
+
+/** readBody's timer fired (its error is made only then: an error's stack is not free). */
+function endBody(reject: (error: GatewayError) => void, timeoutMs: number): void {
+  reject(new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection }))
+}
