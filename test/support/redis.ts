@@ -9,6 +9,9 @@ export interface TestRedis {
   /** Start again on the same port (empty: nothing is saved). */
   restart(): Promise<void>
   stop(): Promise<void>
+  /** SIGSTOP / SIGCONT: Redis keeps its connections open but answers nothing (a stalled server). */
+  pause(): void
+  resume(): void
 }
 
 function freePort(): number {
@@ -54,5 +57,7 @@ export async function startTestRedis(): Promise<TestRedis> {
       child = await spawnRedis(port)
     },
     stop: kill,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
   }
 }

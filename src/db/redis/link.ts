@@ -2,8 +2,8 @@ import { RedisClient } from 'bun'
 import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 
-/** A command that has not answered after this long is treated as Redis being gone: the request goes on locally. */
-const commandTimeoutMs = 250
+/** Commands waiting with no answer at all for this long mean a stalled Redis: the connection is dropped (and redialled). */
+const stallMs = 250
 /** Reconnection attempts back off from the first to the last, then keep trying at the last forever. */
 const reconnectDelaysMs = [100, 250, 500, 1000, 2000]
 
@@ -11,7 +11,8 @@ const reconnectDelaysMs = [100, 250, 500, 1000, 2000]
  * The gateway's connection to Redis, and whether it is usable now. Every shared-state user asks `up` first and
  * keeps its state in this process while it is false, so Redis being down costs limits their sharing, never a
  * request. Reconnects by itself (Bun's own reconnection gives up after a few tries; this never does), logs each
- * change once, and fails a command that hangs (a stalled server) after `commandTimeoutMs`.
+ * change once, and drops the connection when commands wait `stallMs` without any answer (a stalled server), which
+ * fails them: their requests go on with local limits. One watchdog timer for all commands, not a timer each.
  *
  * Two connections: commands and scripts on one, pub/sub on the other (a subscribed connection takes no commands).
  */
@@ -25,6 +26,16 @@ export class RedisLink {
   private reconnecting: ReturnType<typeof setTimeout> | undefined
   private listening = false
   private lastWarning = 0
+  private pending = 0
+  /** Answers so far, and their count at the watchdog's last look: no progress with commands pending is a stall. */
+  private answered = 0
+  private answeredAtLastLook = 0
+  private pendingAtLastLook = 0
+  private readonly watchdog: ReturnType<typeof setInterval>
+  private readonly settle = () => {
+    this.pending--
+    this.answered++
+  }
   /** Whether a command connection is open: `/metrics` and `/status` show it. */
   up = false
   /** Times Redis was found gone since start. */
@@ -36,6 +47,8 @@ export class RedisLink {
     this.listener = new RedisClient(url, options)
     this.commands.onclose = () => this.lost()
     this.listener.onclose = () => this.lost()
+    this.watchdog = setInterval(() => this.checkProgress(), stallMs)
+    this.watchdog.unref?.()
   }
 
   /** Connect once; if Redis is not there, start anyway (in local mode) and keep trying in the background. */
@@ -46,6 +59,7 @@ export class RedisLink {
   close(): void {
     this.closed = true
     clearTimeout(this.reconnecting)
+    clearInterval(this.watchdog)
     this.commands.onclose = null
     this.listener.onclose = null
     this.commands.close()
@@ -56,7 +70,20 @@ export class RedisLink {
   /** Run a command; rejects when Redis is down, answers an error, or does not answer in time. */
   send(command: string, args: string[]): Promise<unknown> {
     if (!this.up) return Promise.reject(new Error('redis is not connected'))
-    return withTimeout(this.commands.send(command, args))
+    this.pending++
+    const answer = this.commands.send(command, args)
+    answer.then(this.settle, this.settle)
+    return answer
+  }
+
+  private checkProgress(): void {
+    // Pending at two looks in a row with no answer between: some command has waited a whole `stallMs`.
+    const stalled = this.pending > 0 && this.pendingAtLastLook > 0 && this.answered === this.answeredAtLastLook
+    this.answeredAtLastLook = this.answered
+    this.pendingAtLastLook = this.pending
+    if (!stalled || !this.up) return
+    this.logger.warn({ pending: this.pending, stall_ms: stallMs }, 'redis stopped answering: dropping the connection and redialling')
+    this.commands.close() // fails the commands waiting; onclose starts the reconnection
   }
 
   /** Make a script known before its first use: it is loaded at every (re)connection. */
@@ -155,12 +182,4 @@ export class RedisLink {
     }
     return sha
   }
-}
-
-function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${commandTimeoutMs} ms`)), commandTimeoutMs)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }

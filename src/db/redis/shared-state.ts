@@ -1,3 +1,4 @@
+import { RedisClient } from 'bun'
 import type { Logger } from '../../core/logger.ts'
 import type { SharedStateHandle } from '../../domain/shared-state.ts'
 import { reportFailure } from '../../core/report-failure.ts'
@@ -60,5 +61,21 @@ export class SharedState implements SharedStateHandle {
         .then(() => handler(parsed.payload))
         .catch((error) => reportFailure(this.logger, error, { route: `redis ${channel}` }))
     })
+  }
+}
+
+/**
+ * One announcement from a short-lived process (`tollgate key revoke`): the running instances hear it at once. Best
+ * effort: with Redis unreachable the instances still find the change at their next poll, so it only returns false.
+ */
+export async function announceOnce(url: string, channel: string, payload: unknown): Promise<boolean> {
+  const client = new RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
+  try {
+    await client.send('PUBLISH', [`tollgate:${channel}`, JSON.stringify({ origin: 'cli', payload })])
+    return true
+  } catch {
+    return false
+  } finally {
+    client.close()
   }
 }
