@@ -10,16 +10,22 @@ import { createAccount } from '../src/domain/accounts.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { startGateway } from '../src/gateway.ts'
 
-export async function startBenchGateway(upstreamUrl: string) {
+/**
+ * `BENCH_REDIS` (a redis:// URL) shares key limits through Redis; `BENCH_RPM` gives the key an rpm limit (high enough
+ * never to refuse) so that admission does its counting — in memory, or in Redis with BENCH_REDIS.
+ */
+export async function startBenchGateway(upstreamUrl: string, env: Record<string, string | undefined> = process.env) {
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
   const config = parseConfig({
     listen: { host: '127.0.0.1', port: 0 },
     database: `sqlite:${join(directory, 'bench.db')}`,
+    ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
     providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
     models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)
   const account = await createAccount(gateway.services.store.accounts, 'bench', parseUsd('1000000'), 'bench')
-  const { secret } = await createKey(gateway.services.store.keys, { accountId: account.id })
+  const rpm = env.BENCH_RPM ? Number(env.BENCH_RPM) : null
+  const { secret } = await createKey(gateway.services.store.keys, { accountId: account.id, rpm })
   return { gateway, secret }
 }

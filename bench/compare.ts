@@ -2,7 +2,10 @@
  * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
  * the raw passthrough, measured side by side:
  *
- *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] ../tollgate-before [...]
+ *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--redis redis://127.0.0.1:6379/15] ../tollgate-before [...]
+ *
+ * `--redis URL` adds two targets of this checkout whose key has an rpm limit (never reached): one counting it in
+ * memory, one in Redis — the cost of shared limits (one script round trip per admission).
  *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
@@ -18,7 +21,7 @@ import { resolve } from 'node:path'
 import { measure } from './measure.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -46,13 +49,18 @@ const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough
 for (const checkout of checkouts) {
   targets.push({ name: checkout === here ? `${checkout} (this)` : checkout, ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })) })
 }
+if (values.redis) {
+  const limited = { UPSTREAM_URL: upstream.info.url, BENCH_RPM: '1000000000' }
+  targets.push({ name: 'this, rpm limit in memory', ...(await spawnServer(here, 'tollgate.ts', limited)) })
+  targets.push({ name: 'this, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...limited, BENCH_REDIS: values.redis })) })
+}
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
 
 try {
   for (const target of targets) await load(target, 2) // warm up: JIT, connection pools, the first leases
-  const served = targets.map(() => ({ requests: 0, seconds: 0, errors: 0 }))
+  const served = targets.map(() => ({ requests: 0, seconds: 0, errors: 0, p50: [] as number[] }))
   const cpuBefore = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
   for (let slice = 0; slice < slices; slice++) {
     for (let turn = 0; turn < targets.length; turn++) {
@@ -61,15 +69,17 @@ try {
       served[index]!.requests += result.requests
       served[index]!.seconds += result.requests / result.rps
       served[index]!.errors += result.errors
+      served[index]!.p50.push(result.p50)
     }
   }
   await Bun.sleep(1500) // let the last slice's deferred work (usage batch, checkpoint, collection) be counted
   const cpuAfter = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
   console.log(`${slices} one-second slices each, ${connections} connections, ${values.stream ? 'streamed' : 'non-streaming'} chat completions`)
   targets.forEach((target, index) => {
-    const { requests, seconds, errors } = served[index]!
+    const { requests, seconds, errors, p50 } = served[index]!
     const cpu = ((cpuAfter[index]! - cpuBefore[index]!) * 1000) / requests
-    console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   errors ${errors}`)
+    const medianP50 = p50.sort((a, b) => a - b)[Math.floor(p50.length / 2)] ?? 0
+    console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   p50 ${medianP50.toFixed(2)} ms   errors ${errors}`)
   })
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')

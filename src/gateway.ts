@@ -10,6 +10,8 @@ import { KeyCache } from './domain/key-cache.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
+import { SharedState } from './db/redis/shared-state.ts'
+import type { RouteChange } from './relay/circuit-breaker.ts'
 
 export interface Gateway {
   services: Services
@@ -48,8 +50,17 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const keys = new KeyCache(store.keys)
   await keys.start()
   const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
-  const relay = new Relay({ config, providers: createProviders(config.providers), ledger, logger })
-  return { config, store, keys, ledger, relay, logger }
+  // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
+  const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
+  const relay = new Relay({ config, providers: createProviders(config.providers), ledger, logger, limiter: shared?.limiter })
+  if (shared) {
+    keys.announce = (keyId) => shared.announce('keys', keyId)
+    shared.listen<string>('keys', (keyId) => keys.reload(keyId))
+    relay.breaker.onChange = (change) => shared.announce('routes', change)
+    shared.listen<RouteChange>('routes', (change) => relay.breaker.adopt(change))
+    await shared.start()
+  }
+  return { config, store, keys, ledger, relay, logger, shared, signInFailures: shared?.signInFailures }
 }
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
@@ -94,6 +105,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       }
       server.stop(true)
       services.keys.stop()
+      services.shared?.stop()
       await services.ledger.drain()
       await services.store.close()
     },

@@ -9,6 +9,7 @@ import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
+import { announceOnce } from './db/redis/shared-state.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
 import { DomainError } from './domain/errors.ts'
 
@@ -65,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'key':
         await runKeyCommand(store, config, args, json)
+        // Running instances refuse a revoked key as soon as they hear of it; without Redis, at their next poll.
+        if (config.redis && args.positional[1] === 'revoke') await announceOnce(config.redis, 'keys', args.positional[2])
         break
       case 'usage':
         await runUsageCommand(store, args, json)

@@ -18,3 +18,16 @@ test('routing: a bad or misspelt knob fails at start, naming the field', () => {
   expect(() => parseConfig({ ...base, routing: { max_attempts: 0 } })).toThrow('routing.max_attempts')
   expect(() => parseConfig({ ...base, routing: { cooldown: 5 } })).toThrow('routing.cooldown: unknown setting')
 })
+
+test('trusted_proxies: none by default; addresses and CIDR blocks read; anything else fails at start', () => {
+  expect(parseConfig(base).trustedProxies).toEqual([])
+  expect(parseConfig({ ...base, trusted_proxies: ['10.0.0.0/8', '192.0.2.1', 'fd00::/8'] }).trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.1', 'fd00::/8'])
+  expect(() => parseConfig({ ...base, trusted_proxies: ['10.0.0.0/33'] })).toThrow('trusted_proxies: "10.0.0.0/33" is not an IP address or CIDR block')
+  expect(() => parseConfig({ ...base, trusted_proxies: ['proxy.internal'] })).toThrow('trusted_proxies')
+})
+
+test('redis: a redis:// URL or nothing', () => {
+  expect(parseConfig(base).redis).toBeUndefined()
+  expect(parseConfig({ ...base, redis: 'redis://127.0.0.1:6379/0' }).redis).toBe('redis://127.0.0.1:6379/0')
+  expect(() => parseConfig({ ...base, redis: '127.0.0.1:6379' })).toThrow('redis: must be a URL')
+})

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
+import { parseAddressBlock } from '../core/address-block.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
 import type { Config, LimitsConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
@@ -55,7 +56,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
   const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
@@ -85,7 +86,8 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
       port: readNumber(listen.port, 'listen.port', 8080, { integer: true }),
     },
     database: readString(root.database, 'database', 'sqlite:./data/tollgate.db'),
-    redis: root.redis === undefined ? undefined : readString(root.redis, 'redis'),
+    redis: root.redis === undefined ? undefined : parseRedisUrl(readString(root.redis, 'redis')),
+    trustedProxies: parseTrustedProxies(root.trusted_proxies),
     providers,
     models,
     routing: parseRouting(routing),
@@ -110,6 +112,19 @@ function parseLimits(limits: Fields): LimitsConfig {
     bodyTimeoutMs: read('body_timeout_ms', 30_000),
     unauthenticatedPerAddress: read('unauthenticated_per_address', 32),
   }
+}
+
+function parseRedisUrl(url: string): string {
+  if (!/^rediss?:\/\/[^/]/.test(url)) throw new ConfigError('redis', 'must be a URL such as redis://127.0.0.1:6379/0')
+  return url
+}
+
+function parseTrustedProxies(value: unknown): string[] {
+  if (value === undefined) return []
+  const entries = readList(value, 'trusted_proxies').map((item, index) => readString(item, `trusted_proxies[${index}]`))
+  const invalid = entries.find((entry) => parseAddressBlock(entry) === undefined)
+  if (invalid !== undefined) throw new ConfigError('trusted_proxies', `"${invalid}" is not an IP address or CIDR block such as 10.0.0.0/8`)
+  return entries
 }
 
 function parseRouting(routing: Fields): RoutingConfig {

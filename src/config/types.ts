@@ -94,7 +94,10 @@ export interface LimitsConfig {
 export interface Config {
   listen: { host: string; port: number }
   database: string
+  /** Shared state for several instances (limits, sign-in throttle, key changes, route health); none: per process. */
   redis?: string
+  /** Peers whose X-Forwarded-For is believed (IPs or CIDR blocks); from anyone else the header is ignored. */
+  trustedProxies: string[]
   providers: ProviderConfig[]
   models: ModelConfig[]
   routing: RoutingConfig

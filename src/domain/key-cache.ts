@@ -9,12 +9,18 @@ import { hashKey } from './keys.ts'
  * `updated_at`), so a key created or revoked by the CLI, the console or another instance counts within a second.
  * A secret the cache does not know is looked up once in the store before being refused, so a brand-new key
  * works at once on the instance that made it and at worst after one lookup elsewhere.
+ *
+ * With Redis, a change made here is also announced (`changed` → `announce`, pub/sub) and every other instance reloads
+ * that key at once (`reload`): a revocation counts everywhere within milliseconds; polling stays as the fallback for
+ * a lost message or Redis being down.
  */
 export class KeyCache {
   private readonly byHash = new Map<string, KeyRecord>()
   private readonly byId = new Map<string, string>()
   private lastSync = 0
   private timer: ReturnType<typeof setInterval> | undefined
+  /** Tells the other instances a key changed (set when Redis is configured). */
+  announce: ((keyId: string) => void) | undefined
 
   constructor(private readonly repository: KeyRepository, private readonly pollMs = 500) {}
 
@@ -48,9 +54,26 @@ export class KeyCache {
     return stored
   }
 
-  /** Apply a change made by this process straight away (revocation from the console, say). */
+  /** A change made by this process (creation, revocation from the console): applied here and announced to the others. */
+  changed(key: KeyRecord): void {
+    this.remember(key)
+    this.announce?.(key.id)
+  }
+
+  /** Another instance announced a change to this key: read it again now rather than at the next poll. */
+  async reload(keyId: string): Promise<void> {
+    const key = await this.repository.findById(keyId)
+    if (key) this.remember(key)
+  }
+
+  /**
+   * Apply a key as read from the store. A read can arrive after a newer one (a poll started before an announced
+   * revocation, answering after its reload): an older record never replaces a newer one, nor undoes a revocation.
+   */
   remember(key: KeyRecord): void {
     const previousHash = this.byId.get(key.id)
+    const previous = previousHash === undefined ? undefined : this.byHash.get(previousHash)
+    if (previous && (key.updatedAt < previous.updatedAt || (previous.revokedAt !== null && key.revokedAt === null))) return
     if (previousHash !== undefined && previousHash !== key.hash) this.byHash.delete(previousHash)
     this.byHash.set(key.hash, key)
     this.byId.set(key.id, key.hash)

@@ -1,7 +1,8 @@
 import { GatewayError, type RateLimitState, type RateLimitWindow } from '../core/errors.ts'
 import type { KeyRecord } from './records.ts'
 
-const windowMs = 60_000
+/** Every per-key window is a sliding minute, in memory and in Redis alike. */
+export const windowMs = 60_000
 
 /** What one key did in the last minute, and what it is doing now. */
 interface KeyUsage {
@@ -27,7 +28,43 @@ export interface Permit {
 
 export type LimitedKey = Pick<KeyRecord, 'id' | 'rpm' | 'tpm' | 'concurrency'>
 
-const freePermit: Permit = { state: undefined, release() {}, cancel() {} }
+/** The permit of a key without limits: nothing to count, nothing to give back. */
+export const freePermit: Permit = { state: undefined, release() {}, cancel() {} }
+
+/** Whether a key has any limit to count (a key without one is admitted with `freePermit`, no work). */
+export function hasLimits(key: LimitedKey): boolean {
+  return key.rpm !== null || key.tpm !== null || key.concurrency !== null
+}
+
+/**
+ * Where per-key limits are counted: in this process (KeyLimiter) or shared by every instance (db/redis). Both throw
+ * the same 429 (`rateLimitRefusal`). One return type per function: `admitNow` answers at once when it can — always
+ * in memory — and returns undefined when only a round trip can tell, which `admitLater` makes; the relay awaits only
+ * then, so the in-memory path costs no promise (`admitNow(…) ?? await admitLater(…)`).
+ */
+export interface Limiter {
+  admitNow(key: LimitedKey, tokens: number): Permit | undefined
+  admitLater(key: LimitedKey, tokens: number): Promise<Permit>
+}
+
+/** What a refusal is about, in the order they are checked. */
+export type RefusalReason = 'concurrency' | 'requests' | 'tokens'
+
+/** The 429 of a refused admission, the same wherever the limits are counted; `waitMs` becomes Retry-After. */
+export function rateLimitRefusal(reason: RefusalReason, key: LimitedKey, tokens: number, waitMs: number, state: RateLimitState): GatewayError {
+  if (reason === 'concurrency') {
+    return new GatewayError('rate_limit', `This API key allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
+      { code: 'concurrency_limit_exceeded', retryAfter: 1, rateLimit: state })
+  }
+  if (reason === 'requests') {
+    return new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute.`,
+      { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
+  }
+  const message = tokens > key.tpm!
+    ? `This request (about ${tokens} tokens) is larger than this API key's limit of ${key.tpm} tokens per minute.`
+    : `Rate limit reached: this API key allows ${key.tpm} tokens per minute.`
+  return new GatewayError('rate_limit', message, { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
+}
 
 /**
  * Requests per minute, tokens per minute and concurrent requests, per key, in this process.
@@ -38,32 +75,35 @@ const freePermit: Permit = { state: undefined, release() {}, cancel() {} }
  * a request is admitted only while the minute's tokens plus the reservations leave room for its estimate, so the
  * limit can be passed only by the output of requests already running.
  */
-export class KeyLimiter {
+export class KeyLimiter implements Limiter {
   private readonly keys = new Map<string, KeyUsage>()
 
   constructor(private readonly clock: () => number = Date.now) {}
 
+  admitNow(key: LimitedKey, tokens: number): Permit {
+    return this.admit(key, tokens)
+  }
+
+  async admitLater(key: LimitedKey, tokens: number): Promise<Permit> {
+    return this.admit(key, tokens)
+  }
+
   /** Admit a request estimated at `tokens` prompt tokens, or throw a 429 carrying the key's limit state. */
   admit(key: LimitedKey, tokens: number): Permit {
-    if (key.rpm === null && key.tpm === null && key.concurrency === null) return freePermit
+    if (!hasLimits(key)) return freePermit
     const now = this.clock()
     const usage = this.usageOf(key.id, now)
     if (key.concurrency !== null && usage.active >= key.concurrency) {
-      throw new GatewayError('rate_limit', `This API key allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
-        { code: 'concurrency_limit_exceeded', retryAfter: 1, rateLimit: this.state(key, usage, now) })
+      throw rateLimitRefusal('concurrency', key, tokens, 0, this.state(key, usage, now))
     }
     if (key.rpm !== null && usage.requests.length >= key.rpm) {
       // The oldest request that must leave the window before one more fits.
       const wait = usage.requests[usage.requests.length - key.rpm]! + windowMs - now
-      throw new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute.`,
-        { code: 'rate_limit_exceeded', retryAfter: seconds(wait), rateLimit: this.state(key, usage, now) })
+      throw rateLimitRefusal('requests', key, tokens, wait, this.state(key, usage, now))
     }
     if (key.tpm !== null && usage.tokenSum + usage.reserved + tokens > key.tpm) {
-      const message = tokens > key.tpm
-        ? `This request (about ${tokens} tokens) is larger than this API key's limit of ${key.tpm} tokens per minute.`
-        : `Rate limit reached: this API key allows ${key.tpm} tokens per minute.`
       const wait = tokensFreedMs(usage, now, usage.tokenSum + usage.reserved + tokens - key.tpm)
-      throw new GatewayError('rate_limit', message, { code: 'rate_limit_exceeded', retryAfter: seconds(wait), rateLimit: this.state(key, usage, now) })
+      throw rateLimitRefusal('tokens', key, tokens, wait, this.state(key, usage, now))
     }
     usage.requests.push(now)
     usage.reserved += tokens
@@ -120,13 +160,13 @@ export class KeyLimiter {
     const state: RateLimitState = { at: now }
     if (key.rpm !== null) {
       const newest = usage.requests.at(-1)
-      state.requests = window(key.rpm, key.rpm - usage.requests.length, newest === undefined ? 0 : newest + windowMs - now)
+      state.requests = rateWindow(key.rpm, key.rpm - usage.requests.length, newest === undefined ? 0 : newest + windowMs - now)
     }
     if (key.tpm !== null) {
       const newest = usage.tokens.at(-1)
       // Tokens of running requests are counted when they end and then stay a minute.
       const resetMs = usage.reserved > 0 ? windowMs : newest === undefined ? 0 : newest.at + windowMs - now
-      state.tokens = window(key.tpm, key.tpm - usage.tokenSum - usage.reserved, resetMs)
+      state.tokens = rateWindow(key.tpm, key.tpm - usage.tokenSum - usage.reserved, resetMs)
     }
     return state
   }
@@ -136,7 +176,7 @@ function emptyUsage(): KeyUsage {
   return { requests: [], tokens: [], tokenSum: 0, reserved: 0, active: 0 }
 }
 
-function window(limit: number, remaining: number, resetMs: number): RateLimitWindow {
+export function rateWindow(limit: number, remaining: number, resetMs: number): RateLimitWindow {
   return { limit, remaining: Math.max(0, remaining), resetMs: Math.max(0, Math.ceil(resetMs)) }
 }
 

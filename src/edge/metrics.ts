@@ -9,14 +9,36 @@ import type { Services } from './services.ts'
  */
 export function metricsRoutes(services: Services) {
   return new Elysia({ name: 'operator-metrics' })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }), {
+    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))
     .get('/status', () => jsonResponse({
       in_flight: services.relay.inFlight,
+      shared_state: sharedStateStatus(services),
       routes: services.relay.routeHealth().map((route) => ({
         route: route.route, state: route.state, window_requests: route.requests, window_failures: route.failures, trips: route.trips,
         open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
       })),
     }))
+}
+
+/**
+ * Whether limits are shared: `redis` (every instance counts together), `local` (no Redis configured: this instance
+ * alone, by design), or `local-fallback` (Redis configured but unreachable: each instance alone until it is back).
+ */
+function sharedStateStatus(services: Services): { mode: 'redis' | 'local' | 'local-fallback'; redis_outages: number } {
+  const { shared } = services
+  return { mode: !shared ? 'local' : shared.up ? 'redis' : 'local-fallback', redis_outages: shared?.outages ?? 0 }
+}
+
+/** Only when Redis is configured: 1 while it answers, 0 while each instance counts alone. */
+function sharedStateGauges(services: Services): string {
+  const { shared } = services
+  if (!shared) return ''
+  return [
+    '# HELP tollgate_redis_up Whether Redis answers (1) or limits, sign-in throttle and route health are per instance (0).',
+    '# TYPE tollgate_redis_up gauge', `tollgate_redis_up ${shared.up ? 1 : 0}`,
+    '# HELP tollgate_redis_outages_total Times Redis was found unreachable since start.',
+    '# TYPE tollgate_redis_outages_total counter', `tollgate_redis_outages_total ${shared.outages}`, '',
+  ].join('\n')
 }

@@ -5,6 +5,8 @@ import type { Relay } from '../relay/relay.ts'
 import type { Store } from '../domain/repositories.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import type { Ledger } from '../domain/ledger.ts'
+import type { FailureLog } from '../domain/failure-log.ts'
+import type { SharedStateHandle } from '../domain/shared-state.ts'
 
 /** Everything a route needs, built once at start and handed to each plugin as plain values. */
 export interface Services {
@@ -14,6 +16,10 @@ export interface Services {
   ledger: Ledger
   relay: Relay
   logger: Logger
+  /** Where the console's sign-in throttle counts failures: shared through Redis when configured, else in memory. */
+  signInFailures?: FailureLog
+  /** Whether state is shared with other instances (Redis) and can be now: `/metrics` and `/status` show it. */
+  shared?: SharedStateHandle
   /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
   server?: Server<unknown>
 }

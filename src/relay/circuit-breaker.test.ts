@@ -56,4 +56,25 @@ describe('CircuitBreaker', () => {
     expect(instance.waitFor('a')).toBe(1_000)
     expect(instance.waitFor('never-seen')).toBe(0)
   })
+
+  test('shared state: its own opens and closes are told; another instance\'s are adopted without being told back', () => {
+    const { instance: here, clock } = breaker()
+    const { instance: there } = breaker()
+    const told: unknown[] = []
+    here.onChange = (change) => told.push(change)
+    there.onChange = (change) => told.push(change)
+    for (let index = 0; index < 4; index++) here.acquire('a')!.failed('HTTP 503')
+    expect(told).toEqual([{ route: 'a', state: 'open', until: 1_000, reason: '4 of the last 4 attempts failed (HTTP 503)' }])
+    there.adopt(told[0] as never)
+    expect(there.acquire('a')).toBeUndefined() // skipped there too, without a single attempt of its own
+    expect(there.snapshot()[0]).toMatchObject({ state: 'open', openUntil: 1_000, trips: 1 })
+    there.adopt({ route: 'a', state: 'open', until: 500, reason: 'older news' })
+    expect(there.snapshot()[0]!.openUntil).toBe(1_000) // a shorter open does not cut a longer one
+    clock.now = 1_000
+    here.acquire('a')!.succeeded()
+    expect(told.at(-1)).toEqual({ route: 'a', state: 'closed' })
+    there.adopt(told.at(-1) as never)
+    expect(there.snapshot()[0]!.state).toBe('closed')
+    expect(told.length).toBe(2)
+  })
 })

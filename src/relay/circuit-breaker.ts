@@ -36,6 +36,9 @@ export interface RouteTicket {
   released(): void
 }
 
+/** A route opening or closing, told to other instances (Redis pub/sub) so that one's discovery spares the others. */
+export type RouteChange = { route: string; state: 'open'; until: number; reason: string } | { route: string; state: 'closed' }
+
 /** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
 const slices = 10
 
@@ -69,8 +72,37 @@ export class CircuitBreaker {
     fail: (routeId, route, probe, reason, pauseMs) => this.fail(routeId, route, probe, reason, pauseMs),
   }
 
+  /** Told of every change this breaker decides on itself (not of those it adopts): set when state is shared. */
+  onChange: ((change: RouteChange) => void) | undefined
+
   constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
+  }
+
+  /**
+   * Apply a change another instance decided: a route it found down is skipped here too until the same time (epoch
+   * ms, so instances' clocks should roughly agree), and a route its probe found back is closed here too. An open
+   * that would end sooner than the one this instance already has is ignored.
+   */
+  adopt(change: RouteChange): void {
+    const route = this.routeOf(change.route)
+    if (change.state === 'closed') {
+      if (route.state === 'closed') return
+      route.state = 'closed'
+      route.probing = false
+      route.slices = newSlices()
+      this.logger.info({ route: change.route }, 'route closed by another instance: back in rotation')
+      return
+    }
+    if (route.state === 'open' && route.openUntil >= change.until) return
+    if (change.until <= this.clock()) return
+    route.state = 'open'
+    route.probing = false
+    route.openUntil = change.until
+    route.slices = newSlices()
+    route.trips++
+    route.lastFailure = change.reason
+    this.logger.warn({ route: change.route, cooldown_ms: change.until - this.clock(), reason: change.reason }, 'route open on another instance: skipped here too')
   }
 
   /** A ticket when an attempt may go to `route` now; taking it in half-open makes this attempt the probe. */
@@ -118,6 +150,7 @@ export class CircuitBreaker {
       route.probing = false
       route.slices = newSlices()
       this.logger.info({ route: routeId }, 'route closed: the probe succeeded, back in rotation')
+      this.onChange?.({ route: routeId, state: 'closed' })
       return
     }
     this.count(route, false)
@@ -147,6 +180,7 @@ export class CircuitBreaker {
     route.slices = newSlices()
     route.trips++
     this.logger.warn({ route: routeId, cooldown_ms: forMs, reason: why }, 'route open: skipped until its cooldown ends')
+    this.onChange?.({ route: routeId, state: 'open', until: route.openUntil, reason: why })
   }
 
   /** Count an outcome in the current slice. */

@@ -2,7 +2,7 @@ import type { Config, ModelConfig } from '../config/types.ts'
 import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import { KeyLimiter, type LimitedKey, type Permit } from '../domain/limits.ts'
+import { KeyLimiter, type LimitedKey, type Limiter, type Permit } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
@@ -23,6 +23,8 @@ export interface RelayDeps {
   providers: Map<string, Provider>
   ledger: Ledger
   logger: Logger
+  /** Where key limits are counted: this process by default, every instance with Redis (db/redis/limiter.ts). */
+  limiter?: Limiter
 }
 
 /**
@@ -33,7 +35,7 @@ export interface RelayDeps {
 export class Relay {
   readonly breaker: CircuitBreaker
   readonly metrics = new Metrics()
-  private readonly limiter = new KeyLimiter()
+  private readonly limiter: Limiter
   /** The models, providers and routes requests are planned with: replaced whole by a reload (`reconfigure`). */
   private catalog: Catalog
   /** The scope of every request in flight, so a shutdown past its deadline can end them. */
@@ -45,6 +47,7 @@ export class Relay {
 
   constructor(private readonly deps: RelayDeps) {
     this.catalog = catalogOf(deps.config, deps.providers)
+    this.limiter = deps.limiter ?? new KeyLimiter()
     const { routing } = deps.config
     this.breaker = new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
@@ -86,7 +89,9 @@ export class Relay {
       plan = this.catalog.planner.plan(model)
       refuseUnpricedFeatures(call.request, plan)
       worstCase = worstCaseOf(call, plan)
-      permit = this.admit(call)
+      // In memory the permit comes at once; only limits shared through Redis cost a round trip (and a promise).
+      const tokens = promptTokensOf(call)
+      permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       throw error
@@ -143,19 +148,24 @@ export class Relay {
    * it costs CPU, so it is a request like any other; its tokens are not counted against the key's tpm. The caller
    * releases the permit when the count is done.
    */
-  admitCount(key: KeyRecord): Permit {
-    return this.admitKey({ id: key.id, rpm: key.rpm, tpm: null, concurrency: key.concurrency }, 0)
+  async admitCount(key: KeyRecord): Promise<Permit> {
+    const counted: LimitedKey = { id: key.id, rpm: key.rpm, tpm: null, concurrency: key.concurrency }
+    return this.admit(counted, 0) ?? await this.admitLater(counted, 0)
   }
 
-  /** Per-key rate limits, counted before any money is held; the prompt estimate is chars / 4, refined at the end. */
-  private admit(call: RelayCall): Permit {
-    // Only a token limit needs the prompt's size; keys without one skip the walk over the messages.
-    return this.admitKey(call.key, call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4))
-  }
-
-  private admitKey(key: LimitedKey, tokens: number): Permit {
+  /** Per-key rate limits, counted before any money is held; undefined when only `admitLater` can tell. */
+  private admit(key: LimitedKey, tokens: number): Permit | undefined {
     try {
-      return this.limiter.admit(key, tokens)
+      return this.limiter.admitNow(key, tokens)
+    } catch (error) {
+      this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
+      throw error
+    }
+  }
+
+  private async admitLater(key: LimitedKey, tokens: number): Promise<Permit> {
+    try {
+      return await this.limiter.admitLater(key, tokens)
     } catch (error) {
       this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
       throw error
@@ -183,6 +193,11 @@ export class Relay {
     this.active.delete(scope)
     if (this.active.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
+}
+
+/** The prompt estimate (chars / 4, refined at the end); only a token limit needs it, other keys skip the walk. */
+function promptTokensOf(call: RelayCall): number {
+  return call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4)
 }
 
 /** The most the request can cost on any model it may end up on (a fallback may be dearer): what its hold reserves. */

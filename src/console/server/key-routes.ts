@@ -32,7 +32,7 @@ export function keyRoutes(services: Services) {
       const account = await visibleAccount(services, viewer, accountId)
       const input = readKeyInput(body, account.id, services.config.models.map((model) => model.id))
       const { record, secret } = await createKey(store.keys, input)
-      services.keys.remember(record)
+      services.keys.changed(record)
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
       ...schema.jsonBody(schema.newKeyBody),
@@ -49,8 +49,8 @@ export function keyRoutes(services: Services) {
     })
     .post('/console/api/keys/:id/revoke', async ({ viewer, params }) => {
       const { key } = await revokeKey(store.keys, (await visibleKey(services, viewer, params.id)).id)
-      // This instance refuses the key from now on; other instances within their next poll (≤ 1 s).
-      services.keys.remember(key)
+      // This instance refuses the key from now on; the others as soon as they hear of it (Redis) or poll (≤ 1 s).
+      services.keys.changed(key)
       return keyJson(key, await accountName(key.accountId))
     }, {
       params: schema.idParams('key'),

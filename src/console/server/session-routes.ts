@@ -29,8 +29,8 @@ async function describeViewer(services: Services, user: UserRecord, csrfToken: s
 const wrongCredentials = () => new GatewayError('authentication', 'Wrong username or password.', { code: 'wrong_credentials' })
 
 async function checkPassword(services: Services, limiter: SignInLimiter, request: Request, username: string, password: string): Promise<UserRecord> {
-  const address = clientAddress(request, services.server)
-  const wait = limiter.retryAfter(username, address)
+  const address = clientAddress(request, services.server, services.config.trustedProxies)
+  const wait = await limiter.retryAfter(username, address)
   if (wait > 0) {
     throw new GatewayError('rate_limit', `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, { code: 'sign_in_throttled', retryAfter: wait })
   }
@@ -44,10 +44,11 @@ async function checkPassword(services: Services, limiter: SignInLimiter, request
     limiter.end(address)
   }
   if (!user) {
-    limiter.recordFailure(username, address)
+    // Where the count is kept depends on whether the name exists (invented names cannot flush real ones); the answer does not.
+    await limiter.recordFailure(username, address, (await services.store.users.findByName(username)) !== undefined)
     throw wrongCredentials()
   }
-  limiter.recordSuccess(username)
+  await limiter.recordSuccess(username, address)
   return user
 }
 
@@ -76,7 +77,7 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
     })
 }
 
-export function sessionRoutes(services: Services, limiter = new SignInLimiter()) {
+export function sessionRoutes(services: Services, limiter = new SignInLimiter(services.signInFailures)) {
   const signedInRoutes = new Elysia({ name: 'console-session' })
     .use(signedIn(services))
     .get('/console/api/session', ({ viewer }) => describeViewer(services, viewer.user, viewer.session.csrfToken, viewer.session.expiresAt), {

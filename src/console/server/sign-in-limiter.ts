@@ -1,22 +1,46 @@
+import { type FailureLog, MemoryFailureLog } from '../../domain/failure-log.ts'
+
+export interface SignInLimits {
+  /** Failures of one name from one address before that pair is refused (until the oldest ages out). */
+  maxFailures: number
+  windowMs: number
+  /** Failures from one address, whatever the names, before it is refused: a spray of names. */
+  maxAddressFailures: number
+  /** Longest pause the per-name backoff asks for. */
+  maxBackoffMs: number
+}
+
+const defaults: SignInLimits = { maxFailures: 5, windowMs: 15 * 60_000, maxAddressFailures: 20, maxBackoffMs: 15 * 60_000 }
+
 /**
- * Slows password guessing: after `maxFailures` failed sign-ins within `windowMs` for the same username, or
- * `maxFailures × 4` from the same client address, further attempts are refused until the oldest failure ages
- * out. Unknown usernames are counted exactly like known ones, so the limiter reveals nothing about which exist.
+ * Slows password guessing without letting a guesser lock the rightful user out:
  *
- * Kept in memory: one gateway process is the unit that a guesser talks to, and a restart forgetting the
- * counts costs an attacker a restart each time.
+ * - per name and address: `maxFailures` failures in `windowMs` refuse that address for that name;
+ * - per address: `maxAddressFailures` failures, whatever the names, refuse the address (a spray);
+ * - per name: once a name has `maxFailures` failures from anywhere, an address that has itself failed on that name
+ *   must wait a backoff (1 s, doubling per further failure, up to `maxBackoffMs`) after the name's latest failure.
+ *   An address that has not failed on the name is never refused for it: the admin signs in from their own machine
+ *   whatever is thrown at their name from elsewhere.
+ *
+ * Unknown names are counted exactly like known ones (the answers reveal nothing about which exist); they are only
+ * stored apart (failure-log.ts), so inventing names cannot flush the counts of real ones. An address past its limit
+ * records nothing more, which bounds what one address can store. With Redis the counts are shared by every
+ * instance; without it (or while it is down) they live in this process.
  */
 export class SignInLimiter {
-  private readonly failures = new Map<string, number[]>()
   private readonly inFlight = new Map<string, number>()
   private inFlightTotal = 0
+  private readonly limits: SignInLimits
 
-  constructor(private readonly maxFailures = 5, private readonly windowMs = 15 * 60_000, private readonly maxTracked = 10_000) {}
+  constructor(private readonly log: FailureLog = new MemoryFailureLog(), limits: Partial<SignInLimits> = {}) {
+    this.limits = { ...defaults, ...limits }
+  }
 
   /**
    * Failures are counted only once a password has been checked, so a burst of simultaneous attempts would all
    * pass `retryAfter` first. Each check costs an argon2 hash (CPU and ~19 MiB): at most two run at once per
-   * address and eight in all; `begin` returns false beyond that and the caller refuses the attempt.
+   * address and eight in all; `begin` returns false beyond that and the caller refuses the attempt. Per process:
+   * it bounds this process's CPU and memory.
    */
   begin(address: string): boolean {
     const mine = this.inFlight.get(address) ?? 0
@@ -33,43 +57,40 @@ export class SignInLimiter {
     this.inFlightTotal--
   }
 
-  private keys(username: string, address: string): [string, number][] {
-    return [[`user:${username.toLowerCase()}`, this.maxFailures], [`address:${address}`, this.maxFailures * 4]]
-  }
-
-  private recent(key: string, now: number): number[] {
-    const times = (this.failures.get(key) ?? []).filter((time) => time > now - this.windowMs)
-    if (times.length) this.failures.set(key, times)
-    else this.failures.delete(key)
-    return times
-  }
-
   /** Seconds to wait before the next attempt is even checked; 0 when it may go ahead. */
-  retryAfter(username: string, address: string, now = Date.now()): number {
+  async retryAfter(username: string, address: string, now = Date.now()): Promise<number> {
+    const { maxFailures, windowMs, maxAddressFailures } = this.limits
+    const [pair, fromAddress, ofName] = await this.log.read(keysOf(username, address), now - windowMs) as [number[], number[], number[]]
     let waitMs = 0
-    for (const [key, limit] of this.keys(username, address)) {
-      const times = this.recent(key, now)
-      if (times.length >= limit) waitMs = Math.max(waitMs, times[times.length - limit]! + this.windowMs - now)
-    }
+    if (pair.length >= maxFailures) waitMs = Math.max(waitMs, pair[pair.length - maxFailures]! + windowMs - now)
+    if (fromAddress.length >= maxAddressFailures) waitMs = Math.max(waitMs, fromAddress[fromAddress.length - maxAddressFailures]! + windowMs - now)
+    if (pair.length > 0 && ofName.length >= maxFailures) waitMs = Math.max(waitMs, this.backoffMs(ofName.length) + ofName.at(-1)! - now)
     return Math.ceil(waitMs / 1000)
   }
 
-  recordFailure(username: string, address: string, now = Date.now()): void {
-    if (this.failures.size >= this.maxTracked) this.forgetOldest()
-    for (const [key] of this.keys(username, address)) this.failures.set(key, [...this.recent(key, now), now])
+  /** `known`: whether the name is a user's (only where the count is kept depends on it). */
+  async recordFailure(username: string, address: string, known: boolean, now = Date.now()): Promise<void> {
+    const [pairKey, addressKey, nameKey] = keysOf(username, address)
+    const [fromAddress] = await this.log.read([addressKey], now - this.limits.windowMs) as [number[]]
+    if (fromAddress.length >= this.limits.maxAddressFailures) return // refused from now on anyway: store nothing more
+    const kind = known ? 'known' : 'unknown'
+    await this.log.add([{ key: pairKey, kind }, { key: addressKey, kind: 'address' }, { key: nameKey, kind }], now, this.limits.windowMs)
   }
 
-  /** A correct password clears that username's count (not the address's: one success does not excuse a spray). */
-  recordSuccess(username: string): void {
-    this.failures.delete(`user:${username.toLowerCase()}`)
+  /**
+   * A correct password clears that name's count from that address (not the address's own count: one success does not
+   * excuse a spray; nor the name's: other addresses guessing it stay slowed).
+   */
+  async recordSuccess(username: string, address: string): Promise<void> {
+    await this.log.clear(keysOf(username, address)[0])
   }
 
-  /** Bound the memory a flood of invented usernames can take; the oldest entries go first. */
-  private forgetOldest(): void {
-    let excess = this.failures.size - Math.floor(this.maxTracked * 0.9)
-    for (const key of this.failures.keys()) {
-      if (excess-- <= 0) break
-      this.failures.delete(key)
-    }
+  private backoffMs(nameFailures: number): number {
+    return Math.min(this.limits.maxBackoffMs, 1000 * 2 ** Math.min(30, nameFailures - this.limits.maxFailures))
   }
+}
+
+function keysOf(username: string, address: string): [pair: string, address: string, name: string] {
+  const name = username.toLowerCase()
+  return [`pair:${name}\n${address}`, `address:${address}`, `name:${name}`]
 }

@@ -8,7 +8,7 @@ import type { Caller } from '../../relay/types.ts'
  * count is free, but tokenizing is CPU: unbounded, a $0 key with rpm 1 had three 25 MB counts answered.
  */
 export async function runCount<T>(services: Services, caller: Caller, text: string, count: () => Promise<T>): Promise<T> {
-  const permit = services.relay.admitCount(caller)
+  const permit = await services.relay.admitCount(caller)
   try {
     const limit = services.config.limits.countTokensBytes
     // Characters are at most bytes, so only a text near the limit needs its bytes counted.

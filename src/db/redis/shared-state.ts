@@ -1,0 +1,81 @@
+import { RedisClient } from 'bun'
+import type { Logger } from '../../core/logger.ts'
+import type { SharedStateHandle } from '../../domain/shared-state.ts'
+import { reportFailure } from '../../core/report-failure.ts'
+import { RedisFailureLog } from './failure-log.ts'
+import { RedisLimiter } from './limiter.ts'
+import { RedisLink } from './link.ts'
+
+/**
+ * Everything instances share through Redis (`redis:` in the config): key limits, the sign-in throttle, and
+ * announcements (key changes, route health) on pub/sub channels. Built once by the composition root.
+ */
+export class SharedState implements SharedStateHandle {
+  readonly link: RedisLink
+  readonly limiter: RedisLimiter
+  readonly signInFailures: RedisFailureLog
+  /** Tags this instance's announcements, so it does not act on its own echo. */
+  private readonly origin = crypto.randomUUID()
+
+  constructor(url: string, private readonly logger: Logger) {
+    this.link = new RedisLink(url, logger)
+    this.limiter = new RedisLimiter(this.link)
+    this.signInFailures = new RedisFailureLog(this.link)
+  }
+
+  get up(): boolean {
+    return this.link.up
+  }
+
+  get outages(): number {
+    return this.link.outages
+  }
+
+  /** Connects, or starts in per-instance mode and keeps trying: a gateway never waits on Redis to serve. */
+  start(): Promise<void> {
+    return this.link.start()
+  }
+
+  stop(): void {
+    this.limiter.stop()
+    this.link.close()
+  }
+
+  /** Tell the other instances; lost when Redis is down (their polling, or their own discovery, makes up for it). */
+  announce(channel: string, payload: unknown): void {
+    this.link.publish(`tollgate:${channel}`, JSON.stringify({ origin: this.origin, payload }))
+  }
+
+  /** Hear the other instances' announcements on `channel` (never this instance's own). */
+  listen<T>(channel: string, handler: (payload: T) => void | Promise<void>): void {
+    this.link.subscribe(`tollgate:${channel}`, (message) => {
+      let parsed: { origin: string; payload: T }
+      try {
+        parsed = JSON.parse(message)
+      } catch {
+        this.logger.warn({ channel }, 'ignored a malformed message on a redis channel')
+        return
+      }
+      if (parsed.origin === this.origin) return
+      Promise.resolve()
+        .then(() => handler(parsed.payload))
+        .catch((error) => reportFailure(this.logger, error, { route: `redis ${channel}` }))
+    })
+  }
+}
+
+/**
+ * One announcement from a short-lived process (`tollgate key revoke`): the running instances hear it at once. Best
+ * effort: with Redis unreachable the instances still find the change at their next poll, so it only returns false.
+ */
+export async function announceOnce(url: string, channel: string, payload: unknown): Promise<boolean> {
+  const client = new RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
+  try {
+    await client.send('PUBLISH', [`tollgate:${channel}`, JSON.stringify({ origin: 'cli', payload })])
+    return true
+  } catch {
+    return false
+  } finally {
+    client.close()
+  }
+}
