@@ -10,7 +10,7 @@ const main = resolve(import.meta.dir, '..', 'src', 'main.ts')
 const cli = ['bun', main]
 const { dir, config } = makeWorkspace()
 const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
-const servers: { process: { kill(signal?: string): void } }[] = []
+const servers: Awaited<ReturnType<typeof startServe>>[] = []
 afterAll(() => servers.forEach((server) => server.process.kill('SIGTERM')))
 
 /** Run the CLI in a fresh empty folder (no tollgate.yaml there), as an operator in the wrong directory would. */
