@@ -6,5 +6,8 @@ if ! command -v bun >/dev/null 2>&1; then
   echo "Installing Bun (npm install -g bun)…"
   npm install -g --allow-scripts=bun bun >/dev/null 2>&1 || npm install -g bun
 fi
-bun install --frozen-lockfile >/dev/null
+# Only what serving needs: the vendor CLIs and SDKs the tests drive are dev dependencies (over 1 GB); `npm test`
+# installs those. A --production install never removes packages already there, so running the demo after the tests
+# leaves them in place.
+bun install --production --frozen-lockfile >/dev/null
 exec bun scripts/demo.ts "$@"

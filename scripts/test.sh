@@ -1,8 +1,9 @@
 #!/usr/bin/env sh
 # `npm test`: everything the suite needs, then `bun test`. Safe to run again: each step is skipped when done.
-#   - Bun from npm when missing; the dependencies (official SDKs and CLIs used as test clients);
+#   - Bun from npm when missing; every dependency, dev ones included (official SDKs and CLIs used as test clients);
 #   - Debian's Chromium for the console's browser tests (never a downloaded browser);
-#   - the machine's PostgreSQL (127.0.0.1:5432, trust auth, database `test`) is used as it is.
+#   - PostgreSQL answering on 127.0.0.1:5432 (trust auth, database `test`; TOLLGATE_TEST_POSTGRES overrides): the
+#     machine's own cluster is started when it is installed but stopped (as root), else the run stops here and says so.
 set -e
 cd "$(dirname "$0")/.."
 if ! command -v bun >/dev/null 2>&1; then
@@ -13,4 +14,19 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium"
 fi
 bun install --frozen-lockfile >/dev/null
+if ! bun scripts/check-postgres.ts 2>/dev/null; then
+  if [ -z "$TOLLGATE_TEST_POSTGRES" ] && [ "$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    version="$(ls /etc/postgresql | sort -n | tail -1)"
+    echo "Starting the machine's PostgreSQL ($version main)…"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start 2>/dev/null || true
+    tries=0
+    until bun scripts/check-postgres.ts 2>/dev/null || [ $tries -ge 20 ]; do tries=$((tries + 1)); sleep 0.5; done
+  fi
+  if ! bun scripts/check-postgres.ts; then
+    echo "npm test needs PostgreSQL: the store contract suite runs against it. Start it (Debian: apt-get install postgresql," >&2
+    echo "then as root: pg_ctlcluster --skip-systemctl-redirect \$(ls /etc/postgresql) main start), allow trust auth from" >&2
+    echo "127.0.0.1 and create the database: createdb -U postgres test. Or point TOLLGATE_TEST_POSTGRES at another server." >&2
+    exit 1
+  fi
+fi
 exec bun test "$@"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bun
+import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
-import { flagString, parseArgs, UsageError } from './cli/args.ts'
+import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
+import { findCommand, help } from './cli/commands.ts'
+import { describeFailure } from './cli/describe-failure.ts'
 import { runKeyCommand } from './cli/keys.ts'
 import { runReloadCommand } from './cli/reload.ts'
 import { runServe } from './cli/serve.ts'
@@ -8,43 +11,43 @@ import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
-import { openStore } from './db/open.ts'
 import { announceOnce } from './db/redis/shared-state.ts'
+import type { Config } from './config/types.ts'
+import { parseDatabaseUrl } from './core/database-url.ts'
+import { DatabaseOpenError, describeDatabase, openStore } from './db/open.ts'
+import { BackupError, backupSqlite } from './db/sqlite/backup.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
 import { DomainError } from './domain/errors.ts'
 
-const help = `tollgate — an LLM API gateway in one executable
+/** Embedded at build time (bun build inlines the JSON), so the binary knows its version without the repository. */
+const version = packageJson.version
 
-usage: tollgate COMMAND [--config FILE] [--json]
-
-  serve                                         start the gateway (PORT / HOST override the config)
-  migrate                                       create or update the database tables
-  account create NAME [--balance USD]           open an account
-  account credit NAME USD [--note TEXT]         add money (a negative amount removes it)
-  account show NAME | account list
-  key create --account NAME [--name LABEL] [--models id1,id2]
-             [--rpm N] [--tpm N] [--concurrency N] [--budget USD] [--expires ISO-8601]
-  key list [--account NAME]
-  key revoke ID
-  usage [--account NAME] [--key ID]             requests, tokens and spend
-  reload                                        the running serve re-reads its config (SIGHUP), no request dropped
-  status [--url URL]                            a running gateway's routes: circuit state, recent failures
-  user create NAME (--admin | --account ACCOUNT) [--password-stdin]
-                                                a console login (a strong password is generated and shown once)
-  user list | user delete NAME | user password NAME [--password-stdin]
-
---config FILE defaults to $TOLLGATE_CONFIG, then ./tollgate.yaml, then built-in defaults
-(SQLite in ./data, the mock provider). Money is printed as exact decimal dollars.`
+/** Set once the config is read, so a failure can name the setting to change. */
+let loaded: Config | undefined
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv)
   const json = args.flags.has('json')
   const command = args.positional[0]
-  if (!command || command === 'help' || args.flags.has('help')) {
-    console.log(help)
-    return command ? 0 : 1
+  if (!command || command === 'help') {
+    if (args.flags.has('version') && !command) {
+      console.log(`tollgate ${version}`)
+      return 0
+    }
+    if (args.flags.has('help') || command === 'help') {
+      console.log(help)
+      return 0
+    }
+    console.error(help)
+    return 2
   }
-  const config = loadConfig({ path: flagString(args, 'config') })
+  const spec = findCommand(args)
+  if (args.flags.has('help')) {
+    console.log(`usage: tollgate ${spec.usage}\n  ${spec.summary}`)
+    return 0
+  }
+  checkArgs(args, spec)
+  const config = (loaded = loadConfig({ path: flagString(args, 'config') }))
   if (command === 'serve') {
     await runServe(config, () => loadConfig({ path: flagString(args, 'config') }))
     return -1 // keep running
@@ -54,13 +57,22 @@ async function main(argv: string[]): Promise<number> {
     await runStatusCommand(config, args, json)
     return 0
   }
-  const store = openStore(config.database)
+  // Say which database every command works on: the wrong folder or config is the commonest operator mistake.
+  console.error(`tollgate: database ${describeDatabase(config.database)} (config: ${config.source})`)
+  const store = openStore(config.database, { create: command === 'migrate' })
   try {
     await store.migrate()
     switch (command) {
       case 'migrate':
-        console.log(json ? JSON.stringify({ migrated: true }) : 'database is up to date')
+        console.log(json ? JSON.stringify({ migrated: true, database: describeDatabase(config.database) }) : 'database is up to date')
         break
+      case 'backup': {
+        const target = parseDatabaseUrl(config.database)
+        if (typeof target === 'string' || target.dialect !== 'sqlite') throw new UsageError('backup copies a SQLite database; for PostgreSQL use pg_dump')
+        const written = backupSqlite(target.path, args.positional[1]!)
+        console.log(json ? JSON.stringify({ backup: written, database: describeDatabase(config.database) }) : `wrote a consistent copy to ${written}`)
+        break
+      }
       case 'account':
         await runAccountCommand(store, args, json)
         break
@@ -75,8 +87,6 @@ async function main(argv: string[]): Promise<number> {
       case 'user':
         await runUserCommand(store, args, json)
         break
-      default:
-        throw new UsageError(`unknown command "${command}"\n\n${help}`)
     }
     return 0
   } finally {
@@ -84,13 +94,19 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+const plain = [UsageError, ConfigError, DomainError, DatabaseInUseError, DatabaseOpenError, BackupError]
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code)
   },
   (error: unknown) => {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError || error instanceof DatabaseInUseError
-    console.error(known ? `tollgate: ${(error as Error).message}` : error)
-    process.exit(error instanceof DomainError && error.kind === 'not_found' ? 3 : 2)
+    const debug = process.argv.includes('--debug')
+    const known = plain.some((type) => error instanceof type) ? (error as Error).message : describeFailure(error, loaded)
+    // One line an operator can act on; the stack only when asked for (it is kilobytes of bundled source in the binary).
+    console.error(`tollgate: ${known ?? `${(error as Error)?.message ?? error}${debug ? '' : ' (--debug prints the stack)'}`}`)
+    if (debug) console.error(error)
+    const usageLike = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError
+    process.exit(error instanceof DomainError && error.kind === 'not_found' ? 3 : usageLike ? 2 : 1)
   },
 )

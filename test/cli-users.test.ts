@@ -19,6 +19,7 @@ function signIn(url: string, username: string, password: string) {
 }
 
 test('user create / list / password / delete: a generated password is printed once and signs in', async () => {
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme').code).toBe(0)
   const admin = run('user', 'create', 'root', '--admin', '--json')
   expect(admin.code).toBe(0)

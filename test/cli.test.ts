@@ -13,6 +13,7 @@ describe('operator CLI against a running gateway', () => {
   let key: { id: string; key: string }
 
   test('account create / credit / show speak exact decimal dollars', () => {
+    expect(run('migrate').code).toBe(0) // only serve and migrate create a database
     const created = run('account', 'create', 'acme', '--balance', '10', '--json')
     expect(created.code).toBe(0)
     expect(created.json()).toMatchObject({ name: 'acme', balance_usd: '10.00' })

@@ -32,6 +32,7 @@ async function askStream(url: string, secret: string): Promise<string | undefine
 test('kill -9 under load: every answer received in full is billed exactly once', async () => {
   const { dir, config } = makeWorkspace()
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
   const secret = run('key', 'create', '--account', 'acme', '--json').json().key as string
   const server = await startServe(cli, config)

@@ -123,6 +123,7 @@ describe('budgets and expiry', () => {
   test('the CLI sets every limit at key creation and shows them in key list', () => {
     const { config } = makeWorkspace()
     const run = (...args: string[]) => runCli(['bun', 'src/main.ts'], [...args, '--config', config])
+    expect(run('migrate').code).toBe(0) // only serve and migrate create a database
     expect(run('account', 'create', 'limited', '--balance', '5').code).toBe(0)
     const created = run('key', 'create', '--account', 'limited', '--rpm', '60', '--tpm', '10000', '--concurrency', '4', '--budget', '1.25', '--expires', '2031-02-03T04:05:06Z', '--json')
     expect(created.code).toBe(0)

@@ -54,6 +54,7 @@ models:
 `)
   const databasePath = join(dir, 'tollgate.db')
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   const secret = run('key', 'create', '--account', 'acme', '--json').json().key as string
 

@@ -16,6 +16,7 @@ models:
   - { id: slow, provider: up, upstream_model: u, price: { input: 1, output: 2 } }
 `)
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   return { config, run, secret: run('key', 'create', '--account', 'acme', '--json').json().key as string }
 }

@@ -7,11 +7,20 @@ import { keyJson } from '../domain/presenters.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
-function parseExpiry(value: string | undefined): number | undefined {
+/** A key that could never be used is a mistake, not a setting (the console refuses the same two). */
+function parseExpiry(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined
   const time = Date.parse(value)
   if (Number.isNaN(time)) throw new UsageError(`--expires must be an ISO-8601 time such as 2027-01-31T00:00:00Z, got "${value}"`)
+  if (time <= now) throw new UsageError(`--expires must be in the future, got ${new Date(time).toISOString()}`)
   return time
+}
+
+function parseBudget(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const budget = parseAmount(value)
+  if (budget <= 0) throw new UsageError(`--budget must be more than 0 dollars, got "${value}"`)
+  return budget
 }
 
 export async function runKeyCommand(store: Store, config: Config, args: ParsedArgs, json: boolean): Promise<void> {
@@ -23,11 +32,12 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
       const account = await requireAccount(store.accounts, accountName)
       const models = flagString(args, 'models')?.split(',').map((model) => model.trim()).filter(Boolean)
       checkKeyModels(models, config.models.map((model) => model.id))
-      const budget = flagString(args, 'budget')
+      const budget = parseBudget(flagString(args, 'budget'))
+      const expiresAt = parseExpiry(flagString(args, 'expires'))
       const { record, secret } = await createKey(store.keys, {
         accountId: account.id, name: flagString(args, 'name') ?? null, models: models ?? null,
         rpm: flagInteger(args, 'rpm'), tpm: flagInteger(args, 'tpm'), concurrency: flagInteger(args, 'concurrency'),
-        budget: budget === undefined ? undefined : parseAmount(budget), expiresAt: parseExpiry(flagString(args, 'expires')),
+        budget, expiresAt,
       })
       return printResult(json, { ...keyJson(record, account.name), key: secret }, () =>
         `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)

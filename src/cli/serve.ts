@@ -3,6 +3,7 @@ import type { Config } from '../config/types.ts'
 import { startGateway } from '../gateway.ts'
 import { createLogger } from '../edge/logger.ts'
 import { pidFileOf } from './reload.ts'
+import { describeDatabase } from '../db/open.ts'
 
 /**
  * Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. SIGHUP
@@ -45,5 +46,5 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
   // Said last: whoever waits for this line (systemd, tests) may signal the process from then on.
-  logger.info({ url: gateway.url, config: config.source, database: config.database.replace(/\/\/[^@]*@/, '//***@'), models: config.models.map((model) => model.id) }, 'tollgate listening')
+  logger.info({ url: gateway.url, config: config.source, database: describeDatabase(config.database), models: config.models.map((model) => model.id) }, 'tollgate listening')
 }

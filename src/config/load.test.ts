@@ -31,3 +31,24 @@ test('redis: a redis:// URL or nothing', () => {
   expect(parseConfig({ ...base, redis: 'redis://127.0.0.1:6379/0' }).redis).toBe('redis://127.0.0.1:6379/0')
   expect(() => parseConfig({ ...base, redis: '127.0.0.1:6379' })).toThrow('redis: must be a URL')
 })
+
+test('database: only sqlite:PATH and postgres(ql):// are accepted; every guessable form is refused, naming the field', () => {
+  expect(parseConfig({ ...base, database: 'sqlite:./data/x.db' }).database).toBe('sqlite:./data/x.db')
+  expect(parseConfig({ ...base, database: 'sqlite:/var/lib/tollgate/x.db' }).database).toBe('sqlite:/var/lib/tollgate/x.db')
+  expect(parseConfig({ ...base, database: 'postgres://u@db:5432/t' }).database).toBe('postgres://u@db:5432/t')
+  expect(parseConfig({ ...base, database: 'postgresql://u:p@db/t' }).database).toBe('postgresql://u:p@db/t')
+  expect(() => parseConfig({ ...base, database: 'mysql://u@db/t' })).toThrow('database: "mysql:" databases are not supported')
+  expect(() => parseConfig({ ...base, database: 'sqlite://./x.db' })).toThrow('database: "sqlite://./x.db" is URL syntax')
+  expect(() => parseConfig({ ...base, database: 'file:./x.db' })).toThrow('database: "file:" databases are not supported')
+  expect(() => parseConfig({ ...base, database: 'sqlite:' })).toThrow('database: "sqlite:" names no file')
+  expect(() => parseConfig({ ...base, database: 'sqlite::memory:' })).toThrow('database: "sqlite::memory:" would keep the data in memory')
+  expect(() => parseConfig({ ...base, database: './x.db' })).toThrow('database: "./x.db" has no sqlite: or postgres:// prefix')
+  expect(() => parseConfig({ ...base, database: 'postgres://u:secret@db:port/t' })).toThrow('database: "postgres://u:***@db:port/t" is not a valid URL')
+})
+
+test('listen.port, log.level and listen are checked at load, not when the server trips over them', () => {
+  expect(() => parseConfig({ ...base, listen: { port: 99999 } })).toThrow('listen.port: must be a port number from 0 to 65535, got 99999')
+  expect(() => parseConfig({ ...base, listen: { prot: 8080 } })).toThrow('listen.prot: unknown setting')
+  expect(() => parseConfig({ ...base, log: { level: 'loud' } })).toThrow('log.level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"')
+  expect(parseConfig({ ...base, log: { level: 'debug' } }).log.level).toBe('debug')
+})

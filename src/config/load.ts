@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { parseDatabaseUrl } from '../core/database-url.ts'
 import { parseUsd } from '../core/money.ts'
 import { parseAddressBlock } from '../core/address-block.ts'
 import type { Price } from '../core/pricing.ts'
@@ -37,7 +38,8 @@ export interface LoadOptions {
 
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
-  const path = options.path ?? env.TOLLGATE_CONFIG ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
+  const path = options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
   let document: unknown = defaultDocument
   if (path !== undefined) {
     if (!existsSync(path)) throw new ConfigError(path, 'config file not found')
@@ -48,9 +50,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
     }
   }
   const config = parseConfig(interpolateEnv(document ?? {}, env), path ?? '(built-in defaults)')
-  if (env.PORT) config.listen.port = readNumber(env.PORT, 'PORT', 8080, { integer: true })
+  if (env.PORT) config.listen.port = readPort(env.PORT, 'PORT')
   if (env.HOST) config.listen.host = env.HOST
-  if (env.TOLLGATE_DATABASE) config.database = env.TOLLGATE_DATABASE
+  if (env.TOLLGATE_DATABASE) config.database = readDatabase(env.TOLLGATE_DATABASE, 'TOLLGATE_DATABASE')
   return config
 }
 
@@ -58,6 +60,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
   rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
+  rejectUnknownKeys(listen, ['host', 'port'], 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
   const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
   if (providers.length === 0) throw new ConfigError('providers', 'at least one provider is required')
@@ -83,15 +86,15 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
   return {
     listen: {
       host: readString(listen.host, 'listen.host', '127.0.0.1'),
-      port: readNumber(listen.port, 'listen.port', 8080, { integer: true }),
+      port: readPort(listen.port, 'listen.port'),
     },
-    database: readString(root.database, 'database', 'sqlite:./data/tollgate.db'),
+    database: readDatabase(readString(root.database, 'database', 'sqlite:./data/tollgate.db'), 'database'),
     redis: root.redis === undefined ? undefined : parseRedisUrl(readString(root.redis, 'redis')),
     trustedProxies: parseTrustedProxies(root.trusted_proxies),
     providers,
     models,
     routing: parseRouting(routing),
-    log: { level: readString(readObject(root.log ?? {}, 'log').level, 'log.level', 'info') },
+    log: { level: readLogLevel(readObject(root.log ?? {}, 'log')) },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     limits,
     source,
@@ -125,6 +128,29 @@ function parseTrustedProxies(value: unknown): string[] {
   const invalid = entries.find((entry) => parseAddressBlock(entry) === undefined)
   if (invalid !== undefined) throw new ConfigError('trusted_proxies', `"${invalid}" is not an IP address or CIDR block such as 10.0.0.0/8`)
   return entries
+}
+
+/** 0 asks the system for a free port (tests do); above 65535 no socket can listen. */
+function readPort(value: unknown, field: string): number {
+  const port = readNumber(value, field, 8080, { integer: true })
+  if (port > 65535) throw new ConfigError(field, `must be a port number from 0 to 65535, got ${port}`)
+  return port
+}
+
+/** Only the documented forms (core/database-url.ts); a guess would put the data somewhere unexpected. */
+function readDatabase(value: string, field: string): string {
+  const target = parseDatabaseUrl(value)
+  if (typeof target === 'string') throw new ConfigError(field, target)
+  return value
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function readLogLevel(log: Fields): string {
+  rejectUnknownKeys(log, ['level'], 'log')
+  const level = readString(log.level, 'log.level', 'info')
+  if (!logLevels.includes(level)) throw new ConfigError('log.level', `must be one of ${logLevels.join(', ')}, got "${level}"`)
+  return level
 }
 
 function parseRouting(routing: Fields): RoutingConfig {

@@ -1,0 +1,62 @@
+import { type CommandSpec, type ParsedArgs, UsageError } from './args.ts'
+
+const spec = (words: string, operands: string, values: string, switches: string, usage: string, summary: string): CommandSpec => ({
+  words: words.split(' '),
+  operands: operands ? operands.split(' ') : [],
+  values: values ? values.split(' ') : [],
+  switches: switches ? switches.split(' ') : [],
+  usage,
+  summary,
+})
+
+/** Every command, its arguments and its flags: the parser checks against this table and the help is printed from it. */
+export const commands: CommandSpec[] = [
+  spec('serve', '', '', '', 'serve', 'start the gateway (PORT / HOST override the config); creates the database if needed'),
+  spec('migrate', '', '', '', 'migrate', 'create or update the database tables'),
+  spec('backup', 'FILE', '', '', 'backup FILE', 'write a consistent copy of the SQLite database to FILE (safe while serve runs)'),
+  spec('reload', '', '', '', 'reload', 'ask the running serve of this config to re-read it (SIGHUP): nothing in flight is dropped'),
+  spec('status', '', 'url', '', 'status [--url URL]', 'a running gateway\'s routes: circuit state, recent failures'),
+  spec('account create', 'NAME', 'balance', '', 'account create NAME [--balance USD]', 'open an account'),
+  spec('account credit', 'NAME USD', 'note', '', 'account credit NAME USD [--note TEXT]', 'add money (a negative amount removes it)'),
+  spec('account show', 'NAME', '', '', 'account show NAME', 'one account\'s balance'),
+  spec('account list', '', '', '', 'account list', 'every account'),
+  spec('key create', '', 'account name models rpm tpm concurrency budget expires', '',
+    'key create --account NAME [--name LABEL] [--models id1,id2] [--rpm N] [--tpm N] [--concurrency N] [--budget USD] [--expires ISO-8601]',
+    'a new API key (the secret is shown once)'),
+  spec('key list', '', 'account', '', 'key list [--account NAME]', 'keys, with their limits and spend'),
+  spec('key revoke', 'ID', '', '', 'key revoke ID', 'refuse a key from now on'),
+  spec('usage', '', 'account key', '', 'usage [--account NAME] [--key ID]', 'requests, tokens and spend'),
+  spec('user create', 'NAME', 'account', 'admin password-stdin', 'user create NAME (--admin | --account ACCOUNT) [--password-stdin]',
+    'a console login (a strong password is generated and shown once)'),
+  spec('user list', '', '', '', 'user list', 'console logins'),
+  spec('user delete', 'NAME', '', '', 'user delete NAME', 'remove a login (signed out everywhere)'),
+  spec('user password', 'NAME', '', 'password-stdin', 'user password NAME [--password-stdin]', 'set a new password (signed out everywhere)'),
+]
+
+export const help = `tollgate — an LLM API gateway in one executable
+
+usage: tollgate COMMAND [ARGUMENTS] [--config FILE] [--json] [--debug]
+
+${commands.map((command) => `  ${command.usage}\n      ${command.summary}`).join('\n')}
+
+  --config FILE  defaults to $TOLLGATE_CONFIG, then ./tollgate.yaml, then built-in defaults (SQLite in
+                 ./data/tollgate.db, the mock provider)
+  --json         machine-readable output; money is an exact decimal string of dollars
+  --debug        print the stack of an error
+  --help         this text (after a command: that command's usage)
+  --version      the version of this build
+
+Only serve and migrate create a database; the other commands refuse to run on a missing one.`
+
+/** The command the arguments name, or a UsageError listing what exists there. */
+export function findCommand(args: ParsedArgs): CommandSpec {
+  const [first, second] = args.positional
+  const exact = commands.find((command) => command.words[0] === first && (command.words.length === 1 || command.words[1] === second))
+  if (exact) return exact
+  const group = commands.filter((command) => command.words[0] === first)
+  if (group.length > 0) {
+    const lines = group.map((command) => `       tollgate ${command.usage}`).join('\n').replace(/^ {7}/, 'usage: ')
+    throw new UsageError(second === undefined ? `"${first}" needs a subcommand\n${lines}` : `unknown command "${first} ${second}"\n${lines}`)
+  }
+  throw new UsageError(`unknown command "${first}"; \`tollgate --help\` lists them`)
+}
