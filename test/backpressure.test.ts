@@ -43,6 +43,7 @@ models:
   - { id: endless, provider: hostile, price: { input: 1, output: 2 } }
 `)
     const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+    expect(run('migrate').code).toBe(0) // only serve and migrate create a database
     expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
     const secret = run('key', 'create', '--account', 'acme', '--json').json().key as string
     const server = await startServe(cli, config)

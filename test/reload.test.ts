@@ -34,6 +34,7 @@ async function until(probe: () => Promise<boolean>, what: string): Promise<void>
 test('SIGHUP and `tollgate reload` apply a new config with a stream in flight; a broken config is refused', async () => {
   const { config } = makeWorkspace(models())
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   const secret = run('key', 'create', '--account', 'acme', '--json').json().key as string
   const server = await startServe(cli, config)

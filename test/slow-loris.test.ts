@@ -21,6 +21,7 @@ models:
   - { id: mock-1, provider: mock, price: { input: 1, output: 2 } }
 `)
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
   trickler = run('key', 'create', '--account', 'acme', '--json').json().key as string
   other = run('key', 'create', '--account', 'acme', '--json').json().key as string
