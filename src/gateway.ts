@@ -9,6 +9,10 @@ import { KeyCache } from './domain/key-cache.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
+import { TaskService } from './domain/tasks/service.ts'
+import { TaskRunner } from './tasks/runner.ts'
+import { createBatchRelay } from './tasks/batch-relay.ts'
+import { batchCodecs } from './tasks/codecs.ts'
 
 export interface Gateway {
   services: Services
@@ -31,9 +35,19 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const keys = new KeyCache(store.keys)
   await keys.start()
   const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
-  const relay = new Relay({ config, providers: createProviders(config.providers), ledger, logger })
-  return { config, store, keys, ledger, relay, logger }
+  const providers = createProviders(config.providers)
+  const relay = new Relay({ config, providers, ledger, logger })
+  const tasks = new TaskService(store.tasks)
+  const runner = new TaskRunner({
+    tasks, relay: createBatchRelay(config, relay, providers, ledger, logger), keys: store.keys, codecs: batchCodecs, config: config.tasks, logger,
+    singleServer: store.dialect === 'sqlite',
+  })
+  runners.set(tasks, runner)
+  return { config, store, keys, ledger, relay, tasks, logger }
 }
+
+/** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
+const runners = new WeakMap<TaskService, TaskRunner>()
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
@@ -51,13 +65,16 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   services.server = server
+  const runner = runners.get(services.tasks)!
+  await runner.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
     async stop(drainMs = config.shutdown.drainS * 1000) {
       const { relay } = services
       // Stop accepting at once; requests in flight (streams included) run on until they end or the deadline.
-      const drained = Promise.all([server.stop(false), relay.idle()])
+      // Batch items stop starting; those running finish (each billed) or, past the deadline, are ended and settle.
+      const drained = Promise.all([server.stop(false), relay.idle(), runner.stop(drainMs)])
       let deadline: ReturnType<typeof setTimeout> | undefined
       const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
       clearTimeout(deadline)

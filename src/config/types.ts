@@ -36,6 +36,8 @@ export interface ModelConfig {
   routes: RouteConfig[]
   fallbacks: string[]
   price: Price
+  /** Batch items' price (`price.batch`), when the operator gives one; else batch items pay `price`. */
+  batchPrice?: Price
   maxOutputTokens: number
   contextWindow?: number
   ownedBy: string
@@ -72,6 +74,8 @@ export interface Config {
   routing: RoutingConfig
   log: { level: string }
   shutdown: { drainS: number }
+  /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
+  tasks: { concurrency: number; perAccount: number; retentionDays: number }
   /** Where the config came from, for messages. */
   source: string
 }

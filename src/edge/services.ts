@@ -5,6 +5,7 @@ import type { Relay } from '../relay/relay.ts'
 import type { Store } from '../domain/repositories.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import type { Ledger } from '../domain/ledger.ts'
+import type { TaskService } from '../domain/tasks/service.ts'
 
 /** Everything a route needs, built once at start and handed to each plugin as plain values. */
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   keys: KeyCache
   ledger: Ledger
   relay: Relay
+  /** Batches and their files (domain/tasks); the runner that works them is started by the gateway. */
+  tasks: TaskService
   logger: Logger
   /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
   server?: Server<unknown>

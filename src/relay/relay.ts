@@ -23,6 +23,11 @@ export interface RelayDeps {
   providers: Map<string, Provider>
   ledger: Ledger
   logger: Logger
+  /**
+   * A second relay over the same upstreams (batch items, priced by their own config): it shares this one's key
+   * limits, circuit breaker and metrics, so batch work and live traffic count against the same limits and health.
+   */
+  shareWith?: Relay
 }
 
 /**
@@ -32,8 +37,8 @@ export interface RelayDeps {
  */
 export class Relay {
   readonly breaker: CircuitBreaker
-  readonly metrics = new Metrics()
-  private readonly limiter = new KeyLimiter()
+  readonly metrics: Metrics
+  private readonly limiter: KeyLimiter
   private readonly models: Map<string, ModelConfig>
   private readonly planner: RoutePlanner
   /** The scope of every request in flight, so a shutdown past its deadline can end them. */
@@ -47,7 +52,9 @@ export class Relay {
     this.models = new Map(deps.config.models.map((model) => [model.id, model]))
     this.planner = new RoutePlanner(this.models, deps.providers)
     const { routing } = deps.config
-    this.breaker = new CircuitBreaker({
+    this.metrics = deps.shareWith?.metrics ?? new Metrics()
+    this.limiter = deps.shareWith?.limiter ?? new KeyLimiter()
+    this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
     }, deps.logger)
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }

@@ -1,0 +1,20 @@
+import type { Services } from '../edge/services.ts'
+import { answerOpenAiBatch, createOpenAiBatch, listOpenAiBatches } from './openai-chat/batches.ts'
+import type { RouteTable } from './shared/route-table.ts'
+
+/**
+ * /v1/batches is OpenAI's Batch API and, for @google/genai (which defaults to /v1), Gemini's: a request that
+ * authenticates the Gemini way (x-goog-api-key or ?key=) gets Gemini's shapes (gemini/read-secret.ts isGeminiRequest).
+ */
+export function batchRoutes(services: Services): RouteTable {
+  return {
+    '/v1/batches': {
+      POST: (request) => createOpenAiBatch(services, request),
+      GET: (request) => listOpenAiBatches(services, request),
+    },
+    '/v1/batches/*': {
+      GET: (request) => answerOpenAiBatch(services, request),
+      POST: (request) => answerOpenAiBatch(services, request),
+    },
+  }
+}
