@@ -156,4 +156,51 @@ describe('OpenAI Batch API', () => {
     }
     expect(await rejection(foreign.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))).toMatchObject({ status: 404 })
   })
+
+  test('cancel mid-batch: running items finish and are billed, the rest end batch_cancelled, nothing else is billed', async () => {
+    const before = await setup.gateway.settled()
+    const file = await upload(Array.from({ length: 12 }, (_, index) => line(`c${index}`, 'gpt-slow')))
+    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await pollUntil(() => client.batches.retrieve(created.id), (value) => value.request_counts!.completed >= 1)
+    const cancelling = await client.batches.cancel(created.id)
+    expect(['cancelling', 'cancelled']).toContain(cancelling.status)
+    expect(cancelling.cancelling_at).toBeNumber()
+    const batch = await pollUntil(() => client.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    expect(batch.status).toBe('cancelled')
+    const counts = batch.request_counts!
+    expect(counts.total).toBe(12)
+    expect(counts.completed).toBeGreaterThanOrEqual(1)
+    expect(counts.completed).toBeLessThan(12)
+    expect(counts.completed + counts.failed).toBe(12)
+    const results = await resultsOf(batch)
+    expect(results.size).toBe(12)
+    const cancelled = [...results.values()].filter((result) => result.error?.code === 'batch_cancelled')
+    expect(cancelled.length).toBe(12 - counts.completed)
+    expect(cancelled.every((result) => result.response === null)).toBe(true)
+    // Each answered item: 11 prompt tokens (3 cached at the input price) + 7 out at the live price (no batch price).
+    expect(before.balance - (await setup.gateway.settled()).balance).toBe(counts.completed * (11 * 1000 + 7 * 2000))
+  })
+
+  test('a balance that covers only some items: the rest end insufficient_balance, the batch completes, no overdraft', async () => {
+    const poor = await setup.gateway.createAccount('poor-openai', '0.0012')
+    const { createKey } = await import('../src/domain/keys.ts')
+    const { store } = setup.gateway.gateway.services
+    const { secret } = await createKey(store.keys, { accountId: poor.id })
+    const poorClient = new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey: secret, maxRetries: 0 })
+    const file = await poorClient.files.create({ file: await toFile(Buffer.from(jsonl(Array.from({ length: 30 }, (_, index) => line(`p${index}`, 'gpt-up')))), 'p.jsonl'), purpose: 'batch' })
+    const created = await poorClient.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    const batch = await pollUntil(() => poorClient.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    expect(batch.status).toBe('completed')
+    const counts = batch.request_counts!
+    expect(counts.completed).toBeGreaterThan(0)
+    expect(counts.failed).toBeGreaterThan(0)
+    const errors = (await (await poorClient.files.content(batch.error_file_id!)).text()).trim().split('\n').map((row) => JSON.parse(row))
+    expect(errors.length).toBe(counts.failed)
+    for (const error of errors) expect(error.response).toMatchObject({ status_code: 403, body: { error: { code: 'insufficient_balance' } } })
+    await setup.gateway.gateway.services.ledger.drain()
+    const after = (await store.accounts.findById(poor.id))!
+    expect(after.balance).toBeGreaterThanOrEqual(0)
+    expect(after.reserved).toBe(0)
+    expect(1_200_000 - after.balance).toBe(counts.completed * (11 * 1000 + 7 * 2000))
+  }, 30_000)
 })

@@ -29,6 +29,7 @@ export interface RunnerDeps {
 }
 
 const retentionSweepMs = 3600_000
+const serialMs = 30_000
 
 /**
  * Runs batch items through the relay, `config.concurrency` at a time and `config.perAccount` per account, so batch
@@ -41,6 +42,8 @@ export class TaskRunner {
   readonly owner = `runner_${randomBase62(16)}`
   private readonly running = new Set<Promise<void>>()
   private readonly perAccount = new Map<number, number>()
+  /** Accounts whose balance covers one item's hold at a time: until then, one item at a time. */
+  private readonly serialUntil = new Map<number, number>()
   private readonly keyCache = new Map<string, { key: KeyRecord | undefined; at: number }>()
   private timer: ReturnType<typeof setInterval> | undefined
   private leaseTimer: ReturnType<typeof setInterval> | undefined
@@ -109,11 +112,19 @@ export class TaskRunner {
       if (purged.tasks || purged.files) this.deps.logger.info(purged, 'deleted tasks and files past their retention')
     }
     while (!this.stopping && this.running.size < config.concurrency) {
-      const busy = [...this.perAccount].filter(([, count]) => count >= config.perAccount).map(([account]) => account)
+      const busy = [...this.perAccount].filter(([account, count]) => count >= this.limitOf(account)).map(([account]) => account)
       const claimed = await tasks.repository.claimItem(this.owner, Date.now(), Date.now() + this.leaseMs, busy)
       if (!claimed) break
       this.launch(claimed)
     }
+  }
+
+  private limitOf(account: number): number {
+    const until = this.serialUntil.get(account)
+    if (until === undefined) return this.deps.config.perAccount
+    if (until > Date.now()) return 1
+    this.serialUntil.delete(account)
+    return this.deps.config.perAccount
   }
 
   private launch(claimed: ClaimedItem): void {
@@ -172,6 +183,14 @@ export class TaskRunner {
       // Refused by the key's own rate limits before anything was held or billed: try again once there is room.
       if (!billed && failure.kind === 'rate_limit' && failure.rateLimit !== undefined) {
         await repository.deferItem(item.id, this.owner, Date.now() + Math.max(1, failure.retryAfter ?? 1) * 1000)
+        return
+      }
+      // Refused for money while this account's other items hold theirs: try again once they have settled, so a
+      // balance that covers one item at a time is not refused for running two.
+      // The account then runs one item at a time for a while (a low balance), so it is not refused again and again.
+      if (!billed && failure.kind === 'insufficient_balance' && (this.perAccount.get(task.accountId) ?? 0) > 1) {
+        this.serialUntil.set(task.accountId, Date.now() + serialMs)
+        await repository.deferItem(item.id, this.owner, Date.now())
         return
       }
       if (billed) await billed.committed

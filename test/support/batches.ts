@@ -1,8 +1,8 @@
 import { startAnthropicUpstream, upstreamKey } from './anthropic-upstream.ts'
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.ts'
 import { startGeminiUpstream } from './gemini-upstream.ts'
-import { startOpenAiUpstream } from './openai-upstream.ts'
-import type { TestUpstream } from './upstream.ts'
+import { chatCompletion, startOpenAiUpstream } from './openai-upstream.ts'
+import { jsonReply, startUpstream, type TestUpstream } from './upstream.ts'
 
 /**
  * A gateway with one chat model on each upstream kind (loopback servers), each with a batch price half its live
@@ -18,6 +18,10 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
   const openai = startOpenAiUpstream()
   const anthropic = startAnthropicUpstream()
   const gemini = startGeminiUpstream()
+  const slow = startUpstream(async (request) => {
+    await Bun.sleep(200)
+    return jsonReply(chatCompletion(request))
+  })
   const gateway = await startTestGateway({
     ...options,
     config: {
@@ -26,6 +30,7 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
         { name: 'claude-up', type: 'anthropic', base_url: anthropic.url, api_key: upstreamKey },
         { name: 'gemini-up', type: 'gemini', base_url: gemini.url, api_key: 'gemini-secret' },
         { name: 'mock', type: 'mock' },
+        { name: 'slow-up', type: 'openai', base_url: `${slow.url}/v1` },
         { name: 'broken-up', type: 'openai', base_url: `${openai.url}/missing`, api_key: 'upstream-secret' },
       ],
       models: [
@@ -33,6 +38,7 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
         { id: 'claude-up', provider: 'claude-up', upstream_model: 'claude-x', price: { input: 3, output: 15, batch: { input: 1.5, output: 7.5 } }, max_output_tokens: 256 },
         { id: 'gemini-up', provider: 'gemini-up', upstream_model: 'gemini-2.5-flash', price: { input: 1.25, output: 10, batch: { input: 0.625, output: 5 } }, max_output_tokens: 256 },
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 }, max_output_tokens: 256 },
+        { id: 'gpt-slow', provider: 'slow-up', upstream_model: 'gpt-x', price: { input: 1, output: 2 }, max_output_tokens: 256 },
         { id: 'gpt-broken', provider: 'broken-up', upstream_model: 'gpt-x', price: { input: 1, output: 2 }, max_output_tokens: 256 },
         ...(options.extraModels ?? []),
       ],
@@ -43,7 +49,7 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
     gateway, upstreams: { openai, anthropic, gemini },
     async stop() {
       await gateway.stop()
-      await Promise.all([openai.stop(), anthropic.stop(), gemini.stop()])
+      await Promise.all([openai.stop(), anthropic.stop(), gemini.stop(), slow.stop()])
     },
   }
 }
