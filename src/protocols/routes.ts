@@ -7,6 +7,7 @@ import { openAiResponsesRoutes } from './openai-responses/index.ts'
 import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
 import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
+import { anthropicBatchRoutes } from './anthropic/batches.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -22,6 +23,7 @@ export function protocolRoutes(services: Services): RouteTable {
     geminiRoutes(services),
     openAiFileRoutes(services),
     batchRoutes(services),
+    anthropicBatchRoutes(services),
     {
       '/v1/models': { GET: (request) => serveModels(services, request) },
       '/v1/models/*': { GET: (request) => serveModels(services, request) },

@@ -8,7 +8,7 @@ import { defineEndpoint } from '../shared/define-endpoint.ts'
 import { isObject, parseJsonBody } from '../shared/validate.ts'
 import { batchEndpoints, openAiBatchItems } from './batch-items.ts'
 import { noSuchFile, openAiFront } from './files.ts'
-import { pageLimit } from './paging.ts'
+import { pageLimit } from '../shared/page-limit.ts'
 
 const statusNames: Record<TaskStatus, string> = {
   queued: 'validating', in_progress: 'in_progress', completed: 'completed', failed: 'failed', cancelling: 'cancelling', cancelled: 'cancelled', expired: 'expired',

@@ -9,7 +9,7 @@ import { bearerToken, knownCaller, lookUpCaller } from '../../edge/auth.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { failResponse } from '../shared/fail-response.ts'
 import { openAiErrorResponse } from './error-response.ts'
-import { pageLimit } from './paging.ts'
+import { pageLimit } from '../shared/page-limit.ts'
 
 export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError: openAiErrorResponse }
 
