@@ -100,7 +100,7 @@ async function listBatches(services: Services, caller: Caller, request: Request)
 async function answerBatch(services: Services, caller: Caller, request: Request): Promise<Response> {
   const rest = decodeURIComponent(new URL(request.url).pathname.slice('/v1/batches/'.length))
   const cancel = request.method === 'POST'
-  if (cancel && !rest.endsWith('/cancel')) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
+  if (request.method === 'DELETE' || (cancel && !rest.endsWith('/cancel'))) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
   const id = cancel ? rest.slice(0, -'/cancel'.length) : rest
   const task = await services.tasks.find(caller.accountId, id)
   if (!task || task.kind !== 'openai') throw noSuchBatch(id)
