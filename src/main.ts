@@ -6,6 +6,7 @@ import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
+import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openStore } from './db/open.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
@@ -25,6 +26,8 @@ usage: tollgate COMMAND [--config FILE] [--json]
   key list [--account NAME]
   key revoke ID
   usage [--account NAME] [--key ID]             requests, tokens and spend
+  task list [--account NAME] [--limit N] | task show ID | task cancel ID
+                                                batches of every protocol: status, counts, spend
   status [--url URL]                            a running gateway's routes: circuit state, recent failures
   user create NAME (--admin | --account ACCOUNT) [--password-stdin]
                                                 a console login (a strong password is generated and shown once)
@@ -65,6 +68,9 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'usage':
         await runUsageCommand(store, args, json)
+        break
+      case 'task':
+        await runTaskCommand(store, args, json)
         break
       case 'user':
         await runUserCommand(store, args, json)

@@ -43,8 +43,8 @@ describe('Gemini Batch Mode', () => {
       expect(job.name).toStartWith('batches/')
       expect(job.displayName).toBe('nightly')
       expect(['JOB_STATE_PENDING', 'JOB_STATE_RUNNING', 'JOB_STATE_SUCCEEDED']).toContain(job.state!)
-      const done = await pollUntil(() => ai.batches.get({ name: job.name! }), (value) => ended.has(value.state!))
-      expect(done.state).toBe('JOB_STATE_SUCCEEDED')
+      const done = await pollUntil(() => ai.batches.get({ name: job.name! }), (value) => ended.has(String(value.state)))
+      expect(String(done.state)).toBe('JOB_STATE_SUCCEEDED')
       expect(done.model).toBe('models/gemini-up')
       const responses = done.dest!.inlinedResponses!
       expect(responses.map((entry) => entry.metadata)).toEqual([{ key: 'first' }, { key: 'second' }])
@@ -62,8 +62,8 @@ describe('Gemini Batch Mode', () => {
     expect(error.message).toContain('nope')
     const slow = await v1.batches.create({ model: 'gpt-slow', src: Array.from({ length: 6 }, () => ({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })) })
     await v1.batches.cancel({ name: slow.name! })
-    const cancelled = await pollUntil(() => v1.batches.get({ name: slow.name! }), (value) => ended.has(value.state!))
-    expect(cancelled.state).toBe('JOB_STATE_CANCELLED')
+    const cancelled = await pollUntil(() => v1.batches.get({ name: slow.name! }), (value) => ended.has(String(value.state)))
+    expect(String(cancelled.state)).toBe('JOB_STATE_CANCELLED')
     const listed: string[] = []
     for await (const job of await v1.batches.list({ config: { pageSize: 1 } })) listed.push(job.name!)
     expect(listed[0]).toBe(slow.name!)

@@ -3,3 +3,4 @@ export type { FileRecord, ItemError, ItemRecord, TaskKind, TaskRecord, TaskStatu
 export type { TaskService } from '../domain/tasks/service.ts'
 export { FileTooLargeError } from '../domain/tasks/service.ts'
 export { gatewayErrorOf, maxFileBytes, maxItems } from '../domain/tasks/rules.ts'
+export { presentTask } from '../domain/tasks/present.ts'

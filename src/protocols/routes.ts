@@ -8,6 +8,7 @@ import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
 import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
+import { taskRoutes } from './tasks-view.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -24,6 +25,7 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiFileRoutes(services),
     batchRoutes(services),
     anthropicBatchRoutes(services),
+    taskRoutes(services),
     {
       '/v1/models': { GET: (request) => serveModels(services, request) },
       '/v1/models/*': { GET: (request) => serveModels(services, request) },
