@@ -108,7 +108,7 @@ export class TaskRunner {
     for (const task of await tasks.repository.finishableTasks()) await this.finalize(task)
     if (now - this.lastPurge > retentionSweepMs) {
       this.lastPurge = now
-      const purged = await tasks.repository.purge(now - config.retentionDays * 86_400_000)
+      const purged = await tasks.repository.purge(now - config.retentionDays * 86_400_000, now)
       if (purged.tasks || purged.files) this.deps.logger.info(purged, 'deleted tasks and files past their retention')
     }
     while (!this.stopping && this.running.size < config.concurrency) {

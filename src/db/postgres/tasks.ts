@@ -97,7 +97,7 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     },
     claimItem: (owner, now, leaseUntil, busy) => client.begin(async (tx) => {
       const tasks = await all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress')
-        AND account_id NOT IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint) ORDER BY created_at, id`, [JSON.stringify(busy)], tx)
+        AND account_id <> ALL (string_to_array(?::text, ',')::bigint[]) ORDER BY created_at, id`, [busy.join(',')], tx)
       for (const { id } of tasks) {
         // SKIP LOCKED: an item another instance is claiming right now is passed over, never waited for or taken twice.
         const row = await first(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ?
@@ -154,10 +154,10 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return (await run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?::text, output_file_id), error_file_id = coalesce(?::text, error_file_id)
         WHERE id = ? AND status IN ${activeSql}`, [status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id])) > 0
     },
-    purge: (before) => client.begin(async (tx) => {
+    purge: (before, now) => client.begin(async (tx) => {
       const tasks = await all(`DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ? RETURNING id`, [before], tx)
       for (const { id } of tasks) await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
-      const files = await all(`DELETE FROM task_files WHERE coalesce(expires_at, created_at) < ? RETURNING id`, [before], tx)
+      const files = await all(`DELETE FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ? RETURNING id`, [before, now], tx)
       for (const { id } of files) await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
       return { tasks: tasks.length, files: files.length }
     }),

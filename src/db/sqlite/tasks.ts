@@ -77,13 +77,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
     return due.length
   })
 
-  const purge = client.transaction((before: number) => {
+  const purge = client.transaction((before: number, now: number) => {
     const tasks = all(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
     for (const { id } of tasks) {
       run('DELETE FROM task_items WHERE task_id = ?', id)
       run('DELETE FROM tasks WHERE id = ?', id)
     }
-    const files = all(`SELECT id FROM task_files WHERE coalesce(expires_at, created_at) < ?`, before)
+    const files = all(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
     for (const { id } of files) deleteFile(id)
     return { tasks: tasks.length, files: files.length }
   })
@@ -182,8 +182,8 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?, output_file_id), error_file_id = coalesce(?, error_file_id)
         WHERE id = ? AND status IN ${activeSql}`, status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id) > 0
     },
-    async purge(before) {
-      return purge(before)
+    async purge(before, now) {
+      return purge(before, now)
     },
   }
 }

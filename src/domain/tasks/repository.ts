@@ -76,6 +76,6 @@ export interface TaskRepository {
   /** Active tasks with no item pending or running: ready to end. */
   finishableTasks(): Promise<TaskRecord[]>
   finalizeTask(id: string, status: TaskStatus, at: number, files?: { outputFileId: string | null; errorFileId: string | null }): Promise<boolean>
-  /** Delete tasks that ended, and files made, before `before`, with their items and parts. */
-  purge(before: number): Promise<{ tasks: number; files: number }>
+  /** Delete tasks that ended before `before` and output files made before it, input files past their expiry (`now`). */
+  purge(before: number, now: number): Promise<{ tasks: number; files: number }>
 }
