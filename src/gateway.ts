@@ -12,6 +12,10 @@ import { createProviders } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
 import { SharedState } from './db/redis/shared-state.ts'
 import type { RouteChange } from './relay/circuit-breaker.ts'
+import { TaskService } from './domain/tasks/service.ts'
+import { TaskRunner } from './tasks/runner.ts'
+import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
+import { batchCodecs } from './tasks/codecs.ts'
 
 export interface Gateway {
   services: Services
@@ -52,7 +56,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
-  const relay = new Relay({ config, providers: createProviders(config.providers), ledger, logger, limiter: shared?.limiter })
+  const providers = createProviders(config.providers)
+  const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter })
   if (shared) {
     keys.announce = (keyId) => shared.announce('keys', keyId)
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
@@ -60,8 +65,19 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     shared.listen<RouteChange>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
   }
-  return { config, store, keys, ledger, relay, logger, shared, signInFailures: shared?.signInFailures }
+  const tasks = new TaskService(store.tasks)
+  // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
+  const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
+  const runner = new TaskRunner({
+    tasks, relay: batchRelay, keys: store.keys, codecs: batchCodecs, config: config.tasks, logger,
+    singleServer: store.dialect === 'sqlite',
+  })
+  runners.set(tasks, { runner, batchRelay })
+  return { config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures }
 }
+
+/** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
+const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay }>()
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
@@ -81,19 +97,24 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   services.server = server
+  const { runner, batchRelay } = runners.get(services.tasks)!
+  await runner.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
     reload(next) {
       const needsRestart = restartNeeded(services.config, next)
-      services.relay.reconfigure(next, createProviders(next.providers))
+      const providers = createProviders(next.providers)
+      services.relay.reconfigure(next, providers)
+      batchRelay.reconfigure(batchConfigOf(next), providers)
       services.config = next
       return needsRestart
     },
     async stop(drainMs = config.shutdown.drainS * 1000) {
       const { relay } = services
       // Stop accepting at once; requests in flight (streams included) run on until they end or the deadline.
-      const drained = Promise.all([server.stop(false), relay.idle()])
+      // Batch items stop starting; those running finish (each billed) or, past the deadline, are ended and settle.
+      const drained = Promise.all([server.stop(false), relay.idle(), runner.stop(drainMs)])
       let deadline: ReturnType<typeof setTimeout> | undefined
       const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
       clearTimeout(deadline)

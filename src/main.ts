@@ -10,6 +10,7 @@ import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
+import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { announceOnce } from './db/redis/shared-state.ts'
 import type { Config } from './config/types.ts'
@@ -83,6 +84,9 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'usage':
         await runUsageCommand(store, args, json)
+        break
+      case 'task':
+        await runTaskCommand(store, args, json)
         break
       case 'user':
         await runUserCommand(store, args, json)

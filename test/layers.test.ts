@@ -20,6 +20,7 @@ const allowed: Record<string, { imports: string[]; configTypes?: boolean }> = {
   db: { imports: ['domain', 'core'], configTypes: true },
   console: { imports: ['core', 'domain', 'relay', 'edge'], configTypes: true },
   cli: { imports: ['core', 'domain', 'relay', 'edge', 'config'] },
+  tasks: { imports: ['core', 'domain', 'relay', 'edge', 'protocols'], configTypes: true },
 }
 /** The composition root may import anything: it is where the layers are wired together. */
 const compositionRoot = new Set(['main.ts', 'gateway.ts', 'app.ts', 'types.d.ts', 'cli/serve.ts'])

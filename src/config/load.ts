@@ -58,7 +58,6 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   rejectUnknownKeys(listen, ['host', 'port'], 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
@@ -97,6 +96,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     log: { level: readLogLevel(readObject(root.log ?? {}, 'log')) },
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     limits,
+    tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
     source,
   }
 }
@@ -151,6 +151,15 @@ function readLogLevel(log: Fields): string {
   const level = readString(log.level, 'log.level', 'info')
   if (!logLevels.includes(level)) throw new ConfigError('log.level', `must be one of ${logLevels.join(', ')}, got "${level}"`)
   return level
+}
+
+function parseTasks(tasks: Fields): Config['tasks'] {
+  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days'], 'tasks')
+  return {
+    concurrency: readNumber(tasks.concurrency, 'tasks.concurrency', 4, { min: 1, integer: true }),
+    perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
+    retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
+  }
 }
 
 function parseRouting(routing: Fields): RoutingConfig {
@@ -222,6 +231,7 @@ function parseModel(item: unknown, field: string, providers: Set<string>): Model
     routes,
     fallbacks: readList(fields.fallbacks, `${field}.fallbacks`).map((value, index) => readString(value, `${field}.fallbacks[${index}]`)),
     price: parsePrice(fields.price, `${field}.price`),
+    batchPrice: parseBatchPrice(fields.price, `${field}.price`),
     maxOutputTokens,
     contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
     ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
@@ -249,9 +259,16 @@ function parseRoute(item: unknown, field: string, modelId: string, providers: Se
   }
 }
 
+/** `price.batch: { input, output, cached_input?, cache_write? }`: what batch items pay instead of the live price. */
+function parseBatchPrice(value: unknown, field: string): Price | undefined {
+  const batch = readObject(value, field).batch
+  if (batch === undefined || batch === null) return undefined
+  return parsePrice(batch, `${field}.batch`)
+}
+
 function parsePrice(value: unknown, field: string): Price {
   const fields = readObject(value, field)
-  rejectUnknownKeys(fields, ['input', 'output', 'cached_input', 'cache_write'], field)
+  rejectUnknownKeys(fields, ['input', 'output', 'cached_input', 'cache_write', ...(field.endsWith('.batch') ? [] : ['batch'])], field)
   const read = (key: string, fallback?: number): number => {
     const raw = fields[key]
     if (raw === undefined || raw === null) {

@@ -44,6 +44,8 @@ export interface ModelConfig {
   routes: RouteConfig[]
   fallbacks: string[]
   price: Price
+  /** Batch items' price (`price.batch`), when the operator gives one; else batch items pay `price`. */
+  batchPrice?: Price
   maxOutputTokens: number
   contextWindow?: number
   ownedBy: string
@@ -105,6 +107,8 @@ export interface Config {
   shutdown: { drainS: number }
   /** What a hostile or broken client or upstream may cost the gateway (`limits:` in the config). */
   limits: LimitsConfig
+  /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
+  tasks: { concurrency: number; perAccount: number; retentionDays: number }
   /** Where the config came from, for messages. */
   source: string
 }

@@ -2,6 +2,7 @@ import type {
   AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
   UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
+import type { TaskRepository } from './tasks/repository.ts'
 
 /**
  * The storage contract. Every method is async so that SQLite (synchronous underneath) and PostgreSQL
@@ -90,6 +91,7 @@ export interface Store {
   usage: UsageRepository
   users: UserRepository
   sessions: SessionRepository
+  tasks: TaskRepository
   migrate(): Promise<void>
   close(): Promise<void>
 }

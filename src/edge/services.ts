@@ -7,6 +7,7 @@ import type { KeyCache } from '../domain/key-cache.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import type { FailureLog } from '../domain/failure-log.ts'
 import type { SharedStateHandle } from '../domain/shared-state.ts'
+import type { TaskService } from '../domain/tasks/service.ts'
 
 /** Everything a route needs, built once at start and handed to each plugin as plain values. */
 export interface Services {
@@ -15,6 +16,8 @@ export interface Services {
   keys: KeyCache
   ledger: Ledger
   relay: Relay
+  /** Batches and their files (domain/tasks); the runner that works them is started by the gateway. */
+  tasks: TaskService
   logger: Logger
   /** Where the console's sign-in throttle counts failures: shared through Redis when configured, else in memory. */
   signInFailures?: FailureLog

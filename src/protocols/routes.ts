@@ -5,6 +5,10 @@ import { serveModels } from './models.ts'
 import { openAiChatRoutes } from './openai-chat/index.ts'
 import { openAiResponsesRoutes } from './openai-responses/index.ts'
 import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
+import { openAiFileRoutes } from './openai-chat/files.ts'
+import { batchRoutes } from './batch-routes.ts'
+import { anthropicBatchRoutes } from './anthropic/batches.ts'
+import { taskRoutes } from './tasks-view.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -18,6 +22,10 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiResponsesRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
+    openAiFileRoutes(services),
+    batchRoutes(services),
+    anthropicBatchRoutes(services),
+    taskRoutes(services),
     {
       '/v1/models': { GET: (request) => serveModels(services, request) },
       '/v1/models/*': { GET: (request) => serveModels(services, request) },

@@ -25,6 +25,11 @@ export interface RelayDeps {
   logger: Logger
   /** Where key limits are counted: this process by default, every instance with Redis (db/redis/limiter.ts). */
   limiter?: Limiter
+  /**
+   * A second relay over the same upstreams (batch items, priced by their own config): it shares this one's key
+   * limits, circuit breaker and metrics, so batch work and live traffic count against the same limits and health.
+   */
+  shareWith?: Relay
 }
 
 /**
@@ -34,7 +39,7 @@ export interface RelayDeps {
  */
 export class Relay {
   readonly breaker: CircuitBreaker
-  readonly metrics = new Metrics()
+  readonly metrics: Metrics
   private readonly limiter: Limiter
   /** The models, providers and routes requests are planned with: replaced whole by a reload (`reconfigure`). */
   private catalog: Catalog
@@ -47,9 +52,10 @@ export class Relay {
 
   constructor(private readonly deps: RelayDeps) {
     this.catalog = catalogOf(deps.config, deps.providers)
-    this.limiter = deps.limiter ?? new KeyLimiter()
     const { routing } = deps.config
-    this.breaker = new CircuitBreaker({
+    this.metrics = deps.shareWith?.metrics ?? new Metrics()
+    this.limiter = deps.shareWith?.limiter ?? deps.limiter ?? new KeyLimiter()
+    this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
     }, deps.logger)
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }

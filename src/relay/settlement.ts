@@ -1,4 +1,4 @@
-import type { Hold } from '../domain/records.ts'
+import type { Hold, UsageRecord } from '../domain/records.ts'
 import type { Permit } from '../domain/limits.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import type { Target } from '../core/provider.ts'
@@ -67,7 +67,7 @@ export class Settlement {
       }
       tokensUsed = usage ? usage.inputTokens + usage.outputTokens : 0
       try {
-        committed = deps.ledger.settle(this.hold, {
+        const record: UsageRecord = {
           requestId: call.requestId,
           accountId: call.key.accountId,
           keyId: call.key.id,
@@ -87,7 +87,9 @@ export class Settlement {
           stream: call.request.stream,
           estimated,
           createdAt: Date.now(),
-        })
+        }
+        committed = deps.ledger.settle(this.hold, record)
+        call.onBilled?.(record, committed)
       } catch (error) {
         reportFailure(deps.logger, error, { request_id: call.requestId, route: 'ledger' })
       }

@@ -2,7 +2,7 @@ import type { GatewayError, RateLimitState } from '../core/errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent, Usage } from '../core/ir.ts'
 import type { ForwardRequest, Target } from '../core/provider.ts'
 import type { SseEvent } from '../core/sse.ts'
-import type { KeyRecord } from '../domain/records.ts'
+import type { KeyRecord, UsageRecord } from '../domain/records.ts'
 import type { AbortScope } from './abort-scope.ts'
 
 /** The relay's shared types, in one module of their own so that the pipeline's files do not import each other back. */
@@ -41,6 +41,8 @@ export interface RelayCall {
   /** Ends the request's upstream attempts when the client goes away (or the gateway stops). */
   scope: AbortScope
   codec: AnswerCodec
+  /** Told the request's usage row as billed and when it is committed (batch items keep their cost). */
+  onBilled?(usage: UsageRecord, committed: Promise<void>): void
 }
 
 /**

@@ -5,6 +5,7 @@ import consoleTables from '../../../drizzle/postgres/0001_console.sql' with { ty
 import keyBudgetHolds from '../../../drizzle/postgres/0002_key_budget_holds.sql' with { type: 'text' }
 import dropAccountModelIndex from '../../../drizzle/postgres/0003_drop_account_model_index.sql' with { type: 'text' }
 import instances from '../../../drizzle/postgres/0004_instances.sql' with { type: 'text' }
+import tasks from '../../../drizzle/postgres/0005_tasks.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -13,4 +14,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0002_key_budget_holds', sql: keyBudgetHolds },
   { name: '0003_drop_account_model_index', sql: dropAccountModelIndex },
   { name: '0004_instances', sql: instances },
+  { name: '0005_tasks', sql: tasks },
 ]

@@ -11,6 +11,7 @@ import * as schema from './schema.ts'
 import { createPostgresSessions } from './sessions.ts'
 import { createPostgresUsage } from './usage.ts'
 import { createPostgresUsers } from './users.ts'
+import { createPostgresTasks } from './tasks.ts'
 
 export type PostgresDatabase = BunSQLDatabase<typeof schema>
 
@@ -27,6 +28,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     usage: createPostgresUsage(db),
     users: createPostgresUsers(db),
     sessions: createPostgresSessions(db),
+    tasks: createPostgresTasks(client),
     async migrate() {
       await runMigrations({
         async appliedNames() {

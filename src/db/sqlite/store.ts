@@ -15,6 +15,7 @@ import * as schema from './schema.ts'
 import { createSqliteSessions } from './sessions.ts'
 import { createSqliteUsage } from './usage.ts'
 import { createSqliteUsers } from './users.ts'
+import { createSqliteTasks } from './tasks.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
 
@@ -62,6 +63,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     usage: createSqliteUsage(db),
     users: createSqliteUsers(db),
     sessions: createSqliteSessions(db),
+    tasks: createSqliteTasks(client),
     async migrate() {
       await runMigrations({
         async appliedNames() {

@@ -5,6 +5,7 @@ import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { countGeminiTokens } from './count-tokens.ts'
 import { answerGeminiModels } from './models.ts'
 import { geminiGenerate } from './protocol.ts'
+import { answerGeminiBatch, createGeminiBatch, listGeminiBatches } from './batches.ts'
 
 export const generateContent = defineProtocol(geminiGenerate)
 
@@ -20,7 +21,9 @@ export const serveGeminiModels = defineEndpoint(geminiGenerate, answerGeminiMode
 function callMethod(services: Services, request: Request): Promise<Response> {
   const url = request.url
   const query = url.indexOf('?')
-  return (query === -1 ? url : url.slice(0, query)).endsWith(':countTokens') ? countTokens(services, request) : generateContent(services, request)
+  const path = query === -1 ? url : url.slice(0, query)
+  if (path.endsWith(':batchGenerateContent')) return createGeminiBatch(services, request)
+  return path.endsWith(':countTokens') ? countTokens(services, request) : generateContent(services, request)
 }
 
 /** Gemini clients: the CLI speaks /v1beta, the @google/genai SDK (3.x) defaults to /v1 (routes.ts shares its GETs). */
@@ -28,4 +31,10 @@ export const geminiRoutes: ProtocolRoutes = (services) => ({
   '/v1beta/models': { GET: (request) => serveGeminiModels(services, request) },
   '/v1beta/models/*': { GET: (request) => serveGeminiModels(services, request), POST: (request) => callMethod(services, request) },
   '/v1/models/*': { POST: (request) => callMethod(services, request) },
+  // Under /v1 the batch paths are OpenAI's too: batch-routes.ts sends Gemini clients' requests there to these.
+  '/v1beta/batches': { GET: (request) => listGeminiBatches(services, request) },
+  '/v1beta/batches/*': {
+    GET: (request) => answerGeminiBatch(services, request), POST: (request) => answerGeminiBatch(services, request),
+    DELETE: (request) => answerGeminiBatch(services, request),
+  },
 })

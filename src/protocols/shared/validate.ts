@@ -66,6 +66,12 @@ export function optionalSchema(value: unknown, field: string): Json {
  * walk over it (the upstream encoder's JSON.stringify), which read as a route failure and opened the route to every
  * other account.
  */
+/**
+ * A batch item's stored body: its depth was checked against `limits.json_depth` when the batch was submitted, so
+ * running it (maybe after a reload that lowered the limit) checks nothing more.
+ */
+export const storedItemDepth = Number.POSITIVE_INFINITY
+
 export function parseJsonBody(text: string, maxDepth: number): Json {
   if (exceedsDepth(text, maxDepth)) {
     throw new GatewayError('invalid_request', `The request body is nested too deeply: JSON arrays and objects may be nested at most ${maxDepth} levels.`,

@@ -1,0 +1,165 @@
+import type { SQL } from 'bun'
+import type { ItemOutcome, TaskStatus } from '../../domain/tasks/records.ts'
+import type { TaskRepository } from '../../domain/tasks/repository.ts'
+import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+
+type Row = Record<string, any>
+type Runner = Pick<SQL, 'unsafe'>
+
+/** `?` placeholders (shared with SQLite) as PostgreSQL's `$n`. */
+function numbered(sql: string): string {
+  let index = 0
+  return sql.replace(/\?/g, () => `$${++index}`)
+}
+
+/**
+ * Tasks on PostgreSQL, shared by several instances: an item is claimed with `FOR UPDATE SKIP LOCKED`, so two
+ * instances never take the same one, and its owner's lease (renewed while it runs) tells the others when it is an
+ * orphan of a dead instance.
+ */
+export function createPostgresTasks(client: SQL): TaskRepository {
+  const all = (sql: string, params: unknown[] = [], on: Runner = client): Promise<Row[]> => on.unsafe(numbered(sql), params as any[]) as unknown as Promise<Row[]>
+  const first = async (sql: string, params: unknown[] = [], on: Runner = client) => (await all(sql, params, on))[0]
+  const run = async (sql: string, params: unknown[] = [], on: Runner = client) => ((await on.unsafe(numbered(sql), params as any[])) as unknown as { count: number }).count
+  const findTask = async (id: string, on: Runner = client) => {
+    const row = await first('SELECT * FROM tasks WHERE id = ?', [id], on)
+    return row ? taskOf(row) : undefined
+  }
+  const endPending = async (taskId: string, status: 'canceled' | 'expired', at: number, tx: Runner) => {
+    const ended = await run(`UPDATE task_items SET status = ?, finished_at = ? WHERE task_id = ? AND status = 'pending'`, [status, at, taskId], tx)
+    if (ended > 0) await run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, [ended, taskId], tx)
+  }
+  const deleteFile = (id: string) => client.begin(async (tx) => {
+    await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
+    return (await run('DELETE FROM task_files WHERE id = ?', [id], tx)) > 0
+  })
+
+  return {
+    async insertFilePart(fileId, seq, data) {
+      await run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', [fileId, seq, data])
+    },
+    async insertFile(file) {
+      await run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt])
+    },
+    async findFile(id) {
+      const row = await first('SELECT * FROM task_files WHERE id = ?', [id])
+      return row ? fileOf(row) : undefined
+    },
+    async listFiles(accountId, page) {
+      const direction = page.order === 'asc' ? 'ASC' : 'DESC'
+      const compare = page.order === 'asc' ? '>' : '<'
+      const rows = await all(`SELECT * FROM task_files WHERE account_id = ? AND (?::text IS NULL OR purpose = ?::text)
+        AND (?::int IS NULL OR (created_at, id) ${compare} (?::bigint, ?::text)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+        [accountId, page.purpose ?? null, page.purpose ?? null, page.after ? 1 : null, page.after?.createdAt ?? 0, page.after?.id ?? '', page.limit])
+      return rows.map(fileOf)
+    },
+    async fileParts(fileId, fromSeq, limit) {
+      const rows = await all('SELECT seq, data FROM task_file_parts WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?', [fileId, fromSeq, limit])
+      return rows.map((row) => ({ seq: Number(row.seq), data: row.data as string }))
+    },
+    deleteFile,
+    async createTask(task, items) {
+      await client.begin(async (tx) => {
+        await run(insertTaskSql, taskValues(task), tx)
+        for (let start = 0; start < items.length; start += 500) {
+          const chunk = items.slice(start, start + 500)
+          await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
+            chunk.flatMap((item) => [item.id, task.id, item.seq, item.customId, item.body]), tx)
+        }
+      })
+    },
+    findTask: (id) => findTask(id),
+    async listTasks(accountId, page) {
+      const kind = page.kind ?? null
+      if (page.newerThan) {
+        const rows = await all(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text) AND (created_at, id) > (?::bigint, ?::text)
+          ORDER BY created_at ASC, id ASC LIMIT ?`, [accountId, kind, kind, page.newerThan.createdAt, page.newerThan.id, page.limit])
+        return rows.map(taskOf).reverse()
+      }
+      const rows = await all(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text)
+        AND (?::int IS NULL OR (created_at, id) < (?::bigint, ?::text)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [accountId, kind, kind, page.olderThan ? 1 : null, page.olderThan?.createdAt ?? 0, page.olderThan?.id ?? '', page.limit])
+      return rows.map(taskOf)
+    },
+    deleteTask: (id) => client.begin(async (tx) => {
+      await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
+      return (await run('DELETE FROM tasks WHERE id = ?', [id], tx)) > 0
+    }),
+    requestCancel: (id, at) => client.begin(async (tx) => {
+      const changed = await run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, [at, id], tx)
+      if (changed === 0) return undefined
+      await endPending(id, 'canceled', at, tx)
+      return findTask(id, tx)
+    }),
+    async items(taskId, afterSeq, limit) {
+      return (await all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', [taskId, afterSeq, limit])).map(itemOf)
+    },
+    claimItem: (owner, now, leaseUntil, busy) => client.begin(async (tx) => {
+      const tasks = await all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress')
+        AND account_id <> ALL (string_to_array(?::text, ',')::bigint[]) ORDER BY created_at, id`, [busy.join(',')], tx)
+      for (const { id } of tasks) {
+        // SKIP LOCKED: an item another instance is claiming right now is passed over, never waited for or taken twice.
+        const row = await first(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ?
+          WHERE id = (SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+          AND status = 'pending' RETURNING *`, [owner, leaseUntil, now, id, now], tx)
+        if (!row) continue
+        await run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, [now, id], tx)
+        return { item: itemOf(row), task: (await findTask(id, tx))! }
+      }
+      return undefined
+    }),
+    async stageResult(itemId, owner, body) {
+      await run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, [body, itemId, owner])
+    },
+    finishItem: (itemId, owner, outcome: ItemOutcome) => client.begin(async (tx) => {
+      const row = await first(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
+        WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, [outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner], tx)
+      if (!row) return false
+      const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
+      await run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, [outcome.cost, row.task_id], tx)
+      return true
+    }),
+    async deferItem(itemId, owner, notBefore) {
+      await run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, [notBefore, itemId, owner])
+    },
+    async renewLeases(owner, leaseUntil) {
+      await run(`UPDATE task_items SET lease_until = ? WHERE status = 'running' AND owner = ?`, [leaseUntil, owner])
+    },
+    adoptOrphans: (owner, now, leaseUntil, anyOtherOwner) => client.begin(async (tx) => {
+      const rows = await all(`UPDATE task_items SET owner = ?, lease_until = ? WHERE id IN (SELECT id FROM task_items WHERE status = 'running'
+        AND owner IS DISTINCT FROM ? AND (?::boolean OR lease_until < ?) FOR UPDATE SKIP LOCKED) RETURNING *`, [owner, leaseUntil, owner, anyOtherOwner, now], tx)
+      const orphans = []
+      for (const row of rows) {
+        const task = (await findTask(row.task_id, tx))!
+        const billed = await first(`SELECT status, cost FROM usage_records WHERE account_id = ? AND created_at >= ? AND request_id = ? LIMIT 1`,
+          [task.accountId, Number(row.started_at ?? 0) - 60_000, row.id], tx)
+        orphans.push({ item: itemOf(row), task, staged: (row.staged as string | null) ?? null, billed: billed ? { status: Number(billed.status), cost: Number(billed.cost) } : undefined })
+      }
+      return orphans
+    }),
+    async requeueItem(itemId, owner) {
+      await run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL WHERE id = ? AND status = 'running' AND owner = ?`, [itemId, owner])
+    },
+    expireDue: (now) => client.begin(async (tx) => {
+      const due = await all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ? FOR UPDATE SKIP LOCKED`, [now], tx)
+      for (const { id } of due) await endPending(id, 'expired', now, tx)
+      return due.length
+    }),
+    async finishableTasks() {
+      return (await all(`SELECT * FROM tasks WHERE status IN ${activeSql}
+        AND NOT EXISTS (SELECT 1 FROM task_items WHERE task_id = tasks.id AND status IN ('pending', 'running'))`)).map(taskOf)
+    },
+    async finalizeTask(id, status: TaskStatus, at, files) {
+      return (await run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?::text, output_file_id), error_file_id = coalesce(?::text, error_file_id)
+        WHERE id = ? AND status IN ${activeSql}`, [status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id])) > 0
+    },
+    purge: (before, now) => client.begin(async (tx) => {
+      const tasks = await all(`DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ? RETURNING id`, [before], tx)
+      for (const { id } of tasks) await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
+      const files = await all(`DELETE FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ? RETURNING id`, [before, now], tx)
+      for (const { id } of files) await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
+      return { tasks: tasks.length, files: files.length }
+    }),
+  }
+}

@@ -1,0 +1,81 @@
+import type { BilledUsage, FileRecord, ItemOutcome, ItemRecord, NewItem, TaskKind, TaskRecord, TaskStatus } from './records.ts'
+
+export interface TaskPage {
+  limit: number
+  /** Newest first: only tasks strictly older than this one (keyset paging). */
+  olderThan?: { createdAt: number; id: string }
+  /** Oldest first from here: only tasks strictly newer than this one (then reversed to newest first). */
+  newerThan?: { createdAt: number; id: string }
+  kind?: TaskKind
+}
+
+export interface FilePage {
+  limit: number
+  order: 'asc' | 'desc'
+  after?: { createdAt: number; id: string }
+  purpose?: string
+}
+
+export interface ClaimedItem {
+  item: ItemRecord
+  task: TaskRecord
+}
+
+/** An item found running with no live owner (a crash): its staged answer, and its usage row if it was billed. */
+export interface OrphanedItem {
+  item: ItemRecord
+  task: TaskRecord
+  staged: string | null
+  billed: BilledUsage | undefined
+}
+
+/**
+ * Where tasks, their items and files live. Every state change of an item is guarded by its current state and owner,
+ * so a change made twice (a retry, a second instance) changes nothing the second time.
+ */
+export interface TaskRepository {
+  /** Files are written part by part (each a run of whole lines), their record last: a half-written file is never listed. */
+  insertFilePart(fileId: string, seq: number, data: string): Promise<void>
+  insertFile(file: FileRecord): Promise<void>
+  findFile(id: string): Promise<FileRecord | undefined>
+  listFiles(accountId: number, page: FilePage): Promise<FileRecord[]>
+  fileParts(fileId: string, fromSeq: number, limit: number): Promise<{ seq: number; data: string }[]>
+  deleteFile(id: string): Promise<boolean>
+
+  /** The task and every item, in one transaction. */
+  createTask(task: TaskRecord, items: NewItem[]): Promise<void>
+  findTask(id: string): Promise<TaskRecord | undefined>
+  listTasks(accountId: number, page: TaskPage): Promise<TaskRecord[]>
+  deleteTask(id: string): Promise<boolean>
+  /** Stop starting items: the task turns `cancelling`, its pending items `canceled`. Undefined when it had ended. */
+  requestCancel(id: string, at: number): Promise<TaskRecord | undefined>
+  /** Items in input order, from `afterSeq` (exclusive). */
+  items(taskId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>
+
+  /**
+   * Take the next pending item of the oldest runnable task whose account is not in `busyAccounts`, marking it running
+   * under `owner` until `leaseUntil`; its task turns `in_progress`. Atomic across instances.
+   */
+  claimItem(owner: string, now: number, leaseUntil: number, busyAccounts: number[]): Promise<ClaimedItem | undefined>
+  /** The answer, written before its bill commits: a crash after the commit still finds it (OrphanedItem.staged). */
+  stageResult(itemId: string, owner: string, body: string): Promise<void>
+  /** End a running item of `owner` and add it to its task's counts and spend, together. False if it was not ours. */
+  finishItem(itemId: string, owner: string, outcome: ItemOutcome): Promise<boolean>
+  /** Give a running item back, to be started again at `notBefore` (refused by its key's rate limits). */
+  deferItem(itemId: string, owner: string, notBefore: number): Promise<void>
+  renewLeases(owner: string, leaseUntil: number): Promise<void>
+  /**
+   * Items running under another owner whose lease ran out (or, with `anyOtherOwner`, every one: SQLite's serve lock
+   * proves no other server is alive), adopted by `owner`, each with its staged answer and its usage row if billed.
+   */
+  adoptOrphans(owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): Promise<OrphanedItem[]>
+  /** Put an adopted item back to pending (it was never billed). */
+  requeueItem(itemId: string, owner: string): Promise<void>
+  /** Tasks past their window: pending items end `expired`. Returns the tasks touched. */
+  expireDue(now: number): Promise<number>
+  /** Active tasks with no item pending or running: ready to end. */
+  finishableTasks(): Promise<TaskRecord[]>
+  finalizeTask(id: string, status: TaskStatus, at: number, files?: { outputFileId: string | null; errorFileId: string | null }): Promise<boolean>
+  /** Delete tasks that ended before `before` and output files made before it, input files past their expiry (`now`). */
+  purge(before: number, now: number): Promise<{ tasks: number; files: number }>
+}

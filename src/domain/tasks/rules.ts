@@ -1,0 +1,44 @@
+import { GatewayError } from '../../core/errors.ts'
+import type { ItemError, ItemOutcome, TaskRecord, TaskStatus } from './records.ts'
+import type { OrphanedItem } from './repository.ts'
+
+/** The most items one task may hold, and the largest input file (OpenAI's limits). */
+export const maxItems = 50_000
+export const maxFileBytes = 200 * 1024 * 1024
+/** Every batch's completion window. */
+export const windowMs = 24 * 3600 * 1000
+
+/** Statuses in which a task may still start items or end. */
+export const activeStatuses: readonly TaskStatus[] = ['queued', 'in_progress', 'cancelling']
+
+/** How a task whose items have all ended is finally marked: a cancel wins over an expiry, which wins over success. */
+export function finalStatusOf(task: TaskRecord): TaskStatus {
+  if (task.cancelRequestedAt !== null) return 'cancelled'
+  if (task.expired > 0) return 'expired'
+  return 'completed'
+}
+
+export function itemErrorOf(error: GatewayError): ItemError {
+  return { kind: error.kind, status: error.status, code: error.code, message: error.message, param: error.param }
+}
+
+/** An item's stored error back as a GatewayError, for a protocol to render in its own shape. */
+export function gatewayErrorOf(error: ItemError): GatewayError {
+  return new GatewayError(error.kind, error.message, { code: error.code, param: error.param, status: error.status })
+}
+
+/**
+ * What an item found running after a crash becomes. Billed (its usage row, keyed by the item's id, exists): it ran to
+ * its end, so it must not run again — its staged answer is its result; without one (the crash fell between the
+ * commit and the staging, possible only where the two are separate writes) it ends errored at what it cost. Not
+ * billed: undefined, it runs again (its hold was released at start).
+ */
+export function recoveredOutcome(orphan: OrphanedItem, at: number): ItemOutcome | undefined {
+  const { billed, staged } = orphan
+  if (!billed) return undefined
+  if (billed.status === 200 && staged !== null) return { status: 'succeeded', statusCode: 200, result: staged, cost: billed.cost, at }
+  const error: ItemError = billed.status === 200
+    ? { kind: 'internal', status: 500, code: 'result_lost', message: 'The gateway restarted after this request was answered and billed, before its answer was stored.' }
+    : { kind: billed.status >= 500 ? 'upstream' : 'invalid_request', status: billed.status, code: 'interrupted', message: `This request ended with status ${billed.status} as the gateway restarted.` }
+  return { status: 'errored', statusCode: error.status, result: JSON.stringify(error), cost: billed.cost, at }
+}

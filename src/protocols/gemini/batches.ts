@@ -1,0 +1,134 @@
+import { GatewayError } from '../../core/errors.ts'
+import { jsonResponse } from '../../edge/respond.ts'
+import type { Services } from '../../edge/services.ts'
+import { gatewayErrorOf, type ItemRecord, maxItems, type TaskRecord, type TaskService, type TaskStatus } from '../../edge/tasks.ts'
+import type { Caller } from '../../relay/types.ts'
+import { type BatchItemCodec, checkItem, itemInvalid, itemRequest } from '../shared/batch-item.ts'
+import { defineEndpoint } from '../shared/define-endpoint.ts'
+import { pageLimit } from '../shared/page-limit.ts'
+import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
+import { encodeGeminiError } from './encode-error.ts'
+import { modelPathOf, splitModelPath } from './model-path.ts'
+import { geminiGenerate } from './protocol.ts'
+
+/** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
+export const geminiBatchItems: BatchItemCodec = {
+  decode(body, task, requestId) {
+    const exchange = geminiGenerate.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
+    return { protocol: geminiGenerate.name, exchange, inputBound: Buffer.byteLength(body) }
+  },
+}
+
+const states: Record<TaskStatus, string> = {
+  queued: 'BATCH_STATE_PENDING', in_progress: 'BATCH_STATE_RUNNING', cancelling: 'BATCH_STATE_RUNNING', completed: 'BATCH_STATE_SUCCEEDED',
+  failed: 'BATCH_STATE_FAILED', cancelled: 'BATCH_STATE_CANCELLED', expired: 'BATCH_STATE_EXPIRED',
+}
+const batchType = 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch'
+const outputType = 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput'
+
+/** Int64 counts as strings, zeros left out, as Google writes them. */
+function stats(task: TaskRecord) {
+  const entries: [string, number][] = [['requestCount', task.total], ['successfulRequestCount', task.succeeded],
+    ['failedRequestCount', task.failed + task.canceled + task.expired], ['pendingRequestCount', task.total - task.succeeded - task.failed - task.canceled - task.expired]]
+  return Object.fromEntries(entries.filter(([, count]) => count > 0).map(([name, count]) => [name, String(count)]))
+}
+
+/** An item's inlined response (or error) with the metadata it was sent with, in input order. */
+function inlined(item: ItemRecord) {
+  const metadata = item.customId === 'null' ? undefined : JSON.parse(item.customId)
+  if (item.status === 'succeeded') return { response: JSON.parse(item.result!), ...(metadata && { metadata }) }
+  const error = item.status === 'errored'
+    ? encodeGeminiError(gatewayErrorOf(JSON.parse(item.result!))).error
+    : { code: 499, message: item.status === 'canceled' ? 'The batch was cancelled before this request ran.' : 'The batch expired before this request ran.', status: 'CANCELLED' }
+  return { error, ...(metadata && { metadata }) }
+}
+
+/** A task as the Operation Gemini answers create and get with; `done`, `output` and `response` once it has ended. */
+export async function presentOperation(task: TaskRecord, tasks: TaskService) {
+  const name = `batches/${task.id}`
+  const metadata: Record<string, unknown> = {
+    '@type': batchType, name, model: `models/${task.model}`, ...(task.displayName && { displayName: task.displayName }), state: states[task.status],
+    createTime: new Date(task.createdAt).toISOString(), updateTime: new Date(task.finishedAt ?? task.startedAt ?? task.createdAt).toISOString(),
+    ...(task.finishedAt !== null && { endTime: new Date(task.finishedAt).toISOString() }), batchStats: stats(task),
+  }
+  if (task.finishedAt === null) return { name, metadata }
+  const responses = []
+  for await (const item of tasks.items(task.id)) responses.push(inlined(item))
+  const output = { inlinedResponses: { inlinedResponses: responses } }
+  metadata.output = output
+  const ended = { name, metadata, done: true, response: { '@type': outputType, ...output } }
+  if (task.status === 'cancelled') return { ...ended, error: { code: 1, message: 'The batch was cancelled.' } }
+  return ended
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `Batch batches/${id} not found.`)
+}
+
+/** POST /{version}/models/{model}:batchGenerateContent with inlined requests: each checked before anything runs. */
+async function createBatch(services: Services, caller: Caller, request: Request, text: string): Promise<Response> {
+  const { model } = splitModelPath(modelPathOf(new URL(request.url)))
+  const body = parseJsonBody(text, services.config.limits.jsonDepth)
+  const batch = isObject(body.batch) ? body.batch : undefined
+  if (!batch) throw new GatewayError('invalid_request', "Missing required field 'batch'.", { param: 'batch' })
+  const input = batch.inputConfig ?? batch.input_config
+  if (!isObject(input)) throw new GatewayError('invalid_request', "Missing required field 'batch.inputConfig'.", { param: 'batch.inputConfig' })
+  if (input.fileName !== undefined || input.file_name !== undefined) {
+    throw new GatewayError('invalid_request', 'This gateway takes batch requests inline (inputConfig.requests), not from a file.', { param: 'batch.inputConfig.fileName' })
+  }
+  const list = isObject(input.requests) ? input.requests.requests : undefined
+  if (!Array.isArray(list) || list.length === 0) throw new GatewayError('invalid_request', "'batch.inputConfig.requests.requests' must be a non-empty list.", { param: 'batch.inputConfig.requests.requests' })
+  if (list.length > maxItems) throw new GatewayError('invalid_request', `A batch holds at most ${maxItems} requests.`, { param: 'batch.inputConfig.requests.requests' })
+  const target = { endpoint: 'generateContent', model }
+  const items = list.map((entry, index) => {
+    const where = `batch.inputConfig.requests.requests[${index}]`
+    if (!isObject(entry) || !isObject(entry.request)) throw itemInvalid(where, new Error("'request' must be an object."))
+    const itemBody = JSON.stringify(entry.request)
+    checkItem(services.relay, caller, geminiBatchItems, target, itemBody, where)
+    return { customId: JSON.stringify(entry.metadata ?? null), body: itemBody }
+  })
+  const displayName = batch.displayName ?? batch.display_name
+  const task = await services.tasks.create({
+    kind: 'gemini', accountId: caller.accountId, keyId: caller.id, endpoint: 'generateContent', model, items,
+    displayName: typeof displayName === 'string' ? displayName : null,
+  })
+  return jsonResponse(await presentOperation(task, services.tasks))
+}
+
+/** GET /{version}/batches?pageSize=&pageToken= (newest first). */
+async function listBatches(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const query = new URL(request.url).searchParams
+  const limit = pageLimit(query.get('pageSize'), 50, 1000, 'pageSize')
+  const { tasks, hasMore } = await services.tasks.list(caller.accountId, { limit, after: query.get('pageToken') ?? undefined, kind: 'gemini' })
+  const operations = []
+  for (const task of tasks) operations.push(await presentOperation(task, services.tasks))
+  return jsonResponse({ operations, ...(hasMore && { nextPageToken: tasks.at(-1)!.id }) })
+}
+
+/** GET /{version}/batches/{id}, POST …/{id}:cancel, DELETE …/{id}. */
+async function answerBatch(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname
+  let id = decodeURIComponent(path.slice(path.indexOf('/batches/') + '/batches/'.length))
+  const cancel = request.method === 'POST'
+  if (cancel) {
+    if (!id.endsWith(':cancel')) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
+    id = id.slice(0, -':cancel'.length)
+  }
+  const task = await services.tasks.find(caller.accountId, id)
+  if (!task || task.kind !== 'gemini') throw notFound(id)
+  if (cancel) {
+    await services.tasks.cancel(caller.accountId, id)
+    return jsonResponse({})
+  }
+  if (request.method === 'DELETE') {
+    if ((await services.tasks.delete(caller.accountId, id)) === 'running') {
+      throw new GatewayError('invalid_request', `Batch batches/${id} is still running: cancel it, and delete it once it has ended.`)
+    }
+    return jsonResponse({})
+  }
+  return jsonResponse(await presentOperation(task, services.tasks))
+}
+
+export const createGeminiBatch = defineEndpoint(geminiGenerate, createBatch)
+export const listGeminiBatches = defineEndpoint(geminiGenerate, listBatches)
+export const answerGeminiBatch = defineEndpoint(geminiGenerate, answerBatch)

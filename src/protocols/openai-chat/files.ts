@@ -1,0 +1,119 @@
+import { GatewayError } from '../../core/errors.ts'
+import { jsonResponse } from '../../edge/respond.ts'
+import type { Services } from '../../edge/services.ts'
+import { FileTooLargeError, type FileRecord } from '../../edge/tasks.ts'
+import type { Caller } from '../../relay/types.ts'
+import { defineEndpoint } from '../shared/define-endpoint.ts'
+import type { ProtocolFront } from '../shared/client-protocol.ts'
+import { bearerToken, knownCaller, lookUpCaller } from '../../edge/auth.ts'
+import { newRequestId } from '../../core/ids.ts'
+import { failResponse } from '../shared/fail-response.ts'
+import { openAiErrorResponse } from './error-response.ts'
+import { pageLimit } from '../shared/page-limit.ts'
+
+export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError: openAiErrorResponse }
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
+
+export function presentFile(file: FileRecord) {
+  return {
+    id: file.id, object: 'file', bytes: file.bytes, created_at: seconds(file.createdAt), filename: file.filename, purpose: file.purpose,
+    status: 'processed', status_details: null, expires_at: seconds(file.expiresAt),
+  }
+}
+
+export function noSuchFile(id: string): GatewayError {
+  return new GatewayError('not_found', `No such File object: ${id}`, { param: 'id' })
+}
+
+/** What follows /v1/files/: the id, and `/content` when the bytes are asked for. */
+function fileIdOf(request: Request): { id: string; content: boolean } {
+  const rest = decodeURIComponent(new URL(request.url).pathname.slice('/v1/files/'.length))
+  return rest.endsWith('/content') ? { id: rest.slice(0, -'/content'.length), content: true } : { id: rest, content: false }
+}
+
+/**
+ * POST /v1/files (multipart: `file`, `purpose=batch`, optional `expires_after[anchor|seconds]`). The file is stored
+ * as it is read, in parts of whole lines; it is checked when a batch is made from it.
+ */
+async function uploadFile(services: Services, caller: Caller, request: Request): Promise<Response> {
+  let form: FormData
+  try {
+    form = await request.formData()
+  } catch {
+    throw new GatewayError('invalid_request', 'Expected a multipart/form-data body with a "file" and a "purpose".')
+  }
+  const file = form.get('file')
+  if (!(file instanceof Blob)) throw new GatewayError('invalid_request', "Missing required parameter: 'file'.", { param: 'file' })
+  const purpose = form.get('purpose')
+  if (purpose !== 'batch') throw new GatewayError('invalid_request', `This gateway stores files for purpose 'batch' only, not '${purpose ?? ''}'.`, { param: 'purpose' })
+  const expiresSeconds = Number(form.get('expires_after[seconds]') ?? 30 * 86_400)
+  if (!Number.isInteger(expiresSeconds) || expiresSeconds < 3600 || expiresSeconds > 2_592_000) {
+    throw new GatewayError('invalid_request', "'expires_after[seconds]' must be an integer from 3600 to 2592000.", { param: 'expires_after[seconds]' })
+  }
+  const filename = (file as File).name || 'upload.jsonl'
+  try {
+    const stored = await services.tasks.storeFile(caller.accountId, filename, 'batch', file.stream(), Date.now() + expiresSeconds * 1000)
+    return jsonResponse(presentFile(stored))
+  } catch (error) {
+    if (error instanceof FileTooLargeError) throw new GatewayError('request_too_large', error.message, { param: 'file' })
+    throw error
+  }
+}
+
+/** GET /v1/files?after=&limit=&order=&purpose= */
+async function listFiles(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const query = new URL(request.url).searchParams
+  const limit = pageLimit(query.get('limit'), 10_000, 10_000)
+  const order = query.get('order') === 'asc' ? 'asc' : 'desc'
+  const afterId = query.get('after')
+  const after = afterId ? await services.tasks.findFile(caller.accountId, afterId) : undefined
+  const files = await services.tasks.repository.listFiles(caller.accountId, { limit: limit + 1, order, after, purpose: query.get('purpose') ?? undefined })
+  const hasMore = files.length > limit
+  const data = files.slice(0, limit).map(presentFile)
+  return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore })
+}
+
+/** GET /v1/files/{id}, GET /v1/files/{id}/content, DELETE /v1/files/{id}. */
+async function answerFile(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const { id, content } = fileIdOf(request)
+  const file = await services.tasks.findFile(caller.accountId, id)
+  if (!file) throw noSuchFile(id)
+  if (request.method === 'DELETE') {
+    await services.tasks.repository.deleteFile(id)
+    return jsonResponse({ id, object: 'file', deleted: true })
+  }
+  if (!content) return jsonResponse(presentFile(file))
+  const parts = services.tasks.fileText(id)
+  const body = new ReadableStream<string>({
+    async pull(controller) {
+      const next = await parts.next()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    async cancel() {
+      await parts.return(undefined)
+    },
+  })
+  return new Response(body, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
+}
+
+/** The upload reads its own body (as a stream, not as text): the key is checked first, from the headers. */
+async function upload(services: Services, request: Request): Promise<Response> {
+  const requestId = newRequestId()
+  try {
+    const secret = openAiFront.readSecret(request)
+    const caller = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
+    return await uploadFile(services, caller, request)
+  } catch (error) {
+    await request.body?.cancel().catch(() => {})
+    return failResponse(openAiFront, services.logger, error, request, requestId)
+  }
+}
+const list = defineEndpoint(openAiFront, listFiles)
+const one = defineEndpoint(openAiFront, answerFile)
+
+export const openAiFileRoutes = (services: Services) => ({
+  '/v1/files': { POST: (request: Request) => upload(services, request), GET: (request: Request) => list(services, request) },
+  '/v1/files/*': { GET: (request: Request) => one(services, request), DELETE: (request: Request) => one(services, request) },
+})

@@ -1,0 +1,59 @@
+import { GatewayError } from '../../core/errors.ts'
+import type { TaskRecord, TaskService } from '../../edge/tasks.ts'
+import type { Relay } from '../../relay/relay.ts'
+import type { Caller } from '../../relay/types.ts'
+import type { Exchange } from './client-protocol.ts'
+
+/** One batch item, decoded by its protocol's own decoder, ready for the relay. */
+export interface DecodedItem {
+  /** The protocol name recorded with its usage row (`openai-chat`, `anthropic`, …). */
+  protocol: string
+  exchange: Exchange
+  inputBound: number
+}
+
+/**
+ * What a protocol lends the task runner for its batches: how an item's stored body becomes a relay call, and what
+ * the protocol writes when a batch ends (OpenAI's output and error files).
+ */
+export interface BatchItemCodec {
+  decode(body: string, task: Pick<TaskRecord, 'endpoint' | 'model'>, requestId: string): DecodedItem
+  finalize?(task: TaskRecord, tasks: TaskService): Promise<{ outputFileId: string | null; errorFileId: string | null }>
+}
+
+/** A stand-in for the HTTP request an item never had (decoders read headers and paths from it). */
+export function itemRequest(path: string): Request {
+  return new Request(`http://batch.invalid${path}`, { method: 'POST' })
+}
+
+/**
+ * Check one item before anything runs: its protocol's decoder accepts it and the key may use its model. Any failure
+ * is a 400 naming where the item is (`line 3`, `requests[2]`) and its custom_id.
+ */
+export function checkItem(relay: Relay, key: Caller, codec: BatchItemCodec, task: Pick<TaskRecord, 'endpoint' | 'model'>, body: string, where: string): void {
+  try {
+    const { exchange } = codec.decode(body, task, 'batch_check')
+    if (exchange.chat.stream) throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
+    relay.resolveModel(key, exchange.chat.model)
+  } catch (error) {
+    throw itemInvalid(where, error)
+  }
+}
+
+/** A 400 naming the item at fault, whatever the reason was. */
+export function itemInvalid(where: string, error: unknown): GatewayError {
+  const message = error instanceof GatewayError ? error.message : (error as Error).message
+  const param = error instanceof GatewayError && error.param ? `${where}.${error.param}` : where
+  return new GatewayError('invalid_request', `${where}: ${message}`, { code: 'invalid_batch_item', param })
+}
+
+/** Each custom_id once: the second use is refused naming both places. */
+export class CustomIds {
+  private readonly seen = new Map<string, string>()
+
+  add(customId: string, where: string): void {
+    const first = this.seen.get(customId)
+    if (first) throw new GatewayError('invalid_request', `${where}: custom_id '${customId}' is already used by ${first}; custom_ids must be unique.`, { code: 'duplicate_custom_id', param: where })
+    this.seen.set(customId, where)
+  }
+}

@@ -1,0 +1,50 @@
+import { GatewayError } from '../core/errors.ts'
+import { bearerToken } from '../edge/auth.ts'
+import { jsonResponse } from '../edge/respond.ts'
+import type { Services } from '../edge/services.ts'
+import { presentTask } from '../edge/tasks.ts'
+import type { Caller } from '../relay/types.ts'
+import { anthropicErrorResponse, isAnthropicRequest } from './anthropic/error-response.ts'
+import { geminiErrorResponse } from './gemini/error-response.ts'
+import { isGeminiRequest } from './gemini/read-secret.ts'
+import { openAiErrorResponse } from './openai-chat/error-response.ts'
+import type { ProtocolFront } from './shared/client-protocol.ts'
+import { defineEndpoint } from './shared/define-endpoint.ts'
+import { pageLimit } from './shared/page-limit.ts'
+import type { RouteTable } from './shared/route-table.ts'
+
+/** Any protocol's key, and errors in the shape of the client that asked (as app.ts renders unknown paths). */
+const anyFront: ProtocolFront = {
+  readSecret: (request) => request.headers.get('x-goog-api-key') ?? request.headers.get('x-api-key') ?? new URL(request.url).searchParams.get('key') ?? bearerToken(request),
+  renderError: (failure, requestId) => openAiErrorResponse(failure, requestId),
+}
+
+function frontFor(request: Request): ProtocolFront {
+  if (isGeminiRequest(request)) return { ...anyFront, renderError: geminiErrorResponse }
+  if (isAnthropicRequest(request)) return { ...anyFront, renderError: anthropicErrorResponse }
+  return anyFront
+}
+
+/** GET /v1/tasks?limit=&after= : the calling key's account's batches of every kind, newest first. */
+async function listTasks(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const query = new URL(request.url).searchParams
+  const limit = pageLimit(query.get('limit'), 20, 100)
+  const { tasks, hasMore } = await services.tasks.list(caller.accountId, { limit, after: query.get('after') ?? undefined })
+  const data = tasks.map(presentTask)
+  return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore })
+}
+
+/** GET /v1/tasks/{id}: any protocol's own ID (`batch_…`, `msgbatch_…`, `batches/…`). */
+async function showTask(services: Services, caller: Caller, request: Request): Promise<Response> {
+  const id = decodeURIComponent(new URL(request.url).pathname.slice('/v1/tasks/'.length)).replace(/^batches\//, '')
+  const task = await services.tasks.find(caller.accountId, id)
+  if (!task) throw new GatewayError('not_found', `No task found with id '${id}'.`, { code: 'task_not_found' })
+  return jsonResponse(presentTask(task))
+}
+
+export function taskRoutes(services: Services): RouteTable {
+  return {
+    '/v1/tasks': { GET: (request) => defineEndpoint(frontFor(request), listTasks)(services, request) },
+    '/v1/tasks/*': { GET: (request) => defineEndpoint(frontFor(request), showTask)(services, request) },
+  }
+}
