@@ -25,6 +25,7 @@ models:
 tasks: { concurrency: 3 }
 `)
   const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0) // only serve and migrate create a database
   expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   const secret = run('key', 'create', '--account', 'acme', '--json').json().key as string
   let server = await startServe(cli, config)
