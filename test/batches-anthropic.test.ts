@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { pollUntil, startBatchSetup, type BatchSetup } from './support/batches.ts'
+import { failure } from './support/failure.ts'
 
 let setup: BatchSetup
 let client: Anthropic
@@ -13,15 +14,6 @@ beforeAll(async () => {
 afterAll(() => setup.stop())
 
 const request = (customId: string, model: string) => ({ custom_id: customId, params: { model, max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] } })
-
-async function failure(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
-}
 
 describe('Anthropic Message Batches', () => {
   test('create, retrieve until ended, results(): each upstream kind answers in Anthropic\'s shape, billed at batch prices', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { GoogleGenAI } from '@google/genai'
 import { pollUntil, startBatchSetup, type BatchSetup } from './support/batches.ts'
+import { failure } from './support/failure.ts'
 
 let setup: BatchSetup
 
@@ -15,15 +16,6 @@ const clients = () => ({
   v1: new GoogleGenAI({ apiKey: setup.gateway.key, httpOptions: { baseUrl: setup.gateway.url } }),
   v1beta: new GoogleGenAI({ apiKey: setup.gateway.key, httpOptions: { baseUrl: setup.gateway.url, apiVersion: 'v1beta' } }),
 })
-
-async function failure(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
-}
 
 const ended = new Set(['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED'])
 
