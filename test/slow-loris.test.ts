@@ -78,8 +78,11 @@ test('hundreds of trickling connections are refused or cut at the body deadline;
   }
   console.log(`/healthz (ms): ${healthz.map((ms) => ms.toFixed(0)).join(" ")}`)
   console.log(`/healthz: ${healthz.length} answers, slowest ${Math.max(...healthz).toFixed(1)} ms; other key: ${answered.length} answers`)
-  // 100 ms is the goal; the margin is for a loaded 2-core CI machine (the test process drives 300 sockets itself).
-  expect(Math.max(...healthz)).toBeLessThan(150)
+  // 100 ms is the goal. The test process drives the 300 sockets itself and measures from there, so one sample can
+  // carry its own scheduling delay on a loaded 2-core machine: nine in ten within 100 ms, none stalled past 300.
+  const sorted = [...healthz].sort((a, b) => a - b)
+  expect(sorted[Math.floor(sorted.length * 0.9)]!).toBeLessThan(100)
+  expect(sorted.at(-1)!).toBeLessThan(300)
   expect(answered.every((status) => status === 200)).toBe(true)
 
   // Without a key: refused from the headers at once, connection closed.
