@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, type Static } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
 import { accountNames } from '../../domain/accounts.ts'
 import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../../domain/presenters.ts'
@@ -7,7 +7,6 @@ import type { Services } from '../../edge/services.ts'
 import * as schema from './schemas.ts'
 import { isAdmin, ownAccountId } from './scope.ts'
 import { signedIn } from './signed-in.ts'
-import type { Static } from 'elysia'
 import { readUsageFilter } from './usage-filter.ts'
 
 const dayMs = 86_400_000
