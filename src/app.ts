@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { apiDocs, consoleError, consoleRoutes } from './console/index.ts'
+import { adminApiRoutes, apiDocs, consoleError, consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { anthropicErrorResponse, isAnthropicRequest } from './protocols/anthropic/error-response.ts'
@@ -39,6 +39,7 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
     .head('/', () => new Response(null, { status: 200 }))
     .use(mountRoutes(routes))
     .use(consoleRoutes(services))
+    .use(adminApiRoutes(services))
     .use(apiDocs())
     .use(metricsRoutes(services))
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
+import { runAdminTokenCommand } from './cli/admin-tokens.ts'
 import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
 import { findCommand, help } from './cli/commands.ts'
 import { describeFailure } from './cli/describe-failure.ts'
@@ -90,6 +91,9 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'user':
         await runUserCommand(store, args, json)
+        break
+      case 'admin-token':
+        await runAdminTokenCommand(store, args, json)
         break
     }
     return 0

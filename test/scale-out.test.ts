@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { parseConfig } from '../src/config/load.ts'
 import { silentLogger } from '../src/core/logger.ts'
+import { createAdminToken } from '../src/domain/admin-tokens.ts'
 import { startGateway, type Gateway } from '../src/gateway.ts'
 import { addLogin, postSignIn, signIn } from './support/console.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -117,6 +118,28 @@ test('a key revoked on one instance is refused by the other within 100 ms, witho
     }
     await Bun.sleep(5)
   }
+  await second.services.keys.start()
+  expect(refusedAfter).toBeLessThan(100)
+})
+
+test('a key rotated through the admin API on one instance: the other refuses the old secret and takes the new one, without its poll', async () => {
+  const { secret, record } = await first.createKey()
+  expect((await chat(second.url, secret)).status).toBe(200)
+  second.services.keys.stop() // no polling: only the announcement can tell the second instance
+  const token = (await createAdminToken(first.gateway.services.store.adminTokens, 'rotator', 'full')).secret
+  const rotated = await fetch(`${first.url}/admin/api/keys/${record.id}/rotate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  expect(rotated.status).toBe(200)
+  const { secret: fresh } = (await rotated.json()) as { secret: string }
+  const rotatedAt = performance.now()
+  let refusedAfter: number | undefined
+  while (performance.now() - rotatedAt < 1000) {
+    if ((await chat(second.url, secret)).status === 401) {
+      refusedAfter = performance.now() - rotatedAt
+      break
+    }
+    await Bun.sleep(5)
+  }
+  expect((await chat(second.url, fresh)).status).toBe(200)
   await second.services.keys.start()
   expect(refusedAfter).toBeLessThan(100)
 })

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { UsageRecord } from '../src/domain/records.ts'
 import type { Store } from '../src/domain/repositories.ts'
-import { createKey } from '../src/domain/keys.ts'
+import { createAdminToken } from '../src/domain/admin-tokens.ts'
+import { createKey, hashKey, rotateKey, updateKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
 import { storeBackends } from './support/stores.ts'
 
@@ -57,6 +58,38 @@ for (const [name, prepare] of backends) {
       expect(await store.keys.revoke(record.id, Date.now())).toBe(true)
       expect(await store.keys.revoke(record.id, Date.now())).toBe(false)
       expect((await other.keys.findById(record.id))!.revokedAt).not.toBeNull()
+    })
+
+    test('keys: update changes only the fields given; rotate swaps the secret, keeping the id; neither touches a revoked key', async () => {
+      const account = await store.accounts.create(`keys-change-${name}`, 1000)
+      const { record, secret } = await createKey(store.keys, { accountId: account.id, name: 'ci', models: ['a'], rpm: 5, tpm: 900 })
+      const updated = await updateKey(store.keys, record.id, { rpm: 7, models: ['b', 'b', 'c'], expiresAt: null, budget: 3_000_000 })
+      expect(updated).toMatchObject({ id: record.id, name: 'ci', rpm: 7, tpm: 900, models: ['b', 'c'], budget: 3_000_000 })
+      expect(updated.updatedAt).toBeGreaterThan(record.updatedAt)
+      expect((await updateKey(store.keys, record.id, { models: null, rpm: null })).models).toBeNull()
+      const rotated = await rotateKey(store.keys, record.id)
+      expect(rotated.secret).toStartWith('tg-')
+      expect(rotated.secret).not.toBe(secret)
+      expect(await other.keys.findByHash(hashKey(secret))).toBeUndefined()
+      expect(await other.keys.findByHash(hashKey(rotated.secret))).toMatchObject({ id: record.id, prefix: rotated.secret.slice(0, 11), tpm: 900 })
+      await store.keys.revoke(record.id, Date.now())
+      expect(await store.keys.update(record.id, { rpm: 1 }, Date.now())).toBe(false)
+      expect(await store.keys.rotate(record.id, { hash: 'x', prefix: 'y' }, Date.now())).toBe(false)
+      await expect(rotateKey(store.keys, record.id)).rejects.toThrow('revoked')
+      await expect(updateKey(store.keys, 'key_missing', { rpm: 1 })).rejects.toThrow('does not exist')
+    })
+
+    test('admin tokens: stored hashed, listed, touched, revoked once', async () => {
+      const { record, secret } = await createAdminToken(store.adminTokens, `ops-${name}`, 'read', 1000)
+      expect(secret).toStartWith('tga-')
+      expect(record.hash).toBe(hashKey(secret))
+      expect(await other.adminTokens.findByHash(hashKey(secret))).toEqual(record)
+      expect((await store.adminTokens.list()).map((token) => token.id)).toContain(record.id)
+      await store.adminTokens.touch(record.id, 5000)
+      expect((await other.adminTokens.findById(record.id))!.lastUsedAt).toBe(5000)
+      expect(await store.adminTokens.revoke(record.id, 6000)).toBe(true)
+      expect(await store.adminTokens.revoke(record.id, 7000)).toBe(false)
+      expect((await other.adminTokens.findById(record.id))!.revokedAt).toBe(6000)
     })
 
     test('ledger: two instances reserving concurrently never overdraw; spend = usage rows = key spend', async () => {

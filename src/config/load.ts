@@ -97,6 +97,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     limits,
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
+    admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
     source,
   }
 }
@@ -160,6 +161,11 @@ function parseTasks(tasks: Fields): Config['tasks'] {
     perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
     retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
   }
+}
+
+function parseAdmin(admin: Fields): Config['admin'] {
+  rejectUnknownKeys(admin, ['protect_metrics'], 'admin')
+  return { protectMetrics: readBoolean(admin.protect_metrics, 'admin.protect_metrics', false) }
 }
 
 function parseRouting(routing: Fields): RoutingConfig {

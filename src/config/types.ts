@@ -107,6 +107,8 @@ export interface Config {
   shutdown: { drainS: number }
   /** What a hostile or broken client or upstream may cost the gateway (`limits:` in the config). */
   limits: LimitsConfig
+  /** The admin API's reach: `protect_metrics` puts /metrics and /status behind an admin token (read scope is enough). */
+  admin: { protectMetrics: boolean }
   /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
   tasks: { concurrency: number; perAccount: number; retentionDays: number }
   /** Where the config came from, for messages. */

@@ -8,6 +8,7 @@ import { sessionRoutes } from './server/session-routes.ts'
 import { usageRoutes } from './server/usage-routes.ts'
 import { userRoutes } from './server/user-routes.ts'
 
+export { adminApiRoutes } from './admin/index.ts'
 export { apiDocs } from './server/docs.ts'
 
 /**
@@ -25,10 +26,10 @@ export function consoleRoutes(services: Services) {
 }
 
 /**
- * The console's answer to an error on one of its API routes (a schema failure included), or undefined for any
- * other request. The app's onError asks first: Elysia runs the app's error hook before a plugin's own.
+ * The console's answer to an error on one of its API routes or the admin API's (a schema failure included), or
+ * undefined for any other request. The app's onError asks first: Elysia runs the app's error hook before a plugin's own.
  */
 export function consoleError(services: Services, request: Request, error: unknown): Response | undefined {
   const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
-  return path.startsWith('/console/api/') ? consoleErrorResponse(error, services.logger) : undefined
+  return path.startsWith('/console/api/') || path.startsWith('/admin/api/') ? consoleErrorResponse(error, services.logger) : undefined
 }

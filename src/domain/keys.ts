@@ -1,5 +1,5 @@
 import type { KeyRecord } from './records.ts'
-import type { KeyRepository } from './repositories.ts'
+import type { KeyChanges, KeyRepository } from './repositories.ts'
 import { DomainError } from './errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 
@@ -31,15 +31,23 @@ export interface CreatedKey {
   secret: string
 }
 
-export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
+/** A fresh secret and what is stored of it. */
+function newSecret(): { secret: string; prefix: string; hash: string } {
   const secret = keyPrefix + randomBase62(secretLength)
+  return { secret, prefix: secret.slice(0, shownPrefixLength), hash: hashKey(secret) }
+}
+
+const distinctModels = (models: string[] | null | undefined) => (models && models.length > 0 ? [...new Set(models)] : null)
+
+export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
+  const { secret, prefix, hash } = newSecret()
   const record: KeyRecord = {
     id: `key_${randomBase62(12)}`,
     accountId: input.accountId,
     name: input.name ?? null,
-    prefix: secret.slice(0, shownPrefixLength),
-    hash: hashKey(secret),
-    models: input.models && input.models.length > 0 ? [...new Set(input.models)] : null,
+    prefix,
+    hash,
+    models: distinctModels(input.models),
     createdAt: now,
     updatedAt: now,
     revokedAt: null,
@@ -93,4 +101,37 @@ export async function revokeKey(repository: KeyRepository, id: string, now = Dat
 /** Every key, or one account's, oldest first. */
 export function listKeys(repository: KeyRepository, accountId?: number): Promise<KeyRecord[]> {
   return repository.list(accountId)
+}
+
+/** A change must be newer than the key as read: key caches keep the newer of two records (key-cache.ts). */
+const after = (key: KeyRecord, now: number) => Math.max(now, key.updatedAt + 1)
+
+async function requireLiveKey(repository: KeyRepository, id: string): Promise<KeyRecord> {
+  const key = await repository.findById(id)
+  if (!key) throw new DomainError('not_found', `key ${id} does not exist`)
+  if (key.revokedAt !== null) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
+  return key
+}
+
+/**
+ * Change a key's limits, models, budget, expiry or name; fields left undefined stay as they are, null clears one.
+ * A revoked key stays revoked and unchanged. Like revokeKey, callers that serve requests pass the result to
+ * KeyCache.changed so the new limits count at once.
+ */
+export async function updateKey(repository: KeyRepository, id: string, changes: KeyChanges, now = Date.now()): Promise<KeyRecord> {
+  const key = await requireLiveKey(repository, id)
+  const stored = { ...changes, ...(changes.models !== undefined && { models: distinctModels(changes.models) }) }
+  if (!(await repository.update(id, stored, after(key, now)))) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
+  return (await repository.findById(id))!
+}
+
+/**
+ * A new secret for the same key: its ID, limits, spend and usage history stay, and the old secret stops working.
+ * Callers that serve requests pass the record to KeyCache.changed, which forgets the old secret's hash at once.
+ */
+export async function rotateKey(repository: KeyRepository, id: string, now = Date.now()): Promise<CreatedKey> {
+  const key = await requireLiveKey(repository, id)
+  const { secret, prefix, hash } = newSecret()
+  if (!(await repository.rotate(id, { hash, prefix }, after(key, now)))) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
+  return { record: (await repository.findById(id))!, secret }
 }

@@ -1,6 +1,6 @@
 import { formatUsd } from '../core/money.ts'
 import { keyStatus } from './keys.ts'
-import type { AccountRecord, KeyRecord, LedgerEntry, UsageDay, UsageGroup, UsageLogEntry, UsageTotals, UserRecord } from './records.ts'
+import type { AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, UsageDay, UsageGroup, UsageLogEntry, UsageTotals, UserRecord } from './records.ts'
 
 /**
  * The JSON form of each record, one definition shared by the CLI's `--json` output and the console API, so the
@@ -103,5 +103,18 @@ export function requestJson(entry: UsageLogEntry, key: KeyLabel | undefined, acc
     latency_ms: entry.latencyMs,
     stream: entry.stream,
     estimated: entry.estimated,
+  }
+}
+
+export function adminTokenJson(token: AdminTokenRecord) {
+  return {
+    id: token.id,
+    name: token.name,
+    scope: token.scope,
+    prefix: token.prefix,
+    status: token.revokedAt === null ? 'active' as const : 'revoked' as const,
+    created_at: isoTime(token.createdAt),
+    last_used_at: isoTimeOrNull(token.lastUsedAt),
+    revoked_at: isoTimeOrNull(token.revokedAt),
   }
 }

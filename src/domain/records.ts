@@ -155,3 +155,21 @@ export interface UsageSummary {
   outputTokens: number
   spent: number
 }
+
+export type AdminScope = 'read' | 'full'
+
+/**
+ * A bearer token for the admin API (`tga-…`). Only its SHA-256 is stored; `read` may only look, `full` may also
+ * change accounts and keys.
+ */
+export interface AdminTokenRecord {
+  id: string
+  name: string
+  scope: AdminScope
+  /** The first characters of the secret, shown in listings so people can tell tokens apart. */
+  prefix: string
+  hash: string
+  createdAt: number
+  lastUsedAt: number | null
+  revokedAt: number | null
+}

@@ -1,5 +1,5 @@
 import type {
-  AccountRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
+  AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
   UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
 import type { TaskRepository } from './tasks/repository.ts'
@@ -24,8 +24,34 @@ export interface KeyRepository {
   findByHash(hash: string): Promise<KeyRecord | undefined>
   list(accountId?: number): Promise<KeyRecord[]>
   revoke(id: string, at: number): Promise<boolean>
+  /** Change the fields given (undefined leaves one as it is) of a key not revoked; false when it is revoked or missing. */
+  update(id: string, changes: KeyChanges, at: number): Promise<boolean>
+  /** Give a key not revoked a new secret (its hash and shown prefix); false when it is revoked or missing. */
+  rotate(id: string, secret: { hash: string; prefix: string }, at: number): Promise<boolean>
   /** Keys created, revoked or changed at or after `since`: how every instance keeps its key cache fresh. */
   changedSince(since: number): Promise<KeyRecord[]>
+}
+
+/** What an update may change of a key: undefined leaves a field as it is, null clears it. */
+export interface KeyChanges {
+  name?: string | null
+  models?: string[] | null
+  rpm?: number | null
+  tpm?: number | null
+  concurrency?: number | null
+  budget?: number | null
+  expiresAt?: number | null
+}
+
+export interface AdminTokenRepository {
+  insert(token: AdminTokenRecord): Promise<void>
+  findById(id: string): Promise<AdminTokenRecord | undefined>
+  findByHash(hash: string): Promise<AdminTokenRecord | undefined>
+  /** Oldest first. */
+  list(): Promise<AdminTokenRecord[]>
+  /** False when the token was already revoked or does not exist. */
+  revoke(id: string, at: number): Promise<boolean>
+  touch(id: string, at: number): Promise<void>
 }
 
 export interface Reservation {
@@ -92,6 +118,7 @@ export interface Store {
   users: UserRepository
   sessions: SessionRepository
   tasks: TaskRepository
+  adminTokens: AdminTokenRepository
   migrate(): Promise<void>
   close(): Promise<void>
 }

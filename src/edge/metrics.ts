@@ -1,14 +1,19 @@
 import { Elysia } from 'elysia'
+import { requireAdminToken } from './admin-auth.ts'
 import { jsonResponse } from './respond.ts'
 import type { Services } from './services.ts'
 
 /**
  * Operator endpoints: `/metrics` in the Prometheus text format, `/status` as JSON (what `tollgate status` prints).
- * Both show counts and route health only — no keys, accounts or prompts — so they are not behind an API key;
- * keep the port off the public internet or filter these paths at the proxy if route names are sensitive.
+ * Both show counts and route health only — no keys, accounts or prompts — so by default they are open; with
+ * `admin: { protect_metrics: true }` they need an admin token (read scope is enough), for a port that is reachable
+ * by more than the operators. Read per request, so a reload switches it.
  */
 export function metricsRoutes(services: Services) {
   return new Elysia({ name: 'operator-metrics' })
+    .onBeforeHandle({ as: 'local' }, async ({ request }) => {
+      if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
+    })
     .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))

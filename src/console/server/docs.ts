@@ -10,7 +10,7 @@ const page = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Tollgate console API</title>
+<title>Tollgate console and admin API</title>
 <link rel="icon" type="image/svg+xml" href="${assetUrl('icon.svg')}">
 <link rel="stylesheet" href="${assetUrl('docs.css')}">
 <script type="module" src="${assetUrl('docs.js')}"></script>
@@ -25,13 +25,18 @@ const description = `The JSON API behind the web console, under /console/api. It
 (POST /console/api/session signs in; API keys are refused). Every state change must come from the console's own origin
 and carry the session's CSRF token as the x-csrf-token header, with a JSON body (or none). Errors are
 { "error": { "message", "code", "field"? } }. Routes marked "Admins only" answer 404 to account users, exactly like a
-missing route, and an account user sees only their own account's data.`
+missing route, and an account user sees only their own account's data.
+
+The admin API, under /admin/api, is for automation: the same operations and shapes, authenticated by an admin token
+(created with \`tollgate admin-token create NAME --scope read|full\`) sent as "Authorization: Bearer tga-…". API keys
+and console sessions do not work there, and admin tokens work nowhere else. A read-scope token may only read: every
+change answers 403 to it. Bodies are JSON; errors have the console's shape.`
 
 /**
  * The console API's OpenAPI document at /docs/json, built by @elysiajs/openapi from the routes' `t` schemas
  * (never `fromTypes()`, which needs the sources at run time), and a page at /docs that lays it out. The
  * plugin's own pages load Scalar or Swagger UI from a CDN, so its provider is off and /docs is ours.
- * Only /console/api is described: the model endpoints follow the OpenAI, Anthropic and Gemini APIs.
+ * Only /console/api and /admin/api are described: the model endpoints follow the OpenAI, Anthropic and Gemini APIs.
  */
 export function apiDocs() {
   return new Elysia({ name: 'api-docs' })
@@ -39,15 +44,21 @@ export function apiDocs() {
       path: '/docs',
       specPath: '/docs/json',
       provider: null,
-      exclude: { paths: [/^(?!\/console\/api\/)/] },
+      exclude: { paths: [/^(?!\/(console|admin)\/api\/)/] },
       documentation: {
-        info: { title: 'Tollgate console API', version: packageVersion, description },
+        info: { title: 'Tollgate console and admin API', version: packageVersion, description },
+        components: {
+          securitySchemes: {
+            adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token (tga-…) from `tollgate admin-token create`' },
+          },
+        },
         tags: [
           { name: 'Session', description: 'Signing in and out; the CSRF token' },
           { name: 'Accounts', description: 'Balances, credits and their history' },
           { name: 'API keys', description: 'Keys for the model endpoints (/v1/…)' },
           { name: 'Usage', description: 'Totals, charts and the request log' },
           { name: 'Logins', description: 'Console users (admins only)' },
+          { name: 'Admin API', description: 'Accounts, keys and usage for automation, with an admin token (Authorization: Bearer tga-…)' },
         ],
       },
     }))

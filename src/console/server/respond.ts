@@ -1,4 +1,4 @@
-import { ValidationError } from 'elysia'
+import { NotFoundError, ValidationError } from 'elysia'
 import { GatewayError } from '../../core/errors.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DomainError } from '../../domain/errors.ts'
@@ -42,6 +42,8 @@ const domainStatus = { not_found: 404, conflict: 409, invalid: 400 } as const
  */
 export function consoleErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof ValidationError && error.type !== 'response') error = describeValidationError(error)
+  // No route for this method and path: the client's mistake, not the server's.
+  if (error instanceof NotFoundError) error = notFound('No such route: see /docs for the API.')
   if (error instanceof DomainError) {
     return consoleJson({ error: { message: error.message, code: error.kind } }, domainStatus[error.kind])
   }

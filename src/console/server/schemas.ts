@@ -42,6 +42,17 @@ export const newKeyBody = t.Object({
   expires_at: t.Optional(nullable(t.String({ description: 'When the key stops working (ISO-8601, in the future)', examples: ['2027-01-31T00:00:00Z'] }))),
 })
 
+/** A key's changes (the admin API's PATCH): an absent field stays as it is, null clears it. */
+export const keyChangesBody = t.Object({
+  name: newKeyBody.properties.name,
+  models: newKeyBody.properties.models,
+  rpm: newKeyBody.properties.rpm,
+  tpm: newKeyBody.properties.tpm,
+  concurrency: newKeyBody.properties.concurrency,
+  budget_usd: newKeyBody.properties.budget_usd,
+  expires_at: newKeyBody.properties.expires_at,
+})
+
 export const newAccountBody = t.Object({
   name: t.String({ description: '1-64 letters, digits, . _ @ or -' }),
   balance_usd: t.Optional(nullable(t.String({ description: 'Opening balance in USD (a decimal string); 0 when absent', examples: ['100'] }))),

@@ -15,20 +15,31 @@ export function ownAccountId(viewer: Viewer): number | undefined {
 }
 
 /** The account behind an ID from a URL or a body, or 404 when it does not exist *or* is not the viewer's. */
-export async function visibleAccount(services: Services, viewer: Viewer, id: unknown): Promise<AccountRecord> {
+export function visibleAccount(services: Services, viewer: Viewer, id: unknown): Promise<AccountRecord> {
+  return findAccount(services, ownAccountId(viewer), id)
+}
+
+/** The key behind an ID, or 404 when it does not exist or belongs to another account. */
+export function visibleKey(services: Services, viewer: Viewer, id: unknown): Promise<KeyRecord> {
+  return findKey(services, ownAccountId(viewer), id)
+}
+
+/**
+ * The account behind an ID, or 404 when it does not exist or is not `own` (the one account a caller may see;
+ * undefined for a caller who sees them all: an admin, an admin token).
+ */
+export async function findAccount(services: Services, own: number | undefined, id: unknown): Promise<AccountRecord> {
   const numeric = typeof id === 'number' ? id : typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : NaN
   if (!Number.isSafeInteger(numeric)) throw notFound('No such account.')
-  const own = ownAccountId(viewer)
   if (own !== undefined && own !== numeric) throw notFound('No such account.')
   const account = await services.store.accounts.findById(numeric)
   if (!account) throw notFound('No such account.')
   return account
 }
 
-/** The key behind an ID, or 404 when it does not exist or belongs to another account. */
-export async function visibleKey(services: Services, viewer: Viewer, id: unknown): Promise<KeyRecord> {
+/** The key behind an ID, or 404 when it does not exist or belongs to an account other than `own`. */
+export async function findKey(services: Services, own: number | undefined, id: unknown): Promise<KeyRecord> {
   const key = typeof id === 'string' && id.length <= 64 ? await services.store.keys.findById(id) : undefined
-  const own = ownAccountId(viewer)
   if (!key || (own !== undefined && key.accountId !== own)) throw notFound('No such key.')
   return key
 }

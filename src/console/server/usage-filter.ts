@@ -3,8 +3,7 @@ import { invalidRequest } from '../../core/errors.ts'
 import type { UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import type { usageQuery } from './schemas.ts'
-import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
-import type { Viewer } from './viewer.ts'
+import { findAccount, findKey } from './scope.ts'
 
 const statusRanges: Record<string, [number, number]> = {
   ok: [100, 399], error: [400, 599], '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599],
@@ -25,13 +24,13 @@ export function readTime(value: string | undefined, field: string): number | und
 }
 
 /**
- * The usage filter a viewer asked for, narrowed to what they may see: an account user's filter is always
- * their own account, and naming another account or another account's key is a 404.
+ * The usage filter a caller asked for, narrowed to what they may see: with `own` (an account user's account) the
+ * filter is always that account, and naming another account or another account's key is a 404.
  */
-export async function readUsageFilter(services: Services, viewer: Viewer, query: Static<typeof usageQuery>): Promise<UsageFilter> {
-  const filter: UsageFilter = { accountId: ownAccountId(viewer) }
-  if (query.account_id) filter.accountId = (await visibleAccount(services, viewer, query.account_id)).id
-  if (query.key_id) filter.keyId = (await visibleKey(services, viewer, query.key_id)).id
+export async function readUsageFilter(services: Services, own: number | undefined, query: Static<typeof usageQuery>): Promise<UsageFilter> {
+  const filter: UsageFilter = { accountId: own }
+  if (query.account_id) filter.accountId = (await findAccount(services, own, query.account_id)).id
+  if (query.key_id) filter.keyId = (await findKey(services, own, query.key_id)).id
   if (query.model) filter.model = query.model
   if (query.status) [filter.statusMin, filter.statusMax] = readStatus(query.status)
   filter.since = readTime(query.since, 'since')

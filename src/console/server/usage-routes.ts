@@ -1,11 +1,11 @@
-import { Elysia } from 'elysia'
+import { Elysia, type Static } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
 import { accountNames } from '../../domain/accounts.ts'
 import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../../domain/presenters.ts'
 import type { UsageCursor, UsageDay, UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import * as schema from './schemas.ts'
-import { isAdmin } from './scope.ts'
+import { isAdmin, ownAccountId } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 import { readUsageFilter } from './usage-filter.ts'
 
@@ -52,30 +52,52 @@ async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map
   return new Map(keys.filter((key) => key !== undefined).map((key) => [key.id, { name: key.name, prefix: key.prefix }]))
 }
 
-export function usageRoutes(services: Services) {
+/**
+ * Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart, and the admin
+ * API's usage. `everyAccount`: the caller sees every account, so an unfiltered report also breaks down by account.
+ */
+export async function usageReport(services: Services, requested: UsageFilter, everyAccount: boolean) {
   const { usage } = services.store
+  const filter = { ...requested, ...dayRange(requested) }
+  const [totals, days, byModel, byKey] = await Promise.all([
+    usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('keyId', filter),
+  ])
+  const systemWide = everyAccount && filter.accountId === undefined && filter.keyId === undefined
+  const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
+  const names = systemWide ? await accountNames(services.store.accounts) : new Map<number, string>()
+  const keys = await keyLabels(services, byKey.map((group) => group.group))
+  return {
+    since: new Date(filter.since).toISOString(),
+    until: new Date(filter.until).toISOString(),
+    totals: totalsJson(totals),
+    daily: fillDays(days, filter.since, filter.until).map(dayJson),
+    by_model: byModel.map((group) => groupJson(group)),
+    by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
+    by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
+  }
+}
+
+/** One keyset page of the request log, newest first; `next` goes back as `before`. */
+export async function requestLogPage(services: Services, filter: UsageFilter, query: Static<typeof schema.requestsQuery>, withAccountNames: boolean) {
+  const limit = readLimit(query.limit)
+  const rows = await services.store.usage.listRequests(filter, limit + 1, parseCursor(query.before))
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  const keys = await keyLabels(services, page.map((row) => row.keyId))
+  const names = withAccountNames ? await accountNames(services.store.accounts) : new Map<number, string>()
+  return {
+    requests: page.map((row) => requestJson(row, keys.get(row.keyId), names.get(row.accountId))),
+    next: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
+  }
+}
+
+export function usageRoutes(services: Services) {
   return new Elysia({ name: 'console-usage' })
     .use(signedIn(services))
     // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
     .get('/console/api/usage', async ({ viewer, query }) => {
-      const requested = await readUsageFilter(services, viewer, query)
-      const filter = { ...requested, ...dayRange(requested) }
-      const [totals, days, byModel, byKey] = await Promise.all([
-        usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('keyId', filter),
-      ])
-      const systemWide = isAdmin(viewer) && filter.accountId === undefined && filter.keyId === undefined
-      const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
-      const names = systemWide ? await accountNames(services.store.accounts) : new Map<number, string>()
-      const keys = await keyLabels(services, byKey.map((group) => group.group))
-      return {
-        since: new Date(filter.since).toISOString(),
-        until: new Date(filter.until).toISOString(),
-        totals: totalsJson(totals),
-        daily: fillDays(days, filter.since, filter.until).map(dayJson),
-        by_model: byModel.map((group) => groupJson(group)),
-        by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
-        by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
-      }
+      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+      return usageReport(services, filter, isAdmin(viewer))
     }, {
       query: schema.usageQuery,
       response: { 200: schema.usage, ...schema.errorResponses },
@@ -86,17 +108,8 @@ export function usageRoutes(services: Services) {
     })
     // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
     .get('/console/api/requests', async ({ viewer, query }) => {
-      const filter = await readUsageFilter(services, viewer, query)
-      const limit = readLimit(query.limit)
-      const rows = await usage.listRequests(filter, limit + 1, parseCursor(query.before))
-      const page = rows.slice(0, limit)
-      const last = page.at(-1)
-      const keys = await keyLabels(services, page.map((row) => row.keyId))
-      const names = isAdmin(viewer) ? await accountNames(services.store.accounts) : new Map<number, string>()
-      return {
-        requests: page.map((row) => requestJson(row, keys.get(row.keyId), names.get(row.accountId))),
-        next: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
-      }
+      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+      return requestLogPage(services, filter, query, isAdmin(viewer))
     }, {
       query: schema.requestsQuery,
       response: { 200: schema.requestPage, ...schema.errorResponses },

@@ -1,6 +1,6 @@
 import { and, eq, gte, isNull } from 'drizzle-orm'
 import type { KeyRecord } from '../../domain/records.ts'
-import type { KeyRepository } from '../../domain/repositories.ts'
+import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
 import { apiKeys } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
@@ -8,6 +8,13 @@ function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
   // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
   const { reserved: _, ...key } = row
   return { ...key, models: key.models === null ? null : (JSON.parse(key.models) as string[]) }
+}
+
+/** The columns an update sets: only the fields given, models as their JSON text. */
+function columnsOf(changes: KeyChanges) {
+  const { models, ...rest } = changes
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+  return models === undefined ? defined : { ...defined, models: models === null ? null : JSON.stringify(models) }
 }
 
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
@@ -30,6 +37,16 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
     },
     async revoke(id, at) {
       const rows = await db.update(apiKeys).set({ revokedAt: at, updatedAt: at })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
+      return rows.length > 0
+    },
+    async update(id, changes, at) {
+      const rows = await db.update(apiKeys).set({ ...columnsOf(changes), updatedAt: at })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
+      return rows.length > 0
+    },
+    async rotate(id, secret, at) {
+      const rows = await db.update(apiKeys).set({ hash: secret.hash, prefix: secret.prefix, updatedAt: at })
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
       return rows.length > 0
     },

@@ -177,3 +177,15 @@ export const taskFileParts = pgTable('task_file_parts', {
   seq: integer('seq').notNull(),
   data: text('data').notNull(),
 }, (table) => [primaryKey({ columns: [table.fileId, table.seq] })])
+
+/** Admin API tokens, as in sqlite/schema.ts. */
+export const adminTokens = pgTable('admin_tokens', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  scope: text('scope', { enum: ['read', 'full'] }).notNull(),
+  prefix: text('prefix').notNull(),
+  hash: text('hash').notNull().unique(),
+  createdAt: time('created_at').notNull(),
+  lastUsedAt: time('last_used_at'),
+  revokedAt: time('revoked_at'),
+})

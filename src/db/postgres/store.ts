@@ -3,6 +3,7 @@ import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
 import { createPostgresAccounts } from './accounts.ts'
+import { createPostgresAdminTokens } from './admin-tokens.ts'
 import { createPostgresKeys } from './keys.ts'
 import { type InstanceOptions, PostgresInstance } from './instances.ts'
 import { createPostgresLedger } from './ledger.ts'
@@ -29,6 +30,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     users: createPostgresUsers(db),
     sessions: createPostgresSessions(db),
     tasks: createPostgresTasks(client),
+    adminTokens: createPostgresAdminTokens(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {

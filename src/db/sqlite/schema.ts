@@ -171,3 +171,15 @@ export const taskFileParts = sqliteTable('task_file_parts', {
   seq: integer('seq').notNull(),
   data: text('data').notNull(),
 }, (table) => [primaryKey({ columns: [table.fileId, table.seq] })])
+
+/** Admin API tokens: only the SHA-256 of each secret is kept (domain/admin-tokens.ts). */
+export const adminTokens = sqliteTable('admin_tokens', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  scope: text('scope', { enum: ['read', 'full'] }).notNull(),
+  prefix: text('prefix').notNull(),
+  hash: text('hash').notNull().unique(),
+  createdAt: integer('created_at').notNull(),
+  lastUsedAt: integer('last_used_at'),
+  revokedAt: integer('revoked_at'),
+})

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
 import { createSqliteAccounts } from './accounts.ts'
+import { createSqliteAdminTokens } from './admin-tokens.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { createSqliteKeys } from './keys.ts'
 import { createSqliteLedger } from './ledger.ts'
@@ -64,6 +65,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     users: createSqliteUsers(db),
     sessions: createSqliteSessions(db),
     tasks: createSqliteTasks(client),
+    adminTokens: createSqliteAdminTokens(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {
