@@ -1,5 +1,5 @@
 import type { KeyRecord } from './records.ts'
-import type { KeyRepository } from './repositories.ts'
+import type { KeyChanges, KeyRepository } from './repositories.ts'
 import { DomainError } from './errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 
@@ -31,14 +31,19 @@ export interface CreatedKey {
   secret: string
 }
 
-export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
+function newSecret(): { secret: string; prefix: string; hash: string } {
   const secret = keyPrefix + randomBase62(secretLength)
+  return { secret, prefix: secret.slice(0, shownPrefixLength), hash: hashKey(secret) }
+}
+
+export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
+  const { secret, prefix, hash } = newSecret()
   const record: KeyRecord = {
     id: `key_${randomBase62(12)}`,
     accountId: input.accountId,
     name: input.name ?? null,
-    prefix: secret.slice(0, shownPrefixLength),
-    hash: hashKey(secret),
+    prefix,
+    hash,
     models: input.models && input.models.length > 0 ? [...new Set(input.models)] : null,
     createdAt: now,
     updatedAt: now,
@@ -88,6 +93,38 @@ export async function revokeKey(repository: KeyRepository, id: string, now = Dat
   if (!(await repository.findById(id))) throw new DomainError('not_found', `key ${id} does not exist`)
   const changed = await repository.revoke(id, now)
   return { key: (await repository.findById(id))!, changed }
+}
+
+/** A key that exists and is not revoked (a revoked key's limits and secret are final), or a DomainError. */
+async function requireLiveKey(repository: KeyRepository, id: string): Promise<KeyRecord> {
+  const key = await repository.findById(id)
+  if (!key) throw new DomainError('not_found', `key ${id} does not exist`)
+  if (key.revokedAt !== null) throw new DomainError('invalid', `key ${id} is revoked; create a new key instead`)
+  return key
+}
+
+/**
+ * Change a key's name, models, limits, budget or expiry (fields left out stay as they are; null means "none") and
+ * return it as stored now. As with revokeKey, callers that serve requests pass the result to KeyCache.changed.
+ */
+export async function updateKey(repository: KeyRepository, id: string, changes: Omit<KeyChanges, 'hash' | 'prefix'>, now = Date.now()): Promise<KeyRecord> {
+  const key = await requireLiveKey(repository, id)
+  const models = changes.models === undefined || changes.models === null ? changes.models : [...new Set(changes.models)]
+  if (models !== undefined && models !== null && models.length === 0) throw new DomainError('invalid', 'a key needs at least one model (or null for all)')
+  // Never go back in time: the key cache keeps the newer of two records by updatedAt.
+  if (!(await repository.update(id, { ...changes, models }, Math.max(now, key.updatedAt + 1)))) throw new DomainError('invalid', `key ${id} is revoked`)
+  return (await repository.findById(id))!
+}
+
+/**
+ * A new secret for the same key: its id, limits, spend and request history stay; the old secret stops working at
+ * once (the caller passes the record to KeyCache.changed, which forgets the old hash). The secret is shown once.
+ */
+export async function rotateKey(repository: KeyRepository, id: string, now = Date.now()): Promise<CreatedKey> {
+  const key = await requireLiveKey(repository, id)
+  const { secret, prefix, hash } = newSecret()
+  if (!(await repository.update(id, { prefix, hash }, Math.max(now, key.updatedAt + 1)))) throw new DomainError('invalid', `key ${id} is revoked`)
+  return { record: (await repository.findById(id))!, secret }
 }
 
 /** Every key, or one account's, oldest first. */

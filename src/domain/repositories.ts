@@ -18,12 +18,17 @@ export interface AccountRepository {
   ledgerEntries(accountId: number): Promise<LedgerEntry[]>
 }
 
+/** The fields of a key that may change after it is made: its limits (updateKey) and its secret (rotateKey). */
+export type KeyChanges = Partial<Pick<KeyRecord, 'name' | 'models' | 'rpm' | 'tpm' | 'concurrency' | 'budget' | 'expiresAt' | 'hash' | 'prefix'>>
+
 export interface KeyRepository {
   insert(key: KeyRecord): Promise<void>
   findById(id: string): Promise<KeyRecord | undefined>
   findByHash(hash: string): Promise<KeyRecord | undefined>
   list(accountId?: number): Promise<KeyRecord[]>
   revoke(id: string, at: number): Promise<boolean>
+  /** Change the given fields of a key that is not revoked (updatedAt becomes `at`); false when none matched. */
+  update(id: string, changes: KeyChanges, at: number): Promise<boolean>
   /** Keys created, revoked or changed at or after `since`: how every instance keeps its key cache fresh. */
   changedSince(since: number): Promise<KeyRecord[]>
 }

@@ -33,6 +33,12 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
       return rows.length > 0
     },
+    async update(id, changes, at) {
+      const { models, ...rest } = changes
+      const set = { ...rest, updatedAt: at, ...(models !== undefined && { models: models === null ? null : JSON.stringify(models) }) }
+      const rows = await db.update(apiKeys).set(set).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
+      return rows.length > 0
+    },
     async changedSince(since) {
       return (await db.select().from(apiKeys).where(gte(apiKeys.updatedAt, since))).map(toRecord)
     },

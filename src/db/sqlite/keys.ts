@@ -35,6 +35,12 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all()
       return result.length > 0
     },
+    async update(id, changes, at) {
+      const { models, ...rest } = changes
+      const set = { ...rest, updatedAt: at, ...(models !== undefined && { models: models === null ? null : JSON.stringify(models) }) }
+      const result = db.update(apiKeys).set(set).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all()
+      return result.length > 0
+    },
     async changedSince(since) {
       return db.select().from(apiKeys).where(gte(apiKeys.updatedAt, since)).all().map(toRecord)
     },
