@@ -16,6 +16,7 @@ import { TaskService } from './domain/tasks/service.ts'
 import { TaskRunner } from './tasks/runner.ts'
 import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
 import { batchCodecs } from './tasks/codecs.ts'
+import { taskResultLines } from './tasks/results.ts'
 
 export interface Gateway {
   services: Services
@@ -73,7 +74,10 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     singleServer: store.dialect === 'sqlite',
   })
   runners.set(tasks, { runner, batchRelay })
-  return { config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures }
+  return {
+    config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures,
+    taskResults: (task) => taskResultLines(tasks, task),
+  }
 }
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */

@@ -2,9 +2,12 @@ import { Elysia } from 'elysia'
 import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
+import { modelRoutes } from './server/model-routes.ts'
 import { pageRoutes } from './server/pages.ts'
 import { consoleErrorResponse } from './server/respond.ts'
 import { sessionRoutes } from './server/session-routes.ts'
+import { taskRoutes } from './server/task-routes.ts'
+import { SignInLimiter } from './server/sign-in-limiter.ts'
 import { usageRoutes } from './server/usage-routes.ts'
 import { userRoutes } from './server/user-routes.ts'
 
@@ -16,12 +19,16 @@ export { apiDocs } from './server/docs.ts'
  * cookie. It calls the same domain services as the CLI (accounts, keys, users, usage), never its own copies.
  */
 export function consoleRoutes(services: Services) {
+  // One throttle for signing in, checking a current password and an admin's unlock.
+  const limiter = new SignInLimiter(services.signInFailures)
   return new Elysia({ name: 'console' })
-    .use(sessionRoutes(services))
+    .use(sessionRoutes(services, limiter))
     .use(accountRoutes(services))
     .use(keyRoutes(services))
     .use(usageRoutes(services))
-    .use(userRoutes(services))
+    .use(userRoutes(services, limiter))
+    .use(modelRoutes(services))
+    .use(taskRoutes(services))
     .use(pageRoutes(services))
 }
 

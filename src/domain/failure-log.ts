@@ -16,6 +16,8 @@ export interface FailureLog {
   read(keys: string[], since: number): Promise<number[][]>
   add(entries: FailureEntry[], at: number, windowMs: number): Promise<void>
   clear(key: string): Promise<void>
+  /** Forget every key starting with `prefix` (an admin unlocking a name: its count from every address). */
+  clearPrefix(prefix: string): Promise<void>
 }
 
 /** The newest failures a key keeps: enough for any limit and backoff, however long a name is attacked. */
@@ -53,6 +55,10 @@ class BoundedTimes {
   clear(key: string): void {
     this.times.delete(key)
   }
+
+  clearPrefix(prefix: string): void {
+    for (const key of [...this.times.keys()]) if (key.startsWith(prefix)) this.times.delete(key)
+  }
 }
 
 /** Failure times in this process: one bounded memory per kind. */
@@ -84,5 +90,9 @@ export class MemoryFailureLog implements FailureLog {
 
   async clear(key: string): Promise<void> {
     for (const memory of Object.values(this.memories)) memory.clear(key)
+  }
+
+  async clearPrefix(prefix: string): Promise<void> {
+    for (const memory of Object.values(this.memories)) memory.clearPrefix(prefix)
   }
 }

@@ -8,6 +8,7 @@ import type { Ledger } from '../domain/ledger.ts'
 import type { FailureLog } from '../domain/failure-log.ts'
 import type { SharedStateHandle } from '../domain/shared-state.ts'
 import type { TaskService } from '../domain/tasks/service.ts'
+import type { TaskRecord } from '../domain/tasks/records.ts'
 
 /** Everything a route needs, built once at start and handed to each plugin as plain values. */
 export interface Services {
@@ -18,6 +19,8 @@ export interface Services {
   relay: Relay
   /** Batches and their files (domain/tasks); the runner that works them is started by the gateway. */
   tasks: TaskService
+  /** A task's results as JSONL lines in its protocol's shape (the console's download; protocols render them). */
+  taskResults?: (task: TaskRecord) => AsyncIterable<string>
   logger: Logger
   /** Where the console's sign-in throttle counts failures: shared through Redis when configured, else in memory. */
   signInFailures?: FailureLog

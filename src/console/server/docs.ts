@@ -58,6 +58,8 @@ export function apiDocs() {
           { name: 'API keys', description: 'Keys for the model endpoints (/v1/…)' },
           { name: 'Usage', description: 'Totals, charts and the request log' },
           { name: 'Logins', description: 'Console users (admins only)' },
+          { name: 'Models', description: 'Models, prices and route health' },
+          { name: 'Tasks', description: 'Batches of every kind, their items and results' },
           { name: 'Admin API', description: 'Accounts, keys and usage for automation, with an admin token (Authorization: Bearer tga-…)' },
         ],
       },

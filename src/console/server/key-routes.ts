@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
 import { accountNames } from '../../domain/accounts.ts'
-import { createKey, listKeys, revokeKey } from '../../domain/keys.ts'
+import { createKey, listKeys, revokeKey, rotateKey, updateKey } from '../../domain/keys.ts'
 import { keyJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
-import { readKeyInput } from './key-input.ts'
+import { readKeyChanges, readKeyInput } from './key-input.ts'
 import * as schema from './schemas.ts'
 import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
 import { signedIn } from './signed-in.ts'
@@ -46,6 +46,35 @@ export function keyRoutes(services: Services) {
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: { tags, summary: 'Show a key' },
+    })
+    .patch('/console/api/keys/:id', async ({ viewer, params, body }) => {
+      const visible = await visibleKey(services, viewer, params.id)
+      const key = await updateKey(store.keys, visible.id, readKeyChanges(body, services.config.models.map((model) => model.id)))
+      // New limits count for the next request on this instance, at once on the others with Redis, else within a poll.
+      services.keys.changed(key)
+      return keyJson(key, await accountName(key.accountId))
+    }, {
+      params: schema.idParams('key'),
+      ...schema.jsonBody(schema.keyChangesBody),
+      response: { 200: schema.key, ...schema.errorResponses },
+      detail: {
+        tags, summary: "Change a key's name, models, limits, budget or expiry",
+        description: 'Only the fields sent change; null removes a limit. A revoked key cannot change (400).',
+      },
+    })
+    .post('/console/api/keys/:id/rotate', async ({ viewer, params }) => {
+      const visible = await visibleKey(services, viewer, params.id)
+      const { record, secret } = await rotateKey(store.keys, visible.id)
+      // The cache forgets the old secret's hash: from this response on, the old secret is refused here.
+      services.keys.changed(record)
+      return { key: keyJson(record, await accountName(record.accountId)), secret }
+    }, {
+      params: schema.idParams('key'),
+      response: { 200: schema.createdKey, ...schema.errorResponses },
+      detail: {
+        tags, summary: 'Rotate a key: a new secret, the same key',
+        description: 'The answer holds the new secret, shown this once. Limits, spend and history stay; the old secret is refused at once.',
+      },
     })
     .post('/console/api/keys/:id/revoke', async ({ viewer, params }) => {
       const { key } = await revokeKey(store.keys, (await visibleKey(services, viewer, params.id)).id)

@@ -42,7 +42,7 @@ export const newKeyBody = t.Object({
   expires_at: t.Optional(nullable(t.String({ description: 'When the key stops working (ISO-8601, in the future)', examples: ['2027-01-31T00:00:00Z'] }))),
 })
 
-/** A key's changes (the admin API's PATCH): an absent field stays as it is, null clears it. */
+/** A key's changes (the console's and the admin API's PATCH): an absent field stays as it is, null clears it. */
 export const keyChangesBody = t.Object({
   name: newKeyBody.properties.name,
   models: newKeyBody.properties.models,
@@ -74,6 +74,26 @@ export const newUserBody = t.Object({
 })
 
 export const signInBody = t.Object({ username: t.String(), password: t.String() })
+
+export const ownPasswordBody = t.Object({
+  current_password: t.String({ description: 'The password you signed in with' }),
+  new_password: t.String({ description: 'At least 12 characters' }),
+})
+
+export const passwordResetBody = t.Object({
+  password: t.Optional(nullable(t.String({ description: 'At least 12 characters; absent or empty to have one generated and returned once' }))),
+})
+
+export const tasksQuery = t.Object({
+  account_id: t.Optional(t.String({ description: "Only this account's tasks (an account user's are always their own)" })),
+  limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
+  before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
+})
+
+export const itemsQuery = t.Object({
+  after: t.Optional(t.String({ description: 'The `next` value of the previous page (an item position)' })),
+  limit: t.Optional(t.String({ description: 'Items per page, 1 to 500; 100 when absent' })),
+})
 
 export const accountQuery = t.Object({ account_id: t.Optional(t.String({ description: "An account's ID; admins only, or the viewer's own" })) })
 
@@ -160,6 +180,78 @@ export const session = t.Object({
 })
 
 export const signedOut = t.Object({ signed_out: t.Literal(true) })
+
+export const unlocked = t.Object({ unlocked: t.Literal(true), name: t.String({ description: 'The login whose failed sign-ins were forgotten' }) })
+
+const perMillion = (what: string) => usd(`${what} per 1M tokens`)
+const prices = t.Object({
+  input_usd: perMillion('Input'),
+  output_usd: perMillion('Output'),
+  cached_input_usd: perMillion('Cached input'),
+  cache_write_usd: perMillion('Cache writes'),
+})
+
+export const model = t.Object({
+  id: t.String(),
+  owned_by: t.String(),
+  price: prices,
+  batch_price: nullable(t.Intersect([prices], { description: 'What batch items pay, when the operator set a batch price; null: the same as `price`' })),
+  context_window: nullable(whole({ description: 'Tokens in and out together; null when not configured' })),
+  max_output_tokens: whole(),
+  reasoning: t.Boolean({ description: 'Thinks before answering (hidden reasoning tokens are billed as output)' }),
+})
+
+export const route = t.Object({
+  route: t.String({ description: 'provider/upstream-model' }),
+  state: t.Union([t.Literal('closed'), t.Literal('open'), t.Literal('half-open')], { description: 'closed: in rotation; open: skipped after failures; half-open: one probe may go' }),
+  requests: whole({ description: 'Outcomes in the current window' }),
+  failures: whole({ description: 'Failures in the current window' }),
+  trips: whole({ description: 'Times taken out of rotation since start' }),
+  open_until: nullable(t.String({ format: 'date-time', description: 'While open: when a probe may go' })),
+  last_failure: nullable(t.String()),
+})
+
+const taskCounts = t.Object({
+  total: whole(), pending: whole(), succeeded: whole(), failed: whole(), canceled: whole(), expired: whole(),
+})
+
+export const task = t.Object({
+  id: t.String(),
+  kind: t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('gemini')], { description: 'The API it was submitted through' }),
+  status: t.String({ description: 'queued, in_progress, cancelling, completed, failed, cancelled or expired' }),
+  account_id: whole(),
+  account: t.Optional(nullable(t.String())),
+  key_id: t.String(),
+  endpoint: t.String(),
+  model: nullable(t.String()),
+  display_name: nullable(t.String()),
+  counts: taskCounts,
+  spent_usd: usd('What its items cost so far'),
+  created_at: time('When it was submitted'),
+  started_at: nullable(t.String({ format: 'date-time' })),
+  finished_at: nullable(t.String({ format: 'date-time' })),
+  expires_at: time('When unfinished items end expired'),
+})
+
+export const taskPage = t.Object({
+  tasks: t.Array(task),
+  next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
+})
+
+export const taskItem = t.Object({
+  position: whole({ description: 'Its place in the input, from 0' }),
+  custom_id: t.String(),
+  status: t.Union([t.Literal('pending'), t.Literal('running'), t.Literal('succeeded'), t.Literal('errored'), t.Literal('canceled'), t.Literal('expired')]),
+  status_code: nullable(whole()),
+  error: nullable(t.String({ description: 'Why it failed, for an errored item' })),
+  cost_usd: usd('What it cost'),
+  finished_at: nullable(t.String({ format: 'date-time' })),
+})
+
+export const itemPage = t.Object({
+  items: t.Array(taskItem),
+  next: nullable(t.String({ description: 'Pass as `after` for the next page; null on the last one' })),
+})
 
 const totalsFields = {
   requests: whole(),

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
-import { GatewayError } from '../../core/errors.ts'
+import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import type { UserRecord } from '../../domain/records.ts'
 import { endSession, startSession } from '../../domain/sessions.ts'
-import { verifyCredentials } from '../../domain/users.ts'
+import { changePassword, verifyCredentials } from '../../domain/users.ts'
 import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
 import { acceptBody, parseConsoleBody } from './body.ts'
@@ -77,12 +77,45 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
     })
 }
 
+/** The current password, checked under the sign-in throttle (a borrowed session must not become a guessing oracle). */
+async function checkCurrentPassword(services: Services, limiter: SignInLimiter, request: Request, user: UserRecord, password: string): Promise<void> {
+  try {
+    await checkPassword(services, limiter, request, user.name, password)
+  } catch (error) {
+    // Not a 401: the session is fine, and the console signs out on any 401.
+    if (error instanceof GatewayError && error.code === 'wrong_credentials') throw invalidRequest('The current password is wrong.', 'current_password')
+    throw error
+  }
+}
+
 export function sessionRoutes(services: Services, limiter = new SignInLimiter(services.signInFailures)) {
   const signedInRoutes = new Elysia({ name: 'console-session' })
     .use(signedIn(services))
     .get('/console/api/session', ({ viewer }) => describeViewer(services, viewer.user, viewer.session.csrfToken, viewer.session.expiresAt), {
       response: { 200: schema.session, ...schema.errorResponses },
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
+    })
+    .post('/console/api/session/password', async ({ viewer, request, body, set }) => {
+      await checkCurrentPassword(services, limiter, request, viewer.user, body.current_password)
+      if (body.new_password === body.current_password) throw invalidRequest('The new password is the current one; choose another.', 'new_password')
+      if (body.new_password === '') throw invalidRequest(`Missing 'new_password': at least 12 characters.`, 'new_password')
+      try {
+        await changePassword(services.store, viewer.user.name, body.new_password)
+      } catch (error) {
+        throw error instanceof Error && /password/.test(error.message) ? invalidRequest(`Invalid value for 'new_password': ${error.message}.`, 'new_password') : error
+      }
+      // Every session of this login has ended, this one too; this browser gets a fresh one so it stays signed in.
+      const { token, session } = await startSession(services.store.sessions, viewer.user.id)
+      set.headers['set-cookie'] = sessionCookie(request, token)
+      return describeViewer(services, viewer.user, session.csrfToken, session.expiresAt)
+    }, {
+      ...schema.jsonBody(schema.ownPasswordBody),
+      response: { 200: schema.session, ...schema.errorResponses, 429: schema.consoleError },
+      detail: {
+        tags, summary: 'Change your own password',
+        description: 'Needs the current password (wrong ones count towards the sign-in throttle). Signs this login out everywhere else; ' +
+          'this browser gets a new session cookie and CSRF token, in the answer.',
+      },
     })
     .delete('/console/api/session', async ({ request, set }) => {
       await endSession(services.store.sessions, readCookie(request, sessionCookieName)!)

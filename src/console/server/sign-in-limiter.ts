@@ -85,6 +85,15 @@ export class SignInLimiter {
     await this.log.clear(keysOf(username, address)[0])
   }
 
+  /**
+   * An admin vouches for a name: forget its failures, from every address (the per-address counts stay: a spray of
+   * names from one address is not excused by unlocking one of them).
+   */
+  async clear(username: string): Promise<void> {
+    const [pair, , name] = keysOf(username, '')
+    await Promise.all([this.log.clearPrefix(pair), this.log.clear(name)])
+  }
+
   private backoffMs(nameFailures: number): number {
     return Math.min(this.limits.maxBackoffMs, 1000 * 2 ** Math.min(30, nameFailures - this.limits.maxFailures))
   }

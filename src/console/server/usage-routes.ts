@@ -8,6 +8,7 @@ import * as schema from './schemas.ts'
 import { isAdmin, ownAccountId } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 import { readUsageFilter } from './usage-filter.ts'
+import { requestCsv } from './request-csv.ts'
 
 const dayMs = 86_400_000
 const defaultDays = 30
@@ -114,5 +115,22 @@ export function usageRoutes(services: Services) {
       query: schema.requestsQuery,
       response: { 200: schema.requestPage, ...schema.errorResponses },
       detail: { tags, summary: 'The request log, newest first', description: 'One keyset page at a time: pass `next` back as `before`.' },
+    })
+    .get('/console/api/requests/csv', async ({ viewer, query }) => {
+      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+      const day = new Date().toISOString().slice(0, 10)
+      return new Response(requestCsv(services, filter, isAdmin(viewer)), {
+        headers: {
+          'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store',
+          'content-disposition': `attachment; filename="tollgate-requests-${day}.csv"`,
+        },
+      })
+    }, {
+      query: schema.usageQuery,
+      response: schema.errorResponses,
+      detail: {
+        tags, summary: 'The request log as CSV',
+        description: 'A file (text/csv, as an attachment): every request matching the filters (the same as the request log\'s), newest first, with a header row. Money is an exact decimal string.',
+      },
     })
 }

@@ -6,9 +6,10 @@ import type { SessionInfo } from './types.ts'
 
 function navigationFor(session: SessionInfo): [string, string][] {
   if (session.user.role === 'admin') {
-    return [['/console', 'Overview'], ['/console/accounts', 'Accounts'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/logins', 'Logins']]
+    return [['/console', 'Overview'], ['/console/accounts', 'Accounts'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'],
+      ['/console/models', 'Models'], ['/console/logins', 'Logins']]
   }
-  return [['/console', 'Overview'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/balance', 'Balance']]
+  return [['/console', 'Overview'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'], ['/console/balance', 'Balance']]
 }
 
 function isCurrent(href: string, path: string): boolean {
@@ -46,7 +47,7 @@ export function Layout({ session, onSignedOut, children }: { session: SessionInf
           </ul>
         </nav>
         <div class="who">
-          <span class="who-name">{session.user.name}<span class="muted"> · {session.user.role === 'admin' ? 'admin' : account?.name}</span></span>
+          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted"> · {session.user.role === 'admin' ? 'admin' : account?.name}</span></a>
           <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>Sign out</button>
         </div>
       </header>

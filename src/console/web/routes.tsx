@@ -7,6 +7,10 @@ import { Balance } from './pages/balance.tsx'
 import { KeyDetail } from './pages/key-detail.tsx'
 import { Keys } from './pages/keys.tsx'
 import { Logins } from './pages/logins.tsx'
+import { Models } from './pages/models.tsx'
+import { Password } from './pages/password.tsx'
+import { TaskDetail } from './pages/task-detail.tsx'
+import { Tasks } from './pages/tasks.tsx'
 import { NewKey } from './pages/new-key.tsx'
 import { Overview } from './pages/overview.tsx'
 import { Usage } from './pages/usage.tsx'
@@ -25,6 +29,10 @@ const routes: [string, FunctionComponent<PageProps>, 'admin' | 'account' | 'all'
   ['/console/keys/new', NewKey, 'all'],
   ['/console/keys/:id', KeyDetail, 'all'],
   ['/console/usage', Usage, 'all'],
+  ['/console/models', Models, 'all'],
+  ['/console/tasks', Tasks, 'all'],
+  ['/console/tasks/:id', TaskDetail, 'all'],
+  ['/console/password', Password, 'all'],
   ['/console/balance', Balance, 'account'],
   ['/console/accounts', Accounts, 'admin'],
   ['/console/accounts/:id', AccountDetail, 'admin'],

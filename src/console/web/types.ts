@@ -104,3 +104,67 @@ export interface User {
   account: string | null
   created_at: string
 }
+
+export interface Prices {
+  input_usd: string
+  output_usd: string
+  cached_input_usd: string
+  cache_write_usd: string
+}
+
+export interface Model {
+  id: string
+  owned_by: string
+  price: Prices
+  batch_price: Prices | null
+  context_window: number | null
+  max_output_tokens: number
+  reasoning: boolean
+}
+
+export interface RouteHealth {
+  route: string
+  state: 'closed' | 'open' | 'half-open'
+  requests: number
+  failures: number
+  trips: number
+  open_until: string | null
+  last_failure: string | null
+}
+
+export interface TaskCounts {
+  total: number
+  pending: number
+  succeeded: number
+  failed: number
+  canceled: number
+  expired: number
+}
+
+export interface Task {
+  id: string
+  kind: 'openai' | 'anthropic' | 'gemini'
+  status: string
+  account_id: number
+  account?: string | null
+  key_id: string
+  endpoint: string
+  model: string | null
+  display_name: string | null
+  counts: TaskCounts
+  spent_usd: string
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  expires_at: string
+}
+
+export interface TaskItem {
+  position: number
+  custom_id: string
+  status: 'pending' | 'running' | 'succeeded' | 'errored' | 'canceled' | 'expired'
+  status_code: number | null
+  error: string | null
+  cost_usd: string
+  finished_at: string | null
+}

@@ -40,6 +40,23 @@ export class RedisFailureLog implements FailureLog {
     if (!this.link.up) return
     await this.link.send('DEL', [redisKey(key)]).catch((error) => this.link.failed(error))
   }
+
+  /** SCAN (never KEYS, which blocks Redis) for the prefix's keys, then DEL them; glob characters in names match literally. */
+  async clearPrefix(prefix: string): Promise<void> {
+    await this.local.clearPrefix(prefix)
+    if (!this.link.up) return
+    try {
+      const pattern = `${redisKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`
+      let cursor = '0'
+      do {
+        const [next, keys] = await this.link.send('SCAN', [cursor, 'MATCH', pattern, 'COUNT', '500']) as [string, string[]]
+        if (keys.length > 0) await this.link.send('DEL', keys)
+        cursor = next
+      } while (cursor !== '0')
+    } catch (error) {
+      this.link.failed(error)
+    }
+  }
 }
 
 function redisKey(key: string): string {

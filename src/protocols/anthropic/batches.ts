@@ -41,7 +41,7 @@ function notFound(id: string): GatewayError {
 }
 
 /** One result line: `{custom_id, result: {type: succeeded|errored|canceled|expired, …}}`. */
-function resultLine(item: ItemRecord): string {
+export function resultLine(item: ItemRecord): string {
   const head = `{"custom_id":${JSON.stringify(item.customId)},"result":`
   if (item.status === 'succeeded') return `${head}{"type":"succeeded","message":${item.result}}}`
   if (item.status === 'errored') return `${head}${JSON.stringify({ type: 'errored', error: encodeAnthropicError(gatewayErrorOf(JSON.parse(item.result!)), item.id) })}}`

@@ -34,7 +34,7 @@ function stats(task: TaskRecord) {
 }
 
 /** An item's inlined response (or error) with the metadata it was sent with, in input order. */
-function inlined(item: ItemRecord) {
+export function inlined(item: ItemRecord) {
   const metadata = item.customId === 'null' ? undefined : JSON.parse(item.customId)
   if (item.status === 'succeeded') return { response: JSON.parse(item.result!), ...(metadata && { metadata }) }
   const error = item.status === 'errored'

@@ -25,6 +25,41 @@ function DeleteLogin({ user, onDeleted }: { user: User; onDeleted: () => void })
   )
 }
 
+function ResetPassword({ user, onReset }: { user: User; onReset: (password: string | undefined) => void }) {
+  const [asking, setAsking] = useState(false)
+  const [password, setPassword] = useState('')
+  return (
+    <>
+      <button type="button" class="button secondary small" onClick={() => setAsking(true)} aria-label={`Reset the password of ${user.name}`}>Reset password</button>
+      {asking && (
+        <ConfirmDialog title={`Reset the password of ${user.name}?`} confirmLabel="Reset password" onClose={() => { setAsking(false); setPassword('') }}
+          onConfirm={async () => onReset((await postJson<{ password?: string }>(`/users/${user.id}/password`, { password: password || undefined })).password)}>
+          <p>{user.name} is signed out everywhere and must sign in with the new password.</p>
+          <TextField label="New password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
+            hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
+        </ConfirmDialog>
+      )}
+    </>
+  )
+}
+
+function UnlockLogin({ user, onUnlocked }: { user: User; onUnlocked: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const unlock = async () => {
+    setBusy(true)
+    try {
+      await postJson(`/users/${user.id}/unlock`)
+      onUnlocked()
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <button type="button" class="button secondary small" onClick={unlock} disabled={busy} aria-label={`Unlock sign-in for ${user.name}`}
+      title="Forget this login's failed sign-ins, so a throttled user may sign in at once">Unlock sign-in</button>
+  )
+}
+
 /** Console logins (all, or one account's) with a form for a new one; a generated password is shown once. */
 export function LoginList({ account, selfId }: { account?: Account; selfId: number }) {
   const users = useResource<User[]>(`/users${queryString({ account_id: account?.id })}`)
@@ -33,6 +68,7 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
   const [accountId, setAccountId] = useState(account ? String(account.id) : '')
   const [password, setPassword] = useState('')
   const [created, setCreated] = useState<{ name: string; password?: string }>()
+  const [notice, setNotice] = useState<{ name: string; text: string; password?: string }>()
   const create = async () => {
     const result = await postJson<{ user: User; password?: string }>('/users', {
       name: name.trim(), role, account_id: role === 'account' ? Number(accountId) || undefined : undefined, password: password || undefined,
@@ -53,7 +89,13 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
                 {list.map((user) => (
                   <tr key={user.id}>
                     <td>{user.name}</td><td>{user.role}</td>{!account && <td>{user.account ?? '—'}</td>}<td>{formatDate(user.created_at)}</td>
-                    <td>{user.id !== selfId && <DeleteLogin user={user} onDeleted={users.reload} />}</td>
+                    <td class="row-actions">{user.id !== selfId && (
+                      <>
+                        <ResetPassword user={user} onReset={(password) => setNotice({ name: user.name, text: `Password of ${user.name} reset; they are signed out everywhere.`, password })} />
+                        <UnlockLogin user={user} onUnlocked={() => setNotice({ name: user.name, text: `${user.name} may sign in again at once: their failed sign-ins are forgotten.` })} />
+                        <DeleteLogin user={user} onDeleted={users.reload} />
+                      </>
+                    )}</td>
                   </tr>
                 ))}
               </tbody>
@@ -61,6 +103,9 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
           </TableScroll>
         )}
       </Resolved>
+      {notice && (notice.password
+        ? <SecretReveal label={`New password for ${notice.name}`} secret={notice.password} testId="reset-login-password" />
+        : <p class="notice" role="status" data-testid="login-notice">{notice.text}</p>)}
       {created && (created.password
         ? <SecretReveal label={`Password for ${created.name}`} secret={created.password} testId="new-login-password" />
         : <p class="notice" role="status">Login {created.name} created with the password you chose.</p>)}

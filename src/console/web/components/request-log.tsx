@@ -1,6 +1,7 @@
+import { fractionWidth, Money } from './money.tsx'
 import { useEffect, useState } from 'preact/hooks'
 import { getJson, queryString } from '../api.ts'
-import { count, formatTime, usd } from '../format.ts'
+import { count, formatTime } from '../format.ts'
 import type { RequestPage, RequestRow } from '../types.ts'
 import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
 
@@ -50,6 +51,7 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
     return () => controller.abort()
   }, [key, attempt])
 
+  const costWidth = fractionWidth(rows.map((row) => row.cost_usd))
   if (!loading && !error && rows.length === 0) return <Empty><p>No requests match these filters.</p></Empty>
   return (
     <div class="request-log">
@@ -73,7 +75,7 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
                   <td data-label="Status"><StatusCell row={row} /></td>
                   <td class="number" data-label="Input tokens">{count(row.input_tokens)}</td>
                   <td class="number" data-label="Output tokens">{count(row.output_tokens)}</td>
-                  <td class="number" data-label="Cost" data-testid="request-cost">{usd(row.cost_usd)}</td>
+                  <td class="number" data-label="Cost" data-testid="request-cost"><Money amount={row.cost_usd} width={costWidth} /></td>
                   <td class="number" data-label="Latency">{count(row.latency_ms)} ms</td>
                 </tr>
               ))}

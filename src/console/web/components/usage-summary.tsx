@@ -1,3 +1,4 @@
+import { fractionWidth, Money } from './money.tsx'
 import { queryString } from '../api.ts'
 import { count, usd } from '../format.ts'
 import type { Group, UsageSummary } from '../types.ts'
@@ -19,6 +20,7 @@ function Stat({ label, value }: { label: string; value: string }) {
 
 function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Group[]; linkPrefix?: string }) {
   if (groups.length === 0) return null
+  const width = fractionWidth(groups.map((group) => group.spent_usd))
   return (
     <section class="panel">
       <h3>{title}</h3>
@@ -32,7 +34,7 @@ function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Grou
                 <td class="number" data-label="Requests">{count(group.requests)}</td>
                 <td class="number" data-label="Input tokens">{count(group.input_tokens)}</td>
                 <td class="number" data-label="Output tokens">{count(group.output_tokens)}</td>
-                <td class="number" data-label="Spend">{usd(group.spent_usd)}</td>
+                <td class="number" data-label="Spend"><Money amount={group.spent_usd} width={width} /></td>
               </tr>
             ))}
           </tbody>

@@ -1,9 +1,10 @@
+import { fractionWidth, Money } from '../components/money.tsx'
 import { useState } from 'preact/hooks'
 import { postJson } from '../api.ts'
 import { CreateForm } from '../components/create-form.tsx'
 import { TextField } from '../components/fields.tsx'
 import { Empty, Resolved, TableScroll } from '../components/states.tsx'
-import { formatDate, usd } from '../format.ts'
+import { formatDate } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { Account } from '../types.ts'
@@ -36,8 +37,8 @@ export function AccountsTable() {
               {list.map((account) => (
                 <tr key={account.id}>
                   <td data-label="Name"><a href={`/console/accounts/${account.id}`}>{account.name}</a></td>
-                  <td class="number" data-label="Balance">{usd(account.balance_usd)}</td>
-                  <td class="number" data-label="Available">{usd(account.available_usd)}</td>
+                  <td class="number" data-label="Balance"><Money amount={account.balance_usd} width={fractionWidth(list.map((item) => item.balance_usd))} /></td>
+                  <td class="number" data-label="Available"><Money amount={account.available_usd} width={fractionWidth(list.map((item) => item.available_usd))} /></td>
                   <td data-label="Created">{formatDate(account.created_at)}</td>
                 </tr>
               ))}

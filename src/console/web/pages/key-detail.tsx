@@ -1,4 +1,8 @@
 import type { ComponentChildren } from 'preact'
+import { useState } from 'preact/hooks'
+import { KeyEditForm } from '../components/key-edit.tsx'
+import { RotateKeyButton } from '../components/rotate-key.tsx'
+import { SecretReveal } from '../components/secret-reveal.tsx'
 import { RequestLog } from '../components/request-log.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
 import { Empty, Resolved, StatusBadge } from '../components/states.tsx'
@@ -20,6 +24,8 @@ function orNone(value: number | null): string {
 /** One key: what it may do (models, limits, expiry), what it has cost, and its requests. */
 export function KeyDetail({ session, params }: PageProps) {
   const resource = useResource<Key>(`/keys/${encodeURIComponent(params.id!)}`)
+  const [editing, setEditing] = useState(false)
+  const [rotated, setRotated] = useState<string>()
   return (
     <Resolved resource={resource} label="Loading the key…" missing={
       <>
@@ -30,18 +36,29 @@ export function KeyDetail({ session, params }: PageProps) {
       {(key) => (
         <>
           <PageHeader title={key.name ?? 'Unnamed key'}>
+            {key.status !== 'revoked' && !editing && <button type="button" class="button secondary" onClick={() => setEditing(true)}>Edit limits</button>}
+            {key.status !== 'revoked' && <RotateKeyButton apiKey={key} onRotated={(created) => { setRotated(created.secret); resource.reload() }} />}
             {key.status === 'active' && <RevokeKeyButton apiKey={key} onRevoked={resource.reload} />}
           </PageHeader>
+          {rotated && (
+            <SecretReveal label={`New secret of ${key.name ?? 'this key'}`} secret={rotated} testId="rotated-key-secret">
+              <p class="hint">The previous secret no longer works.</p>
+            </SecretReveal>
+          )}
+          {editing && (
+            <KeyEditForm apiKey={key} models={session.models} onCancel={() => setEditing(false)}
+              onSaved={() => { setEditing(false); resource.reload() }} />
+          )}
           <section class="card">
             <dl class="details">
               <Item label="Key"><code>{key.prefix}…</code></Item>
               <Item label="Status"><StatusBadge status={key.status} /></Item>
               {session.user.role === 'admin' && <Item label="Account"><a href={`/console/accounts/${key.account_id}`}>{key.account}</a></Item>}
               <Item label="Models">{key.models ? key.models.join(', ') : 'all configured models'}</Item>
-              <Item label="Requests per minute">{orNone(key.rpm)}</Item>
+              <Item label="Requests per minute"><span data-testid="key-rpm">{orNone(key.rpm)}</span></Item>
               <Item label="Tokens per minute">{orNone(key.tpm)}</Item>
               <Item label="Concurrent requests">{orNone(key.concurrency)}</Item>
-              <Item label="Budget">{key.budget_usd === null ? 'no limit' : usd(key.budget_usd)}</Item>
+              <Item label="Budget"><span data-testid="key-budget">{key.budget_usd === null ? 'no limit' : usd(key.budget_usd)}</span></Item>
               <Item label="Spent so far"><span data-testid="key-spent">{usd(key.spent_usd)}</span></Item>
               <Item label="Created">{formatTime(key.created_at)}</Item>
               <Item label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</Item>

@@ -1,8 +1,9 @@
+import { fractionWidth, Money } from '../components/money.tsx'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
 import { Empty, Resolved, StatusBadge, TableScroll } from '../components/states.tsx'
-import { formatTime, usd } from '../format.ts'
+import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
@@ -47,7 +48,7 @@ export function Keys({ session, search }: PageProps) {
                     {admin && <td data-label="Account">{key.account}</td>}
                     <td data-label="Status"><StatusBadge status={key.status} /></td>
                     <td data-label="Models">{key.models ? key.models.join(', ') : <span class="muted">all</span>}</td>
-                    <td class="number" data-label="Spent">{usd(key.spent_usd)}</td>
+                    <td class="number" data-label="Spent"><Money amount={key.spent_usd} width={fractionWidth(list.map((item) => item.spent_usd))} /></td>
                     <td class="nowrap" data-label="Created">{formatTime(key.created_at).replace(' UTC', '')}</td>
                     <td class="nowrap" data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at).replace(' UTC', '') : <span class="muted">never</span>}</td>
                     <td class="row-actions">{key.status === 'active' && <RevokeKeyButton apiKey={key} small onRevoked={keys.reload} />}</td>

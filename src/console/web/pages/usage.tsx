@@ -67,7 +67,11 @@ export function Usage({ session, search }: PageProps) {
       </form>
       <h2>Summary</h2>
       <UsageSummaryView query={{ ...scope, ...range }} showKeys={!applied.key} />
-      <h2>Requests</h2>
+      <div class="section-header">
+        <h2>Requests</h2>
+        <a class="button secondary small" data-testid="download-csv" download
+          href={`/console/api/requests/csv${queryString({ ...scope, ...range, status: applied.status || undefined })}`}>Download CSV</a>
+      </div>
       <RequestLog filter={{ ...scope, ...range, status: applied.status || undefined, account_id: scope.account_id?.toString() }} showAccount={admin && !applied.account} />
     </>
   )

@@ -1,0 +1,107 @@
+import { fractionWidth, Money } from '../components/money.tsx'
+import { Empty, Resolved, TableScroll } from '../components/states.tsx'
+import { count, formatTime } from '../format.ts'
+import { PageHeader } from '../layout.tsx'
+import type { PageProps } from '../routes.tsx'
+import type { Model, RouteHealth } from '../types.ts'
+import { useResource } from '../use-resource.ts'
+
+const stateClass: Record<RouteHealth['state'], string> = { closed: 'ok', 'half-open': 'warn', open: 'error' }
+
+function ModelTable({ models }: { models: Model[] }) {
+  const withBatch = models.some((model) => model.batch_price !== null)
+  const width = (pick: (model: Model) => string | undefined) => fractionWidth(models.map(pick))
+  const widths = {
+    input: width((model) => model.price.input_usd), output: width((model) => model.price.output_usd), cached: width((model) => model.price.cached_input_usd),
+    batchInput: width((model) => model.batch_price?.input_usd), batchOutput: width((model) => model.batch_price?.output_usd),
+  }
+  return (
+    <TableScroll label="Models">
+      <table class="stack" data-testid="models-table">
+        <thead>
+          <tr>
+            <th scope="col">Model</th><th scope="col" class="number">Input</th><th scope="col" class="number">Output</th>
+            <th scope="col" class="number">Cached input</th>
+            {withBatch && <><th scope="col" class="number">Batch input</th><th scope="col" class="number">Batch output</th></>}
+            <th scope="col" class="number">Context window</th><th scope="col" class="number">Max output</th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((model) => (
+            <tr key={model.id}>
+              <td data-label="Model"><code>{model.id}</code>{model.reasoning && <span class="muted"> · reasoning</span>}</td>
+              <td class="number" data-label="Input per 1M"><Money amount={model.price.input_usd} width={widths.input} /></td>
+              <td class="number" data-label="Output per 1M"><Money amount={model.price.output_usd} width={widths.output} /></td>
+              <td class="number" data-label="Cached input per 1M"><Money amount={model.price.cached_input_usd} width={widths.cached} /></td>
+              {withBatch && (
+                <>
+                  <td class="number" data-label="Batch input per 1M" data-testid="batch-input">{model.batch_price ? <Money amount={model.batch_price.input_usd} width={widths.batchInput} /> : <span class="muted">as live</span>}</td>
+                  <td class="number" data-label="Batch output per 1M">{model.batch_price ? <Money amount={model.batch_price.output_usd} width={widths.batchOutput} /> : <span class="muted">as live</span>}</td>
+                </>
+              )}
+              <td class="number" data-label="Context window">{model.context_window === null ? <span class="muted">—</span> : count(model.context_window)}</td>
+              <td class="number" data-label="Max output">{count(model.max_output_tokens)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  )
+}
+
+function RouteTable({ routes }: { routes: RouteHealth[] }) {
+  return (
+    <TableScroll label="Route health">
+      <table class="stack" data-testid="routes-table">
+        <thead>
+          <tr>
+            <th scope="col">Route</th><th scope="col">Circuit</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Failures</th>
+            <th scope="col" class="number">Trips</th><th scope="col">Last failure</th>
+          </tr>
+        </thead>
+        <tbody>
+          {routes.map((route) => (
+            <tr key={route.route}>
+              <td data-label="Route"><code>{route.route}</code></td>
+              <td data-label="Circuit">
+                <span class={`badge badge-${stateClass[route.state]}`}>{route.state}</span>
+                {route.open_until && <span class="muted"> until {formatTime(route.open_until)}</span>}
+              </td>
+              <td class="number" data-label="Requests">{count(route.requests)}</td>
+              <td class="number" data-label="Failures">{count(route.failures)}</td>
+              <td class="number" data-label="Trips">{count(route.trips)}</td>
+              <td data-label="Last failure">{route.last_failure ?? <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  )
+}
+
+/** What can be called and what it costs; for an admin also whether each upstream route is in rotation. */
+export function Models({ session }: PageProps) {
+  const admin = session.user.role === 'admin'
+  const models = useResource<Model[]>('/models')
+  const routes = useResource<RouteHealth[]>(admin ? '/routes' : null)
+  return (
+    <>
+      <PageHeader title="Models" />
+      <p class="hint">Prices in USD per million tokens, exact. {admin ? 'Every configured model.' : "The models your account's keys may use."}</p>
+      <Resolved resource={models} label="Loading models…">
+        {(list) => list.length === 0
+          ? <Empty><p>None of your keys can call a model yet.</p><p><a href="/console/keys/new">Create a key</a></p></Empty>
+          : <ModelTable models={list} />}
+      </Resolved>
+      {admin && (
+        <>
+          <h2>Route health</h2>
+          <p class="hint">Each upstream route's circuit breaker over its recent window: an open circuit is skipped until a probe succeeds.</p>
+          <Resolved resource={routes} label="Loading route health…">
+            {(list) => <RouteTable routes={list} />}
+          </Resolved>
+        </>
+      )}
+    </>
+  )
+}
