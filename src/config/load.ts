@@ -97,6 +97,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     limits,
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
+    retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
     source,
   }
 }
@@ -151,6 +152,11 @@ function readLogLevel(log: Fields): string {
   const level = readString(log.level, 'log.level', 'info')
   if (!logLevels.includes(level)) throw new ConfigError('log.level', `must be one of ${logLevels.join(', ')}, got "${level}"`)
   return level
+}
+
+function parseRetention(retention: Fields): Config['retention'] {
+  rejectUnknownKeys(retention, ['requests_days'], 'retention')
+  return { requestsDays: readNumber(retention.requests_days, 'retention.requests_days', 90, { min: 0, integer: true }) }
 }
 
 function parseTasks(tasks: Fields): Config['tasks'] {

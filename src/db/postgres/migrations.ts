@@ -6,6 +6,7 @@ import keyBudgetHolds from '../../../drizzle/postgres/0002_key_budget_holds.sql'
 import dropAccountModelIndex from '../../../drizzle/postgres/0003_drop_account_model_index.sql' with { type: 'text' }
 import instances from '../../../drizzle/postgres/0004_instances.sql' with { type: 'text' }
 import tasks from '../../../drizzle/postgres/0005_tasks.sql' with { type: 'text' }
+import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -15,4 +16,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0003_drop_account_model_index', sql: dropAccountModelIndex },
   { name: '0004_instances', sql: instances },
   { name: '0005_tasks', sql: tasks },
+  { name: '0007_usage_daily', sql: usageDaily },
 ]
