@@ -17,6 +17,7 @@ import { TaskRunner } from './tasks/runner.ts'
 import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
 import { batchCodecs } from './tasks/codecs.ts'
 import { taskResultLines } from './tasks/results.ts'
+import { UsageFolder } from './domain/usage-folder.ts'
 
 export interface Gateway {
   services: Services
@@ -33,7 +34,7 @@ export interface Gateway {
 }
 
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
-const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log'] as const
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
@@ -73,7 +74,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     tasks, relay: batchRelay, keys: store.keys, codecs: batchCodecs, config: config.tasks, logger,
     singleServer: store.dialect === 'sqlite',
   })
-  runners.set(tasks, { runner, batchRelay })
+  // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
+  const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
+  runners.set(tasks, { runner, batchRelay, folder })
   return {
     config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures,
     taskResults: (task) => taskResultLines(tasks, task),
@@ -81,7 +84,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 }
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
-const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay }>()
+const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder }>()
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
@@ -101,8 +104,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   services.server = server
-  const { runner, batchRelay } = runners.get(services.tasks)!
+  const { runner, batchRelay, folder } = runners.get(services.tasks)!
   await runner.start()
+  folder.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
@@ -129,6 +133,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         await Promise.race([relay.idle(), Bun.sleep(5000)])
       }
       server.stop(true)
+      await folder.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()

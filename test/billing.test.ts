@@ -53,7 +53,10 @@ describe('billing', () => {
     expect(final.balance).toBeGreaterThanOrEqual(0)
     expect(final.reserved).toBe(0)
     expect(500_000 - final.balance).toBe(summary.spent)
-    expect(summary.requests).toBe(ok)
+    // Every request left a row: the refused ones with status 403 and cost 0.
+    expect(summary.requests).toBe(150)
+    expect((await store.usage.summarize({ accountId: account.id, statusMin: 403, statusMax: 403 })).requests).toBe(refused)
+    expect((await store.usage.summarize({ accountId: account.id, statusMin: 403, statusMax: 403 })).spent).toBe(0)
     // The key's running spend is the same sum.
     expect((await store.keys.findById(record.id))!.spent).toBe(summary.spent)
   })

@@ -117,6 +117,20 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
   await page.getByTestId('request-log').waitFor()
   expect(await page.getByTestId('request-log').textContent()).toContain(`$${cost}`)
   await saveScreenshot(page, `${username}-4-usage`)
+  // Filtered to client errors, the summary counts only those (the refused mock-fast request is one), not every request.
+  await page.getByLabel('Model', { exact: true }).selectOption('')
+  await page.getByLabel('Status', { exact: true }).selectOption('4xx')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await page.waitForURL(/status=4xx/)
+  const { usage } = gateway.gateway.services.store
+  const scope = { accountId: admin ? undefined : gateway.account.id }
+  const clientErrors = (await usage.summarize({ ...scope, statusMin: 400, statusMax: 499 })).requests
+  expect(clientErrors).toBeGreaterThan(0)
+  expect((await usage.summarize(scope)).requests).toBeGreaterThan(clientErrors)
+  const requestsStat = page.getByTestId('usage-summary').locator('.stat', { hasText: 'Requests' }).locator('dd')
+  await page.waitForFunction(() => document.querySelector('[data-testid="usage-summary"]') !== null)
+  for (let tries = 0; tries < 50 && (await requestsStat.textContent()) !== String(clientErrors); tries++) await Bun.sleep(100)
+  expect(await requestsStat.textContent()).toBe(String(clientErrors))
 
   // Revoke with confirmation; the API refuses the key at once (well within the promised second).
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click()

@@ -86,7 +86,9 @@ describe.each(backends)('lease room on %s', (_, backend) => {
       const after = (await store.accounts.findById(account.id))!
       const summary = await store.usage.summarize({ accountId: account.id })
       expect(after.reserved).toBe(0)
-      expect(summary.requests).toBe(4)
+      // Four served, and the refused one's row (403, cost 0).
+      expect(summary.requests).toBe(5)
+      expect((await store.usage.summarize({ accountId: account.id, statusMin: 200, statusMax: 299 })).requests).toBe(4)
       expect(1_000_000 - after.balance).toBe(summary.spent)
     })
   }

@@ -98,6 +98,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     limits,
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
     admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
+    retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
     source,
   }
 }
@@ -152,6 +153,11 @@ function readLogLevel(log: Fields): string {
   const level = readString(log.level, 'log.level', 'info')
   if (!logLevels.includes(level)) throw new ConfigError('log.level', `must be one of ${logLevels.join(', ')}, got "${level}"`)
   return level
+}
+
+function parseRetention(retention: Fields): Config['retention'] {
+  rejectUnknownKeys(retention, ['requests_days'], 'retention')
+  return { requestsDays: readNumber(retention.requests_days, 'retention.requests_days', 90, { min: 0, integer: true }) }
 }
 
 function parseTasks(tasks: Fields): Config['tasks'] {

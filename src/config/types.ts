@@ -111,6 +111,11 @@ export interface Config {
   admin: { protectMetrics: boolean }
   /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
   tasks: { concurrency: number; perAccount: number; retentionDays: number }
+  /**
+   * Usage rows older than `requestsDays` whole UTC days are folded into daily per-key per-model totals (kept
+   * forever); 0 keeps every row. The ledger (money) is never pruned.
+   */
+  retention: { requestsDays: number }
   /** Where the config came from, for messages. */
   source: string
 }

@@ -19,6 +19,7 @@ export interface LedgerTotals {
 export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
   const totals: LedgerTotals = { accounts: new Map(), leases: new Map(), releasedLeases: new Set(), keys: new Map(), budgetReleases: new Map() }
   for (const write of batch) {
+    if (write.kind === 'refusal') continue // a usage row only: no money moved
     const accountId = write.kind === 'settle' ? write.usage.accountId : write.accountId
     const account = totals.accounts.get(accountId) ?? { debit: 0, released: 0 }
     totals.accounts.set(accountId, account)

@@ -1,5 +1,5 @@
-import { and, eq, gte, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
-import type { UsageCursor, UsageFilter, UsageTotals } from '../domain/records.ts'
+import { and, eq, gt, gte, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
+import type { UsageCursor, UsageDay, UsageFilter, UsageGroup, UsageTotals } from '../domain/records.ts'
 import { dayMs } from '../core/time.ts'
 
 /**
@@ -62,3 +62,96 @@ export function dayOf(table: UsageColumns): SQL<number | string> {
   const day = sql.raw(String(dayMs))
   return sql<number | string>`(${table.createdAt} / ${day}) * ${day}`
 }
+
+/** The columns of usage_daily (folded days) that summaries read, in each dialect's schema. */
+export interface DailyColumns {
+  day: Column
+  accountId: Column
+  keyId: Column
+  model: Column
+  status: Column
+  requests: Column
+  inputTokens: Column
+  cachedInputTokens: Column
+  outputTokens: Column
+  cost: Column
+}
+
+/**
+ * The filter on folded days. A folded day counts when it overlaps [since, until): exact for the whole-day ranges the
+ * console and `tollgate usage` ask for, and a day's granularity for any other range (its rows are one total now).
+ */
+export function dailyConditions(table: DailyColumns, filter: UsageFilter): SQL | undefined {
+  const conditions: SQL[] = []
+  if (filter.accountId !== undefined) conditions.push(eq(table.accountId, filter.accountId))
+  if (filter.keyId !== undefined) conditions.push(eq(table.keyId, filter.keyId))
+  if (filter.model !== undefined) conditions.push(eq(table.model, filter.model))
+  if (filter.statusMin !== undefined) conditions.push(gte(table.status, filter.statusMin))
+  if (filter.statusMax !== undefined) conditions.push(lte(table.status, filter.statusMax))
+  if (filter.since !== undefined) conditions.push(gt(table.day, filter.since - dayMs))
+  if (filter.until !== undefined) conditions.push(lt(table.day, filter.until))
+  return conditions.length ? and(...conditions) : undefined
+}
+
+/** The folded twin of totalsColumns: sums of the daily rows' counts. */
+export function dailyTotalsColumns(table: DailyColumns) {
+  return {
+    requests: sql<number | string>`coalesce(sum(${table.requests}), 0)`,
+    inputTokens: sql<number | string>`coalesce(sum(${table.inputTokens}), 0)`,
+    outputTokens: sql<number | string>`coalesce(sum(${table.outputTokens}), 0)`,
+    spent: sql<number | string>`coalesce(sum(${table.cost}), 0)`,
+  }
+}
+
+function addTotals<T extends UsageTotals>(into: T, more: UsageTotals): T {
+  into.requests += more.requests
+  into.inputTokens += more.inputTokens
+  into.outputTokens += more.outputTokens
+  into.spent += more.spent
+  return into
+}
+
+/** Folded days and live rows as one series, oldest first (a day being folded has some of each). */
+export function mergeDays(folded: UsageDay[], live: UsageDay[]): UsageDay[] {
+  const byDay = new Map<number, UsageDay>()
+  for (const day of [...folded, ...live]) {
+    const known = byDay.get(day.day)
+    if (known) addTotals(known, day)
+    else byDay.set(day.day, { ...day })
+  }
+  return [...byDay.values()].sort((a, b) => a.day - b.day)
+}
+
+/** Folded and live totals per group as one list, largest spend first. */
+export function mergeGroups(folded: UsageGroup[], live: UsageGroup[]): UsageGroup[] {
+  const byGroup = new Map<string, UsageGroup>()
+  for (const group of [...folded, ...live]) {
+    const known = byGroup.get(group.group)
+    if (known) addTotals(known, group)
+    else byGroup.set(group.group, { ...group })
+  }
+  return [...byGroup.values()].sort((a, b) => b.spent - a.spent)
+}
+
+/**
+ * Folding a batch of usage rows (db/<dialect>/usage.ts `fold`): `created_at <= ? AND (created_at < ? OR id <= ?)`
+ * selects every row up to a (created_at, id) boundary through the usage_time index. The rows are summed into
+ * usage_daily (insert, or add to the day's row) and then deleted, in the caller's transaction: at every moment a
+ * row is counted exactly once, live or folded.
+ */
+export const foldBoundarySql = 'SELECT created_at, id FROM usage_records WHERE created_at < $1 ORDER BY created_at, id LIMIT 1 OFFSET $2'
+const foldedRows = 'FROM usage_records WHERE created_at <= $1 AND (created_at < $1 OR id <= $2)'
+export const foldInsertSql = `INSERT INTO usage_daily (day, account_id, key_id, model, status, requests, input_tokens, cached_input_tokens,
+  cache_write_tokens, output_tokens, reasoning_tokens, cost)
+SELECT (created_at / ${dayMs}) * ${dayMs}, account_id, key_id, model, status, count(*), sum(input_tokens), sum(cached_input_tokens),
+  sum(cache_write_tokens), sum(output_tokens), sum(reasoning_tokens), sum(cost)
+${foldedRows}
+GROUP BY 1, 2, 3, 4, 5
+ON CONFLICT (day, account_id, key_id, model, status) DO UPDATE SET requests = usage_daily.requests + excluded.requests,
+  input_tokens = usage_daily.input_tokens + excluded.input_tokens,
+  cached_input_tokens = usage_daily.cached_input_tokens + excluded.cached_input_tokens,
+  cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens,
+  output_tokens = usage_daily.output_tokens + excluded.output_tokens,
+  reasoning_tokens = usage_daily.reasoning_tokens + excluded.reasoning_tokens,
+  cost = usage_daily.cost + excluded.cost`
+export const foldDeleteSql = `DELETE ${foldedRows}`

@@ -192,6 +192,25 @@ export class Ledger {
     return commit.promise
   }
 
+  /**
+   * The usage row of a request refused before any money was held (cost 0, no balance touched). Queued like a
+   * release, not a settlement: nobody waits for it, so it rides the next batch (at most `flushMs` later) and a flood
+   * of refusals is a few multi-row INSERTs, never a write each. While writes fail (the queue is kept for the retry),
+   * refusals beyond `maxPendingRefusals` are dropped and counted rather than grow memory without end.
+   */
+  recordRefusal(usage: UsageRecord): void {
+    if (this.pendingRefusals >= maxPendingRefusals) {
+      this.droppedRefusals++
+      return
+    }
+    this.pendingRefusals++
+    this.enqueue({ kind: 'refusal', usage })
+  }
+
+  /** Refusal rows not written because too many were waiting (the database failing under a flood). */
+  droppedRefusals = 0
+  private pendingRefusals = 0
+
   private scheduleRelease(lease: Lease): void {
     clearTimeout(lease.idleTimer)
     lease.idleTimer = setTimeout(() => this.release(lease), this.leaseIdleMs)
@@ -245,6 +264,7 @@ export class Ledger {
       due -= batch.length
       try {
         await this.repository.write(batch)
+        for (const write of batch) if (write.kind === 'refusal') this.pendingRefusals--
       } catch (error) {
         // Put the batch back in front so nothing is lost, and try again later.
         this.queue.unshift(...batch)
@@ -273,6 +293,9 @@ function sanitizeCounts(usage: UsageRecord): void {
     usage.estimated = true
   }
 }
+
+/** Refusal rows that may wait to be written (about 10 MB); more are dropped, and counted, until writes succeed. */
+const maxPendingRefusals = 50_000
 
 /** How many times one request may give other leases' room back before it is refused. */
 const maxReclaims = 3

@@ -85,6 +85,8 @@ export interface Hold {
 export type LedgerWrite =
   | { kind: 'settle'; leaseId: string; usage: UsageRecord; budgetKeyId?: string }
   | { kind: 'release'; leaseId: string; accountId: number; amount: number; budgetKeyId?: string }
+  /** A request refused before any money was held: its usage row (cost 0) and nothing else. */
+  | { kind: 'refusal'; usage: UsageRecord }
 
 export interface UsageFilter {
   accountId?: number

@@ -81,13 +81,21 @@ export interface LedgerRepository {
 }
 
 export interface UsageRepository {
+  /** Summaries count folded days (usage_daily) and live rows alike. */
   summarize(filter: UsageFilter): Promise<UsageSummary>
-  /** Newest first, `limit` rows older than `before`: keyset paging stays fast however deep the page. */
+  /** Live rows only (folded days have no rows left). Newest first, `limit` rows older than `before`: keyset paging stays fast however deep the page. */
   listRequests(filter: UsageFilter, limit: number, before?: UsageCursor): Promise<UsageLogEntry[]>
   /** Totals per UTC day, oldest first; days without requests are absent. */
   dailyTotals(filter: UsageFilter): Promise<UsageDay[]>
   /** Totals per model, key or account, largest spend first. */
   totalsBy(dimension: 'model' | 'keyId' | 'accountId', filter: UsageFilter): Promise<UsageGroup[]>
+  /**
+   * Fold up to `limit` of the oldest usage rows created before `cutoff` into the daily totals (usage_daily) and
+   * delete them, in one transaction; returns how many were folded. Summaries (the three above) read both tables, so
+   * they are the same before and after; `listRequests` shows live rows only. PostgreSQL: one instance folds at a
+   * time — `busy` when another holds the fold lock, and nothing was done.
+   */
+  fold(cutoff: number, limit: number): Promise<{ folded: number; busy?: boolean }>
 }
 
 export interface UserRepository {

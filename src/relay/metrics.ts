@@ -84,9 +84,11 @@ export class Metrics {
   readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).', ['route', 'result'])
   readonly retries = new Counter('tollgate_retries_total', 'Attempts after the first, by gateway model.', ['model'])
   readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit, a budget or the balance, by reason.', ['reason'])
+  readonly refused = new Counter('tollgate_refused_requests_total',
+    'Requests answered with an error before any upstream was tried (no valid key, bad input, limits, balance), by HTTP status and reason.', ['status', 'reason'])
 
   render(gauges: { inFlight: number; routes: RouteHealth[] }): string {
-    const lines = [...this.requests.render(), ...this.attempts.render(), ...this.retries.render(), ...this.refusals.render()]
+    const lines = [...this.requests.render(), ...this.attempts.render(), ...this.retries.render(), ...this.refusals.render(), ...this.refused.render()]
     lines.push('# HELP tollgate_requests_in_flight Requests being answered now.', '# TYPE tollgate_requests_in_flight gauge', `tollgate_requests_in_flight ${gauges.inFlight}`)
     lines.push('# HELP tollgate_route_state Circuit-breaker state of each route (1 for the current state).', '# TYPE tollgate_route_state gauge')
     for (const route of gauges.routes) {

@@ -10,12 +10,14 @@ import { runAttempts } from './run-attempts.ts'
 import { CircuitBreaker, type RouteHealth } from './circuit-breaker.ts'
 import { GatewayError, toGatewayError } from '../core/errors.ts'
 import { promptText } from '../core/estimate.ts'
+import { reportFailure } from '../core/report-failure.ts'
 import type { Logger } from '../core/logger.ts'
 import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
 import { worstCaseCost } from '../core/pricing.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
+import { recordRefusal, type Refused } from './refusal.ts'
 import { inputBoundOn, readsOnAfterClientLeaves, refuseUnpricedFeatures } from './request-bounds.ts'
 
 export interface RelayDeps {
@@ -30,6 +32,11 @@ export interface RelayDeps {
    * limits, circuit breaker and metrics, so batch work and live traffic count against the same limits and health.
    */
   shareWith?: Relay
+  /**
+   * Write a usage row for each request refused before its hold (default true). The batch relay says false: a batch
+   * item's refusal is in its task's results, and an item deferred under a rate limit would leave a row per retry.
+   */
+  recordRefusals?: boolean
 }
 
 /**
@@ -100,12 +107,13 @@ export class Relay {
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
+      this.refused(call, started, error)
       throw error
     }
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit)
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started)
     const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
     try {
       const result = await runAttempts({
@@ -178,20 +186,40 @@ export class Relay {
     }
   }
 
-  private async placeHold(call: RelayCall, amount: number, permit: Permit): Promise<Hold> {
+  private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number): Promise<Hold> {
     try {
       return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
     } catch (error) {
-      return this.refuseHold(call, permit, error)
+      return this.refuseHold(call, permit, error, started)
     }
   }
 
-  /** No hold, no request: give back the permit and the drain count, count the refusal, and pass the error on. */
-  private refuseHold(call: RelayCall, permit: Permit, error: unknown): never {
+  /** No hold, no request: give back the permit and the drain count, count and record the refusal, pass the error on. */
+  private refuseHold(call: RelayCall, permit: Permit, error: unknown, started: number): never {
     permit.cancel()
     this.finished(call.scope)
     this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'hold_failed' })
+    this.refused(call, started, error)
     throw error
+  }
+
+  /**
+   * A request with a key refused before its hold (here, or by its protocol before it reached the relay): its usage
+   * row (cost 0), counter and log line (refusal.ts). Never throws: the refusal itself is what the client gets.
+   */
+  recordRefusal(refused: Refused, error: unknown): void {
+    if (this.deps.recordRefusals === false) return
+    try {
+      recordRefusal({ ledger: this.deps.ledger, metrics: this.metrics, logger: this.deps.logger }, refused, toGatewayError(error))
+    } catch (failure) {
+      reportFailure(this.deps.logger, failure, { request_id: refused.requestId, route: 'refusal' })
+    }
+  }
+
+  private refused(call: RelayCall, started: number, error: unknown): void {
+    this.recordRefusal({
+      key: call.key, protocol: call.protocol, requestId: call.requestId, model: call.request.model, stream: call.request.stream, started,
+    }, error)
   }
 
   private finished(scope: AbortScope): void {

@@ -9,7 +9,7 @@ import { Relay } from '../relay/relay.ts'
  * every model priced at its `price.batch` when the config gives one. Holds and settlements are the live ledger's.
  */
 export function createBatchRelay(config: Config, live: Relay, providers: Map<string, Provider>, ledger: Ledger, logger: Logger): Relay {
-  return new Relay({ config: batchConfigOf(config), providers, ledger, logger, shareWith: live })
+  return new Relay({ config: batchConfigOf(config), providers, ledger, logger, shareWith: live, recordRefusals: false })
 }
 
 /** The config with every model priced at its `price.batch` where one is given (a reload applies it again). */

@@ -31,7 +31,7 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
 
     async write(batch) {
       if (batch.length === 0) return
-      const rows = batch.flatMap((write) => write.kind === 'settle' ? [{
+      const rows = batch.flatMap((write) => write.kind !== 'release' ? [{
         request_id: write.usage.requestId, account_id: write.usage.accountId, key_id: write.usage.keyId, model: write.usage.model,
         provider: write.usage.provider, upstream_model: write.usage.upstreamModel, protocol: write.usage.protocol,
         input_tokens: write.usage.inputTokens, cached_input_tokens: write.usage.cachedInputTokens, cache_write_tokens: write.usage.cacheWriteTokens,

@@ -7,6 +7,7 @@ import dropAccountModelIndex from '../../../drizzle/postgres/0003_drop_account_m
 import instances from '../../../drizzle/postgres/0004_instances.sql' with { type: 'text' }
 import tasks from '../../../drizzle/postgres/0005_tasks.sql' with { type: 'text' }
 import adminTokens from '../../../drizzle/postgres/0006_admin_tokens.sql' with { type: 'text' }
+import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -17,4 +18,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0004_instances', sql: instances },
   { name: '0005_tasks', sql: tasks },
   { name: '0006_admin_tokens', sql: adminTokens },
+  { name: '0007_usage_daily', sql: usageDaily },
 ]

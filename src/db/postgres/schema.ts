@@ -96,6 +96,26 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_model_time').on(table.model, table.createdAt, table.id),
 ])
 
+/** The twin of ../sqlite/schema.ts usageDaily: folded usage, one row per UTC day, account, key, model and status. */
+export const usageDaily = pgTable('usage_daily', {
+  day: time('day').notNull(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull(),
+  keyId: text('key_id').notNull(),
+  model: text('model').notNull(),
+  status: integer('status').notNull(),
+  requests: bigint('requests', { mode: 'number' }).notNull(),
+  inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
+  cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }).notNull(),
+  cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull(),
+  outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
+  reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
+  cost: money('cost').notNull(),
+}, (table) => [
+  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status] }),
+  index('usage_daily_account_day').on(table.accountId, table.day),
+  index('usage_daily_key_day').on(table.keyId, table.day),
+])
+
 /** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
 export const users = pgTable('users', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),

@@ -26,7 +26,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     accounts: createPostgresAccounts(db),
     keys: createPostgresKeys(db),
     ledger: createPostgresLedger(client, instance),
-    usage: createPostgresUsage(db),
+    usage: createPostgresUsage(db, client),
     users: createPostgresUsers(db),
     sessions: createPostgresSessions(db),
     tasks: createPostgresTasks(client),

@@ -104,7 +104,7 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
     let params: (string | number | null)[] = []
     let rows = 0
     for (const write of batch) {
-      if (write.kind !== 'settle') continue
+      if (write.kind === 'release') continue
       const row = write.usage
       params.push(row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
         row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,

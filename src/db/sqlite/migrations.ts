@@ -6,6 +6,7 @@ import keyBudgetHolds from '../../../drizzle/sqlite/0002_key_budget_holds.sql' w
 import dropAccountModelIndex from '../../../drizzle/sqlite/0003_drop_account_model_index.sql' with { type: 'text' }
 import tasks from '../../../drizzle/sqlite/0004_tasks.sql' with { type: 'text' }
 import adminTokens from '../../../drizzle/sqlite/0005_admin_tokens.sql' with { type: 'text' }
+import usageDaily from '../../../drizzle/sqlite/0006_usage_daily.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -15,4 +16,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0003_drop_account_model_index', sql: dropAccountModelIndex },
   { name: '0004_tasks', sql: tasks },
   { name: '0005_admin_tokens', sql: adminTokens },
+  { name: '0006_usage_daily', sql: usageDaily },
 ]

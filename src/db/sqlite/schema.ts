@@ -83,6 +83,30 @@ export const usageRecords = sqliteTable('usage_records', {
   index('usage_model_time').on(table.model, table.createdAt, table.id),
 ])
 
+/**
+ * Usage rows older than `retention.requests_days`, folded into one row per UTC day, account, key, model and status
+ * (the stores' `usage.fold`) and kept forever: summaries read these for folded days and usage_records for the rest.
+ * `day` is the day's midnight (UTC, epoch ms).
+ */
+export const usageDaily = sqliteTable('usage_daily', {
+  day: integer('day').notNull(),
+  accountId: integer('account_id').notNull(),
+  keyId: text('key_id').notNull(),
+  model: text('model').notNull(),
+  status: integer('status').notNull(),
+  requests: integer('requests').notNull(),
+  inputTokens: integer('input_tokens').notNull(),
+  cachedInputTokens: integer('cached_input_tokens').notNull(),
+  cacheWriteTokens: integer('cache_write_tokens').notNull(),
+  outputTokens: integer('output_tokens').notNull(),
+  reasoningTokens: integer('reasoning_tokens').notNull(),
+  cost: integer('cost').notNull(),
+}, (table) => [
+  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status] }),
+  index('usage_daily_account_day').on(table.accountId, table.day),
+  index('usage_daily_key_day').on(table.keyId, table.day),
+])
+
 /** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),

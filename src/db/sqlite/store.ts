@@ -61,7 +61,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     accounts: createSqliteAccounts(db),
     keys: createSqliteKeys(db),
     ledger: createSqliteLedger(client),
-    usage: createSqliteUsage(db),
+    usage: createSqliteUsage(db, client),
     users: createSqliteUsers(db),
     sessions: createSqliteSessions(db),
     tasks: createSqliteTasks(client),

@@ -1,17 +1,34 @@
+import type { Database, Statement } from 'bun:sqlite'
 import { desc, sql } from 'drizzle-orm'
 import type { UsageLogEntry } from '../../domain/records.ts'
 import type { UsageRepository } from '../../domain/repositories.ts'
-import { dayOf, readTotals, totalsColumns, usageConditions } from '../usage-query.ts'
-import { usageRecords } from './schema.ts'
+import {
+  dailyConditions, dailyTotalsColumns, dayOf, foldBoundarySql, foldDeleteSql, foldInsertSql, mergeDays, mergeGroups, readTotals, totalsColumns,
+  usageConditions,
+} from '../usage-query.ts'
+import { usageDaily, usageRecords } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
 
-export function createSqliteUsage(db: SqliteDatabase): UsageRepository {
+/** The largest id SQLite can hand out: a boundary past every row of a millisecond. */
+const lastId = Number.MAX_SAFE_INTEGER
+
+export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRepository {
   const totals = totalsColumns(usageRecords)
+  const folded = dailyTotalsColumns(usageDaily)
+  // Prepared on first use: the tables may not exist until migrations have run.
+  let fold: ((cutoff: number, limit: number) => number) | undefined
   return {
     async summarize(filter) {
       const row = db.select({ ...totals, cachedInputTokens: sql<number>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
         .from(usageRecords).where(usageConditions(usageRecords, filter)).get()
-      return { ...readTotals(row), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) }
+      const old = db.select({ ...folded, cachedInputTokens: sql<number>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
+        .from(usageDaily).where(dailyConditions(usageDaily, filter)).get()
+      const live = readTotals(row)
+      const past = readTotals(old)
+      return {
+        requests: live.requests + past.requests, inputTokens: live.inputTokens + past.inputTokens, outputTokens: live.outputTokens + past.outputTokens,
+        spent: live.spent + past.spent, cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0),
+      }
     },
     /*
      * Measured with bench/usage-log.ts: 1,000,000 rows over 90 days, 20 accounts, 100 keys, 5 models, 2 cores.
@@ -28,13 +45,43 @@ export function createSqliteUsage(db: SqliteDatabase): UsageRepository {
     async dailyTotals(filter) {
       const day = dayOf(usageRecords)
       const rows = db.select({ day, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day).all()
-      return rows.map((row) => ({ day: Number(row.day), ...readTotals(row) }))
+      const old = db.select({ day: usageDaily.day, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter))
+        .groupBy(usageDaily.day).all()
+      return mergeDays(
+        old.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
+        rows.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
+      )
     },
     async totalsBy(dimension, filter) {
       const column = usageRecords[dimension]
       const rows = db.select({ group: column, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter))
         .groupBy(column).orderBy(desc(totals.spent)).all()
-      return rows.map((row) => ({ group: String(row.group), ...readTotals(row) }))
+      const foldedColumn = usageDaily[dimension]
+      const old = db.select({ group: foldedColumn, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter)).groupBy(foldedColumn).all()
+      return mergeGroups(
+        old.map((row) => ({ group: String(row.group), ...readTotals(row) })),
+        rows.map((row) => ({ group: String(row.group), ...readTotals(row) })),
+      )
+    },
+    async fold(cutoff, limit) {
+      fold ??= prepareFold(client)
+      return { folded: fold(cutoff, limit) }
     },
   }
+}
+
+/** One batch of the fold as one IMMEDIATE transaction on the serving connection (see usage-query.ts for the SQL). */
+function prepareFold(client: Database): (cutoff: number, limit: number) => number {
+  const numbered = (text: string) => text.replaceAll('$', '?') // SQLite's numbered parameters are ?1, ?2
+  const boundary = client.prepare<{ created_at: number; id: number }, [number, number]>(numbered(foldBoundarySql))
+  const insert: Statement = client.prepare(numbered(foldInsertSql))
+  const remove: Statement = client.prepare(numbered(foldDeleteSql))
+  const batch = client.transaction((cutoff: number, limit: number) => {
+    // The limit-th oldest row bounds the batch; with fewer rows left, the batch is every row before the cutoff.
+    const last = boundary.get(cutoff, limit - 1)
+    const [until, id] = last ? [last.created_at, last.id] : [cutoff - 1, lastId]
+    insert.run(until, id)
+    return remove.run(until, id).changes
+  })
+  return (cutoff, limit) => batch.immediate(cutoff, limit)
 }

@@ -6,9 +6,10 @@ import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { Services } from '../../edge/services.ts'
 import { AbortScope } from '../../relay/abort-scope.ts'
-import type { RelayResult } from '../../relay/types.ts'
+import type { Caller, RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
+import { noteUnauthenticated } from './note-unauthenticated.ts'
 import { routeOf } from './route-of.ts'
 import { parseJsonBody } from './validate.ts'
 
@@ -23,15 +24,21 @@ export function defineProtocol(protocol: ClientProtocol): ProtocolHandler {
 
 async function relayRequest(protocol: ClientProtocol, services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
+  const started = performance.now()
+  let key: Caller | undefined
+  let exchange: Exchange | undefined
+  // From the relay's call on, the relay records how the request ended (a refusal before its hold, or its settlement).
+  let relayed = false
   try {
     // The key first, from the headers: a client without one cannot hold a connection by trickling a body. A key in
     // memory is answered at once: only an unknown secret costs a promise (a store lookup). A refusal here closes the
     // connection, whose unread body would otherwise be read as the next request (front-door.ts).
     const secret = protocol.readSecret(request)
-    const key = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+    key = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
     const text = await readBody(request, services.config.limits.bodyTimeoutMs)
-    const exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
+    exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
     const scope = AbortScope.of(request)
+    relayed = true
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
     })
@@ -39,7 +46,14 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
-    return failResponse(protocol, services.logger, error, request, requestId)
+    const response = failResponse(protocol, services.logger, error, request, requestId)
+    if (relayed) return response
+    if (key) {
+      services.relay.recordRefusal({
+        key, protocol: protocol.name, requestId, model: exchange?.chat.model ?? '', stream: exchange?.chat.stream ?? false, started,
+      }, error)
+    } else noteUnauthenticated(services, request, requestId, response.status, error)
+    return response
   }
 }
 

@@ -10,6 +10,7 @@ export interface UsageQuery {
   account_id?: string | number
   key_id?: string
   model?: string
+  status?: string
   since?: string
   until?: string
 }

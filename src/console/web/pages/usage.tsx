@@ -32,7 +32,11 @@ export function Usage({ session, search }: PageProps) {
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
   const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
   const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
-  const scope = { account_id: admin ? applied.account || undefined : session.user.account?.id, key_id: applied.key || undefined, model: applied.model || undefined }
+  // Every filter applies to the summary and the request log alike: a summary filtered to 429s counts only those.
+  const scope = {
+    account_id: admin ? applied.account || undefined : session.user.account?.id, key_id: applied.key || undefined, model: applied.model || undefined,
+    status: applied.status || undefined,
+  }
   const apply = (event: Event) => {
     event.preventDefault()
     navigate(`/console/usage${queryString(draft)}`)
