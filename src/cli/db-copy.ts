@@ -1,6 +1,13 @@
 import { formatUsd } from '../core/money.ts'
-import type { CopyReport } from '../db/copy.ts'
 import { table } from './output.ts'
+
+/** The shape of db/copy.ts's CopyReport (cli may not import db: the composition root hands it over). */
+interface CopyReport {
+  tables: { table: string; source: number; target: number; skipped?: boolean }[]
+  sums: { sum: string; source: string; target: string }[]
+  releasedHolds: number
+  matches: boolean
+}
 
 /** `db copy`'s report: rows per table and money sums of both sides (nano-dollar sums shown as dollars). */
 export function describeCopy(report: CopyReport): string {
