@@ -11,6 +11,7 @@ import { createKey } from '../src/domain/keys.ts'
 import { startGateway } from '../src/gateway.ts'
 
 /**
+ * `BENCH_DATABASE` (a postgres:// URL) serves from PostgreSQL instead of the temp SQLite file.
  * `BENCH_REDIS` (a redis:// URL) shares key limits through Redis; `BENCH_RPM` gives the key an rpm limit (high enough
  * never to refuse) so that admission does its counting — in memory, or in Redis with BENCH_REDIS.
  */
@@ -18,13 +19,13 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
   const config = parseConfig({
     listen: { host: '127.0.0.1', port: 0 },
-    database: `sqlite:${join(directory, 'bench.db')}`,
+    database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
     ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
     providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
     models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)
-  const account = await createAccount(gateway.services.store.accounts, 'bench', parseUsd('1000000'), 'bench')
+  const account = await createAccount(gateway.services.store.accounts, `bench-${crypto.randomUUID().slice(0, 8)}`, parseUsd('1000000'), 'bench')
   const rpm = env.BENCH_RPM ? Number(env.BENCH_RPM) : null
   const { secret } = await createKey(gateway.services.store.keys, { accountId: account.id, rpm })
   return { gateway, secret }

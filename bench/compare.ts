@@ -2,10 +2,13 @@
  * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
  * the raw passthrough, measured side by side:
  *
- *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--redis redis://127.0.0.1:6379/15] ../tollgate-before [...]
+ *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--redis redis://127.0.0.1:6379/15]
+ *     [--postgres postgres://postgres@127.0.0.1:5432/test] ../tollgate-before [...]
  *
  * `--redis URL` adds two targets of this checkout whose key has an rpm limit (never reached): one counting it in
  * memory, one in Redis — the cost of shared limits (one script round trip per admission).
+ * `--postgres URL` adds this checkout serving from a fresh PostgreSQL database made through URL (dropped at the end),
+ * and with `--redis` also that with the rpm limit in Redis: the scaled-out set-up, one instance of it.
  *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
@@ -21,7 +24,7 @@ import { resolve } from 'node:path'
 import { measure } from './measure.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' }, postgres: { type: 'string' } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -54,6 +57,24 @@ if (values.redis) {
   targets.push({ name: 'this, rpm limit in memory', ...(await spawnServer(here, 'tollgate.ts', limited)) })
   targets.push({ name: 'this, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...limited, BENCH_REDIS: values.redis })) })
 }
+let dropDatabase = async () => {}
+if (values.postgres) {
+  const { SQL } = await import('bun')
+  const admin = new SQL(values.postgres, { max: 1 })
+  const name = `tollgate_bench_${process.pid}`
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(values.postgres)
+  url.pathname = `/${name}`
+  dropDatabase = async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.close()
+  }
+  const onPostgres = { UPSTREAM_URL: upstream.info.url, BENCH_DATABASE: url.toString() }
+  targets.push({ name: 'this, postgres', ...(await spawnServer(here, 'tollgate.ts', onPostgres)) })
+  if (values.redis) {
+    targets.push({ name: 'this, postgres, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...onPostgres, BENCH_RPM: '1000000000', BENCH_REDIS: values.redis })) })
+  }
+}
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
@@ -84,4 +105,5 @@ try {
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')
   upstream.child.kill()
+  await dropDatabase()
 }

@@ -63,9 +63,15 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   if (shared) {
     keys.announce = (keyId) => shared.announce('keys', keyId)
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
-    relay.breaker.onChange = (change) => shared.announce('routes', change)
+    relay.breaker.onChange = (change) => {
+      shared.announce('routes', change)
+      shared.routes.record(change)
+    }
+    relay.breaker.probeSlot = shared.routes
     shared.listen<RouteChange>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
+    // Routes the running instances found down are skipped here from the start, not found down once more.
+    for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)
   }
   const tasks = new TaskService(store.tasks)
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.

@@ -16,6 +16,8 @@ import { ConfigError, loadConfig } from './config/load.ts'
 import { announceOnce } from './db/redis/shared-state.ts'
 import type { Config } from './config/types.ts'
 import { parseDatabaseUrl } from './core/database-url.ts'
+import { CopyError, copyDatabase } from './db/copy.ts'
+import { describeCopy } from './cli/db-copy.ts'
 import { DatabaseOpenError, describeDatabase, openStore } from './db/open.ts'
 import { BackupError, backupSqlite } from './db/sqlite/backup.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
@@ -58,6 +60,22 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'status') {
     await runStatusCommand(config, args, json)
     return 0
+  }
+  if (command === 'db') {
+    // Names both databases itself: the config's `database:` plays no part.
+    const [from, to] = [flagString(args, 'from'), flagString(args, 'to')]
+    if (!from || !to) throw new UsageError(`db copy needs both --from and --to\nusage: tollgate ${spec.usage}`)
+    console.error(`tollgate: copying ${describeDatabase(from)} into ${describeDatabase(to)}`)
+    try {
+      const report = await copyDatabase({ from, to,
+        force: args.flags.has('force'), sessions: args.flags.has('sessions') })
+      console.log(json ? JSON.stringify(report, null, 2) : describeCopy(report))
+      return 0
+    } catch (error) {
+      if (!(error instanceof CopyError) || !error.report) throw error
+      console.log(json ? JSON.stringify(error.report, null, 2) : describeCopy(error.report))
+      throw error
+    }
   }
   // Say which database every command works on: the wrong folder or config is the commonest operator mistake.
   console.error(`tollgate: database ${describeDatabase(config.database)} (config: ${config.source})`)
@@ -102,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const plain = [UsageError, ConfigError, DomainError, DatabaseInUseError, DatabaseOpenError, BackupError]
+const plain = [UsageError, ConfigError, DomainError, DatabaseInUseError, DatabaseOpenError, BackupError, CopyError]
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -7,6 +7,7 @@ import OpenAI from 'openai'
 import { parseConfig } from '../src/config/load.ts'
 import { silentLogger } from '../src/core/logger.ts'
 import { startGateway, type Gateway } from '../src/gateway.ts'
+import { openPostgresStore } from '../src/db/postgres/store.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { startServe } from './support/cli.ts'
@@ -132,3 +133,25 @@ models:
   expect((await admin`SELECT id FROM instances WHERE id = ${hold!.instance_id}`).length).toBe(0)
   await admin.close()
 }, 30_000)
+
+test('a serving instance releases the holds of one that died meanwhile, without waiting for anyone to start', async () => {
+  const account = await first.createAccount(`sweep-${Date.now()}`, '1')
+  const admin = new SQL(database.url, { max: 1 })
+  // Beats every 50 ms, calls an instance gone after 200 ms of silence, and so sweeps about every 200 ms.
+  const serving = openPostgresStore(database.url, { heartbeatMs: 50, timeoutMs: 200 })
+  try {
+    await serving.ledger.startServing(0)
+    // An instance that started after this one and died with a request in flight: its heartbeat stopped a minute ago.
+    await admin`INSERT INTO instances (id, started_at, heartbeat_at) VALUES ('inst_died', ${Date.now() - 120_000}, ${Date.now() - 60_000})`
+    await admin`INSERT INTO holds (id, account_id, key_id, amount, created_at, instance_id) VALUES ('lease_died', ${account.id}, 'key_x', 70000, ${Date.now()}, 'inst_died')`
+    await admin`UPDATE accounts SET reserved = reserved + 70000 WHERE id = ${account.id}`
+    const deadline = Date.now() + 3000
+    while (Date.now() < deadline && (await admin`SELECT id FROM holds WHERE id = 'lease_died'`).length > 0) await Bun.sleep(20)
+    expect(await admin`SELECT id FROM holds WHERE id = 'lease_died'`).toEqual([])
+    expect((await first.gateway.services.store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 1_000_000_000 })
+    expect(await admin`SELECT id FROM instances WHERE id = 'inst_died'`).toEqual([])
+  } finally {
+    await serving.close()
+    await admin.close()
+  }
+})

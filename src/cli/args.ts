@@ -5,7 +5,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that never take a value, in any command (so `--admin alice` leaves alice positional). */
-const switches = new Set(['json', 'help', 'password-stdin', 'admin', 'debug', 'version'])
+const switches = new Set(['json', 'help', 'password-stdin', 'admin', 'debug', 'version', 'force', 'sessions'])
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const positional: string[] = []

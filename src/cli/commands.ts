@@ -14,6 +14,8 @@ export const commands: CommandSpec[] = [
   spec('serve', '', '', '', 'serve', 'start the gateway (PORT / HOST override the config); creates the database if needed'),
   spec('migrate', '', '', '', 'migrate', 'create or update the database tables'),
   spec('backup', 'FILE', '', '', 'backup FILE', 'write a consistent copy of the SQLite database to FILE (safe while serve runs)'),
+  spec('db copy', '', 'from to', 'force sessions', 'db copy --from sqlite:PATH --to postgres://… [--force] [--sessions]',
+    'copy every account, key, user, ledger entry, usage row and task into PostgreSQL, same ids; compares counts and money'),
   spec('reload', '', '', '', 'reload', 'ask the running serve of this config to re-read it (SIGHUP): nothing in flight is dropped'),
   spec('status', '', 'url', '', 'status [--url URL]', 'a running gateway\'s routes: circuit state, recent failures'),
   spec('account create', 'NAME', 'balance', '', 'account create NAME [--balance USD]', 'open an account'),

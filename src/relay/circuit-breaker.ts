@@ -39,6 +39,17 @@ export interface RouteTicket {
 /** A route opening or closing, told to other instances (Redis pub/sub) so that one's discovery spares the others. */
 export type RouteChange = { route: string; state: 'open'; until: number; reason: string } | { route: string; state: 'closed' }
 
+/**
+ * The probe slot of every route, shared by the instances (Redis): after a shared cooldown one probe goes out across
+ * them all, not one per instance.
+ */
+export interface ProbeSlot {
+  /** Whether this instance may send the probe of `route` now; the slot is held at most `ttlMs`. Rejects when unreachable. */
+  claim(route: string, ttlMs: number): Promise<boolean>
+  /** This instance's probe of `route` ended, however it ended: the slot is free. */
+  free(route: string): void
+}
+
 /** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
 const slices = 10
 
@@ -70,10 +81,14 @@ export class CircuitBreaker {
   private readonly outcomes: Outcomes = {
     succeed: (routeId, route, probe) => this.succeed(routeId, route, probe),
     fail: (routeId, route, probe, reason, pauseMs) => this.fail(routeId, route, probe, reason, pauseMs),
+    release: (routeId, route) => this.release(routeId, route),
   }
 
   /** Told of every change this breaker decides on itself (not of those it adopts): set when state is shared. */
   onChange: ((change: RouteChange) => void) | undefined
+
+  /** Set when state is shared: the half-open probe slot is claimed there, so one instance probes for all. */
+  probeSlot: ProbeSlot | undefined
 
   constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
@@ -122,6 +137,38 @@ export class CircuitBreaker {
     return this.ticket(routeId, route, route.state === 'half-open')
   }
 
+  /**
+   * `acquire` across instances: with a shared probe slot, the probe this instance would send goes only if it claims
+   * the slot (a promise then: the claim asks Redis). A closed route answers at once, as `acquire` does.
+   */
+  acquireShared(routeId: string): RouteTicket | undefined | Promise<RouteTicket | undefined> {
+    const slot = this.probeSlot
+    const ticket = this.acquire(routeId)
+    if (!slot || !(ticket instanceof Ticket) || !ticket.probe) return ticket
+    return this.claimProbe(routeId, this.routes.get(routeId)!, slot)
+  }
+
+  /**
+   * Half-open with other instances: the one that claims the shared slot probes. The others treat the route as open
+   * for one more cooldown (the claim's own expiry): the prober's verdict, announced, closes or reopens it here sooner;
+   * a prober that died lets the claim expire and the next request here claims again. Redis unreachable: probe alone.
+   */
+  private async claimProbe(routeId: string, route: Route, slot: ProbeSlot): Promise<RouteTicket | undefined> {
+    const won = await slot.claim(routeId, this.options.cooldownMs).catch(() => true)
+    if (route.state !== 'half-open') {
+      // Another instance's verdict arrived while we asked: follow it.
+      if (won) slot.free(routeId)
+      return route.state === 'closed' ? this.ticket(routeId, route, false) : undefined
+    }
+    if (won) return this.ticket(routeId, route, true)
+    // Lost: the probe ticket taken is dropped unused (reporting it would free a slot this instance does not hold).
+    route.state = 'open'
+    route.probing = false
+    route.openUntil = this.clock() + this.options.cooldownMs
+    this.logger.info({ route: routeId }, 'route half-open: another instance probes it')
+    return undefined
+  }
+
   /** Milliseconds until `acquire` could succeed (0 if it could now; a probe in flight counts as a cooldown). */
   waitFor(routeId: string): number {
     const route = this.routes.get(routeId)
@@ -146,6 +193,7 @@ export class CircuitBreaker {
 
   private succeed(routeId: string, route: Route, probe: boolean): void {
     if (probe) {
+      this.probeSlot?.free(routeId)
       route.state = 'closed'
       route.probing = false
       route.slices = newSlices()
@@ -159,6 +207,7 @@ export class CircuitBreaker {
   private fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs = 0): void {
     route.lastFailure = reason
     if (probe) {
+      this.probeSlot?.free(routeId)
       this.open(routeId, route, this.options.cooldownMs, `probe failed: ${reason}`)
       return
     }
@@ -181,6 +230,12 @@ export class CircuitBreaker {
     route.trips++
     this.logger.warn({ route: routeId, cooldown_ms: forMs, reason: why }, 'route open: skipped until its cooldown ends')
     this.onChange?.({ route: routeId, state: 'open', until: route.openUntil, reason: why })
+  }
+
+  /** A probe that proved nothing (the client left): the next request probes instead. */
+  private release(routeId: string, route: Route): void {
+    route.probing = false
+    this.probeSlot?.free(routeId)
   }
 
   /** Count an outcome in the current slice. */
@@ -223,6 +278,7 @@ export class CircuitBreaker {
 interface Outcomes {
   succeed(routeId: string, route: Route, probe: boolean): void
   fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs?: number): void
+  release(routeId: string, route: Route): void
 }
 
 function newSlices(): Slice[] {
@@ -236,7 +292,7 @@ function newSlices(): Slice[] {
 class Ticket implements RouteTicket {
   private reported = false
 
-  constructor(private readonly outcomes: Outcomes, private readonly routeId: string, private readonly route: Route, private readonly probe: boolean) {}
+  constructor(private readonly outcomes: Outcomes, private readonly routeId: string, private readonly route: Route, readonly probe: boolean) {}
 
   succeeded(): void {
     if (this.first()) this.outcomes.succeed(this.routeId, this.route, this.probe)
@@ -247,7 +303,7 @@ class Ticket implements RouteTicket {
   }
 
   released(): void {
-    if (this.first() && this.probe) this.route.probing = false
+    if (this.first() && this.probe) this.outcomes.release(this.routeId, this.route)
   }
 
   private first(): boolean {

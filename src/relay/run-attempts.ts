@@ -56,7 +56,8 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       throw failure
     }
     const { route } = choice
-    const ticket = breaker.acquire(route)
+    let ticket = breaker.acquireShared(route)
+    if (ticket instanceof Promise) ticket = await ticket // a shared half-open probe slot, claimed in Redis
     if (!ticket) continue
     attempts++
     const attempt = await runAttempt(context, choice.target, route, ticket, attempts)

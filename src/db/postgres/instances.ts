@@ -23,6 +23,9 @@ export class PostgresInstance {
   private readonly heartbeatMs: number
   private readonly timeoutMs: number
   private timer: ReturnType<typeof setInterval> | undefined
+  /** Set at start: what counts as an ownerless hold old enough to release, for the sweeps that follow. */
+  private unownedBefore = 0
+  private beats = 0
 
   constructor(private readonly client: SQL, options: InstanceOptions = {}) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000
@@ -31,7 +34,9 @@ export class PostgresInstance {
 
   /** Record this instance as alive and keep it so (until `stop`); then release what dead instances left. */
   async start(unownedBefore: number): Promise<number> {
+    // (Released again by every instance about once per `timeoutMs` while it serves: see `beat`.)
     const { client } = this
+    this.unownedBefore = unownedBefore
     await client.unsafe(`INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, ${nowMs}, ${nowMs})
       ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`, [this.id])
     this.timer ??= setInterval(() => void this.beat(), this.heartbeatMs)
@@ -42,6 +47,9 @@ export class PostgresInstance {
   private async beat(): Promise<void> {
     try {
       await this.client.unsafe(`UPDATE instances SET heartbeat_at = ${nowMs} WHERE id = $1`, [this.id])
+      // About once per timeout, release what an instance that died since our start left: otherwise its holds wait,
+      // reserved, for some instance's next start (a crashed one restarted at once is not gone yet at its own start).
+      if (++this.beats % Math.max(1, Math.round(this.timeoutMs / this.heartbeatMs)) === 0) await this.releaseOrphanedHolds(this.unownedBefore)
     } catch {
       // The database is unreachable: so is every other instance's release; the next beat tries again.
     }

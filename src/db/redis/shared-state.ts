@@ -5,6 +5,7 @@ import { reportFailure } from '../../core/report-failure.ts'
 import { RedisFailureLog } from './failure-log.ts'
 import { RedisLimiter } from './limiter.ts'
 import { RedisLink } from './link.ts'
+import { RedisRouteHealth } from './route-health.ts'
 
 /**
  * Everything instances share through Redis (`redis:` in the config): key limits, the sign-in throttle, and
@@ -14,6 +15,8 @@ export class SharedState implements SharedStateHandle {
   readonly link: RedisLink
   readonly limiter: RedisLimiter
   readonly signInFailures: RedisFailureLog
+  /** Open routes and half-open probe slots, for instances starting late and probing once for all. */
+  readonly routes: RedisRouteHealth
   /** Tags this instance's announcements, so it does not act on its own echo. */
   private readonly origin = crypto.randomUUID()
 
@@ -21,6 +24,7 @@ export class SharedState implements SharedStateHandle {
     this.link = new RedisLink(url, logger)
     this.limiter = new RedisLimiter(this.link)
     this.signInFailures = new RedisFailureLog(this.link)
+    this.routes = new RedisRouteHealth(this.link)
   }
 
   get up(): boolean {
