@@ -85,7 +85,7 @@ interface LedgerState { balance: number; reserved: number; requests: number; spe
 async function ledgerOf(accountId: number, keyId: string, done: (state: LedgerState) => boolean): Promise<LedgerState> {
   const read = async (): Promise<LedgerState> => {
     const [account] = await admin`SELECT balance::bigint AS balance, reserved::bigint AS reserved FROM accounts WHERE id = ${accountId}`
-    const [usage] = await admin`SELECT count(*)::int AS requests, coalesce(sum(cost), 0)::bigint AS spent FROM usage_records WHERE account_id = ${accountId}`
+    const [usage] = await admin`SELECT count(*) FILTER (WHERE status = 200)::int AS requests, coalesce(sum(cost), 0)::bigint AS spent FROM usage_records WHERE account_id = ${accountId}`
     const [credits] = await admin`SELECT coalesce(sum(amount), 0)::bigint AS total FROM ledger_entries WHERE account_id = ${accountId}`
     const [key] = await admin`SELECT spent::bigint AS spent FROM api_keys WHERE id = ${keyId}`
     const [holds] = await admin`SELECT count(*)::int AS count FROM holds WHERE account_id = ${accountId}`

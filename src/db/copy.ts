@@ -49,6 +49,8 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.ledgerEntries },
   { table: pg.holds },
   { table: pg.usageRecords },
+  { table: pg.usageDaily },
+  { table: pg.adminTokens },
   { table: pg.taskFiles },
   { table: pg.taskFileParts, rows: 16 },
   { table: pg.tasks },
@@ -61,7 +63,7 @@ export const copiedTables = copied.map(({ table }) => getTableConfig(table).name
 /** What must add up to the same on both sides. */
 const sums: [table: string, column: string][] = [
   ['accounts', 'balance'], ['accounts', 'reserved'], ['api_keys', 'spent'], ['api_keys', 'reserved'],
-  ['ledger_entries', 'amount'], ['usage_records', 'cost'], ['tasks', 'spent'], ['task_items', 'cost'],
+  ['ledger_entries', 'amount'], ['usage_records', 'cost'], ['usage_daily', 'cost'], ['tasks', 'spent'], ['task_items', 'cost'],
 ]
 
 /** An instance whose heartbeat is this recent is serving from the target (db/postgres/instances.ts). */
