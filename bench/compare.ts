@@ -7,6 +7,9 @@
  * `--redis URL` adds two targets of this checkout whose key has an rpm limit (never reached): one counting it in
  * memory, one in Redis — the cost of shared limits (one script round trip per admission).
  *
+ * `--telemetry` adds a target of this checkout that traces every request (sample_ratio 1) to an OTLP collector
+ * stand-in in this process: the cost of tracing (spans made, batched, encoded and posted).
+ *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
  * is divided by the requests it served. A shared VM's speed drifts by tens of percent over seconds, which makes req/s
@@ -21,7 +24,7 @@ import { resolve } from 'node:path'
 import { measure } from './measure.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' }, telemetry: { type: 'boolean', default: false } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -54,6 +57,13 @@ if (values.redis) {
   targets.push({ name: 'this, rpm limit in memory', ...(await spawnServer(here, 'tollgate.ts', limited)) })
   targets.push({ name: 'this, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...limited, BENCH_REDIS: values.redis })) })
 }
+let collector: ReturnType<typeof Bun.serve> | undefined
+if (values.telemetry) {
+  let spans = 0
+  collector = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (request) => ((spans += (await request.text()).split('"spanId"').length - 1), Response.json({})) })
+  process.on('exit', () => console.log(`collector received ${spans} spans`))
+  targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: `http://127.0.0.1:${collector.port}` })) })
+}
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
@@ -84,4 +94,5 @@ try {
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')
   upstream.child.kill()
+  collector?.stop(true)
 }

@@ -4,7 +4,7 @@ import { parseUsd } from '../core/money.ts'
 import { parseAddressBlock } from '../core/address-block.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { Config, LimitsConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
+import type { Config, LimitsConfig, TelemetryConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
@@ -97,6 +97,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
     limits,
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
+    telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
     source,
   }
 }
@@ -159,6 +160,25 @@ function parseTasks(tasks: Fields): Config['tasks'] {
     concurrency: readNumber(tasks.concurrency, 'tasks.concurrency', 4, { min: 1, integer: true }),
     perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
     retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
+  }
+}
+
+function parseTelemetry(telemetry: Fields): TelemetryConfig {
+  rejectUnknownKeys(telemetry, ['otlp_endpoint', 'service_name', 'headers', 'sample_ratio'], 'telemetry')
+  const endpoint = readString(telemetry.otlp_endpoint, 'telemetry.otlp_endpoint').replace(/\/+$/, '')
+  if (!/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError('telemetry.otlp_endpoint', 'must be a URL such as http://127.0.0.1:4318')
+  const sampleRatio = readNumber(telemetry.sample_ratio, 'telemetry.sample_ratio', 1, { min: 0 })
+  if (sampleRatio > 1) throw new ConfigError('telemetry.sample_ratio', 'must be from 0 to 1')
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(readObject(telemetry.headers ?? {}, 'telemetry.headers'))) {
+    headers[name] = readString(value, `telemetry.headers.${name}`)
+  }
+  return {
+    // The OTLP convention: a base URL gets the signal's path; a URL that names it already is used as it is.
+    tracesUrl: endpoint.endsWith('/v1/traces') ? endpoint : `${endpoint}/v1/traces`,
+    serviceName: readString(telemetry.service_name, 'telemetry.service_name', 'tollgate'),
+    headers,
+    sampleRatio,
   }
 }
 
