@@ -8,7 +8,8 @@
  * memory, one in Redis — the cost of shared limits (one script round trip per admission).
  *
  * `--telemetry` adds a target of this checkout that traces every request (sample_ratio 1) to an OTLP collector
- * stand-in in this process: the cost of tracing (spans made, batched, encoded and posted).
+ * stand-in (bench/otlp-collector.ts): the cost of tracing (spans made, batched, encoded and posted); the spans it
+ * exported and dropped are printed from its /metrics.
  *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
@@ -57,13 +58,8 @@ if (values.redis) {
   targets.push({ name: 'this, rpm limit in memory', ...(await spawnServer(here, 'tollgate.ts', limited)) })
   targets.push({ name: 'this, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...limited, BENCH_REDIS: values.redis })) })
 }
-let collector: ReturnType<typeof Bun.serve> | undefined
-if (values.telemetry) {
-  let spans = 0
-  collector = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (request) => ((spans += (await request.text()).split('"spanId"').length - 1), Response.json({})) })
-  process.on('exit', () => console.log(`collector received ${spans} spans`))
-  targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: `http://127.0.0.1:${collector.port}` })) })
-}
+const collector = values.telemetry ? await spawnServer(here, 'otlp-collector.ts') : undefined
+if (collector) targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })) })
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
@@ -91,8 +87,12 @@ try {
     const medianP50 = p50.sort((a, b) => a - b)[Math.floor(p50.length / 2)] ?? 0
     console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   p50 ${medianP50.toFixed(2)} ms   errors ${errors}`)
   })
+  if (collector) {
+    const metrics = await (await fetch(`${targets.at(-1)!.info.url}/metrics`)).text()
+    console.log(metrics.split('\n').filter((line) => line.startsWith('tollgate_trace_spans')).join('   '))
+  }
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')
   upstream.child.kill()
-  collector?.stop(true)
+  collector?.child.kill()
 }
