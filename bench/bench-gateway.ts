@@ -13,7 +13,8 @@ import { startGateway } from '../src/gateway.ts'
 /**
  * `BENCH_DATABASE` (a postgres:// URL) serves from PostgreSQL instead of the temp SQLite file.
  * `BENCH_REDIS` (a redis:// URL) shares key limits through Redis; `BENCH_RPM` gives the key an rpm limit (high enough
- * never to refuse) so that admission does its counting — in memory, or in Redis with BENCH_REDIS.
+ * never to refuse) so that admission does its counting — in memory, or in Redis with BENCH_REDIS. `BENCH_OTLP` (an
+ * OTLP/HTTP endpoint) traces every request to it.
  */
 export async function startBenchGateway(upstreamUrl: string, env: Record<string, string | undefined> = process.env) {
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
@@ -21,6 +22,7 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
     listen: { host: '127.0.0.1', port: 0 },
     database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
     ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
+    ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
     providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
     models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
   }, 'bench')

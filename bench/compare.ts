@@ -10,6 +10,10 @@
  * `--postgres URL` adds this checkout serving from a fresh PostgreSQL database made through URL (dropped at the end),
  * and with `--redis` also that with the rpm limit in Redis: the scaled-out set-up, one instance of it.
  *
+ * `--telemetry` adds a target of this checkout that traces every request (sample_ratio 1) to an OTLP collector
+ * stand-in (bench/otlp-collector.ts): the cost of tracing (spans made, batched, encoded and posted); the spans it
+ * exported and dropped are printed from its /metrics.
+ *
  * Every server runs at once; wrk loads them one at a time in 1-second slices, taking turns in a rotating order.
  * Each process's CPU time (all threads, from /proc) over the whole run, the work it defers past its slices included,
  * is divided by the requests it served. A shared VM's speed drifts by tens of percent over seconds, which makes req/s
@@ -24,7 +28,7 @@ import { resolve } from 'node:path'
 import { measure } from './measure.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' }, postgres: { type: 'string' } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -75,6 +79,8 @@ if (values.postgres) {
     targets.push({ name: 'this, postgres, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...onPostgres, BENCH_RPM: '1000000000', BENCH_REDIS: values.redis })) })
   }
 }
+const collector = values.telemetry ? await spawnServer(here, 'otlp-collector.ts') : undefined
+if (collector) targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })) })
 const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
 const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
@@ -102,8 +108,13 @@ try {
     const medianP50 = p50.sort((a, b) => a - b)[Math.floor(p50.length / 2)] ?? 0
     console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   p50 ${medianP50.toFixed(2)} ms   errors ${errors}`)
   })
+  if (collector) {
+    const metrics = await (await fetch(`${targets.at(-1)!.info.url}/metrics`)).text()
+    console.log(metrics.split('\n').filter((line) => line.startsWith('tollgate_trace_spans')).join('   '))
+  }
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')
   upstream.child.kill()
   await dropDatabase()
+  collector?.child.kill()
 }

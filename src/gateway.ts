@@ -18,6 +18,9 @@ import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
 import { batchCodecs } from './tasks/codecs.ts'
 import { taskResultLines } from './tasks/results.ts'
 import { UsageFolder } from './domain/usage-folder.ts'
+import { OtlpExporter } from './edge/otlp-exporter.ts'
+import { Tracer } from './relay/tracing.ts'
+import packageJson from '../package.json' with { type: 'json' }
 
 export interface Gateway {
   services: Services
@@ -34,7 +37,7 @@ export interface Gateway {
 }
 
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
-const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention'] as const
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
@@ -59,7 +62,10 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
   const providers = createProviders(config.providers)
-  const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter })
+  // Traces only when a collector is configured; without one the relay has no tracer and makes no span at all.
+  const telemetry = config.telemetry && new OtlpExporter(config.telemetry, logger, packageJson.version)
+  const tracer = telemetry && new Tracer(telemetry, config.telemetry!.sampleRatio)
+  const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter, tracer })
   if (shared) {
     keys.announce = (keyId) => shared.announce('keys', keyId)
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
@@ -84,7 +90,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
   runners.set(tasks, { runner, batchRelay, folder })
   return {
-    config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures,
+    config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
   }
 }
@@ -143,6 +149,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()
+      await services.telemetry?.stop()
       await services.store.close()
     },
   }

@@ -52,3 +52,8 @@ test('listen.port, log.level and listen are checked at load, not when the server
   expect(() => parseConfig({ ...base, log: { level: 'loud' } })).toThrow('log.level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"')
   expect(parseConfig({ ...base, log: { level: 'debug' } }).log.level).toBe('debug')
 })
+
+test('a misspelt top-level key fails at start, naming it', () => {
+  expect(() => parseConfig({ ...base, retension: { requests_days: 30 } })).toThrow('retension: unknown setting')
+  expect(() => parseConfig({ ...base, model: [] })).toThrow('model: unknown setting')
+})

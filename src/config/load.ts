@@ -4,7 +4,7 @@ import { parseUsd } from '../core/money.ts'
 import { parseAddressBlock } from '../core/address-block.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { Config, LimitsConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
+import type { Config, LimitsConfig, TelemetryConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
@@ -58,6 +58,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   rejectUnknownKeys(listen, ['host', 'port'], 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
@@ -99,6 +100,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
     admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
     retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
+    telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
     source,
   }
 }
@@ -172,6 +174,25 @@ function parseTasks(tasks: Fields): Config['tasks'] {
 function parseAdmin(admin: Fields): Config['admin'] {
   rejectUnknownKeys(admin, ['protect_metrics'], 'admin')
   return { protectMetrics: readBoolean(admin.protect_metrics, 'admin.protect_metrics', false) }
+}
+
+function parseTelemetry(telemetry: Fields): TelemetryConfig {
+  rejectUnknownKeys(telemetry, ['otlp_endpoint', 'service_name', 'headers', 'sample_ratio'], 'telemetry')
+  const endpoint = readString(telemetry.otlp_endpoint, 'telemetry.otlp_endpoint').replace(/\/+$/, '')
+  if (!/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError('telemetry.otlp_endpoint', 'must be a URL such as http://127.0.0.1:4318')
+  const sampleRatio = readNumber(telemetry.sample_ratio, 'telemetry.sample_ratio', 1, { min: 0 })
+  if (sampleRatio > 1) throw new ConfigError('telemetry.sample_ratio', 'must be from 0 to 1')
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(readObject(telemetry.headers ?? {}, 'telemetry.headers'))) {
+    headers[name] = readString(value, `telemetry.headers.${name}`)
+  }
+  return {
+    // The OTLP convention: a base URL gets the signal's path; a URL that names it already is used as it is.
+    tracesUrl: endpoint.endsWith('/v1/traces') ? endpoint : `${endpoint}/v1/traces`,
+    serviceName: readString(telemetry.service_name, 'telemetry.service_name', 'tollgate'),
+    headers,
+    sampleRatio,
+  }
 }
 
 function parseRouting(routing: Fields): RoutingConfig {

@@ -93,6 +93,16 @@ export interface LimitsConfig {
   unauthenticatedPerAddress: number
 }
 
+export interface TelemetryConfig {
+  /** The collector's OTLP/HTTP traces URL: `otlp_endpoint` with `/v1/traces` added unless it ends so already. */
+  tracesUrl: string
+  serviceName: string
+  /** Sent with every export (a collector's or vendor's auth). */
+  headers: Record<string, string>
+  /** Share of requests traced when the client sent no sampling decision (a `traceparent` decides for its trace). */
+  sampleRatio: number
+}
+
 export interface Config {
   listen: { host: string; port: number }
   database: string
@@ -109,6 +119,8 @@ export interface Config {
   limits: LimitsConfig
   /** The admin API's reach: `protect_metrics` puts /metrics and /status behind an admin token (read scope is enough). */
   admin: { protectMetrics: boolean }
+  /** OpenTelemetry traces over OTLP/HTTP (`telemetry:`); absent, nothing is traced and no span is made. */
+  telemetry?: TelemetryConfig
   /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
   tasks: { concurrency: number; perAccount: number; retentionDays: number }
   /**

@@ -60,7 +60,7 @@ export interface Passthrough {
   /** The client protocol's name (`openai-chat`, `anthropic`, `gemini`). */
   readonly protocol: string
   /** Resolves once the upstream accepted the request (a refusal is thrown as a GatewayError). */
-  forward(request: ForwardRequest, target: Target, attempt: AbortController): Promise<ForwardedAnswer>
+  forward(request: ForwardRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ForwardedAnswer>
 }
 
 export interface Provider {
@@ -68,10 +68,12 @@ export interface Provider {
   /**
    * `attempt` is this attempt's own controller (relay/abort-scope.ts): the relay aborts it when the client leaves,
    * and the provider aborts it itself, with a GatewayError as the reason, when one of its timers runs out.
+   * `traceparent`, when the request is traced (relay/tracing.ts), goes upstream as the W3C header: the upstream's own
+   * spans join the trace.
    */
-  complete(request: ChatRequest, target: Target, attempt: AbortController): Promise<ChatResponse>
+  complete(request: ChatRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ChatResponse>
   /** Resolves once the upstream has accepted the request (status and headers in), before any event is read. */
-  stream(request: ChatRequest, target: Target, attempt: AbortController): Promise<AsyncIterable<StreamEvent>>
+  stream(request: ChatRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<AsyncIterable<StreamEvent>>
   /** Present when the upstream speaks a client protocol natively and passthrough is not turned off in the config. */
   readonly passthrough?: Passthrough
 }

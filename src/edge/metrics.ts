@@ -14,7 +14,7 @@ export function metricsRoutes(services: Services) {
     .onBeforeHandle({ as: 'local' }, async ({ request }) => {
       if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
     })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services), {
+    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))
     .get('/status', () => jsonResponse({
@@ -34,6 +34,18 @@ export function metricsRoutes(services: Services) {
 function sharedStateStatus(services: Services): { mode: 'redis' | 'local' | 'local-fallback'; redis_outages: number } {
   const { shared } = services
   return { mode: !shared ? 'local' : shared.up ? 'redis' : 'local-fallback', redis_outages: shared?.outages ?? 0 }
+}
+
+/** Only when telemetry is configured: spans sent to the collector, and spans lost (collector down, slow or refusing). */
+function telemetryCounters(services: Services): string {
+  const { telemetry } = services
+  if (!telemetry) return ''
+  return [
+    '# HELP tollgate_trace_spans_exported_total Trace spans the OTLP collector accepted.',
+    '# TYPE tollgate_trace_spans_exported_total counter', `tollgate_trace_spans_exported_total ${telemetry.exported}`,
+    '# HELP tollgate_trace_spans_dropped_total Trace spans dropped: the collector was down, slow or refused them.',
+    '# TYPE tollgate_trace_spans_dropped_total counter', `tollgate_trace_spans_dropped_total ${telemetry.dropped}`, '',
+  ].join('\n')
 }
 
 /** Only when Redis is configured: 1 while it answers, 0 while each instance counts alone. */

@@ -9,6 +9,7 @@ import type { FailureLog } from '../domain/failure-log.ts'
 import type { SharedStateHandle } from '../domain/shared-state.ts'
 import type { TaskService } from '../domain/tasks/service.ts'
 import type { TaskRecord } from '../domain/tasks/records.ts'
+import type { OtlpExporter } from './otlp-exporter.ts'
 
 /** Everything a route needs, built once at start and handed to each plugin as plain values. */
 export interface Services {
@@ -26,6 +27,8 @@ export interface Services {
   signInFailures?: FailureLog
   /** Whether state is shared with other instances (Redis) and can be now: `/metrics` and `/status` show it. */
   shared?: SharedStateHandle
+  /** Where trace spans go when `telemetry:` is configured: `/metrics` counts what it sent and dropped. */
+  telemetry?: OtlpExporter
   /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
   server?: Server<unknown>
 }

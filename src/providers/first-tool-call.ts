@@ -11,15 +11,15 @@ export function keepFirstToolCall(provider: Provider): Provider {
   return {
     config: provider.config,
     passthrough: provider.passthrough,
-    async complete(request, target, attempt) {
-      const response = await provider.complete(request, target, attempt)
+    async complete(request, target, attempt, traceparent) {
+      const response = await provider.complete(request, target, attempt, traceparent)
       if (!single(request)) return response
       let seen = false
       response.content = response.content.filter((part) => part.type !== 'tool-call' || (!seen && (seen = true)))
       return response
     },
-    async stream(request, target, attempt) {
-      const events = await provider.stream(request, target, attempt)
+    async stream(request, target, attempt, traceparent) {
+      const events = await provider.stream(request, target, attempt, traceparent)
       return single(request) ? dropLaterCalls(events) : events
     },
   }

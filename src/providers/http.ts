@@ -288,32 +288,37 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
   // by property (~1 µs a request, bench/, 2026-11-23). Requests with headers of their own get a fresh object.
   const usual = new Headers({ ...common, ...auth })
 
-  function send(path: string, body: string, headers: HeadersInit, attempt: AbortController): Promise<Response> {
+  function send(path: string, body: string, headers: HeadersInit, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
+    // Only a traced request pays for a headers object of its own (the usual one is shared by every request).
+    if (traceparent) {
+      headers = new Headers(headers)
+      headers.set('traceparent', traceparent)
+    }
     return fetchUpstream(config, path, { body, headers }, attempt, codec)
   }
 
-  function sendRequest(request: ChatRequest, target: Target, attempt: AbortController) {
+  function sendRequest(request: ChatRequest, target: Target, attempt: AbortController, traceparent: string | null | undefined) {
     const encoded = codec.encodeRequest(request, target)
-    return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ? { ...common, ...auth, ...encoded.headers } : usual, attempt)
+    return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ? { ...common, ...auth, ...encoded.headers } : usual, attempt, traceparent)
   }
 
   const protocol = config.passthrough ? codec.nativeProtocol : undefined
   return {
     config,
-    async complete(request, target, attempt) {
-      const response = await sendRequest({ ...request, stream: false }, target, attempt)
+    async complete(request, target, attempt, traceparent) {
+      const response = await sendRequest({ ...request, stream: false }, target, attempt, traceparent)
       return codec.decodeResponse(parseUpstreamJson(await readBodyText(response, config, attempt), config))
     },
-    async stream(request, target, attempt) {
-      const response = await sendRequest({ ...request, stream: true }, target, attempt)
+    async stream(request, target, attempt, traceparent) {
+      const response = await sendRequest({ ...request, stream: true }, target, attempt, traceparent)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
       return decodeBody(response, codec.createStreamDecoder(), config, attempt)
     },
     passthrough: protocol === undefined ? undefined : {
       protocol,
-      async forward(request: ForwardRequest, _target, attempt) {
+      async forward(request: ForwardRequest, _target, attempt, traceparent) {
         // The client's meaning-changing headers, then our credentials: a client header can never replace them.
-        const response = await send(request.path, request.body, request.headers ? { ...common, ...request.headers, ...auth } : usual, attempt)
+        const response = await send(request.path, request.body, request.headers ? { ...common, ...request.headers, ...auth } : usual, attempt, traceparent)
         return new HttpForwardedAnswer(response, config, codec, attempt)
       },
     },

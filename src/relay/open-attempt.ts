@@ -20,12 +20,14 @@ export type OpenedAttempt =
  * to there — refused, cut, stalled, garbage, an error event — is thrown as a GatewayError and the request can still
  * be retried on another route without the client noticing.
  */
-export async function openAttempt(provider: Provider, target: Target, call: RelayCall, meter: Meter, attempt: AbortController): Promise<OpenedAttempt> {
+export async function openAttempt(
+  provider: Provider, target: Target, call: RelayCall, meter: Meter, attempt: AbortController, traceparent: string | null | undefined,
+): Promise<OpenedAttempt> {
   const { codec } = call
   const passthrough = codec.forward && provider.passthrough?.protocol === call.protocol ? provider.passthrough : undefined
   if (passthrough) {
     // The forwarded body is capped to the target's output limit by the protocol's own `forward`.
-    const answer = await passthrough.forward(codec.forward!(target), target, attempt)
+    const answer = await passthrough.forward(codec.forward!(target), target, attempt, traceparent)
     if (!call.request.stream) {
       const { body, response } = await answer.readWhole()
       meter.observeResponse(response)
@@ -37,11 +39,11 @@ export async function openAttempt(provider: Provider, target: Target, call: Rela
   }
   const request = withOutputCap(call.request, target)
   if (!request.stream) {
-    const response = await provider.complete(request, target, attempt)
+    const response = await provider.complete(request, target, attempt, traceparent)
     meter.observeResponse(response)
     return { kind: 'response', response }
   }
-  const events = (await provider.stream(request, target, attempt))[Symbol.asyncIterator]()
+  const events = (await provider.stream(request, target, attempt, traceparent))[Symbol.asyncIterator]()
   return { kind: 'stream', head: await primeEvents(events, meter), events }
 }
 

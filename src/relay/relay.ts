@@ -18,6 +18,7 @@ import { worstCaseCost } from '../core/pricing.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
 import { recordRefusal, type Refused } from './refusal.ts'
+import type { RequestSpan, Tracer } from './tracing.ts'
 import { inputBoundOn, readsOnAfterClientLeaves, refuseUnpricedFeatures } from './request-bounds.ts'
 
 export interface RelayDeps {
@@ -37,6 +38,8 @@ export interface RelayDeps {
    * item's refusal is in its task's results, and an item deferred under a rate limit would leave a row per retry.
    */
   recordRefusals?: boolean
+  /** Traces requests when telemetry is configured (relay/tracing.ts); absent, no span is made. */
+  tracer?: Tracer
 }
 
 /**
@@ -47,6 +50,7 @@ export interface RelayDeps {
 export class Relay {
   readonly breaker: CircuitBreaker
   readonly metrics: Metrics
+  readonly tracer: Tracer | undefined
   private readonly limiter: Limiter
   /** The models, providers and routes requests are planned with: replaced whole by a reload (`reconfigure`). */
   private catalog: Catalog
@@ -61,6 +65,7 @@ export class Relay {
     this.catalog = catalogOf(deps.config, deps.providers)
     const { routing } = deps.config
     this.metrics = deps.shareWith?.metrics ?? new Metrics()
+    this.tracer = deps.tracer ?? deps.shareWith?.tracer
     this.limiter = deps.shareWith?.limiter ?? deps.limiter ?? new KeyLimiter()
     this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
@@ -93,6 +98,7 @@ export class Relay {
 
   async run(call: RelayCall): Promise<RelayResult> {
     const started = performance.now()
+    const span = this.tracer?.start(call, started)
     let plan: readonly Target[]
     let permit: Permit
     let worstCase: number
@@ -107,17 +113,18 @@ export class Relay {
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
+      span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
       this.refused(call, started, error)
       throw error
     }
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started)
-    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started)
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started, span)
+    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started, span)
     try {
       const result = await runAttempts({
-        call, plan, settlement, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
+        call, plan, settlement, span, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
         routing: this.catalog.config.routing, writeIdleMs: this.catalog.config.limits.writeIdleMs,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
@@ -186,10 +193,11 @@ export class Relay {
     }
   }
 
-  private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number): Promise<Hold> {
+  private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number, span: RequestSpan | undefined): Promise<Hold> {
     try {
       return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
     } catch (error) {
+      span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
       return this.refuseHold(call, permit, error, started)
     }
   }

@@ -14,6 +14,7 @@ import { backoffMs, isRetryable } from './retry.ts'
 import { sleep } from '../core/sleep.ts'
 import { routeId } from './route-planner.ts'
 import type { Settlement } from './settlement.ts'
+import type { RequestSpan } from './tracing.ts'
 
 export interface AttemptContext {
   call: RelayCall
@@ -25,6 +26,8 @@ export interface AttemptContext {
   logger: Logger
   routing: RoutingConfig
   settlement: Settlement
+  /** The request's trace span, when telemetry is on and the request is sampled. */
+  span: RequestSpan | undefined
   /** limits.write_idle_ms: how long a streamed answer waits on a client that takes nothing. */
   writeIdleMs: number
 }
@@ -136,9 +139,11 @@ async function runAttempt(context: AttemptContext, target: Target, route: string
   const provider = context.providers.get(target.provider.name)!
   const upstream = call.scope.attempt()
   const meter = new Meter()
+  // A traced attempt sends its own span's traceparent; an untraced one passes on the client's (unsampled) one, if any.
+  const traceparent = context.span ? context.span.startAttempt(target, route, attempts) : call.traceparent
   let opened: OpenedAttempt
   try {
-    opened = await openAttempt(provider, target, call, meter, upstream)
+    opened = await openAttempt(provider, target, call, meter, upstream, traceparent)
   } catch (error) {
     upstream.abort()
     // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
@@ -192,6 +197,7 @@ function endAttempt(
 ): Promise<void> {
   // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
   if (outcome.status !== 200) upstream.abort()
+  if (context.span) context.span.finishReason = meter.finishReason
   report(context, route, ticket, outcome)
   // The answer began, so text reached the client: however it ended (finished, the client leaving, the upstream
   // cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was read to
@@ -205,6 +211,7 @@ function endAttempt(
 function report(context: AttemptContext, route: string, ticket: RouteTicket, outcome: Omit<Outcome, 'usage'>): void {
   const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
   context.metrics.attempts.add(1, route, reason)
+  context.span?.endAttempt(outcome.status, reason)
   if (outcome.status === 200) ticket.succeeded()
   // Not the upstream's doing: the client leaving, the gateway stopping, or the gateway's own failure (a bug, or a
   // request that broke the encoder) — counting that would let one tenant's requests open a route for everyone.

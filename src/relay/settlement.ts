@@ -6,9 +6,11 @@ import type { AbortScope } from './abort-scope.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Metrics } from './metrics.ts'
 import { costOf } from '../core/pricing.ts'
+import { formatUsd } from '../core/money.ts'
 import { reportFailure } from '../core/report-failure.ts'
 import { routeId } from './route-planner.ts'
 import type { Outcome, RelayCall } from './types.ts'
+import type { RequestSpan } from './tracing.ts'
 
 const alreadySettled = Promise.resolve()
 
@@ -32,7 +34,7 @@ export class Settlement {
   /** `started`: `performance.now()` when the request reached the relay. */
   constructor(
     private readonly deps: SettlementDeps, private readonly call: RelayCall, private readonly hold: Hold,
-    private readonly permit: Permit, private readonly started: number,
+    private readonly permit: Permit, private readonly started: number, private readonly span?: RequestSpan,
   ) {}
 
   /**
@@ -98,8 +100,9 @@ export class Settlement {
       deps.logger.info({
         request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,
         error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
-        estimated, stream: call.request.stream, attempts,
+        cost_usd: formatUsd(cost), estimated, stream: call.request.stream, attempts,
       }, 'request')
+      this.span?.end(target, outcome, attempts, cost, estimated)
     } catch (error) {
       reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
     } finally {

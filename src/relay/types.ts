@@ -41,6 +41,8 @@ export interface RelayCall {
   /** Ends the request's upstream attempts when the client goes away (or the gateway stops). */
   scope: AbortScope
   codec: AnswerCodec
+  /** The client's W3C `traceparent` header, read only when telemetry is on (relay/tracing.ts). */
+  traceparent?: string | null
   /** Told the request's usage row as billed and when it is committed (batch items keep their cost). */
   onBilled?(usage: UsageRecord, committed: Promise<void>): void
 }

@@ -41,6 +41,8 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     relayed = true
     const result = await services.relay.run({
       key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
+      // The client's trace, which the gateway's span joins: read only when telemetry is on.
+      traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
