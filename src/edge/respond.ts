@@ -1,3 +1,4 @@
+import type { Server } from 'bun'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -56,6 +57,19 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
       await iterator.return?.(undefined)
     },
   })
+  return new Response(body, { headers })
+}
+
+/**
+ * A whole (non-streamed) answer, under the write deadline. A `new Response(string)` gives no hook on a client that
+ * never reads it: Bun would hold the unsent rest until its idle timeout (255 s). So the connection's own idle timeout
+ * is cut to `writeIdleMs` for the writing: a client that takes none of the answer for that long has its connection
+ * dropped by Bun, and the native string response (its Content-Length, no stream) is kept. Bun counts that timeout in
+ * whole seconds and checks it every 4 s (uSockets' timer granularity), so the drop comes up to 4 s late. What the
+ * answer holds meanwhile is bounded by limits.upstream_body_bytes (the largest upstream body read).
+ */
+export function wholeResponse(body: string, headers: Record<string, string>, request: Request, server: Server<unknown> | undefined, writeIdleMs: number): Response {
+  server?.timeout(request, Math.max(1, Math.ceil(writeIdleMs / 1000)))
   return new Response(body, { headers })
 }
 
