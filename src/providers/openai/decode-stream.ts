@@ -8,6 +8,8 @@ import { unreportedUsage } from '../../core/usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'
 import { finishStream, StreamBlocks } from '../stream-blocks.ts'
+import type { StreamDecoderOptions } from '../http-codec.ts'
+import { redactKey } from '../scrub-upstream-text.ts'
 
 interface ChunkToolCall {
   index?: number
@@ -29,7 +31,7 @@ interface Chunk {
  * Block indexes: text, reasoning and every tool call each get the next number as they first appear;
  * an open text or reasoning block is closed when a different block starts.
  */
-export function createOpenAiStreamDecoder(): StreamDecoder {
+export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
   let started = false
   const blocks = new StreamBlocks()
   const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index
@@ -57,7 +59,7 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       const events: StreamEvent[] = []
       if (chunk.error || event.event === 'error') {
         closeAll(events)
-        events.push({ type: 'error', error: decodeOpenAiError(500, event.data) })
+        events.push({ type: 'error', error: decodeOpenAiError(500, redactKey(event.data, options.apiKey)) })
         return events
       }
       if (!started) {
