@@ -1,7 +1,7 @@
 import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { knownRequestCaller, lookUpRequestCaller, readBody } from '../../edge/front-door.ts'
-import { rawStreamResponse, streamResponse, type StreamWatch, wholeResponse } from '../../edge/respond.ts'
+import { endHandling, rawStreamResponse, streamResponse, type StreamWatch, wholeResponse } from '../../edge/respond.ts'
 import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { Services } from '../../edge/services.ts'
@@ -38,8 +38,11 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
     if (result.kind === 'whole') return wholeAnswer(protocol, result.body, requestId, result.rateLimit, services, request)
+    // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
+    scope.afterClose = () => endHandling(services.server, request, services.config.limits.writeIdleMs)
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
+    endHandling(services.server, request, services.config.limits.writeIdleMs)
     return failResponse(protocol, services.logger, error, request, requestId)
   }
 }
