@@ -68,11 +68,12 @@ export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): S
       }
       const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
       const delta = choice?.delta
+      // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
+      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
+      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
       if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
       if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
-      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
-      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       for (const call of delta?.tool_calls ?? []) {
         const key = call.index ?? 0
         let index = toolBlocks.get(key)
