@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { startAnthropicSetup, type AnthropicSetup } from './support/anthropic-setup.ts'
+import { upstreamKey } from './support/anthropic-upstream.ts'
 import type { TestUpstream } from './support/upstream.ts'
 
 const weatherTool = {
@@ -125,7 +126,7 @@ describe('the passthrough path to an Anthropic upstream', () => {
     const sent = setup.anthropicUpstream.requests.at(-1)!
     expect(sent.path).toBe('/v1/messages?beta=true')
     expect(sent.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14')
-    expect(sent.headers['x-api-key']).toBe('upstream-secret')
+    expect(sent.headers['x-api-key']).toBe(upstreamKey)
     expect(sent.body.model).toBe('claude-real')
     expect(sent.body.max_tokens).toBe(2048)
   })

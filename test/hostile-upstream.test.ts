@@ -55,6 +55,21 @@ for (const protocol of ['chat', 'messages'] as const) {
   }, 20_000)
 }
 
+for (const protocol of ['chat', 'messages'] as const) {
+  const path = protocol === 'chat' ? 'passthrough' : 'translated'
+  test(`${path}: endless small events that never begin an answer are cut at upstream_body_bytes with a 502, retried`, async () => {
+    const requests = upstream.requests
+    const result = await ask({ kind: 'endless-prelude' }, protocol, true)
+    expect(result.status).toBe(502)
+    if (protocol === 'chat') expect(result.json().error.code).toBe('upstream_malformed')
+    else expect(result.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('without beginning its answer') } })
+    // Failed before the answer began: tried again (max_attempts 2), as any such failure.
+    expect(upstream.requests - requests).toBe(2)
+    // Each attempt stopped soon after its 4 MB of held events.
+    expect(result.read).toBeLessThan(2 * 24 * 1024 * 1024)
+  }, 20_000)
+}
+
 for (const chunked of [false, true]) {
   test(`a 50 MB JSON answer (${chunked ? 'chunked' : 'with its length'}) is refused at upstream_body_bytes with a 502`, async () => {
     for (const protocol of ['chat', 'messages'] as const) {

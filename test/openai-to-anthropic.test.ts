@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { startAnthropicSetup, type AnthropicSetup } from './support/anthropic-setup.ts'
+import { upstreamKey } from './support/anthropic-upstream.ts'
 
 const weatherTool = {
   type: 'function' as const,
@@ -31,7 +32,7 @@ for (const model of ['claude-pass', 'claude-ir']) {
       expect(completion.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 4 } })
       const sent = setup.anthropicUpstream.requests.at(-1)!
       expect(sent.path).toBe('/v1/messages')
-      expect(sent.headers['x-api-key']).toBe('upstream-secret')
+      expect(sent.headers['x-api-key']).toBe(upstreamKey)
       expect(sent.headers['anthropic-version']).toBe('2023-06-01')
       expect(sent.body.system).toEqual([{ type: 'text', text: 'Be brief.' }])
       expect(sent.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }])

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
+import { GoogleGenAI } from '@google/genai'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { structuredAnswer, structuredSchema } from './support/matrix/plans.ts'
 import { type MatrixUpstreams, startMatrixUpstreams, type UpstreamKind, upstreamKinds } from './support/matrix/upstreams.ts'
@@ -128,6 +129,36 @@ describe('log probabilities come back to the client', () => {
     const response = await openai.responses.create({ model: translated('openai').model, input: 'Hello', top_logprobs: 2 })
     const message = response.output.find((item) => item.type === 'message') as { content: { logprobs?: unknown[] }[] }
     expect(message.content[0]!.logprobs?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25 })
+  })
+
+  test('Responses, streamed: the text delta carries them, and so do output_text.done and the final response', async () => {
+    const stream = await openai.responses.create({ model: translated('openai').model, input: 'Hello', top_logprobs: 2, stream: true })
+    const deltas: { delta: string; logprobs: unknown[] }[] = []
+    let done: unknown[] | undefined
+    let final: OpenAI.Responses.Response | undefined
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') deltas.push({ delta: event.delta, logprobs: event.logprobs })
+      if (event.type === 'response.output_text.done') done = event.logprobs
+      if (event.type === 'response.completed') final = event.response
+    }
+    expect(deltas[0]).toEqual({ delta: 'Hello', logprobs: [{ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello', logprob: -0.25 }, { token: 'Hi', logprob: -1.5 }] }] })
+    expect(deltas.slice(1).every((delta) => delta.logprobs.length === 0)).toBe(true)
+    expect(done).toEqual(deltas[0]!.logprobs)
+    const message = final!.output.find((item) => item.type === 'message') as { content: { logprobs?: unknown[] }[] }
+    expect(message.content[0]!.logprobs?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello' }, { token: 'Hi' }] })
+  })
+
+  test('Gemini, streamed: the chunk with the text carries logprobsResult', async () => {
+    const gemini = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
+    const stream = await gemini.models.generateContentStream({ model: translated('openai').model, contents: 'Hello', config: { responseLogprobs: true, logprobs: 2 } })
+    const results: unknown[] = []
+    let text = ''
+    for await (const chunk of stream) {
+      text += chunk.text ?? ''
+      if (chunk.candidates?.[0]?.logprobsResult) results.push(chunk.candidates[0].logprobsResult)
+    }
+    expect(text).toBe('Hello from upstream')
+    expect(results).toEqual([{ chosenCandidates: [{ token: 'Hello', logProbability: -0.25 }], topCandidates: [{ candidates: [{ token: 'Hello', logProbability: -0.25 }, { token: 'Hi', logProbability: -1.5 }] }] }])
   })
 
   test('Anthropic upstream: a 400 naming the field and the upstream kind, in the client\'s protocol', async () => {

@@ -143,6 +143,7 @@ export type StreamEvent =
   | { type: 'tool-call-delta'; index: number; arguments: string }
   | { type: 'tool-call-end'; index: number }
   | { type: 'usage'; usage: Usage }
+  /** The log probabilities of the text in the text-delta(s) that follow (decoders emit them first). */
   | { type: 'logprobs'; logprobs: TokenLogprob[] }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'error'; error: import('./errors.ts').GatewayError }

@@ -25,7 +25,7 @@ export class SseParser {
    * `maxEventChars`: the longest line or event (`data:` lines together) accepted; a longer one throws a 502
    * `upstream_malformed` rather than growing without end (limits.upstream_event_bytes, counted in characters).
    */
-  constructor(private readonly maxEventChars = Number.POSITIVE_INFINITY) {}
+  constructor(readonly maxEventChars = Number.POSITIVE_INFINITY) {}
 
   /** Feed bytes or text; returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {

@@ -1,3 +1,4 @@
+import type { Server } from 'bun'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -57,6 +58,30 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
     },
   })
   return new Response(body, { headers })
+}
+
+/**
+ * A whole (non-streamed) answer, under the write deadline. A `new Response(string)` gives no hook on a client that
+ * never reads it: Bun would hold the unsent rest until its idle timeout (255 s). So the connection's own idle timeout
+ * is cut to `writeIdleMs` for the writing: a client that takes none of the answer for that long has its connection
+ * dropped by Bun, and the native string response (its Content-Length, no stream) is kept. What the answer holds
+ * meanwhile is bounded by limits.upstream_body_bytes (the largest upstream body read).
+ */
+export function wholeResponse(body: string, headers: Record<string, string>, request: Request, server: Server<unknown> | undefined, writeIdleMs: number): Response {
+  endHandling(server, request, writeIdleMs)
+  return new Response(body, { headers })
+}
+
+/**
+ * The answer is made (or, for a stream, over): cut the connection's idle timeout from Bun's long one (255 s, for
+ * generations and streams that are silent for minutes) to the write deadline. It then bounds the rest of the
+ * writing, the keep-alive wait, and the next request's headers: Bun restarts the timer only once a request's headers
+ * are complete, not for header bytes trickling in, so a client trickling its next request is cut here. (A new
+ * connection's first headers get Bun's own 10 s.) Bun counts the timeout in whole seconds and checks it every 4 s
+ * (uSockets' timer granularity), so a cut comes up to 4 s late.
+ */
+export function endHandling(server: Server<unknown> | undefined, request: Request, writeIdleMs: number): void {
+  server?.timeout(request, Math.min(255, Math.max(1, Math.ceil(writeIdleMs / 1000))))
 }
 
 /** Bytes already encoded (the passthrough path). */

@@ -273,7 +273,7 @@ class HttpForwardedAnswer implements ForwardedAnswer {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
       chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)),
-      decoder: this.codec.createStreamDecoder(),
+      decoder: this.codec.createStreamDecoder({ apiKey: config.apiKey }),
       parser: new SseParser(config.caps.eventBytes),
       maxHeldBytes: config.caps.bodyBytes,
     }
@@ -312,7 +312,7 @@ export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Pr
     async stream(request, target, attempt, traceparent) {
       const response = await sendRequest({ ...request, stream: true }, target, attempt, traceparent)
       if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response, codec.createStreamDecoder(), config, attempt)
+      return decodeBody(response, codec.createStreamDecoder({ apiKey: config.apiKey }), config, attempt)
     },
     passthrough: protocol === undefined ? undefined : {
       protocol,

@@ -41,9 +41,14 @@ export class AbortScope {
     return scope
   }
 
+  /** Run once the request is over (set by the front for a streamed answer, whose end only the relay sees). */
+  afterClose: (() => void) | undefined
+
   /** The request is over: stop watching its client (the relay calls this once the request has settled). */
   close(): void {
     clearTimeout(this.watch)
+    this.afterClose?.()
+    this.afterClose = undefined
   }
 
   /** The request's signal fired: its connection closed. */

@@ -1,5 +1,5 @@
 import type { Provider, Target } from '../core/provider.ts'
-import { toGatewayError } from '../core/errors.ts'
+import { GatewayError, toGatewayError } from '../core/errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import type { AbortScope } from './abort-scope.ts'
 import type { Meter } from './meter.ts'
@@ -44,7 +44,7 @@ export async function openAttempt(
     return { kind: 'response', response }
   }
   const events = (await provider.stream(request, target, attempt, traceparent))[Symbol.asyncIterator]()
-  return { kind: 'stream', head: await primeEvents(events, meter), events }
+  return { kind: 'stream', head: await primeEvents(events, meter, target.provider.caps.bodyBytes), events }
 }
 
 /** The request as this target may serve it: never more output than the target's model allows. */
@@ -53,8 +53,15 @@ function withOutputCap(request: ChatRequest, target: Target): ChatRequest {
   return request.maxOutputTokens !== undefined && request.maxOutputTokens <= cap ? request : { ...request, maxOutputTokens: Math.min(request.maxOutputTokens ?? cap, cap) }
 }
 
-async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Promise<StreamEvent[]> {
+/**
+ * Read and keep events until the answer begins. An upstream that sends and sends without beginning its answer (usage
+ * reports, logprobs, redacted reasoning…) is not held without end: what the kept events carry is counted against
+ * `maxHeldBytes` (limits.upstream_body_bytes, as on the passthrough path), and past it the attempt fails — before
+ * the answer began, so like any such failure it may be retried.
+ */
+async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter, maxHeldBytes: number): Promise<StreamEvent[]> {
   const head: StreamEvent[] = []
+  let held = 0
   try {
     while (!meter.begun) {
       const next = await events.next()
@@ -62,11 +69,40 @@ async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter): Pr
       if (next.value.type === 'error') throw next.value.error
       meter.observe(next.value)
       head.push(next.value)
+      held += heldSize(next.value)
+      if (held > maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
     }
     return head
   } catch (error) {
     void events.return?.(undefined)
     throw error
+  }
+}
+
+/** What keeping one event costs, roughly: the text it carries, and a fixed amount for the object itself. */
+function heldSize(event: StreamEvent): number {
+  const object = 64
+  switch (event.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return object + event.text.length
+    case 'reasoning-start':
+      return object + (event.redacted?.length ?? 0)
+    case 'reasoning-signature':
+      return object + event.signature.length
+    case 'tool-call-start':
+      return object + event.id.length + event.name.length
+    case 'tool-call-delta':
+      return object + event.arguments.length
+    case 'start':
+      return object + event.id.length + event.model.length
+    case 'logprobs': {
+      let size = object
+      for (const entry of event.logprobs) size += object + entry.token.length + (entry.top?.length ?? 0) * object
+      return size
+    }
+    default:
+      return object
   }
 }
 

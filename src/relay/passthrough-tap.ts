@@ -12,7 +12,8 @@ const encoder = new TextEncoder()
 /**
  * The passthrough stream: upstream bytes go to the client as they arrive, while a parser on the side feeds the
  * provider's own stream decoder so the meter sees the same IR events as on the translated path.
- * When `dropRawEvent` is given, events are re-framed one by one so that the dropped ones can be left out.
+ * When `dropRawEvent` is given, events are re-framed one by one so that the dropped ones can be left out. Otherwise
+ * bytes go as they came, an event once it is complete; an upstream error event is always re-framed, scrubbed.
  *
  * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
@@ -32,6 +33,11 @@ export class PassthroughTap {
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
   private failedMidAnswer = false
+  /** The bytes of an event not yet complete, held back (completeEvents). */
+  private tail: Uint8Array[] = []
+  private tailBytes = 0
+  /** An error event was sent in the protocol's own shape: the stream is over for the client. */
+  private relayedError = false
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(body: ForwardedStream, private readonly meter: Meter, private readonly codec: AnswerCodec, private readonly scope: AbortScope) {
@@ -134,8 +140,9 @@ export class PassthroughTap {
   private async readNext(): Promise<number> {
     const next = await this.chunks.next()
     if (next.done) {
-      this.take(this.parser.finish())
       const relayedError = this.failure !== undefined
+      // The last event may end with the body rather than a blank line (Gemini's does): it goes out now.
+      this.take(this.parser.finish(), this.codec.dropRawEvent ? undefined : this.takeTail())
       for (const event of this.decoder.finish()) this.observe(event)
       // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
       // of its own: the client gets ours rather than a silent cut.
@@ -144,18 +151,72 @@ export class PassthroughTap {
       if (!this.failure) this.meter.ended = true
       return 0
     }
-    if (!this.codec.dropRawEvent) this.pending.push(next.value)
-    this.take(this.parser.push(next.value))
+    const events = this.parser.push(next.value)
+    this.take(events, this.codec.dropRawEvent ? undefined : this.completeEvents(next.value))
     return next.value.byteLength
   }
 
-  private take(events: SseEvent[]): void {
+  /**
+   * The bytes of the events this chunk completes (those before it held back included); the bytes of an event not
+   * yet complete are held until its end comes. So no byte of an event is sent before the whole event is known: an
+   * upstream error event, which may quote a credential, can be replaced before any of it leaves.
+   */
+  private completeEvents(chunk: Uint8Array): Uint8Array | undefined {
+    const end = eventsEnd(chunk, this.tail.at(-1))
+    if (end === 0) {
+      this.tail.push(chunk)
+      this.tailBytes += chunk.byteLength
+      // Lines the parser ignores (comments, unknown fields) are not counted by it: an event of them is capped here.
+      if (this.tailBytes > 8 * this.parser.maxEventChars) throw new GatewayError('upstream', `Upstream sent a stream event longer than ${this.parser.maxEventChars} characters`, { code: 'upstream_malformed' })
+      return undefined
+    }
+    const complete = end === chunk.byteLength ? chunk : chunk.subarray(0, end)
+    const bytes = this.tail.length === 0 ? complete : Buffer.concat([...this.tail, complete])
+    this.tail = end === chunk.byteLength ? [] : [chunk.subarray(end)]
+    this.tailBytes = chunk.byteLength - end
+    return bytes
+  }
+
+  private takeTail(): Uint8Array | undefined {
+    const bytes = this.tail.length === 0 ? undefined : Buffer.concat(this.tail)
+    this.tail = []
+    this.tailBytes = 0
+    return bytes
+  }
+
+  /**
+   * Meter the events, and queue them for the client: `raw`, their own bytes, when they may go as they came; else
+   * re-framed, without those `dropRawEvent` leaves out. An error event is never relayed as the upstream wrote it: it
+   * is replaced by the protocol's own error event with the decoder's scrubbed text, and nothing after it is sent.
+   */
+  private take(events: SseEvent[], raw: Uint8Array | undefined): void {
+    let failedAt = -1
+    let failure: GatewayError | undefined
+    for (let index = 0; index < events.length; index++) {
+      for (const ir of this.decoder.decode(events[index]!)) {
+        this.observe(ir)
+        if (ir.type === 'error' && failedAt === -1) {
+          failedAt = index
+          failure = ir.error
+        }
+      }
+    }
+    if (this.relayedError) return
+    if (failedAt === -1 && raw !== undefined) {
+      if (raw.byteLength > 0) this.pending.push(raw)
+      return
+    }
     const drop = this.codec.dropRawEvent
     // Re-framed events of one read go out as one chunk: one encode per read rather than per event.
     let kept = ''
-    for (const event of events) {
-      for (const ir of this.decoder.decode(event)) this.observe(ir)
-      if (drop && !drop(event)) kept += formatSse(event.data, event.event)
+    const end = failedAt === -1 ? events.length : failedAt
+    for (let index = 0; index < end; index++) {
+      const event = events[index]!
+      if (!drop?.(event)) kept += formatSse(event.data, event.event)
+    }
+    if (failure && this.codec.encodeRawError) {
+      kept += this.codec.encodeRawError(failure)
+      this.relayedError = true
     }
     if (kept) this.pending.push(encoder.encode(kept))
   }
@@ -166,4 +227,23 @@ export class PassthroughTap {
     this.failure = event.error
     this.failedMidAnswer = this.meter.begun
   }
+}
+
+/**
+ * Where the last complete event of `chunk` ends (just after the blank line that ends it), 0 when the chunk completes
+ * none. A blank line is two line ends in a row, CRLF counting as one, as the SSE parser reads them; `before` is the
+ * held chunk just before this one, for a blank line that straddles the two. Vendors end each write with an event's
+ * blank line, so the usual chunk is answered by its last two bytes.
+ */
+export function eventsEnd(chunk: Uint8Array, before?: Uint8Array): number {
+  const at = (index: number) => index >= 0 ? chunk[index] : before?.[before.length + index]
+  for (let index = chunk.length - 1; index >= 0; index--) {
+    const char = chunk[index]
+    if (char !== 10 && char !== 13) continue
+    const start = char === 10 && at(index - 1) === 13 ? index - 1 : index
+    const previous = at(start - 1)
+    if (previous === 10 || previous === 13) return index + 1
+    index = start
+  }
+  return 0
 }

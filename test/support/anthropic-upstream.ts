@@ -7,7 +7,7 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
  * check billing to the unit. Models named `fail-overloaded` get a 529, `fail-midstream` an error event mid-stream.
  */
 export const anthropicUsage = { input_tokens: 5, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 7 }
-export const upstreamKey = 'upstream-secret'
+export const upstreamKey = 'ant-test-key-0123456789' // no word of it may be in an error text: pieces of the key are redacted
 
 export interface AnthropicToolCall { id: string; name: string; input: Record<string, unknown> }
 

@@ -2,8 +2,8 @@ import type { Socket } from 'bun'
 
 /**
  * An OpenAI-compatible upstream on a raw TCP socket that misbehaves by volume: an endless stream written as fast as
- * the gateway takes it (respecting the socket's backpressure, so `written` shows how much the gateway read), an SSE
- * line that never ends, a huge JSON body, a huge error body. It records the bytes written and the connections the
+ * the gateway takes it (respecting the socket's backpressure, so `written` shows how much the gateway read), an
+ * endless run of small events that never begin an answer, an SSE line that never ends, a huge JSON body, a huge error body. It records the bytes written and the connections the
  * gateway closed.
  */
 export type Hostility =
@@ -12,6 +12,7 @@ export type Hostility =
   | { kind: 'huge-json'; bytes: number; chunked?: boolean }
   | { kind: 'huge-error'; bytes: number; status?: number }
   | { kind: 'stall-line'; bytes: number }
+  | { kind: 'endless-prelude' }
 
 export interface HostileUpstream {
   url: string
@@ -31,6 +32,8 @@ interface Connection {
 }
 
 const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
+/** A small event that carries no answer (a usage report with no choices): an endless run of them never begins one. */
+const preludeEvent = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 } })}\n\n`
 const event = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'word '.repeat(200) }, finish_reason: null }] })}\n\n`
 
 export function startHostileUpstream(hostility: Hostility): HostileUpstream {
@@ -90,6 +93,11 @@ function answer(socket: Socket<Connection>, upstream: HostileUpstream): void {
     case 'endless-stream': {
       socket.write(sseHead)
       const batch = chunk(event.repeat(64))
+      return pumpWith(socket, upstream, () => batch)
+    }
+    case 'endless-prelude': {
+      socket.write(sseHead)
+      const batch = chunk(preludeEvent.repeat(256))
       return pumpWith(socket, upstream, () => batch)
     }
     case 'endless-line': {

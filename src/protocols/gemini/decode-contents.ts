@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.ts'
 import type { ContentPart, Message } from '../../core/ir.ts'
-import { decodeGeminiParts, type GeminiPart } from '../../wire/gemini/parts.ts'
+import { decodeGeminiParts, type GeminiMediaPart, type GeminiPart } from '../../wire/gemini/parts.ts'
 import { type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts'
 import { createConversationCallIds } from './call-ids.ts'
 
@@ -51,11 +51,32 @@ function validatePart(value: unknown, field: string): GeminiPart {
       name: requireString(data.name, `${field}.functionResponse.name`),
       response: requireObject(data.response ?? {}, `${field}.functionResponse.response`),
     }
+    const media = readField(data, 'parts')
+    if (media !== undefined && media !== null) decoded.functionResponse.parts = validateMediaParts(media, `${field}.functionResponse.parts`)
   }
   if (!dataFields.some((name) => readField(part, name) !== undefined) && !signature) {
     throw invalidRequest(`Invalid value for '${field}': a part must hold one of text, inlineData, fileData, functionCall or functionResponse.`, field)
   }
   return decoded
+}
+
+/** A multimodal function response's parts: each holds inlineData or fileData (a 400 naming the field otherwise). */
+function validateMediaParts(value: unknown, field: string): GeminiMediaPart[] {
+  return requireArray(value, field).map((item, index) => {
+    const at = `${field}[${index}]`
+    const part = requireObject(item, at)
+    const inline = readField(part, 'inlineData')
+    const file = readField(part, 'fileData')
+    if (inline !== undefined) {
+      const data = requireObject(inline, `${at}.inlineData`)
+      return { inlineData: { mimeType: requireString(readField(data, 'mimeType'), `${at}.inlineData.mimeType`), data: requireString(data.data, `${at}.inlineData.data`) } }
+    }
+    if (file !== undefined) {
+      const data = requireObject(file, `${at}.fileData`)
+      return { fileData: { fileUri: requireString(readField(data, 'fileUri'), `${at}.fileData.fileUri`), mimeType: optionalString(readField(data, 'mimeType'), `${at}.fileData.mimeType`) } }
+    }
+    throw invalidRequest(`Invalid value for '${at}': a function response part must hold inlineData or fileData.`, at)
+  })
 }
 
 function validateParts(value: unknown, field: string): GeminiPart[] {

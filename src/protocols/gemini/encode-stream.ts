@@ -1,5 +1,6 @@
-import type { FinishReason, StreamEvent, Usage } from '../../core/ir.ts'
+import type { FinishReason, StreamEvent, TokenLogprob, Usage } from '../../core/ir.ts'
 import { formatSse } from '../../core/sse.ts'
+import { encodeGeminiLogprobs } from '../../wire/gemini/logprobs.ts'
 import type { GeminiPart } from '../../wire/gemini/parts.ts'
 import { parseToolArguments } from '../../core/tool-calls.ts'
 import { encodeGeminiError } from './encode-error.ts'
@@ -35,6 +36,8 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
   let finish: FinishReason | undefined
   let usage: Usage | undefined
   let id = responseId
+  /** Log probabilities come before the text they describe: they ride on its chunk's candidate, as Gemini sends them. */
+  let logprobs: TokenLogprob[] | undefined
 
   const chunk = (part: GeminiPart, extra: Record<string, unknown> = {}) => {
     if (signature && !part.thought) {
@@ -42,7 +45,9 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
       signature = undefined
     }
     const { finishReason, ...rest } = extra
-    const candidate = { content: { role: 'model', parts: [part] }, ...(finishReason !== undefined && { finishReason }), index: 0 }
+    const carried = !part.thought && !part.functionCall && logprobs ? encodeGeminiLogprobs(logprobs) : undefined
+    if (carried) logprobs = undefined
+    const candidate = { content: { role: 'model', parts: [part] }, ...(finishReason !== undefined && { finishReason }), ...(carried && { logprobsResult: carried }), index: 0 }
     return out.frame({ candidates: [candidate], ...rest, modelVersion: model, responseId: id })
   }
   const callPart = (call: { id: string; name: string; arguments: string }): GeminiPart =>
@@ -81,6 +86,9 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
         break
       case 'usage':
         usage = event.usage
+        break
+      case 'logprobs':
+        logprobs = logprobs ? [...logprobs, ...event.logprobs] : event.logprobs
         break
       case 'error':
         yield out.frame(encodeGeminiError(event.error)) + out.close()

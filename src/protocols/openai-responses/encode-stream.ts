@@ -1,4 +1,5 @@
-import type { FinishReason, StreamEvent, Usage } from '../../core/ir.ts'
+import type { FinishReason, StreamEvent, TokenLogprob, Usage } from '../../core/ir.ts'
+import { encodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { formatSse } from '../../core/sse.ts'
 import { encodeOpenAiError } from '../openai-chat/encode-error.ts'
 import type { Json } from '../shared/validate.ts'
@@ -17,6 +18,20 @@ interface OpenItem {
   call?: { id: string; name: string }
   seal: ReasoningSeal
   summaryOpen: boolean
+  /** A text item's log probabilities so far, for its output_text.done and the final response. */
+  logprobs?: TokenLogprob[]
+}
+
+/** A delta event's log probabilities: token, logprob and the alternatives (no bytes, as the API streams them). */
+function deltaLogprobs(logprobs: TokenLogprob[]): Json[] {
+  return logprobs.map((entry) => ({ token: entry.token, logprob: entry.logprob, top_logprobs: (entry.top ?? []).map((top) => ({ token: top.token, logprob: top.logprob })) }))
+}
+
+/** A finished text item's output_text, with its log probabilities when there are any (as the JSON answer has them). */
+function finalText(item: OpenItem): Json {
+  const part = outputText(item.text)
+  if (item.logprobs) part.logprobs = encodeOpenAiLogprobs(item.logprobs).content
+  return part
 }
 
 /**
@@ -33,6 +48,8 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
   let started = false
   let usage: Usage | undefined
   let finish: FinishReason | undefined
+  /** Log probabilities come before the text they describe (ir.ts): held for the next text delta. */
+  let pendingLogprobs: TokenLogprob[] | undefined
 
   const emit = (type: string, fields: Json) => formatSse(JSON.stringify({ type, sequence_number: sequence++, ...fields }), type)
   const at = (item: OpenItem) => ({ item_id: item.id, output_index: item.outputIndex })
@@ -59,7 +76,12 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
 
   function* feed(item: OpenItem, delta: string): Generator<string> {
     item.text += delta
-    if (item.kind === 'text') yield emit('response.output_text.delta', { ...at(item), content_index: 0, delta, logprobs: [] })
+    if (item.kind === 'text') {
+      const logprobs = pendingLogprobs
+      pendingLogprobs = undefined
+      if (logprobs) item.logprobs = [...item.logprobs ?? [], ...logprobs]
+      yield emit('response.output_text.delta', { ...at(item), content_index: 0, delta, logprobs: logprobs ? deltaLogprobs(logprobs) : [] })
+    }
     else if (item.kind === 'tool') yield emit('response.function_call_arguments.delta', { ...at(item), delta })
     else {
       if (!item.summaryOpen) {
@@ -76,9 +98,10 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
     items.delete(index)
     let done: Json
     if (item.kind === 'text') {
-      yield emit('response.output_text.done', { ...at(item), content_index: 0, text: item.text, logprobs: [] })
-      yield emit('response.content_part.done', { ...at(item), content_index: 0, part: outputText(item.text) })
-      done = messageItem(item.id, 'completed', [item.text])
+      const part = finalText(item)
+      yield emit('response.output_text.done', { ...at(item), content_index: 0, text: item.text, logprobs: item.logprobs ? deltaLogprobs(item.logprobs) : [] })
+      yield emit('response.content_part.done', { ...at(item), content_index: 0, part })
+      done = { ...messageItem(item.id, 'completed', []), content: [part] }
     } else if (item.kind === 'tool') {
       const args = item.text || '{}'
       yield emit('response.function_call_arguments.done', { ...at(item), arguments: args })
@@ -120,6 +143,7 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
       case 'reasoning-end':
       case 'tool-call-end': yield* close(event.index); break
       case 'usage': usage = event.usage; break
+      case 'logprobs': pendingLogprobs = pendingLogprobs ? [...pendingLogprobs, ...event.logprobs] : event.logprobs; break
       case 'finish': finish = event.reason; break
       case 'error': {
         const { error } = encodeOpenAiError(event.error)

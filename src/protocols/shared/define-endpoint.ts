@@ -1,5 +1,6 @@
 import { newRequestId } from '../../core/ids.ts'
 import { knownRequestCaller, lookUpRequestCaller, readBody } from '../../edge/front-door.ts'
+import { endHandling } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
 import type { ProtocolFront, ProtocolHandler } from './client-protocol.ts'
@@ -21,8 +22,11 @@ export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer): Pr
       const secret = front.readSecret(request)
       const caller = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
       const text = await readBody(request, services.config.limits.bodyTimeoutMs)
-      return await answer(services, caller, request, text, requestId)
+      const response = await answer(services, caller, request, text, requestId)
+      endHandling(services.server, request, services.config.limits.writeIdleMs)
+      return response
     } catch (error) {
+      endHandling(services.server, request, services.config.limits.writeIdleMs)
       return failResponse(front, services.logger, error, request, requestId)
     }
   }

@@ -1,7 +1,7 @@
 import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { knownRequestCaller, lookUpRequestCaller, readBody } from '../../edge/front-door.ts'
-import { rawStreamResponse, streamResponse, type StreamWatch } from '../../edge/respond.ts'
+import { endHandling, rawStreamResponse, streamResponse, type StreamWatch, wholeResponse } from '../../edge/respond.ts'
 import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { Services } from '../../edge/services.ts'
@@ -46,8 +46,12 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
+    if (result.kind === 'whole') return wholeAnswer(protocol, result.body, requestId, result.rateLimit, services, request)
+    // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
+    scope.afterClose = () => endHandling(services.server, request, services.config.limits.writeIdleMs)
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
+    endHandling(services.server, request, services.config.limits.writeIdleMs)
     const response = failResponse(protocol, services.logger, error, request, requestId)
     if (relayed) return response
     if (key) {
@@ -60,15 +64,12 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
 }
 
 /**
- * A relay result as the HTTP response: a whole answer is already the client's bytes (encoded, and billed, by the
- * relay), a forwarded stream goes as it came, an IR stream through the protocol's stream encoder.
+ * A streamed relay result as the HTTP response: a forwarded stream goes as it came, an IR stream through the
+ * protocol's stream encoder.
  */
-function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResult, requestId: string, watcher: StreamWatcher | undefined): Response {
+function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<RelayResult, { kind: 'whole' }>, requestId: string, watcher: StreamWatcher | undefined): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
-    case 'whole':
-      headers['content-type'] = protocol.wholeContentType
-      return new Response(result.body, { headers })
     case 'raw-stream':
       return rawStreamResponse(result.body, Object.assign(headers, sseHeaders))
     case 'stream':
@@ -76,6 +77,13 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: RelayResul
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
       return streamResponse(exchange.encodeStream(result.events), headers, watcher!)
   }
+}
+
+/** A whole answer: already the client's bytes (encoded, and billed, by the relay), sent under the write deadline. */
+function wholeAnswer(protocol: ClientProtocol, body: string, requestId: string, rateLimit: RelayResult['rateLimit'], services: Services, request: Request): Response {
+  const headers = protocol.answerHeaders(requestId, rateLimit)
+  headers['content-type'] = protocol.wholeContentType
+  return wholeResponse(body, headers, request, services.server, services.config.limits.writeIdleMs)
 }
 
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */

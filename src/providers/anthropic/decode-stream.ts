@@ -3,6 +3,8 @@ import type { StreamEvent } from '../../core/ir.ts'
 import type { SseEvent } from '../../core/sse.ts'
 import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeAnthropicStreamError } from './decode-error.ts'
+import type { StreamDecoderOptions } from '../http-codec.ts'
+import { redactKey } from '../scrub-upstream-text.ts'
 import type { AnthropicUsage } from './decode-usage.ts'
 import { decodeAnthropicUsage } from './decode-usage.ts'
 import { isJsonAnswer } from './json-answer.ts'
@@ -29,7 +31,7 @@ const endType = { text: 'text-end', reasoning: 'reasoning-end', tool: 'tool-call
  * field replaced when a later event carries it. A block the upstream never closed (a tool input cut by
  * `max_tokens`) is closed at `message_delta`, so every IR block ends.
  */
-export function createAnthropicStreamDecoder(): StreamDecoder {
+export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
   const blocks = new Map<number, BlockKind>()
   const usage: AnthropicUsage = {}
   let unusable = false
@@ -129,7 +131,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
           break
         case 'error':
           closeAll(events)
-          events.push({ type: 'error', error: decodeAnthropicStreamError(event.data) })
+          events.push({ type: 'error', error: decodeAnthropicStreamError(redactKey(event.data, options.apiKey)) })
           break
       }
       return events

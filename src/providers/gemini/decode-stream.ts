@@ -4,6 +4,8 @@ import type { SseEvent } from '../../core/sse.ts'
 import { StreamBlocks, streamCutShort } from '../stream-blocks.ts'
 import type { StreamDecoder } from '../../core/provider.ts'
 import { decodeGeminiError } from './decode-error.ts'
+import type { StreamDecoderOptions } from '../http-codec.ts'
+import { redactKey } from '../scrub-upstream-text.ts'
 import { upstreamCallIds, type GeminiResponse } from './decode-response.ts'
 import { decodeGeminiUsage, mapGeminiFinishReason } from './decode-usage.ts'
 import { decodeGeminiParts } from '../../wire/gemini/parts.ts'
@@ -16,7 +18,7 @@ import { unreportedUsage } from '../../core/usage.ts'
  * thoughts one reasoning block). A functionCall always arrives whole, so it opens, fills and closes its block at once.
  * usageMetadata is cumulative on every chunk that has it and is passed on only when it changes.
  */
-export function createGeminiStreamDecoder(): StreamDecoder {
+export function createGeminiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
   let started = false
   let finished = false
   let calledTools = false
@@ -64,7 +66,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if (chunk.error) {
         blocks.close(events)
         const code = (chunk.error as { code?: unknown }).code
-        events.push({ type: 'error', error: decodeGeminiError(typeof code === 'number' ? code : 500, event.data) })
+        events.push({ type: 'error', error: decodeGeminiError(typeof code === 'number' ? code : 500, redactKey(event.data, options.apiKey)) })
         return events
       }
       if (!started) {

@@ -8,6 +8,8 @@ import { unreportedUsage } from '../../core/usage.ts'
 import { mapOpenAiFinishReason } from './map-finish-reason.ts'
 import { decodeOpenAiError } from './decode-error.ts'
 import { finishStream, StreamBlocks } from '../stream-blocks.ts'
+import type { StreamDecoderOptions } from '../http-codec.ts'
+import { redactKey } from '../scrub-upstream-text.ts'
 
 interface ChunkToolCall {
   index?: number
@@ -29,7 +31,7 @@ interface Chunk {
  * Block indexes: text, reasoning and every tool call each get the next number as they first appear;
  * an open text or reasoning block is closed when a different block starts.
  */
-export function createOpenAiStreamDecoder(): StreamDecoder {
+export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
   let started = false
   const blocks = new StreamBlocks()
   const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index
@@ -57,7 +59,7 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       const events: StreamEvent[] = []
       if (chunk.error || event.event === 'error') {
         closeAll(events)
-        events.push({ type: 'error', error: decodeOpenAiError(500, event.data) })
+        events.push({ type: 'error', error: decodeOpenAiError(500, redactKey(event.data, options.apiKey)) })
         return events
       }
       if (!started) {
@@ -66,11 +68,12 @@ export function createOpenAiStreamDecoder(): StreamDecoder {
       }
       const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
       const delta = choice?.delta
+      // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
+      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
+      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
       if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
       if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
-      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
-      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
       for (const call of delta?.tool_calls ?? []) {
         const key = call.index ?? 0
         let index = toolBlocks.get(key)

@@ -17,7 +17,13 @@ export interface GeminiPart {
   inlineData?: { mimeType?: string; data?: string }
   fileData?: { mimeType?: string; fileUri?: string }
   functionCall?: { id?: string; name?: string; args?: Record<string, unknown> }
-  functionResponse?: { id?: string; name?: string; response?: Record<string, unknown> }
+  functionResponse?: { id?: string; name?: string; response?: Record<string, unknown>; parts?: GeminiMediaPart[] }
+}
+
+/** A multimodal function response's own parts: media only (its text is in `response`). */
+export interface GeminiMediaPart {
+  inlineData?: { mimeType?: string; data?: string }
+  fileData?: { mimeType?: string; fileUri?: string }
 }
 
 /** How Gemini's optional call ids become the ids the IR requires. */
@@ -40,7 +46,8 @@ export function decodeGeminiParts(parts: GeminiPart[], ids: CallIds): ContentPar
       content.push({ type: 'tool-call', id: ids.forCall({ id: part.functionCall.id, name }), name, arguments: JSON.stringify(part.functionCall.args ?? {}) })
     } else if (part.functionResponse) {
       const name = part.functionResponse.name ?? ''
-      content.push({ type: 'tool-result', toolCallId: ids.forResult({ id: part.functionResponse.id, name }), name, ...decodeResponse(part.functionResponse.response) })
+      const media = decodeResponseMedia(part.functionResponse.parts)
+      content.push({ type: 'tool-result', toolCallId: ids.forResult({ id: part.functionResponse.id, name }), name, ...decodeResponse(part.functionResponse.response), ...(media.length && { media }) })
     } else if (part.inlineData) {
       content.push(decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' }))
     } else if (part.fileData?.fileUri) {
@@ -61,6 +68,21 @@ function decodeMedia(mimeType: string | undefined, source: { data?: string; url?
   if (!mimeType || mimeType.startsWith('image/')) return { type: 'image', ...(mimeType && { mediaType: mimeType }), ...source }
   if (mimeType.startsWith('audio/') && source.data !== undefined) return { type: 'audio', mediaType: mimeType, data: source.data }
   return { type: 'file', mediaType: mimeType, ...source }
+}
+
+/**
+ * A function response's media (Gemini's multimodal function responses) → the tool result's media. The IR's tool
+ * results carry images and files; audio goes as a file of its media type.
+ */
+function decodeResponseMedia(parts: GeminiMediaPart[] | undefined): (ImagePart | FilePart)[] {
+  const media: (ImagePart | FilePart)[] = []
+  for (const part of parts ?? []) {
+    const decoded = part.inlineData ? decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' })
+      : part.fileData?.fileUri ? decodeMedia(part.fileData.mimeType, { url: part.fileData.fileUri }) : undefined
+    if (decoded?.type === 'image' || decoded?.type === 'file') media.push(decoded)
+    else if (decoded?.type === 'audio') media.push({ type: 'file', mediaType: decoded.mediaType, data: decoded.data })
+  }
+  return media
 }
 
 /** A signature belongs to the reasoning just before; when the model showed no thoughts, an empty one holds it. */

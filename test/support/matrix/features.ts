@@ -102,6 +102,15 @@ const replayWithImage = {
     ],
     ...withTools.anthropic,
   },
+  // A multimodal function response: the image in the functionResponse's own `parts`.
+  gemini: {
+    contents: [
+      { role: 'user', parts: [{ text: 'Look at the map' }] },
+      { role: 'model', parts: [{ functionCall: { name: weatherTool.name, args: { city: 'Paris', unit: 'celsius' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: weatherTool.name, response: { output: 'map attached' }, parts: [{ inlineData: { mimeType: 'image/png', data: png } }] } }] },
+    ],
+    ...withTools.gemini,
+  },
 }
 
 export const features: Feature[] = [
