@@ -79,7 +79,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     // Routes the running instances found down are skipped here from the start, not found down once more.
     for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)
   }
-  const tasks = new TaskService(store.tasks)
+  const tasks = new TaskService(store.tasks, Date.now, { maxFileBytes: config.tasks.maxFileBytes, windowMs: config.tasks.windowS * 1000 })
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
   const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
   const runner = new TaskRunner({
