@@ -79,7 +79,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     // Routes the running instances found down are skipped here from the start, not found down once more.
     for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)
   }
-  const tasks = new TaskService(store.tasks)
+  const tasks = new TaskService(store.tasks, Date.now, { maxFileBytes: config.tasks.maxFileBytes, windowMs: config.tasks.windowS * 1000 })
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
   const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
   const runner = new TaskRunner({
@@ -111,7 +111,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     fetch: app.fetch,
     // Bun answers a body over this with an empty 413 no SDK can explain: the gateway's own limit, below it, answers
     // in the caller's protocol (read-body.ts); this one only stops what would not be refused before it is read.
-    maxRequestBodySize: 2 * maxBodyBytes,
+    // An uploaded batch file (POST /v1/files, streamed) may be up to tasks.max_file_bytes, plus its form's fields.
+    maxRequestBodySize: Math.max(2 * maxBodyBytes, config.tasks.maxFileBytes + 1024 * 1024),
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,
   })

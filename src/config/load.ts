@@ -163,11 +163,13 @@ function parseRetention(retention: Fields): Config['retention'] {
 }
 
 function parseTasks(tasks: Fields): Config['tasks'] {
-  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days'], 'tasks')
+  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days', 'max_file_bytes', 'window_s'], 'tasks')
   return {
     concurrency: readNumber(tasks.concurrency, 'tasks.concurrency', 4, { min: 1, integer: true }),
     perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
     retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
+    maxFileBytes: readNumber(tasks.max_file_bytes, 'tasks.max_file_bytes', 200 * 1024 * 1024, { min: 1, integer: true }),
+    windowS: readNumber(tasks.window_s, 'tasks.window_s', 86_400, { min: 1, integer: true }),
   }
 }
 

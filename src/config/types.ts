@@ -121,8 +121,11 @@ export interface Config {
   admin: { protectMetrics: boolean }
   /** OpenTelemetry traces over OTLP/HTTP (`telemetry:`); absent, nothing is traced and no span is made. */
   telemetry?: TelemetryConfig
-  /** Batch work (tasks): items run at once at most, per account at most, and how long results are kept. */
-  tasks: { concurrency: number; perAccount: number; retentionDays: number }
+  /**
+   * Batch work (tasks): items run at once at most, per account at most, how long results are kept, the largest
+   * uploaded input file, and every batch's completion window (OpenAI's 200 MB and 24 h by default).
+   */
+  tasks: { concurrency: number; perAccount: number; retentionDays: number; maxFileBytes: number; windowS: number }
   /**
    * Usage rows older than `requestsDays` whole UTC days are folded into daily per-key per-model totals (kept
    * forever); 0 keeps every row. The ledger (money) is never pruned.

@@ -2,5 +2,5 @@
 export type { FileRecord, ItemError, ItemRecord, TaskKind, TaskRecord, TaskStatus } from '../domain/tasks/records.ts'
 export type { TaskService } from '../domain/tasks/service.ts'
 export { FileTooLargeError } from '../domain/tasks/service.ts'
-export { gatewayErrorOf, maxFileBytes, maxItems } from '../domain/tasks/rules.ts'
+export { describeBytes, gatewayErrorOf, maxItems } from '../domain/tasks/rules.ts'
 export { presentTask } from '../domain/tasks/present.ts'

@@ -2,11 +2,24 @@ import { GatewayError } from '../../core/errors.ts'
 import type { ItemError, ItemOutcome, TaskRecord, TaskStatus } from './records.ts'
 import type { OrphanedItem } from './repository.ts'
 
-/** The most items one task may hold, and the largest input file (OpenAI's limits). */
+/** The most items one task may hold (OpenAI's limit). */
 export const maxItems = 50_000
-export const maxFileBytes = 200 * 1024 * 1024
-/** Every batch's completion window. */
-export const windowMs = 24 * 3600 * 1000
+
+/** The largest input file and every batch's completion window: OpenAI's by default (config `tasks.max_file_bytes`, `tasks.window_s`). */
+export interface TaskLimits {
+  maxFileBytes: number
+  windowMs: number
+}
+
+export const defaultTaskLimits: TaskLimits = { maxFileBytes: 200 * 1024 * 1024, windowMs: 24 * 3600 * 1000 }
+
+/** A byte count as people read it ("200 MB", "1.5 KB", "10 bytes"), for the messages that name a limit. */
+export function describeBytes(bytes: number): string {
+  for (const [unit, size] of [['MB', 1024 * 1024], ['KB', 1024]] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`
+  }
+  return `${bytes} bytes`
+}
 
 /** Statuses in which a task may still start items or end. */
 export const activeStatuses: readonly TaskStatus[] = ['queued', 'in_progress', 'cancelling']

@@ -1,7 +1,7 @@
 import { randomBase62 } from '../../core/ids.ts'
 import type { FilePurpose, FileRecord, ItemRecord, NewItem, TaskKind, TaskRecord } from './records.ts'
 import type { TaskPage, TaskRepository } from './repository.ts'
-import { maxFileBytes, windowMs } from './rules.ts'
+import { defaultTaskLimits, describeBytes, type TaskLimits } from './rules.ts'
 
 const partBytes = 1024 * 1024
 const idPrefixes: Record<TaskKind, string> = { openai: 'batch_', anthropic: 'msgbatch_', gemini: '' }
@@ -29,7 +29,7 @@ export class TaskService {
   /** Told when there is new work (the runner wakes up instead of waiting for its next poll). */
   onWork: () => void = () => {}
 
-  constructor(readonly repository: TaskRepository, private readonly clock: () => number = Date.now) {}
+  constructor(readonly repository: TaskRepository, private readonly clock: () => number = Date.now, readonly limits: TaskLimits = defaultTaskLimits) {}
 
   async create(input: NewTask): Promise<TaskRecord> {
     const now = this.clock()
@@ -39,7 +39,7 @@ export class TaskService {
       model: input.model ?? null, inputFileId: input.inputFileId ?? null, outputFileId: null, errorFileId: null,
       metadata: input.metadata ?? null, displayName: input.displayName ?? null, total: input.items.length,
       succeeded: 0, failed: 0, canceled: 0, expired: 0, spent: 0, createdAt: now, startedAt: null, finishedAt: null,
-      cancelRequestedAt: null, expiresAt: now + windowMs,
+      cancelRequestedAt: null, expiresAt: now + this.limits.windowMs,
     }
     const items = input.items.map((item, seq): NewItem => ({ id: `batch_req_${randomBase62(24)}`, seq, customId: item.customId, body: item.body }))
     await this.repository.createTask(task, items)
@@ -94,32 +94,60 @@ export class TaskService {
   }
 
   /**
-   * Store an upload as it arrives, in parts of whole lines (so a line never straddles two parts), refusing past
-   * `maxFileBytes`. The record is written last: a failed upload leaves only parts, removed by retention.
+   * Store an upload's bytes as they arrive, in parts of whole lines (so a line never straddles two parts), refusing
+   * past `limits.maxFileBytes`. Parts only: `recordFile` makes them a file once the rest of the form is checked, and
+   * `discardFile` removes them when it is not (or this throws).
    */
-  async storeFile(accountId: number, filename: string, purpose: FilePurpose, body: ReadableStream<Uint8Array>, expiresAt: number | null): Promise<FileRecord> {
+  async storeFileParts(body: AsyncIterable<Uint8Array>): Promise<{ id: string; bytes: number }> {
     const id = `file-${randomBase62(24)}`
-    const decoder = new TextDecoder('utf-8', { fatal: false })
+    const { maxFileBytes } = this.limits
+    // Bytes are gathered and cut at their last newline, then decoded once per part: a newline byte is never inside
+    // a UTF-8 sequence, so a part's text is whole, and no per-chunk strings are made for the collector to catch up on.
+    // Each chunk is searched for a newline once, as it comes (a long line is not searched again and again).
+    let held: Uint8Array[] = []
+    let heldBytes = 0
+    /** Where the last newline among the held chunks is: the chunk's index and the offset just after it. */
+    let lastNewline: { index: number; end: number } | undefined
     let bytes = 0
-    let pending = ''
     let seq = 0
-    for await (const chunk of body) {
-      bytes += chunk.byteLength
-      if (bytes > maxFileBytes) throw new FileTooLargeError(`The file is larger than ${maxFileBytes / 1024 / 1024} MB.`)
-      pending += decoder.decode(chunk, { stream: true })
-      if (pending.length >= partBytes) {
-        const cut = pending.lastIndexOf('\n') + 1
-        if (cut > 0) {
-          await this.repository.insertFilePart(id, seq++, pending.slice(0, cut))
-          pending = pending.slice(cut)
-        }
-      }
+    const write = async (chunks: Uint8Array[]) => {
+      const part = Buffer.concat(chunks)
+      if (part.byteLength > 0) await this.repository.insertFilePart(id, seq++, part.toString('utf8'))
     }
-    pending += decoder.decode()
-    if (pending) await this.repository.insertFilePart(id, seq++, pending)
-    const file: FileRecord = { id, accountId, purpose, filename, bytes, taskId: null, createdAt: this.clock(), expiresAt }
+    try {
+      for await (const chunk of body) {
+        bytes += chunk.byteLength
+        if (bytes > maxFileBytes) throw new FileTooLargeError(`The file is larger than the ${describeBytes(maxFileBytes)} limit.`)
+        const newline = chunk.lastIndexOf(10)
+        if (newline !== -1) lastNewline = { index: held.length, end: newline + 1 }
+        held.push(chunk)
+        heldBytes += chunk.byteLength
+        if (heldBytes < partBytes || !lastNewline) continue
+        const { index, end } = lastNewline
+        const last = held[index]!
+        await write([...held.slice(0, index), last.subarray(0, end)])
+        held = [last.subarray(end), ...held.slice(index + 1)]
+        heldBytes = held.reduce((sum, rest) => sum + rest.byteLength, 0)
+        lastNewline = undefined
+      }
+      await write(held)
+    } catch (error) {
+      await this.discardFile(id)
+      throw error
+    }
+    return { id, bytes }
+  }
+
+  /** The record that makes stored parts a file (written last: a half-written file is never listed). */
+  async recordFile(accountId: number, stored: { id: string; bytes: number }, filename: string, purpose: FilePurpose, expiresAt: number | null): Promise<FileRecord> {
+    const file: FileRecord = { id: stored.id, accountId, purpose, filename, bytes: stored.bytes, taskId: null, createdAt: this.clock(), expiresAt }
     await this.repository.insertFile(file)
     return file
+  }
+
+  /** Remove the parts of an upload that was refused. */
+  async discardFile(id: string): Promise<void> {
+    await this.repository.deleteFile(id)
   }
 
   /** A file written by the gateway (a batch's output), from its lines. */

@@ -1,7 +1,8 @@
 import { GatewayError } from '../../core/errors.ts'
+import { boundaryOf, readField, readMultipart } from '../../core/multipart.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
-import { FileTooLargeError, type FileRecord } from '../../edge/tasks.ts'
+import { describeBytes, FileTooLargeError, type FileRecord } from '../../edge/tasks.ts'
 import type { Caller } from '../../relay/types.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import type { ProtocolFront } from '../shared/client-protocol.ts'
@@ -32,33 +33,59 @@ function fileIdOf(request: Request): { id: string; content: boolean } {
   return rest.endsWith('/content') ? { id: rest.slice(0, -'/content'.length), content: true } : { id: rest, content: false }
 }
 
+/** A form's parts other than the file are short: their size and number are capped, as are a part's headers. */
+const formLimits = { maxHeaderBytes: 16 * 1024, maxParts: 16 }
+const maxFieldBytes = 16 * 1024
+
 /**
- * POST /v1/files (multipart: `file`, `purpose=batch`, optional `expires_after[anchor|seconds]`). The file is stored
- * as it is read, in parts of whole lines; it is checked when a batch is made from it.
+ * POST /v1/files (multipart: `file`, `purpose=batch`, optional `expires_after[anchor|seconds]`, in any order). The
+ * form is parsed as it arrives (core/multipart.ts) and the file's bytes stored as they come, in parts of whole lines;
+ * the file is recorded only once the whole form is read and checked, and its parts removed when it is refused. Its
+ * lines are checked when a batch is made from it.
  */
 async function uploadFile(services: Services, caller: Caller, request: Request): Promise<Response> {
-  let form: FormData
+  const boundary = boundaryOf(request.headers.get('content-type'))
+  if (!request.body) throw new GatewayError('invalid_request', 'Expected a multipart/form-data body with a "file" and a "purpose".')
+  const { maxFileBytes } = services.tasks.limits
+  // A body declared larger than the file limit and a form's fields together is refused before it is read.
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > maxFileBytes + formLimits.maxParts * (formLimits.maxHeaderBytes + maxFieldBytes)) throw fileTooLarge(maxFileBytes)
+  const fields = new Map<string, string>()
+  let stored: { id: string; bytes: number } | undefined
+  let filename = 'upload.jsonl'
   try {
-    form = await request.formData()
-  } catch {
-    throw new GatewayError('invalid_request', 'Expected a multipart/form-data body with a "file" and a "purpose".')
-  }
-  const file = form.get('file')
-  if (!(file instanceof Blob)) throw new GatewayError('invalid_request', "Missing required parameter: 'file'.", { param: 'file' })
-  const purpose = form.get('purpose')
-  if (purpose !== 'batch') throw new GatewayError('invalid_request', `This gateway stores files for purpose 'batch' only, not '${purpose ?? ''}'.`, { param: 'purpose' })
-  const expiresSeconds = Number(form.get('expires_after[seconds]') ?? 30 * 86_400)
-  if (!Number.isInteger(expiresSeconds) || expiresSeconds < 3600 || expiresSeconds > 2_592_000) {
-    throw new GatewayError('invalid_request', "'expires_after[seconds]' must be an integer from 3600 to 2592000.", { param: 'expires_after[seconds]' })
-  }
-  const filename = (file as File).name || 'upload.jsonl'
-  try {
-    const stored = await services.tasks.storeFile(caller.accountId, filename, 'batch', file.stream(), Date.now() + expiresSeconds * 1000)
-    return jsonResponse(presentFile(stored))
+    for await (const part of readMultipart(request.body, boundary, formLimits)) {
+      if (part.name === 'file') {
+        if (stored) throw new GatewayError('invalid_request', "Only one 'file' may be uploaded at a time.", { param: 'file' })
+        filename = part.filename || filename
+        stored = await services.tasks.storeFileParts(part.body)
+        continue
+      }
+      const value = await readField(part, maxFieldBytes)
+      fields.set(part.name, value)
+      if (part.name === 'purpose') checkPurpose(value) // before a file that follows is stored
+    }
+    if (!stored) throw new GatewayError('invalid_request', "Missing required parameter: 'file'.", { param: 'file' })
+    checkPurpose(fields.get('purpose'))
+    const expiresSeconds = Number(fields.get('expires_after[seconds]') ?? 30 * 86_400)
+    if (!Number.isInteger(expiresSeconds) || expiresSeconds < 3600 || expiresSeconds > 2_592_000) {
+      throw new GatewayError('invalid_request', "'expires_after[seconds]' must be an integer from 3600 to 2592000.", { param: 'expires_after[seconds]' })
+    }
+    const file = await services.tasks.recordFile(caller.accountId, stored, filename, 'batch', Date.now() + expiresSeconds * 1000)
+    return jsonResponse(presentFile(file))
   } catch (error) {
-    if (error instanceof FileTooLargeError) throw new GatewayError('request_too_large', error.message, { param: 'file' })
+    if (stored) await services.tasks.discardFile(stored.id)
+    if (error instanceof FileTooLargeError) throw fileTooLarge(maxFileBytes)
     throw error
   }
+}
+
+function checkPurpose(purpose: string | undefined): void {
+  if (purpose !== 'batch') throw new GatewayError('invalid_request', `This gateway stores files for purpose 'batch' only, not '${purpose ?? ''}'.`, { param: 'purpose' })
+}
+
+function fileTooLarge(maxFileBytes: number): GatewayError {
+  return new GatewayError('invalid_request', `The file is larger than the ${describeBytes(maxFileBytes)} limit (${maxFileBytes} bytes).`, { code: 'file_too_large', param: 'file' })
 }
 
 /** GET /v1/files?after=&limit=&order=&purpose= */

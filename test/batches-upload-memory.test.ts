@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+
+/**
+ * A large upload is parsed and stored as it streams in, not held whole: the gateway (its own process) takes a 100 MB
+ * file while its peak resident memory (VmHWM) grows by less than the file, and its resident memory by less than half
+ * of it. Reading the form whole (`request.formData()`) grew the peak by twice the file's size.
+ */
+const cli = ['bun', 'src/main.ts']
+let server: Awaited<ReturnType<typeof startServe>>
+let key: string
+
+beforeAll(async () => {
+  const { config } = makeWorkspace()
+  const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
+  expect(run('migrate').code).toBe(0)
+  expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
+  key = run('key', 'create', '--account', 'acme', '--json').json().key as string
+  server = await startServe(cli, config)
+})
+afterAll(async () => {
+  server.process.kill('SIGTERM')
+  await server.process.exited
+})
+
+/** Resident and peak resident memory of the gateway's process, in MB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)![1]) / 1024
+  return { rss: field('VmRSS'), peak: field('VmHWM') }
+}
+
+async function upload(text: string): Promise<Response> {
+  const form = new FormData()
+  form.append('purpose', 'batch')
+  form.append('file', new File([text], 'big.jsonl'))
+  return fetch(`${server.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+}
+
+test('a 100 MB upload does not grow the gateway\'s memory by the file\'s size', async () => {
+  const row = JSON.stringify({ custom_id: 'r', method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', messages: [{ role: 'user', content: 'z'.repeat(900) }] } }) + '\n'
+  const fileBytes = 100 * 1024 * 1024
+  const text = row.repeat(Math.ceil(fileBytes / row.length)).slice(0, fileBytes)
+  // Warm up (code paths, SQLite pages, allocator arenas) with a 4 MB upload first.
+  expect((await upload(text.slice(0, 4 * 1024 * 1024))).status).toBe(200)
+  const before = memoryOf(server.process.pid)
+  const response = await upload(text)
+  expect(response.status).toBe(200)
+  expect((await response.json() as { bytes: number }).bytes).toBe(fileBytes)
+  const after = memoryOf(server.process.pid)
+  const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
+  console.log(`100 MB upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`)
+  // Read whole (request.formData()), a 60 MB file grew the peak by 119 MB and 63 MB stayed; streamed, only what the
+  // collector has not caught up on yet (about 35-45 MB peak whatever the size, on this machine). Past 64 MB, Bun's
+  // body limit used to refuse the upload outright with an empty 413: it is set from tasks.max_file_bytes now.
+  expect(grown.peak).toBeLessThan(fileBytes / 1024 / 1024)
+  expect(grown.rss).toBeLessThan(fileBytes / 1024 / 1024 / 2)
+}, 60_000)
