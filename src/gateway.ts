@@ -37,7 +37,7 @@ export interface Gateway {
 }
 
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
-const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry'] as const
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {

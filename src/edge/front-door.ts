@@ -3,7 +3,7 @@ import type { KeyRecord } from '../domain/records.ts'
 import { knownCaller, lookUpCaller } from './auth.ts'
 import { clientAddress } from './client-address.ts'
 import type { Services } from './services.ts'
-import { refuseDeclaredSize, refuseReadSize } from './body-size.ts'
+import { bodyTooLarge, maxBodyBytes, refuseDeclaredSize, refuseReadSize } from './body-size.ts'
 
 /**
  * What a request must get through before the gateway spends anything on it: its key, checked from the headers alone
@@ -77,7 +77,10 @@ export async function readBody(request: Request, timeoutMs: number): Promise<str
 function readWithin(request: Request, timeoutMs: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(endBody, timeoutMs, reject, timeoutMs)
-    request.text().then((text) => {
+    // A declared length was checked already: Bun's native text() reads it. A body sent without one (chunked) is
+    // counted as it comes, so it is refused at the limit rather than held whole up to Bun's own, larger limit.
+    const text = request.headers.has('content-length') || !request.body ? request.text() : readCounted(request.body)
+    text.then((text) => {
       clearTimeout(timer)
       resolve(text)
     }, (error: unknown) => {
@@ -90,4 +93,16 @@ function readWithin(request: Request, timeoutMs: number): Promise<string> {
 /** readBody's timer fired (its error is made only then: an error's stack is not free). */
 function endBody(reject: (error: GatewayError) => void, timeoutMs: number): void {
   reject(new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection }))
+}
+
+/** A body of unknown length, read up to the gateway's limit (body-size.ts) and no further. */
+async function readCounted(body: ReadableStream<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.byteLength
+    if (size > maxBodyBytes) throw refusedEarly(bodyTooLarge())
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
