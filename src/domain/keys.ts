@@ -14,15 +14,9 @@ export function hashKey(secret: string): string {
   return Bun.SHA256.hash(secret, 'hex') as string
 }
 
-export interface NewKeyInput {
+/** A new key: its account, and the same fields a key's changes may set (KeyChanges). */
+export interface NewKeyInput extends KeyChanges {
   accountId: number
-  name?: string | null
-  models?: string[] | null
-  rpm?: number | null
-  tpm?: number | null
-  concurrency?: number | null
-  budget?: number | null
-  expiresAt?: number | null
 }
 
 export interface CreatedKey {
