@@ -7,6 +7,7 @@ import { makeWorkspace, runCli, startServe } from './support/cli.ts'
 import { startFaultyUpstream } from './support/faulty-upstream.ts'
 import { startHostileUpstream } from './support/hostile-upstream.ts'
 import { jsonReply, startUpstream } from './support/upstream.ts'
+import { bunHeaderLimit } from '../src/edge/body-size.ts'
 
 /**
  * ISSUE 15, "Done means": the shipped artefact — the compiled binary, not `bun src/main.ts` — under every kind of
@@ -153,24 +154,32 @@ function rawRequest(url: string, path: string, headers: Record<string, string>, 
 /** A ~90 KB tool schema nested 45,000 levels deep, written as text: no SDK can serialize it. */
 const deepBody = `{"model":"shared","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"deep","input_schema":{"type":"object","properties":{},"deep":${'['.repeat(45_000)}${']'.repeat(45_000)}}}]}`
 
-/**
- * An oversized header block is refused by Bun itself, before any of the gateway's code runs: a bare 431 with no body
- * (so not in the caller's protocol shape) and the connection closed. What the gateway can promise is recorded here:
- * not a 5xx, nothing held, and the binary serves on. (Bun's limit is 16 KiB; `--max-http-header-size` in
- * `--compile-exec-argv` moves it, but a request past the moved limit still gets the same bare 431.)
- */
-test('oversized request headers get Bun\'s bare 431 and a closed connection; the binary serves on', async () => {
+/** Send one raw request whose headers carry `padding` bytes, and read everything the binary answers. */
+function sendWithPadding(padding: number): Promise<string> {
   const { hostname, port } = new URL(server!.url)
-  const answer = await new Promise<string>((resolve) => {
+  return new Promise<string>((resolve) => {
     let text = ''
-    const socket = connect(Number(port), hostname, () => socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${keyB}\r\nx-padding: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`))
+    const socket = connect(Number(port), hostname, () => socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${keyB}\r\nx-padding: ${'a'.repeat(padding)}\r\ncontent-length: 2\r\n\r\n{}`))
     socket.on('data', (data) => (text += data.toString()))
     socket.on('close', () => resolve(text))
     socket.on('error', () => resolve(text))
   })
-  expect(answer).toStartWith('HTTP/1.1 431 ')
-  expect(answer.toLowerCase()).toContain('connection: close')
-  expect(answer.split('\r\n\r\n')[1]).toBe('')
+}
+
+/**
+ * Headers over the gateway's 16 KiB get a 431 in the caller's protocol shape: the binary is built with Bun's own
+ * limit raised to 64 KiB (`--compile-exec-argv`), so the gateway's check runs first. Past Bun's limit, Bun answers
+ * before any of the gateway's code: a bare 431, the connection closed. Either way nothing is held and it serves on.
+ */
+test('oversized request headers: a 431 in the protocol shape below 64 KiB, Bun\'s bare 431 beyond; the binary serves on', async () => {
+  const shaped = await sendWithPadding(20_000)
+  expect(shaped).toStartWith('HTTP/1.1 431 ')
+  const body = JSON.parse(shaped.split('\r\n\r\n')[1]!) as { error: { code: string; message: string } }
+  expect(body.error.code).toBe('headers_too_large')
+  expect(shaped.toLowerCase()).toContain('connection: close')
+  const bare = await sendWithPadding(bunHeaderLimit + 1000)
+  expect(bare).toStartWith('HTTP/1.1 431 ')
+  expect(bare.split('\r\n\r\n')[1]).toBe('')
   expect((await fetch(`${server!.url}/healthz`)).status).toBe(200)
 })
 

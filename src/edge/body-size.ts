@@ -21,3 +21,21 @@ export function refuseReadSize(request: Request, text: string): void {
 export function bodyTooLarge(): GatewayError {
   return new GatewayError('request_too_large', `The request body is too large: at most ${maxBodyBytes} bytes are accepted.`, { code: 'request_too_large' })
 }
+
+/**
+ * The largest request header block the gateway takes, answered in the caller's protocol shape (431). Bun's own limit
+ * answers with a bare 431 before any of the gateway's code runs, so the binary raises Bun's to `bunHeaderLimit`
+ * (`--max-http-header-size` in the build's exec argv and the start script): between the two, a client gets an error
+ * its SDK can read; past Bun's, the bare one.
+ */
+export const maxHeaderBytes = 16 * 1024
+export const bunHeaderLimit = 64 * 1024
+
+export function refuseLargeHeaders(request: Request): void {
+  let size = 0
+  for (const [name, value] of request.headers) size += name.length + value.length + 4
+  if (size > maxHeaderBytes) {
+    throw new GatewayError('request_too_large', `The request headers are too large: at most ${maxHeaderBytes} bytes are accepted.`,
+      { code: 'headers_too_large', status: 431 })
+  }
+}

@@ -3,7 +3,7 @@ import type { KeyRecord } from '../domain/records.ts'
 import { knownCaller, lookUpCaller } from './auth.ts'
 import { clientAddress } from './client-address.ts'
 import type { Services } from './services.ts'
-import { bodyTooLarge, maxBodyBytes, refuseDeclaredSize, refuseReadSize } from './body-size.ts'
+import { bodyTooLarge, maxBodyBytes, refuseDeclaredSize, refuseLargeHeaders, refuseReadSize } from './body-size.ts'
 
 /**
  * What a request must get through before the gateway spends anything on it: its key, checked from the headers alone
@@ -65,6 +65,7 @@ function refusedEarly(error: unknown): unknown {
  */
 export async function readBody(request: Request, timeoutMs: number): Promise<string> {
   try {
+    refuseLargeHeaders(request)
     refuseDeclaredSize(request)
   } catch (error) {
     throw refusedEarly(error) // the body is left unread: the connection must not be reused
