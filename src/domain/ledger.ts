@@ -65,12 +65,11 @@ export class Ledger {
   private readonly leaseIdleMs: number
 
   constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
-    // 50 ms rather than 5 or 20: a transaction's fixed cost (its UPDATEs, its commit, the index pages it dirties) is
-    // shared by its rows — measured ~30 µs CPU per usage row in batches of 5, ~9 in batches of 128, and on the real
-    // schema 8.9 µs at 240 rows against 7.8 at 600 (interleaved micro-benchmark, 2026-11-23); at 12 000 requests/s
-    // 50 ms makes batches of 600. The price: a usage row is visible up to 50 ms after its request ends, and a crash
-    // (not a shutdown, which drains) loses at most the last 50 ms of settlements, unbilled: their holds are released
-    // at the next start.
+    // Settlements are written by group commit (`settle` schedules the next flush as soon as the event loop has
+    // handled what is ready, and the answer's last bytes wait for it), so a crash never loses the bill of an answer a
+    // client received in full. What nobody waits for — lease releases, refusal rows — waits up to `flushMs` to share
+    // a transaction: its fixed cost (UPDATEs, commit, dirtied index pages) is shared by its rows (~30 µs CPU per row
+    // in batches of 5, ~9 in batches of 128; interleaved micro-benchmark, 2026-11-23).
     this.flushMs = options.flushMs ?? 50
     this.maxBatch = options.maxBatch ?? 1024
     this.leaseFactor = options.leaseFactor ?? 20
