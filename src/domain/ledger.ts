@@ -5,7 +5,7 @@ import { formatUsd } from '../core/money.ts'
 import { randomBase62 } from '../core/ids.ts'
 
 export interface LedgerOptions {
-  /** How long a finished request may wait before its settlement is written (batching many into one transaction). */
+  /** How long writes nobody waits for (lease releases, refusal rows) may wait to share a transaction; settlements are group-committed at once. */
   flushMs?: number
   /** Write at once when this many entries are waiting. */
   maxBatch?: number
