@@ -1,13 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { parseDatabaseUrl } from '../core/database-url.ts'
 import { parseUsd } from '../core/money.ts'
-import { parseAddressBlock } from '../core/address-block.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { Config, LimitsConfig, TelemetryConfig, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
+import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
 } from './validate.ts'
+
+import {
+  parseAdmin, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
+} from './sections.ts'
 
 export { ConfigError } from './validate.ts'
 
@@ -102,98 +104,6 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
     telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
     source,
-  }
-}
-
-function parseLimits(limits: Fields): LimitsConfig {
-  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes', 'write_idle_ms', 'upstream_event_bytes', 'upstream_body_bytes', 'upstream_error_bytes', 'body_timeout_ms', 'unauthenticated_per_address'], 'limits')
-  const read = (key: string, fallback: number) => readNumber(limits[key], `limits.${key}`, fallback, { min: 1, integer: true })
-  return {
-    // Real clients nest 10–40 levels (Claude Code's deepest tool schemas); 45,000 levels overflowed the gateway's stack.
-    jsonDepth: readNumber(limits.json_depth, 'limits.json_depth', 128, { min: 8, integer: true }),
-    countTokensBytes: readNumber(limits.count_tokens_bytes, 'limits.count_tokens_bytes', 2 * 1024 * 1024, { min: 1024, integer: true }),
-    writeIdleMs: read('write_idle_ms', 30_000),
-    upstreamEventBytes: read('upstream_event_bytes', 8 * 1024 * 1024),
-    upstreamBodyBytes: read('upstream_body_bytes', 64 * 1024 * 1024),
-    upstreamErrorBytes: read('upstream_error_bytes', 64 * 1024),
-    bodyTimeoutMs: read('body_timeout_ms', 30_000),
-    unauthenticatedPerAddress: read('unauthenticated_per_address', 32),
-  }
-}
-
-function parseRedisUrl(url: string): string {
-  if (!/^rediss?:\/\/[^/]/.test(url)) throw new ConfigError('redis', 'must be a URL such as redis://127.0.0.1:6379/0')
-  return url
-}
-
-function parseTrustedProxies(value: unknown): string[] {
-  if (value === undefined) return []
-  const entries = readList(value, 'trusted_proxies').map((item, index) => readString(item, `trusted_proxies[${index}]`))
-  const invalid = entries.find((entry) => parseAddressBlock(entry) === undefined)
-  if (invalid !== undefined) throw new ConfigError('trusted_proxies', `"${invalid}" is not an IP address or CIDR block such as 10.0.0.0/8`)
-  return entries
-}
-
-/** 0 asks the system for a free port (tests do); above 65535 no socket can listen. */
-function readPort(value: unknown, field: string): number {
-  const port = readNumber(value, field, 8080, { integer: true })
-  if (port > 65535) throw new ConfigError(field, `must be a port number from 0 to 65535, got ${port}`)
-  return port
-}
-
-/** Only the documented forms (core/database-url.ts); a guess would put the data somewhere unexpected. */
-function readDatabase(value: string, field: string): string {
-  const target = parseDatabaseUrl(value)
-  if (typeof target === 'string') throw new ConfigError(field, target)
-  return value
-}
-
-const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-
-function readLogLevel(log: Fields): string {
-  rejectUnknownKeys(log, ['level'], 'log')
-  const level = readString(log.level, 'log.level', 'info')
-  if (!logLevels.includes(level)) throw new ConfigError('log.level', `must be one of ${logLevels.join(', ')}, got "${level}"`)
-  return level
-}
-
-function parseRetention(retention: Fields): Config['retention'] {
-  rejectUnknownKeys(retention, ['requests_days'], 'retention')
-  return { requestsDays: readNumber(retention.requests_days, 'retention.requests_days', 90, { min: 0, integer: true }) }
-}
-
-function parseTasks(tasks: Fields): Config['tasks'] {
-  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days', 'max_file_bytes', 'window_s'], 'tasks')
-  return {
-    concurrency: readNumber(tasks.concurrency, 'tasks.concurrency', 4, { min: 1, integer: true }),
-    perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
-    retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
-    maxFileBytes: readNumber(tasks.max_file_bytes, 'tasks.max_file_bytes', 200 * 1024 * 1024, { min: 1, integer: true }),
-    windowS: readNumber(tasks.window_s, 'tasks.window_s', 86_400, { min: 1, integer: true }),
-  }
-}
-
-function parseAdmin(admin: Fields): Config['admin'] {
-  rejectUnknownKeys(admin, ['protect_metrics'], 'admin')
-  return { protectMetrics: readBoolean(admin.protect_metrics, 'admin.protect_metrics', false) }
-}
-
-function parseTelemetry(telemetry: Fields): TelemetryConfig {
-  rejectUnknownKeys(telemetry, ['otlp_endpoint', 'service_name', 'headers', 'sample_ratio'], 'telemetry')
-  const endpoint = readString(telemetry.otlp_endpoint, 'telemetry.otlp_endpoint').replace(/\/+$/, '')
-  if (!/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError('telemetry.otlp_endpoint', 'must be a URL such as http://127.0.0.1:4318')
-  const sampleRatio = readNumber(telemetry.sample_ratio, 'telemetry.sample_ratio', 1, { min: 0 })
-  if (sampleRatio > 1) throw new ConfigError('telemetry.sample_ratio', 'must be from 0 to 1')
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(readObject(telemetry.headers ?? {}, 'telemetry.headers'))) {
-    headers[name] = readString(value, `telemetry.headers.${name}`)
-  }
-  return {
-    // The OTLP convention: a base URL gets the signal's path; a URL that names it already is used as it is.
-    tracesUrl: endpoint.endsWith('/v1/traces') ? endpoint : `${endpoint}/v1/traces`,
-    serviceName: readString(telemetry.service_name, 'telemetry.service_name', 'tollgate'),
-    headers,
-    sampleRatio,
   }
 }
 
