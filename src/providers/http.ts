@@ -1,22 +1,14 @@
 import type { ProviderConfig } from '../config/types.ts'
-import { clientClosed, GatewayError } from '../core/errors.ts'
+import { GatewayError } from '../core/errors.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import { SseParser } from '../core/sse.ts'
 import type { ForwardedAnswer, ForwardedStream, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
 import type { HttpCodec } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
-
-/**
- * When each response's attempt must be over (performance.now() ms), for the body readers below. Keyed by the
- * Response, not its body: touching `.body` would turn every answer into a JS stream and lose Bun's native `text()`.
- */
-const deadlines = new WeakMap<Response, number>()
-
-/** The total_ms deadline of the attempt that fetched `response` (unbounded for a response not fetched here). */
-export function attemptDeadline(response: Response): number {
-  return deadlines.get(response) ?? Number.POSITIVE_INFINITY
-}
+import {
+  attemptDeadline, readBodyText, readCapped, readWithIdleTimeout, setAttemptDeadline, upstreamFailure, watchRead,
+} from './upstream-body.ts'
 
 /**
  * One upstream HTTP attempt under the provider's four timers (`timeouts:` in the config), each of which ends the
@@ -49,7 +41,7 @@ export async function fetchUpstream(
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
     })
-    deadlines.set(response, head.deadline)
+    setAttemptDeadline(response, head.deadline)
     head.stop()
     return response.ok ? response : await refusal(response, codec, provider, attempt)
   } catch (error) {
@@ -104,126 +96,6 @@ function fireHeadTimer(head: HeadTimer): void {
     if (!reachable && !head.answered) head.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
   })
   head.timer = setTimeout(fireHeadTimer, head.headBy - elapsed, head)
-}
-
-/** Map a thrown fetch or body-read error to what the client should see. */
-export function upstreamFailure(provider: ProviderConfig, error: unknown, signal: AbortSignal): GatewayError {
-  if (error instanceof GatewayError) return error
-  if (signal.aborted) {
-    // Our own timers and the relay abort with a GatewayError; anything else is the client going away.
-    if (signal.reason instanceof GatewayError) return signal.reason
-    return clientClosed()
-  }
-  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
-}
-
-/** The error for a body that stopped short of the attempt's total deadline, or ran into it. */
-function bodyTimeout(provider: ProviderConfig, pastDeadline: boolean): GatewayError {
-  const { idleMs, totalMs } = provider.timeouts
-  return pastDeadline
-    ? new GatewayError('timeout', `Upstream ${provider.name} did not finish within ${totalMs} ms`, { code: 'total_timeout' })
-    : new GatewayError('timeout', `Upstream ${provider.name} went quiet for ${idleMs} ms mid-answer`, { code: 'idle_timeout' })
-}
-
-/**
- * A timer that ends the attempt when the next body read takes longer than idle_ms (cut to the total deadline).
- * Aborting the attempt makes the pending read reject, so no read is raced against a timeout promise: that cost a
- * promise, a closure and a race per read on the hot path.
- */
-function watchRead(provider: ProviderConfig, attempt: AbortController, deadline: number): ReturnType<typeof setTimeout> {
-  const { idleMs } = provider.timeouts
-  const left = deadline - performance.now()
-  return setTimeout(endRead, Math.max(0, Math.min(idleMs, left)), provider, attempt, left < idleMs)
-}
-
-/** watchRead's timer fired (its arguments passed through setTimeout: no closure per read). */
-function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadline: boolean): void {
-  attempt.abort(bodyTimeout(provider, pastDeadline))
-}
-
-/**
- * Read a body as chunks with an idle watchdog: a gap longer than `idleMs` between chunks ends the stream
- * with a timeout error instead of hanging the client forever.
- */
-export async function* readWithIdleTimeout(
-  body: ReadableStream<Uint8Array>, provider: ProviderConfig, attempt: AbortController, deadline = Number.POSITIVE_INFINITY,
-): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader()
-  try {
-    while (true) {
-      const timer = watchRead(provider, attempt, deadline)
-      let result: Awaited<ReturnType<typeof reader.read>>
-      try {
-        result = await reader.read()
-      } catch (error) {
-        throw upstreamFailure(provider, error, attempt.signal)
-      } finally {
-        clearTimeout(timer)
-      }
-      if (result.done) return
-      yield result.value
-    }
-  } finally {
-    reader.cancel().catch(() => {})
-  }
-}
-
-/**
- * A whole (non-streamed) body as text, at most `caps.bodyBytes` of it (a larger one is a 502 `upstream_malformed`).
- * Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to the total deadline) instead of a
- * timer per chunk: one native read per request when its length is declared and within the cap (the usual case), and
- * a body that stalls still ends the attempt. A body of unknown length is read chunk by chunk and counted.
- */
-export async function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): Promise<string> {
-  const cap = provider.caps.bodyBytes
-  const declared = response.headers.get('content-length')
-  if (declared !== null && Number(declared) > cap) {
-    void response.body?.cancel().catch(() => {})
-    throw bodyTooLarge(provider, cap)
-  }
-  const timer = watchRead(provider, attempt, attemptDeadline(response))
-  try {
-    if (declared !== null) return await response.text()
-    const text = await readCapped(response, cap)
-    if (text === undefined) throw bodyTooLarge(provider, cap)
-    return text
-  } catch (error) {
-    throw upstreamFailure(provider, error, attempt.signal)
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayError {
-  return new GatewayError('upstream', `Upstream ${provider.name} sent a body larger than ${cap} bytes`, { code: 'upstream_malformed' })
-}
-
-/**
- * The body's first `cap` bytes as text; `undefined` when there was more (unless `truncate`, which keeps the first
- * `cap` bytes and discards the rest). The read stops at the cap: the rest is never taken from the upstream.
- */
-async function readCapped(response: Response, cap: number, truncate = false): Promise<string | undefined> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const parts: Uint8Array[] = []
-  let size = 0
-  try {
-    while (true) {
-      const { done, value } = await reader.read()
-      if (done) break
-      if (size + value.byteLength > cap) {
-        if (!truncate) return undefined
-        parts.push(value.subarray(0, cap - size))
-        size = cap
-        break
-      }
-      parts.push(value)
-      size += value.byteLength
-    }
-  } finally {
-    reader.cancel().catch(() => {})
-  }
-  return new TextDecoder().decode(Buffer.concat(parts, size))
 }
 
 async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, attempt: AbortController): AsyncGenerator<StreamEvent> {
