@@ -1,4 +1,4 @@
-import type { RouteHealth, RouteState } from './circuit-breaker.ts'
+import type { RouteHealth, RouteState } from './route-health.ts'
 
 type Labels = Record<string, string | number>
 type Value = string | number
