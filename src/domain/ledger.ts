@@ -3,6 +3,8 @@ import type { LedgerRepository, Reservation } from './repositories.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
 import { randomBase62 } from '../core/ids.ts'
+import { carve, type Lease, leaseKeyOf } from './lease.ts'
+import { sanitizeCounts } from './usage-counts.ts'
 
 export interface LedgerOptions {
   /** How long writes nobody waits for (lease releases, refusal rows) may wait to share a transaction; settlements are group-committed at once. */
@@ -14,20 +16,6 @@ export interface LedgerOptions {
   /** An unused lease goes back to the account after this long. */
   leaseIdleMs?: number
   onError?: (error: unknown) => void
-}
-
-/** Money this process has reserved in the database for one account, handed out to requests in memory. */
-interface Lease {
-  id: string
-  accountId: number
-  /** A lease of one key with a budget: it also holds that much of the key's budget. */
-  budgetKeyId?: string
-  /** What the lease's hold row holds once every queued write is applied. */
-  amount: number
-  /** Sum of the holds of requests in flight under this lease. */
-  used: number
-  growing?: Promise<void>
-  idleTimer?: ReturnType<typeof setTimeout>
 }
 
 /**
@@ -282,34 +270,8 @@ function flushSoon(ledger: Ledger): void {
   void ledger.flush()
 }
 
-const countFields = ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const
-
-function sanitizeCounts(usage: UsageRecord): void {
-  for (const field of countFields) {
-    const value = usage[field]
-    if (Number.isSafeInteger(value) && value >= 0) continue
-    usage[field] = 0
-    usage.estimated = true
-  }
-}
-
 /** Refusal rows that may wait to be written (about 10 MB); more are dropped, and counted, until writes succeed. */
 const maxPendingRefusals = 50_000
 
 /** How many times one request may give other leases' room back before it is refused. */
 const maxReclaims = 3
-
-/** A request's hold, cut from a lease that has room for it. */
-function carve(lease: Lease, keyId: string, amount: number): Hold {
-  lease.used += amount
-  if (lease.idleTimer !== undefined) {
-    clearTimeout(lease.idleTimer)
-    lease.idleTimer = undefined
-  }
-  return { id: lease.id, accountId: lease.accountId, keyId, amount, createdAt: Date.now(), budgetKeyId: lease.budgetKeyId }
-}
-
-/** An account's lease by its (numeric) id, a budgeted key's by its (string) id: the two can never collide in a Map. */
-function leaseKeyOf(accountId: number, budgetKeyId: string | undefined): number | string {
-  return budgetKeyId ?? accountId
-}
