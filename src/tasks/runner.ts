@@ -1,5 +1,5 @@
 import type { Config } from '../config/types.ts'
-import { GatewayError, toGatewayError } from '../core/errors.ts'
+import { GatewayError } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 import type { Logger } from '../core/logger.ts'
 import { reportFailure } from '../core/report-failure.ts'
@@ -152,7 +152,8 @@ export class TaskRunner {
       key = await this.keyOf(task.keyId)
       decoded = this.deps.codecs[task.kind].decode(item.body, task, item.id)
     } catch (error) {
-      await failWith(toGatewayError(error))
+      // A bug is logged once with its stack (an item's own mistake, a GatewayError, is only its result).
+      await failWith(reportFailure(this.deps.logger, error, { request_id: item.id, route: 'tasks' }))
       return
     }
     decoded.exchange.chat.stream = false
@@ -179,7 +180,8 @@ export class TaskRunner {
       if (result.kind !== 'whole') throw new GatewayError('internal', 'A batch item was answered as a stream')
       await finish({ status: 'succeeded', statusCode: 200, result: result.body, cost: billed?.usage.cost ?? 0 })
     } catch (error) {
-      const failure = toGatewayError(error)
+      // Logged once with its stack when it is the gateway's own fault (the relay may have logged it already).
+      const failure = reportFailure(this.deps.logger, error, { request_id: item.id, route: 'tasks' })
       // Refused by the key's own rate limits before anything was held or billed: try again once there is room.
       if (!billed && failure.kind === 'rate_limit' && failure.rateLimit !== undefined) {
         await repository.deferItem(item.id, this.owner, Date.now() + Math.max(1, failure.retryAfter ?? 1) * 1000)
