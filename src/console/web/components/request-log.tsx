@@ -1,6 +1,7 @@
 import { fractionWidth, Money } from './money.tsx'
-import { useEffect, useState } from 'preact/hooks'
-import { getJson, queryString } from '../api.ts'
+import { useState } from 'preact/hooks'
+import { queryString } from '../api.ts'
+import { usePages } from '../use-pages.ts'
 import { count, formatTime } from '../format.ts'
 import type { RequestPage, RequestRow } from '../types.ts'
 import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
@@ -21,35 +22,11 @@ function StatusCell({ row }: { row: RequestRow }) {
 
 /** The request log, newest first; "Load older" follows the keyset cursor, so page 1000 costs what page 1 does. */
 export function RequestLog({ filter, showAccount }: { filter: RequestFilter; showAccount: boolean }) {
-  const [rows, setRows] = useState<RequestRow[]>([])
-  const [next, setNext] = useState<string | null>(null)
-  const [loading, setLoading] = useState(true)
-  const [error, setError] = useState<Error>()
   const [attempt, setAttempt] = useState(0)
   const key = queryString({ ...filter })
-
-  const load = async (before: string | null, signal?: AbortSignal) => {
-    setLoading(true)
-    setError(undefined)
-    try {
-      const page = await getJson<RequestPage>(`/requests${queryString({ ...filter, before, limit: 50 })}`, signal)
-      setRows((previous) => (before ? [...previous, ...page.requests] : page.requests))
-      setNext(page.next)
-      setLoading(false)
-    } catch (failure) {
-      if ((failure as Error).name === 'AbortError') return
-      setError(failure as Error)
-      setLoading(false)
-    }
-  }
-
-  useEffect(() => {
-    const controller = new AbortController()
-    setRows([])
-    setNext(null)
-    void load(null, controller.signal)
-    return () => controller.abort()
-  }, [key, attempt])
+  const { rows, next, loading, error, load } = usePages<RequestRow, RequestPage>(
+    (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`, (page) => page.requests, `${key}#${attempt}`,
+  )
 
   const costWidth = fractionWidth(rows.map((row) => row.cost_usd))
   if (!loading && !error && rows.length === 0) return <Empty><p>No requests match these filters.</p></Empty>
@@ -83,9 +60,9 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
           </table>
         </TableScroll>
       )}
-      {error && <ErrorNotice error={error} retry={() => (rows.length ? void load(next) : setAttempt((value) => value + 1))} />}
+      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
       {loading && <Loading label="Loading requests…" />}
-      {!loading && next && <button type="button" class="button secondary" onClick={() => void load(next)}>Load older requests</button>}
+      {!loading && next && <button type="button" class="button secondary" onClick={() => load(next)}>Load older requests</button>}
       {!loading && !next && rows.length > 0 && <p class="hint">That is every matching request.</p>}
     </div>
   )

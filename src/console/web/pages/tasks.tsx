@@ -1,5 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
-import { getJson, queryString } from '../api.ts'
+import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { fractionWidth, Money } from '../components/money.tsx'
 import { Empty, ErrorNotice, Loading, TableScroll } from '../components/states.tsx'
@@ -9,6 +8,7 @@ import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
 import type { Task } from '../types.ts'
+import { usePages } from '../use-pages.ts'
 
 const kindNames: Record<Task['kind'], string> = { openai: 'OpenAI', anthropic: 'Anthropic', gemini: 'Gemini' }
 
@@ -21,29 +21,9 @@ export function TaskStatus({ status }: { status: string }) {
 export function Tasks({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
   const account = admin ? search.get('account') ?? '' : ''
-  const [tasks, setTasks] = useState<Task[]>([])
-  const [next, setNext] = useState<string | null>(null)
-  const [loading, setLoading] = useState(true)
-  const [error, setError] = useState<Error>()
-  const load = async (before: string | null, signal?: AbortSignal) => {
-    setLoading(true)
-    setError(undefined)
-    try {
-      const page = await getJson<{ tasks: Task[]; next: string | null }>(`/tasks${queryString({ account_id: account, before, limit: 50 })}`, signal)
-      setTasks((previous) => (before ? [...previous, ...page.tasks] : page.tasks))
-      setNext(page.next)
-    } catch (failure) {
-      if ((failure as Error).name === 'AbortError') return
-      setError(failure as Error)
-    }
-    setLoading(false)
-  }
-  useEffect(() => {
-    const controller = new AbortController()
-    setTasks([])
-    void load(null, controller.signal)
-    return () => controller.abort()
-  }, [account])
+  const { rows: tasks, next, loading, error, load } = usePages<Task, { tasks: Task[]; next: string | null }>(
+    (before) => `/tasks${queryString({ account_id: account, before, limit: 50 })}`, (page) => page.tasks, account,
+  )
   const width = fractionWidth(tasks.map((task) => task.spent_usd))
   return (
     <>
@@ -83,9 +63,9 @@ export function Tasks({ session, search }: PageProps) {
           </table>
         </TableScroll>
       )}
-      {error && <ErrorNotice error={error} retry={() => void load(tasks.length ? next : null)} />}
+      {error && <ErrorNotice error={error} retry={() => load(tasks.length ? next : null)} />}
       {loading && <Loading label="Loading tasks…" />}
-      {!loading && next && <button type="button" class="button secondary" onClick={() => void load(next)}>Load older tasks</button>}
+      {!loading && next && <button type="button" class="button secondary" onClick={() => load(next)}>Load older tasks</button>}
     </>
   )
 }
