@@ -28,7 +28,7 @@ describe('webhook signatures', () => {
 
   test('a changed body, secret or timestamp breaks the signature', () => {
     const header = signWebhook(body, secret, sent)
-    const refused = { valid: false, reason: 'no signature matches the body and secret' }
+    const refused = { valid: false as const, reason: 'no signature matches the body and secret' }
     expect(verifyWebhook(header, body.replace('80', '50'), secret, sent)).toEqual(refused)
     expect(verifyWebhook(header, body, 'whsec_other', sent)).toEqual(refused)
     expect(verifyWebhook(header.replace('t=1700000000', 't=1700000001'), body, secret, sent)).toEqual(refused)
