@@ -108,6 +108,13 @@ describe('MP4 with its index after a large mdat', () => {
     expect(await measureAudioDuration(file.read, file.size)).toEqual({ kind: 'duration', format: 'mp4', seconds: 2 })
   })
 
+  test('"moof" inside trailing bytes is not taken for the last fragment', () => {
+    const bytes = load('m4a-fragmented.m4a')
+    const junk = concat(Uint8Array.of(0, 0, 0, 24), ascii('moof'), new Uint8Array(16), ascii('moof'), Uint8Array.of(0, 0, 0))
+    const answer = whole(concat(bytes, Uint8Array.of(0, 0, 0, 8 + junk.length), ascii('free'), junk))
+    expect(answer).toEqual({ kind: 'duration', format: 'mp4', seconds: expect.closeTo(2.064, 6) as never })
+  })
+
   test('an mp4 whose boxes end without a moov says so', () => {
     expect(whole(fixture.subarray(0, 6397))).toEqual({ kind: 'failure', format: 'mp4', reason: 'mp4 without a moov box' })
   })
