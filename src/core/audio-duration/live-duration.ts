@@ -7,6 +7,7 @@
 import { FileEnds, type ByteReader } from './byte-source.ts'
 import { EbmlError, readElement, readUnsigned } from './ebml.ts'
 import { maxElements } from './result.ts'
+import { scanTail } from './scan-tail.ts'
 
 const clusterId = [0x1f, 0x43, 0xb6, 0x75]
 const timecode = 0xe7
@@ -16,20 +17,9 @@ const block = 0xa1
 /** Elements that may sit in a cluster besides blocks: Void, CRC-32, Position, PrevSize, SilentTracks. */
 const otherClusterChildren = new Set([0xec, 0xbf, 0xa7, 0xab, 0x5854])
 
-/** In TimecodeScale units; undefined when no cluster is found in the file's last megabytes. */
+/** In TimecodeScale units; undefined when no cluster is found near the file's end. */
 export function lastBlockTime(reader: ByteReader, segmentData: number): number | undefined {
-  const size = reader.size!
-  for (const window of [256 * 1024, 4 * 1024 * 1024]) {
-    const start = Math.max(segmentData, size - window)
-    const tail = reader.bytes(start, size - start)
-    for (let at = tail.length - 4; at >= 0; at--) {
-      if (tail[at] !== clusterId[0] || tail[at + 1] !== clusterId[1] || tail[at + 2] !== clusterId[2] || tail[at + 3] !== clusterId[3]) continue
-      const time = clusterEndTime(reader, start + at)
-      if (time !== undefined) return time
-    }
-    if (start === segmentData) break
-  }
-  return undefined
+  return scanTail(reader, segmentData, clusterId, (offset) => clusterEndTime(reader, offset))
 }
 
 function clusterEndTime(reader: ByteReader, offset: number): number | undefined {

@@ -7,6 +7,7 @@
 import { FileEnds, type ByteReader } from './byte-source.ts'
 import { findBox, type Box } from './mp4-boxes.ts'
 import { failure, type Measurement } from './result.ts'
+import { scanTail } from './scan-tail.ts'
 
 export function measureFragments(reader: ByteReader, moov: Box): Measurement {
   const trak = findBox(reader, moov.body, moov.end, 'trak')
@@ -19,17 +20,9 @@ export function measureFragments(reader: ByteReader, moov: Box): Measurement {
   const mvex = findBox(reader, moov.body, moov.end, 'mvex')
   const trex = mvex && findBox(reader, mvex.body, mvex.end, 'trex')
   const defaultDuration = trex ? reader.u32be(trex.body + 12) : 0
-  for (const window of [256 * 1024, 4 * 1024 * 1024]) {
-    const start = Math.max(moov.end, reader.size - window)
-    const tail = reader.bytes(start, reader.size - start)
-    for (let at = tail.length - 8; at >= 4; at--) {
-      if (tail[at] !== 0x6d || tail[at + 1] !== 0x6f || tail[at + 2] !== 0x6f || tail[at + 3] !== 0x66) continue // "moof"
-      const end = fragmentEnd(reader, start + at - 4, defaultDuration)
-      if (end !== undefined) return { seconds: end / timescale }
-    }
-    if (start === moov.end) break
-  }
-  return failure('fragmented mp4 without a total duration, and no fragment found near its end')
+  const moof = [0x6d, 0x6f, 0x6f, 0x66]
+  const end = scanTail(reader, moov.end + 4, moof, (offset) => fragmentEnd(reader, offset - 4, defaultDuration))
+  return end === undefined ? failure('fragmented mp4 without a total duration, and no fragment found near its end') : { seconds: end / timescale }
 }
 
 /** The end time of the fragment whose `moof` starts at `offset`, or undefined if it is not one. */
