@@ -9,7 +9,7 @@ import { deferConsoleBody, readConsoleBody } from './body.ts'
 import { readCookie, sessionCookie, sessionCookieName } from './cookies.ts'
 import { jsonHeaders, securityHeaders } from './respond.ts'
 import * as schema from './schemas.ts'
-import { SignInLimiter } from './sign-in-limiter.ts'
+import { maxUsernameBytes, SignInLimiter } from './sign-in-limiter.ts'
 import { signedIn } from './signed-in.ts'
 import { checkSameOrigin } from './viewer.ts'
 
@@ -66,6 +66,8 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
     })
     .post('/console/api/session', async ({ request, body, set }) => {
       const username = body.username.trim()
+      // Refused before it is counted: no login has such a name, and a count must not be kept for megabytes of one.
+      if (Buffer.byteLength(username) > maxUsernameBytes) throw invalidRequest(`The username is too long: at most ${maxUsernameBytes} bytes.`, 'username')
       const user = await checkPassword(services, limiter, request, username, body.password)
       const { token, session } = await startSession(services.store.sessions, user.id)
       set.headers['set-cookie'] = sessionCookie(request, token)
