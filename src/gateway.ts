@@ -56,7 +56,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const longest = Math.max(...config.providers.map((provider) => provider.timeouts.totalMs)) + 60_000
   const released = await store.ledger.startServing(Date.now() - longest)
   if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
-  const keys = new KeyCache(store.keys)
+  const keys = new KeyCache(store.keys, { logger })
   await keys.start()
   const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
