@@ -27,7 +27,7 @@ beforeAll(async () => {
         client.data = { queued: [] }
         setTimeout(() => void Bun.connect({
           hostname: '127.0.0.1', port: redis.port,
-          socket: { data: (_, data) => void client.write(data), close: () => client.end(), error: () => client.end() },
+          socket: { data: (_, data) => void client.write(data), close: () => void client.end(), error: () => void client.end() },
         }).then((upstream) => {
           client.data.upstream = upstream
           for (const data of client.data.queued) upstream.write(data)
