@@ -6,6 +6,7 @@ import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
 import { startFaultyUpstream } from './support/faulty-upstream.ts'
 import { startHostileUpstream } from './support/hostile-upstream.ts'
+import { type HugeBodyResult, sendHugeBody } from './support/huge-body.ts'
 import { jsonReply, startUpstream } from './support/upstream.ts'
 import { bunHeaderLimit } from '../src/edge/body-size.ts'
 
@@ -13,7 +14,8 @@ import { bunHeaderLimit } from '../src/edge/body-size.ts'
  * ISSUE 15, "Done means": the shipped artefact — the compiled binary, not `bun src/main.ts` — under every kind of
  * abuse at once. For 20 s, on loopback: a client that asks for a stream and never reads it, 150 sockets trickling
  * their bodies, 45,000-deep JSON from account A, console sign-in attempts rotating X-Forwarded-For, and requests to
- * hostile upstreams (an SSE line that never ends, a 50 MB JSON body, a 401 quoting the operator's key). Throughout,
+ * hostile upstreams (an SSE line that never ends, a 50 MB JSON body, a 401 quoting the operator's key), and strangers'
+ * 150 MB bodies to /admin/api and /console/api (issue 22). Throughout,
  * account B's requests on a healthy route all succeed, /healthz answers in time, the binary's memory stays bounded
  * (peak RSS recorded below), client input never gets a 5xx, and no secret reaches a response or the binary's log.
  */
@@ -149,6 +151,42 @@ function rawRequest(url: string, path: string, headers: Record<string, string>, 
   socket.on('error', () => {})
   exchange.socket = socket
   return exchange
+}
+
+/**
+ * ISSUE 22: strangers posting 150 MB bodies (chunked: nothing in their headers refuses them) to /admin/api and
+ * /console/api, three at a time, without credentials or with made-up ones. The binary once read each whole before
+ * looking at the credential (three at once: +900 MB); each must get its 401 or 403 at once, its body unread. Apart
+ * from the other abuses so that it merges cleanly with them.
+ */
+function floodUnauthenticatedBodies(url: string, running: () => boolean) {
+  const results: HugeBodyResult[] = []
+  const strangers: [string, Record<string, string>][] = [
+    ['/admin/api/accounts', {}],
+    ['/admin/api/keys', { authorization: 'Bearer tga-made-up-admin-token' }],
+    ['/console/api/accounts', {}],
+    ['/console/api/users', { cookie: 'tollgate_session=made-up' }],
+  ]
+  const sender = async (index: number) => {
+    for (let round = 0; running(); round++) {
+      const [path, headers] = strangers[(index + round) % strangers.length]!
+      results.push(await sendHugeBody(url, path, headers, 150 * 1024 * 1024))
+      await Bun.sleep(250)
+    }
+  }
+  return {
+    run: () => Promise.all([0, 1, 2].map(sender)),
+    report: () => `unauthenticated 150 MB bodies: ${results.length}, statuses ${[...new Set(results.map((one) => one.status))].join('/')}, ` +
+      `at most ${(Math.max(...results.map((one) => one.sentBeforeAnswer)) / 1e6).toFixed(1)} MB taken before an answer, slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`,
+    check() {
+      expect(results.length).toBeGreaterThan(20)
+      for (const one of results) {
+        expect([401, 403]).toContain(one.status)
+        expect(one.sentBeforeAnswer).toBeLessThan(16 * 1024 * 1024) // what socket buffers hold: the body was never read
+        expect(one.ms).toBeLessThan(2000)
+      }
+    },
+  }
 }
 
 /** A ~90 KB tool schema nested 45,000 levels deep, written as text: no SDK can serialize it. */
@@ -330,8 +368,9 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     }
   }
 
+  const strangerBodies = floodUnauthenticatedBodies(url, running)
   await Promise.all([
-    sampleMemory(), probeHealth(), serveVictim(), sendDeep(), guess(), abuseUpstreams(), stallStreams(),
+    sampleMemory(), probeHealth(), serveVictim(), sendDeep(), guess(), abuseUpstreams(), stallStreams(), strangerBodies.run(),
     ...Array.from({ length: 120 }, (_, index) => trickler(true, index)),
     ...Array.from({ length: 30 }, (_, index) => trickler(false, index)),
   ])
@@ -359,6 +398,7 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     const statuses = Object.entries(Object.groupBy(results, (one) => String(one.status))).map(([status, some]) => `${some!.length} × ${status}`).join(', ')
     console.log(`hostile upstream, ${what}: ${statuses}; slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`)
   }
+  console.log(strangerBodies.report())
   console.log(`hostile upstreams: endless line gave ${(endlessLine.written / 1e6).toFixed(1)} MB over ${endlessLine.requests} requests, 50 MB JSON gave ${(hugeJson.written / 1e6).toFixed(1)} MB over ${hugeJson.requests}, the echo ${echo.requests.length} refusals`)
 
   // Memory bounded: the kernel's own high-water mark, not only our samples.
@@ -392,6 +432,7 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     }
   }
   expect(finished.filter(({ keyed }) => keyed).length).toBeGreaterThan(240)
+  strangerBodies.check()
   // Never-reading clients: each ended at the write deadline, the upstream held back meanwhile.
   expect(neverRead.length).toBeGreaterThanOrEqual(3)
   for (const one of neverRead.slice(0, -1)) expect(one.upstreamRead).toBeLessThan(32 * 1024 * 1024)
@@ -406,7 +447,9 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   // not the admin's password — in no response and no log line.
   const secrets = [...Object.values(operatorKeys), ...Object.values(operatorKeys).map((key) => key.slice(8, 24)), keyA, keyB, password]
   const everything = bodies.join('\n') + finished.map(({ exchange }) => exchange.response).join('\n')
-  expect(bodies.some((body) => body.includes('Incorrect API key provided'))).toBe(true)
+  // An upstream refusing the operator's key: the client gets a fixed message, the log the upstream's text (scrubbed).
+  expect(bodies.some((body) => body.includes("The upstream refused the gateway's credentials"))).toBe(true)
+  expect(bodies.some((body) => body.includes('Incorrect API key provided'))).toBe(false)
   expect(log).toContain('Incorrect API key provided')
   for (const secret of secrets) {
     expect(everything.includes(secret) ? `response has ${secret}` : '').toBe('')
