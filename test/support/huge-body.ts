@@ -1,3 +1,4 @@
+import { expect } from 'bun:test'
 import type { Socket } from 'bun'
 
 export interface HugeBodyResult {
@@ -77,5 +78,41 @@ export async function sendHugeBody(url: string, path: string, headers: Record<st
     body: bodyAt < 0 ? '' : response.slice(bodyAt + 4),
     sentBeforeAnswer: Math.max(0, sentBeforeAnswer < 0 ? written : sentBeforeAnswer),
     ms: (answeredAt || performance.now()) - startedAt,
+  }
+}
+
+/**
+ * ISSUE 22: strangers posting 150 MB bodies (chunked: nothing in their headers refuses them) to /admin/api and
+ * /console/api, three at a time, without credentials or with made-up ones. The binary once read each whole before
+ * looking at the credential (three at once: +900 MB); each must get its 401 or 403 at once, its body unread. Apart
+ * from the other abuses (test/hostile-binary.test.ts runs it beside them) so that it merges cleanly with them.
+ */
+export function floodUnauthenticatedBodies(url: string, running: () => boolean) {
+  const results: HugeBodyResult[] = []
+  const strangers: [string, Record<string, string>][] = [
+    ['/admin/api/accounts', {}],
+    ['/admin/api/keys', { authorization: 'Bearer tga-made-up-admin-token' }],
+    ['/console/api/accounts', {}],
+    ['/console/api/users', { cookie: 'tollgate_session=made-up' }],
+  ]
+  const sender = async (index: number) => {
+    for (let round = 0; running(); round++) {
+      const [path, headers] = strangers[(index + round) % strangers.length]!
+      results.push(await sendHugeBody(url, path, headers, 150 * 1024 * 1024))
+      await Bun.sleep(250)
+    }
+  }
+  return {
+    run: () => Promise.all([0, 1, 2].map(sender)),
+    report: () => `unauthenticated 150 MB bodies: ${results.length}, statuses ${[...new Set(results.map((one) => one.status))].join('/')}, ` +
+      `at most ${(Math.max(...results.map((one) => one.sentBeforeAnswer)) / 1e6).toFixed(1)} MB taken before an answer, slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`,
+    check() {
+      expect(results.length).toBeGreaterThan(20)
+      for (const one of results) {
+        expect([401, 403]).toContain(one.status)
+        expect(one.sentBeforeAnswer).toBeLessThan(16 * 1024 * 1024) // what socket buffers hold: the body was never read
+        expect(one.ms).toBeLessThan(2000)
+      }
+    },
   }
 }
