@@ -4,6 +4,7 @@ import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { modelRoutes } from './server/model-routes.ts'
 import { pageRoutes } from './server/pages.ts'
+import { closeIfBodyUnread } from './server/body.ts'
 import { consoleErrorResponse } from './server/respond.ts'
 import { sessionRoutes } from './server/session-routes.ts'
 import { taskRoutes } from './server/task-routes.ts'
@@ -38,5 +39,6 @@ export function consoleRoutes(services: Services) {
  */
 export function consoleError(services: Services, request: Request, error: unknown): Response | undefined {
   const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
-  return path.startsWith('/console/api/') || path.startsWith('/admin/api/') ? consoleErrorResponse(error, services.logger) : undefined
+  if (!path.startsWith('/console/api/') && !path.startsWith('/admin/api/')) return undefined
+  return closeIfBodyUnread(request, consoleErrorResponse(error, services.logger))
 }

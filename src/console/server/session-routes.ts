@@ -5,11 +5,11 @@ import { endSession, startSession } from '../../domain/sessions.ts'
 import { changePassword, verifyCredentials } from '../../domain/users.ts'
 import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
-import { acceptBody, parseConsoleBody } from './body.ts'
+import { deferConsoleBody, readConsoleBody } from './body.ts'
 import { readCookie, sessionCookie, sessionCookieName } from './cookies.ts'
 import { jsonHeaders, securityHeaders } from './respond.ts'
 import * as schema from './schemas.ts'
-import { SignInLimiter } from './sign-in-limiter.ts'
+import { maxUsernameBytes, SignInLimiter } from './sign-in-limiter.ts'
 import { signedIn } from './signed-in.ts'
 import { checkSameOrigin } from './viewer.ts'
 
@@ -52,17 +52,22 @@ async function checkPassword(services: Services, limiter: SignInLimiter, request
   return user
 }
 
-/** Signing in is the one console route without a session: it checks only the origin and the body. */
+/**
+ * Signing in is the one console route without a session: it checks only the origin, then reads the body (under the
+ * console's cap and the body deadline, body.ts).
+ */
 function signInRoute(services: Services, limiter: SignInLimiter) {
   return new Elysia({ name: 'console-sign-in' })
-    .onParse(parseConsoleBody)
-    .onTransform(({ request, body, set }) => {
-      Object.assign(set.headers, securityHeaders, jsonHeaders)
-      checkSameOrigin(request)
-      acceptBody(body)
+    .onParse(deferConsoleBody)
+    .onTransform(async (context) => {
+      Object.assign(context.set.headers, securityHeaders, jsonHeaders)
+      checkSameOrigin(context.request)
+      await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
     })
     .post('/console/api/session', async ({ request, body, set }) => {
       const username = body.username.trim()
+      // Refused before it is counted: no login has such a name, and a count must not be kept for megabytes of one.
+      if (Buffer.byteLength(username) > maxUsernameBytes) throw invalidRequest(`The username is too long: at most ${maxUsernameBytes} bytes.`, 'username')
       const user = await checkPassword(services, limiter, request, username, body.password)
       const { token, session } = await startSession(services.store.sessions, user.id)
       set.headers['set-cookie'] = sessionCookie(request, token)
