@@ -25,6 +25,13 @@ async function describeViewer(services: Services, user: UserRecord, csrfToken: s
   }
 }
 
+/** `auth.passwords: false`: only single sign-on opens the console, whatever password is sent. */
+function requirePasswords(services: Services): void {
+  if (!services.config.auth.passwords) {
+    throw new GatewayError('permission', 'Password sign-in is turned off on this gateway; sign in with single sign-on.', { code: 'passwords_disabled' })
+  }
+}
+
 /** One answer for every wrong name or password, so the form cannot be used to find out which usernames exist. */
 const wrongCredentials = () => new GatewayError('authentication', 'Wrong username or password.', { code: 'wrong_credentials' })
 
@@ -62,6 +69,7 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       acceptBody(body)
     })
     .post('/console/api/session', async ({ request, body, set }) => {
+      requirePasswords(services)
       const username = body.username.trim()
       const user = await checkPassword(services, limiter, request, username, body.password)
       const { token, session } = await startSession(services.store.sessions, user.id)
@@ -72,7 +80,8 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       response: { 200: schema.session, 400: schema.consoleError, 401: schema.consoleError, 403: schema.consoleError, 429: schema.consoleError },
       detail: {
         tags, summary: 'Sign in',
-        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After.',
+        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After; ' +
+          'with auth.passwords: false every attempt is refused with 403 passwords_disabled.',
       },
     })
 }
@@ -96,6 +105,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
     })
     .post('/console/api/session/password', async ({ viewer, request, body, set }) => {
+      requirePasswords(services)
       await checkCurrentPassword(services, limiter, request, viewer.user, body.current_password)
       if (body.new_password === body.current_password) throw invalidRequest('The new password is the current one; choose another.', 'new_password')
       if (body.new_password === '') throw invalidRequest(`Missing 'new_password': at least 12 characters.`, 'new_password')
