@@ -33,3 +33,14 @@ test('auth: a setting that cannot work fails at start, naming the field', () => 
   // A provider on the same machine may speak plain http.
   expect(parseConfig({ ...base, auth: { oidc: { ...oidc, issuer: 'http://127.0.0.1:8180/realms/acme' } } }).auth.oidc!.issuer).toBe('http://127.0.0.1:8180/realms/acme')
 })
+
+test('the README\'s and operations guide\'s auth examples are valid configs', async () => {
+  const documents = [await Bun.file(`${import.meta.dir}/../../README.md`).text(), await Bun.file(`${import.meta.dir}/../../docs/operations.md`).text()]
+  const blocks = documents.flatMap((text) => [...text.matchAll(/```yaml\n([ \t]*auth:\n[\s\S]*?)```/g)].map((match) => match[1]!))
+  expect(blocks).toHaveLength(2)
+  for (const block of blocks) {
+    const indent = /^[ \t]*/.exec(block)![0].length
+    const yaml = block.split('\n').map((line) => line.slice(indent)).join('\n').replaceAll('${OIDC_CLIENT_SECRET}', 'secret')
+    expect(parseConfig({ ...base, ...(Bun.YAML.parse(yaml) as object) }).auth.oidc!.clientId).toBe('tollgate')
+  }
+})
