@@ -97,10 +97,11 @@ for (const [name, prepare] of storeBackends) {
     })
 
     test('a sign-in flow is taken once, and not after it expired', async () => {
-      const flow = { nonce: 'n', codeVerifier: 'v', redirectUri: 'https://gw/console/oidc/callback', createdAt: 1000, expiresAt: 2000 }
+      const flow = { nonce: 'n', codeVerifier: 'v', redirectUri: 'https://gw/console/oidc/callback', address: '192.0.2.1', createdAt: 1000, expiresAt: 2000 }
       await store.identities.saveFlow({ ...flow, id: 'a' })
-      await store.identities.saveFlow({ ...flow, id: 'b' })
+      await store.identities.saveFlow({ ...flow, id: 'b', address: '192.0.2.2' })
       expect(await store.identities.countFlows(1500)).toBe(2)
+      expect(await store.identities.countFlows(1500, '192.0.2.2')).toBe(1)
       const [one, two] = await Promise.all([store.identities.takeFlow('a', 1500), store.identities.takeFlow('a', 1500)])
       expect([one, two].filter(Boolean)).toHaveLength(1)
       expect(await store.identities.takeFlow('b', 2000)).toBeUndefined()

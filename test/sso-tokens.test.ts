@@ -253,3 +253,13 @@ describe('the callback checks the redirect', () => {
     expect(lines.filter((line) => line.level === 'error')).toEqual([])
   })
 })
+
+test('one address may only have 20 sign-ins in progress: the next start is a page, not a row', async () => {
+  const pending = await gateway.gateway.services.store.identities.countFlows(Date.now(), '127.0.0.1')
+  const statuses: number[] = []
+  for (let start = pending; start < 21; start++) statuses.push((await fetch(`${gateway.url}/console/oidc/start`, { redirect: 'manual' })).status)
+  expect(statuses).toEqual([...Array(20 - pending).fill(302), 429])
+  const before = failures().length
+  await expectRefused(await fetch(`${gateway.url}/console/oidc/start`, { redirect: 'manual' }), 429, 'too_many_sign_ins', 'Too many sign-ins were started from your address', before)
+  expect(await gateway.gateway.services.store.identities.countFlows(Date.now(), '127.0.0.1')).toBe(20)
+})

@@ -15,8 +15,10 @@ CREATE TABLE `sign_in_flows` (
 	`nonce` text NOT NULL,
 	`code_verifier` text NOT NULL,
 	`redirect_uri` text NOT NULL,
+	`address` text NOT NULL,
 	`created_at` integer NOT NULL,
 	`expires_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `sign_in_flows_expires` ON `sign_in_flows` (`expires_at`);
+CREATE INDEX `sign_in_flows_expires` ON `sign_in_flows` (`expires_at`);--> statement-breakpoint
+CREATE INDEX `sign_in_flows_address` ON `sign_in_flows` (`address`);

@@ -34,8 +34,9 @@ export function createPostgresIdentities(db: PostgresDatabase): IdentityReposito
       const [flow] = await db.delete(signInFlows).where(eq(signInFlows.id, id)).returning()
       return flow && flow.expiresAt > now ? flow : undefined
     },
-    async countFlows(now) {
-      const [row] = await db.select({ count: count() }).from(signInFlows).where(gt(signInFlows.expiresAt, now))
+    async countFlows(now, address) {
+      const live = gt(signInFlows.expiresAt, now)
+      const [row] = await db.select({ count: count() }).from(signInFlows).where(address === undefined ? live : and(live, eq(signInFlows.address, address)))
       return row!.count
     },
     async deleteExpiredFlows(now) {

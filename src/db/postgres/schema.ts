@@ -151,9 +151,10 @@ export const signInFlows = pgTable('sign_in_flows', {
   nonce: text('nonce').notNull(),
   codeVerifier: text('code_verifier').notNull(),
   redirectUri: text('redirect_uri').notNull(),
+  address: text('address').notNull(),
   createdAt: time('created_at').notNull(),
   expiresAt: time('expires_at').notNull(),
-}, (table) => [index('sign_in_flows_expires').on(table.expiresAt)])
+}, (table) => [index('sign_in_flows_expires').on(table.expiresAt), index('sign_in_flows_address').on(table.address)])
 
 /** Batch work (domain/tasks), as in sqlite/schema.ts. */
 export const tasks = pgTable('tasks', {

@@ -32,8 +32,9 @@ export function createSqliteIdentities(db: SqliteDatabase): IdentityRepository {
       const flow = db.delete(signInFlows).where(eq(signInFlows.id, id)).returning().get()
       return flow && flow.expiresAt > now ? flow : undefined
     },
-    async countFlows(now) {
-      return db.select({ count: count() }).from(signInFlows).where(gt(signInFlows.expiresAt, now)).get()!.count
+    async countFlows(now, address) {
+      const live = gt(signInFlows.expiresAt, now)
+      return db.select({ count: count() }).from(signInFlows).where(address === undefined ? live : and(live, eq(signInFlows.address, address))).get()!.count
     },
     async deleteExpiredFlows(now) {
       return db.delete(signInFlows).where(lte(signInFlows.expiresAt, now)).returning({ id: signInFlows.id }).all().length

@@ -143,9 +143,10 @@ export const signInFlows = sqliteTable('sign_in_flows', {
   nonce: text('nonce').notNull(),
   codeVerifier: text('code_verifier').notNull(),
   redirectUri: text('redirect_uri').notNull(),
+  address: text('address').notNull(),
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at').notNull(),
-}, (table) => [index('sign_in_flows_expires').on(table.expiresAt)])
+}, (table) => [index('sign_in_flows_expires').on(table.expiresAt), index('sign_in_flows_address').on(table.address)])
 
 /** Batch work (domain/tasks): one row per batch; its counts and spend move with each item's end, in one transaction. */
 export const tasks = sqliteTable('tasks', {

@@ -26,6 +26,8 @@ export interface FlowRecord {
   codeVerifier: string
   /** The callback URL sent with the authorization request: the token request must repeat it exactly. */
   redirectUri: string
+  /** The client address that started it: one address may only have so many in progress. */
+  address: string
   createdAt: number
   expiresAt: number
 }
@@ -41,7 +43,7 @@ export interface IdentityRepository {
   saveFlow(flow: FlowRecord): Promise<void>
   /** Deletes and returns the flow; undefined when unknown, already taken or expired. */
   takeFlow(id: string, now: number): Promise<FlowRecord | undefined>
-  /** Flows not yet expired (a bound on how many an anonymous visitor can leave behind). */
-  countFlows(now: number): Promise<number>
+  /** Flows not yet expired, of one address or of all (bounds on what anonymous visitors can leave behind). */
+  countFlows(now: number, address?: string): Promise<number>
   deleteExpiredFlows(now: number): Promise<number>
 }

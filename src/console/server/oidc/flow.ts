@@ -10,8 +10,12 @@ import { exchangeCode, fetchUserinfo, verifyIdToken } from './tokens.ts'
 
 /** How long a person may spend at the provider between leaving and coming back. */
 export const flowLifetimeMs = 10 * 60_000
-/** Sign-ins in progress at most: each start writes a row, and starting needs no account. */
-const maximumFlows = 10_000
+/**
+ * Sign-ins in progress at most, from one address and in all: each start writes a row and needs no account, so an
+ * address that keeps starting is turned away long before it could crowd out everyone else.
+ */
+const maximumFlowsPerAddress = 20
+const maximumFlows = 100_000
 
 const sha256 = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest()
 const hashState = (state: string) => sha256(state).toString('hex')
@@ -20,15 +24,18 @@ const hashState = (state: string) => sha256(state).toString('hex')
  * Sends a person to the provider: a fresh `state` (returned for the browser's cookie as well as sent), `nonce` and
  * PKCE verifier, kept server-side under the state's hash until the callback takes them.
  */
-export async function beginSignIn(identities: IdentityRepository, config: OidcConfig, metadata: ProviderMetadata, redirectUri: string, now = Date.now()) {
+export async function beginSignIn(identities: IdentityRepository, config: OidcConfig, metadata: ProviderMetadata, redirectUri: string, address: string, now = Date.now()) {
   await identities.deleteExpiredFlows(now)
+  if ((await identities.countFlows(now, address)) >= maximumFlowsPerAddress) {
+    throw new SignInFailure('too_many_sign_ins', 429, 'Too many sign-ins were started from your address. Finish one, or wait ten minutes.', `address ${address}`)
+  }
   if ((await identities.countFlows(now)) >= maximumFlows) {
     throw new SignInFailure('too_many_sign_ins', 503, 'Too many sign-ins are in progress right now. Try again in a few minutes.')
   }
   const state = randomBase62(43)
   const nonce = randomBase62(43)
   const codeVerifier = randomBase62(64)
-  await identities.saveFlow({ id: hashState(state), nonce, codeVerifier, redirectUri, createdAt: now, expiresAt: now + flowLifetimeMs })
+  await identities.saveFlow({ id: hashState(state), nonce, codeVerifier, redirectUri, address, createdAt: now, expiresAt: now + flowLifetimeMs })
   const url = new URL(metadata.authorizationEndpoint)
   const parameters = {
     response_type: 'code', client_id: config.clientId, redirect_uri: redirectUri, scope: config.scopes.join(' '),

@@ -3,6 +3,7 @@ import type { OidcConfig } from '../../../config/types.ts'
 import { reportFailure } from '../../../core/report-failure.ts'
 import { startSession } from '../../../domain/sessions.ts'
 import { signOn, SignOnRefused } from '../../../domain/single-sign-on/sign-on.ts'
+import { clientAddress } from '../../../edge/client-address.ts'
 import type { Services } from '../../../edge/services.ts'
 import { isSecureRequest, readCookie, sessionCookie } from '../cookies.ts'
 import { jsonHeaders, securityHeaders } from '../respond.ts'
@@ -63,7 +64,8 @@ function failurePage(services: Services, request: Request, error: unknown): Resp
 async function start(services: Services, request: Request): Promise<Response> {
   const config = services.config.auth.oidc
   if (!config) throw notConfigured()
-  const { location, state } = await beginSignIn(services.store.identities, config, await discover(config), callbackUrl(request))
+  const address = clientAddress(request, services.server, services.config.trustedProxies)
+  const { location, state } = await beginSignIn(services.store.identities, config, await discover(config), callbackUrl(request), address)
   return new Response(null, { status: 302, headers: { ...securityHeaders, location, 'cache-control': 'no-store', 'set-cookie': flowCookie(request, state) } })
 }
 

@@ -29,7 +29,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo) => v
         {passwords && <PasswordForm onSignedIn={onSignedIn} />}
         {passwords
           ? <p class="hint">No login yet? An operator creates one with <code>tollgate user create</code>.</p>
-          : <p class="hint">Your organisation's identity provider signs you in; the first time creates your login.</p>}
+          : <p class="hint">Your organisation's identity provider signs you in.</p>}
       </div>
     </main>
   )
