@@ -135,7 +135,7 @@ describe('single sign-on through a real OpenID provider', () => {
     expect(await again.page.getByRole('alert').textContent()).toContain('gives you no role')
     // The session carol still had in the first browser has ended too.
     expect((await page.evaluate(async () => (await fetch('/console/api/session')).status))).toBe(401)
-    expect(warnings('no_role')).toHaveLength(1)
+    expect(warnings('no_role')).toMatchObject([{ message: 'single sign-on failed', status: 403, detail: 'subject carol (carol@example.com)' }])
     await context.close()
     await again.context.close()
     provider.setUsers(people('account'))

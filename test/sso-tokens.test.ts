@@ -121,7 +121,7 @@ async function finishFlow(flow: Flow, mintToken: Mint, extra: Record<string, str
   return fetch(`${gateway.url}/console/oidc/callback?${query}`, { redirect: 'manual', headers: cookie ? { cookie } : {} })
 }
 
-const failures = () => lines.filter((line) => line.message === 'single sign-on failed' || line.message === 'single sign-on refused')
+const failures = () => lines.filter((line) => line.message === 'single sign-on failed')
 
 /** Refused with this status and page, logged exactly once with this reason, and no session handed out. */
 async function expectRefused(response: Response, status: number, reason: string, text: string, before: number): Promise<void> {

@@ -42,7 +42,7 @@ function discover(config: OidcConfig): Promise<ProviderMetadata> {
 const notConfigured = () => new SignInFailure('not_configured', 404, 'Single sign-on is not set up on this gateway; sign in with your username and password.')
 
 /**
- * Every way a sign-on ends without a session becomes one page and one log line naming the reason; an unforeseen
+ * Every way a sign-on ends without a session becomes one page and one `single sign-on failed` line naming the reason; an unforeseen
  * error goes through the failure funnel (logged with its stack) and still gets a page, not a bare 500.
  */
 function failurePage(services: Services, request: Request, error: unknown): Response {
@@ -50,9 +50,6 @@ function failurePage(services: Services, request: Request, error: unknown): Resp
   if (error instanceof SignInFailure) {
     services.logger.warn({ reason: error.reason, status: error.status, detail: error.detail }, 'single sign-on failed')
     response = signInFailurePage(error.status, error.message)
-  } else if (error instanceof SignOnRefused) {
-    services.logger.warn({ reason: error.reason, status: 403 }, 'single sign-on refused')
-    response = signInFailurePage(403, error.message)
   } else {
     reportFailure(services.logger, error, { route: `GET ${new URL(request.url).pathname}` })
     response = signInFailurePage(500, 'Something went wrong on the gateway while signing you in; it has been logged. Try again.')
@@ -75,7 +72,11 @@ async function callback(services: Services, request: Request, query: Record<stri
   const claimNames = ['email', config.roleClaim, config.accountClaim].filter((name): name is string => name !== undefined)
   const identity = await completeSignIn(services.store.identities, config, await discover(config),
     { query, browserState: readCookie(request, flowCookieName) }, claimNames)
-  const signedOn = await signOn(services.store, config, identity)
+  const signedOn = await signOn(services.store, config, identity).catch((error: unknown) => {
+    // The operator needs to know who was turned away, not only why.
+    const email = typeof identity.claims.email === 'string' ? ` (${identity.claims.email})` : ''
+    throw error instanceof SignOnRefused ? new SignInFailure(error.reason, 403, error.message, `subject ${identity.subject}${email}`) : error
+  })
   services.logger.info({ user: signedOn.user.name, role: signedOn.user.role, how: signedOn.how, changed: signedOn.changed }, 'single sign-on')
   const { token } = await startSession(services.store.sessions, signedOn.user.id)
   const headers = new Headers({ ...securityHeaders, location: '/console', 'cache-control': 'no-store' })
