@@ -3,6 +3,7 @@ import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { modelRoutes } from './server/model-routes.ts'
+import { oidcRoutes } from './server/oidc/routes.ts'
 import { pageRoutes } from './server/pages.ts'
 import { closeIfBodyUnread } from './server/body.ts'
 import { consoleErrorResponse } from './server/respond.ts'
@@ -24,6 +25,7 @@ export function consoleRoutes(services: Services) {
   const limiter = new SignInLimiter(services.signInFailures)
   return new Elysia({ name: 'console' })
     .use(sessionRoutes(services, limiter))
+    .use(oidcRoutes(services))
     .use(accountRoutes(services))
     .use(keyRoutes(services))
     .use(usageRoutes(services))

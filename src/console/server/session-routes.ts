@@ -25,6 +25,13 @@ async function describeViewer(services: Services, user: UserRecord, csrfToken: s
   }
 }
 
+/** `auth.passwords: false`: only single sign-on opens the console, whatever password is sent. */
+function requirePasswords(services: Services): void {
+  if (!services.config.auth.passwords) {
+    throw new GatewayError('permission', 'Password sign-in is turned off on this gateway; sign in with single sign-on.', { code: 'passwords_disabled' })
+  }
+}
+
 /** One answer for every wrong name or password, so the form cannot be used to find out which usernames exist. */
 const wrongCredentials = () => new GatewayError('authentication', 'Wrong username or password.', { code: 'wrong_credentials' })
 
@@ -65,6 +72,7 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
     })
     .post('/console/api/session', async ({ request, body, set }) => {
+      requirePasswords(services)
       const username = body.username.trim()
       // Refused before it is counted: no login has such a name, and a count must not be kept for megabytes of one.
       if (Buffer.byteLength(username) > maxUsernameBytes) throw invalidRequest(`The username is too long: at most ${maxUsernameBytes} bytes.`, 'username')
@@ -77,7 +85,8 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       response: { 200: schema.session, 400: schema.consoleError, 401: schema.consoleError, 403: schema.consoleError, 429: schema.consoleError },
       detail: {
         tags, summary: 'Sign in',
-        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After.',
+        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After; ' +
+          'with auth.passwords: false every attempt is refused with 403 passwords_disabled.',
       },
     })
 }
@@ -101,6 +110,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
     })
     .post('/console/api/session/password', async ({ viewer, request, body, set }) => {
+      requirePasswords(services)
       await checkCurrentPassword(services, limiter, request, viewer.user, body.current_password)
       if (body.new_password === body.current_password) throw invalidRequest('The new password is the current one; choose another.', 'new_password')
       if (body.new_password === '') throw invalidRequest(`Missing 'new_password': at least 12 characters.`, 'new_password')

@@ -17,6 +17,7 @@ import * as schema from './schema.ts'
 import { createSqliteSessions } from './sessions.ts'
 import { createSqliteUsage } from './usage.ts'
 import { createSqliteUsers } from './users.ts'
+import { createSqliteIdentities } from './identities.ts'
 import { createSqliteTasks } from './tasks.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
@@ -55,6 +56,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     sessions: createSqliteSessions(db),
     tasks: createSqliteTasks(client),
     adminTokens: createSqliteAdminTokens(db),
+    identities: createSqliteIdentities(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {
