@@ -41,9 +41,21 @@ function importsOf(file: string): Edge[] {
   return edges
 }
 
+/**
+ * An operation (chat, embeddings…) keeps everything of its own in one folder, operations/<name>/, with one part per
+ * layer it reaches: operations/<name>/core is core, …/relay is relay, …/providers and …/protocols likewise. Each part
+ * follows its layer's rule, so an operation's folder never lets an inner layer reach an outer one.
+ */
 function layerOf(path: string): string {
-  const inside = relative(src, path)
-  return inside.includes('/') ? inside.split('/')[0]! : inside
+  const parts = relative(src, path).split('/')
+  if (parts[0] === 'operations') return parts.length > 3 ? parts[2]! : `operations/${parts[1]}/${parts[2]}`
+  return parts.length > 1 ? parts[0]! : parts[0]!
+}
+
+/** The operation a file belongs to (its folder under operations/), if any. */
+function operationOf(path: string): string | undefined {
+  const parts = relative(src, path).split('/')
+  return parts[0] === 'operations' ? parts[1] : undefined
 }
 
 function violations(): string[] {
@@ -67,6 +79,12 @@ function violations(): string[] {
     }
     for (const edge of importsOf(file)) {
       if (relative(src, edge.target).startsWith('..')) continue // embedded files (migrations' SQL), not code
+      // Operations are independent of one another: what two share belongs to a layer, not to either of them.
+      const operation = operationOf(edge.target)
+      if (operation && operationOf(file) && operation !== operationOf(file)) {
+        found.push(`${path} → ${relative(src, edge.target)}: one operation's folder may not import another's`)
+        continue
+      }
       const to = layerOf(edge.target)
       if (to === from || rule.imports.includes(to)) continue
       if (to === 'config' && rule.configTypes && edge.typeOnly && relative(src, edge.target) === 'config/types.ts') continue

@@ -1,4 +1,4 @@
-import type { ChatRequest } from './ir.ts'
+import type { ChatRequest } from '../operations/chat/core/ir.ts'
 
 type Counter = (text: string) => number
 let counter: Counter | undefined

@@ -1,6 +1,6 @@
 import type { SseParser } from './sse.ts'
 import type { ModelConfig, ProviderConfig } from '../config/types.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../operations/chat/core/ir.ts'
 import type { SseEvent } from './sse.ts'
 
 /**

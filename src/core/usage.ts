@@ -1,4 +1,4 @@
-import type { Usage } from './ir.ts'
+import type { Usage } from '../operations/chat/core/ir.ts'
 
 /**
  * Upstream usage reports are billed from, so their numbers are checked where they are decoded: every count must be a

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/types.ts'
 import type { GatewayError } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse } from '../operations/chat/core/ir.ts'
 import type { StreamDecoder, Target } from '../core/provider.ts'
 
 export interface StreamDecoderOptions {

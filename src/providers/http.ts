@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../operations/chat/core/ir.ts'
 import { SseParser } from '../core/sse.ts'
 import type { ForwardedAnswer, ForwardedStream, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'

@@ -1,7 +1,7 @@
 import type { ProviderConfig, ProviderType } from '../config/types.ts'
 import { createAnthropicProvider } from './anthropic/index.ts'
 import { createGeminiProvider } from './gemini/index.ts'
-import { createMockProvider } from './mock/index.ts'
+import { createMockProvider } from '../operations/chat/providers/mock/index.ts'
 import { createOpenAiProvider } from './openai/index.ts'
 import type { Provider } from '../core/provider.ts'
 

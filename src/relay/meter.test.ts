@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { countTokens } from '../core/estimate.ts'
-import type { ChatRequest } from '../core/ir.ts'
+import type { ChatRequest } from '../operations/chat/core/ir.ts'
 import { Meter } from './meter.ts'
 
 const request: ChatRequest = { model: 'm', system: ['Be brief.'], messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me about rivers.' }] }], stream: true }

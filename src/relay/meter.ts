@@ -1,5 +1,5 @@
 import { countTokens, promptText } from '../core/estimate.ts'
-import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from '../operations/chat/core/ir.ts'
 import { checkedUsage } from '../core/usage.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { Provider, Target } from '../core/provider.ts'
 import { GatewayError, toGatewayError } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse, StreamEvent } from '../operations/chat/core/ir.ts'
 import type { AbortScope } from './abort-scope.ts'
 import type { Meter } from './meter.ts'
 import { outcomeOf } from './outcome.ts'

@@ -1,6 +1,6 @@
 import type { ModelConfig } from '../config/types.ts'
 import { invalidRequest } from '../core/errors.ts'
-import type { ChatRequest } from '../core/ir.ts'
+import type { ChatRequest } from '../operations/chat/core/ir.ts'
 import type { Target } from '../core/provider.ts'
 
 /**

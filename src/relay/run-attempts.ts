@@ -4,7 +4,7 @@ import { meterEvents, openAttempt, type OpenedAttempt, readOn } from './open-att
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import type { RouteTicket } from './route-health.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
-import type { ChatResponse, Usage } from '../core/ir.ts'
+import type { ChatResponse, Usage } from '../operations/chat/core/ir.ts'
 import { reportFailure } from '../core/report-failure.ts'
 import type { Logger } from '../core/logger.ts'
 import { Meter } from './meter.ts'

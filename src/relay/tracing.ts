@@ -1,4 +1,4 @@
-import type { FinishReason } from '../core/ir.ts'
+import type { FinishReason } from '../operations/chat/core/ir.ts'
 import type { ProviderType } from '../config/types.ts'
 import type { Target } from '../core/provider.ts'
 import { formatUsd } from '../core/money.ts'

@@ -1,5 +1,5 @@
 import type { GatewayError, RateLimitState } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse, StreamEvent, Usage } from '../core/ir.ts'
+import type { ChatRequest, ChatResponse, StreamEvent, Usage } from '../operations/chat/core/ir.ts'
 import type { ForwardRequest, Target } from '../core/provider.ts'
 import type { SseEvent } from '../core/sse.ts'
 import type { KeyRecord, UsageRecord } from '../domain/records.ts'

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../src/core/ir.ts'
+import type { StreamEvent } from '../../src/operations/chat/core/ir.ts'
 import type { SseEvent } from '../../src/core/sse.ts'
 import type { StreamDecoder } from '../../src/core/provider.ts'
 import { readFixture as readAnyFixture, readStreamFixture } from './fixtures.ts'

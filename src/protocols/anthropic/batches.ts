@@ -9,7 +9,7 @@ import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { pageLimit } from '../shared/page-limit.ts'
 import { encodeAnthropicError } from './encode-error.ts'
-import { anthropicMessages } from './protocol.ts'
+import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
 
 /** Anthropic batch items: each request's `params`, decoded as a Messages request. */
 export const anthropicBatchItems: BatchItemCodec = {

@@ -9,7 +9,7 @@ import { pageLimit } from '../shared/page-limit.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { encodeGeminiError } from './encode-error.ts'
 import { modelPathOf, splitModelPath } from './model-path.ts'
-import { geminiGenerate } from './protocol.ts'
+import { geminiGenerate } from '../../operations/chat/protocols/gemini/protocol.ts'
 
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {

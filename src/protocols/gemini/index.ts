@@ -2,9 +2,9 @@ import type { Services } from '../../edge/services.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import { defineProtocol } from '../shared/define-protocol.ts'
 import type { ProtocolRoutes } from '../shared/route-table.ts'
-import { countGeminiTokens } from './count-tokens.ts'
+import { countGeminiTokens } from '../../operations/chat/protocols/gemini/count-tokens.ts'
 import { answerGeminiModels } from './models.ts'
-import { geminiGenerate } from './protocol.ts'
+import { geminiGenerate } from '../../operations/chat/protocols/gemini/protocol.ts'
 import { answerGeminiBatch, createGeminiBatch, listGeminiBatches } from './batches.ts'
 
 export const generateContent = defineProtocol(geminiGenerate)

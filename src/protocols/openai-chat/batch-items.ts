@@ -1,6 +1,6 @@
 import { encodeOpenAiError } from './encode-error.ts'
-import { openAiChat } from './protocol.ts'
-import { openAiResponses } from '../openai-responses/protocol.ts'
+import { openAiChat } from '../../operations/chat/protocols/openai-chat/protocol.ts'
+import { openAiResponses } from '../../operations/chat/protocols/openai-responses/protocol.ts'
 import { gatewayErrorOf, type ItemRecord, type TaskRecord, type TaskService } from '../../edge/tasks.ts'
 import { type BatchItemCodec, itemRequest } from '../shared/batch-item.ts'
 import { parseJsonBody, storedItemDepth } from '../shared/validate.ts'

@@ -1,5 +1,5 @@
 import type { GatewayError, RateLimitState } from '../../core/errors.ts'
-import type { ChatRequest, StreamEvent } from '../../core/ir.ts'
+import type { ChatRequest, StreamEvent } from '../../operations/chat/core/ir.ts'
 import type { Services } from '../../edge/services.ts'
 import type { AnswerCodec } from '../../relay/types.ts'
 import type { Json } from './validate.ts'

@@ -2,9 +2,9 @@ import type { ProviderConfig } from '../../config/types.ts'
 import { createHttpProvider } from '../http.ts'
 import type { Provider } from '../../core/provider.ts'
 import { decodeAnthropicError } from './decode-error.ts'
-import { decodeAnthropicResponse } from './decode-response.ts'
-import { createAnthropicStreamDecoder } from './decode-stream.ts'
-import { encodeAnthropicRequest } from './encode-request.ts'
+import { decodeAnthropicResponse } from '../../operations/chat/providers/anthropic/decode-response.ts'
+import { createAnthropicStreamDecoder } from '../../operations/chat/providers/anthropic/decode-stream.ts'
+import { encodeAnthropicRequest } from '../../operations/chat/providers/anthropic/encode-request.ts'
 
 /** The only API version there is; Anthropic adds features as `anthropic-beta` flags instead. */
 export const anthropicVersion = '2023-06-01'
