@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
+import type { ModelKindRules } from '../core/model-kind.ts'
+import { type ModelKind, modelKinds } from '../core/model-kinds.ts'
 import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
 import {
   ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
@@ -77,9 +79,13 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     if (modelIds.has(model.id)) throw new ConfigError(`models[${index}].id`, `"${model.id}" is used twice`)
     modelIds.add(model.id)
   }
+  const byId = new Map(models.map((model) => [model.id, model]))
   for (const [index, model] of models.entries()) {
     for (const fallback of model.fallbacks) {
-      if (!modelIds.has(fallback)) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
+      const other = byId.get(fallback)
+      if (!other) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
+      // A fallback serves the same requests: an embedding model cannot stand in for a chat model.
+      if (other.kind !== model.kind) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is a ${other.kind} model, "${model.id}" a ${model.kind} model`)
     }
   }
   const limits = parseLimits(readObject(root.limits ?? {}, 'limits'))
@@ -159,9 +165,20 @@ function parseTimeouts(value: unknown, field: string): Timeouts {
   }
 }
 
+/** The settings every model takes, whatever its kind; each kind adds its own (core/model-kinds.ts). */
+const modelSettings = ['id', 'kind', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'context_window', 'owned_by']
+
+function readKind(value: unknown, field: string): ModelKind {
+  const kind = readString(value, field, 'chat')
+  if (!Object.hasOwn(modelKinds, kind)) throw new ConfigError(field, `must be one of ${Object.keys(modelKinds).join(', ')}`)
+  return kind as ModelKind
+}
+
 function parseModel(item: unknown, field: string, providers: Set<string>): ModelConfig {
   const fields = readObject(item, field)
-  rejectUnknownKeys(fields, ['id', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'max_output_tokens', 'context_window', 'owned_by', 'allow', 'reasoning'], field)
+  const kind = readKind(fields.kind, `${field}.kind`)
+  const rules = modelKinds[kind]
+  rejectUnknownKeys(fields, [...modelSettings, ...rules.settings], field)
   const id = readString(fields.id, `${field}.id`)
   let routes: RouteConfig[]
   if (fields.routes !== undefined) {
@@ -174,10 +191,11 @@ function parseModel(item: unknown, field: string, providers: Set<string>): Model
   const maxOutputTokens = readNumber(fields.max_output_tokens, `${field}.max_output_tokens`, 4096, { min: 1, integer: true })
   return {
     id,
+    kind,
     routes,
     fallbacks: readList(fields.fallbacks, `${field}.fallbacks`).map((value, index) => readString(value, `${field}.fallbacks[${index}]`)),
-    price: parsePrice(fields.price, `${field}.price`),
-    batchPrice: parseBatchPrice(fields.price, `${field}.price`),
+    price: parsePrice(fields.price, `${field}.price`, kind),
+    batchPrice: parseBatchPrice(fields.price, `${field}.price`, kind),
     maxOutputTokens,
     contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
     ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
@@ -205,16 +223,28 @@ function parseRoute(item: unknown, field: string, modelId: string, providers: Se
   }
 }
 
-/** `price.batch: { input, output, cached_input?, cache_write? }`: what batch items pay instead of the live price. */
-function parseBatchPrice(value: unknown, field: string): Price | undefined {
+/** `price.batch:` (the same fields as the price): what batch items pay instead of the live price. */
+function parseBatchPrice(value: unknown, field: string, kind: ModelKind): Price | undefined {
   const batch = readObject(value, field).batch
   if (batch === undefined || batch === null) return undefined
-  return parsePrice(batch, `${field}.batch`)
+  return parsePrice(batch, `${field}.batch`, kind)
 }
 
-function parsePrice(value: unknown, field: string): Price {
+/**
+ * A model's price, in the fields its kind takes (core/model-kinds.ts): chat's `input` and `output` are required and
+ * its cached and cache-write prices default to `input`; an embedding model has an input price only. A field the
+ * kind does not bill is refused, naming the kind, rather than silently ignored.
+ */
+function parsePrice(value: unknown, field: string, kind: ModelKind): Price {
   const fields = readObject(value, field)
-  rejectUnknownKeys(fields, ['input', 'output', 'cached_input', 'cache_write', ...(field.endsWith('.batch') ? [] : ['batch'])], field)
+  const rules: ModelKindRules = modelKinds[kind]
+  const known = [...rules.price.required, ...rules.price.optional, ...(field.endsWith('.batch') ? [] : ['batch'])]
+  for (const key of Object.keys(fields)) {
+    if (known.includes(key)) continue
+    const other = Object.values(modelKinds).some((other: ModelKindRules) => other.price.required.includes(key) || other.price.optional.includes(key))
+    const problem = other ? `a model of kind ${kind} has no such price` : 'unknown setting'
+    throw new ConfigError(`${field}.${key}`, `${problem} (expected one of: ${known.join(', ')})`)
+  }
   const read = (key: string, fallback?: number): number => {
     const raw = fields[key]
     if (raw === undefined || raw === null) {
@@ -231,5 +261,10 @@ function parsePrice(value: unknown, field: string): Price {
     }
   }
   const input = read('input')
-  return { input, output: read('output'), cachedInput: read('cached_input', input), cacheWrite: read('cache_write', input) }
+  // Fields a kind does not take cost nothing (an embedding has no output); optional ones default to the input price.
+  const price = (key: string, absent: number) => {
+    if (rules.price.required.includes(key)) return read(key)
+    return rules.price.optional.includes(key) ? read(key, input) : absent
+  }
+  return { input, output: price('output', 0), cachedInput: price('cached_input', input), cacheWrite: price('cache_write', input) }
 }

@@ -1,5 +1,8 @@
 import type { Price } from '../core/pricing.ts'
 import type { PaidFeature } from '../core/paid-features.ts'
+import type { ModelKind } from '../core/model-kinds.ts'
+
+export type { ModelKind } from '../core/model-kinds.ts'
 
 export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'mock'
 
@@ -41,6 +44,8 @@ export interface RouteConfig {
 
 export interface ModelConfig {
   id: string
+  /** What the model serves (`kind:` in the config): `chat` (the default) or `embedding`; other requests are a 400. */
+  kind: ModelKind
   routes: RouteConfig[]
   fallbacks: string[]
   price: Price

@@ -1,6 +1,7 @@
 import type { ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
+import { isErrorEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
@@ -195,7 +196,7 @@ export class PassthroughTap {
     for (let index = 0; index < events.length; index++) {
       for (const ir of this.decoder.decode(events[index]!)) {
         this.observe(ir)
-        if (ir.type === 'error' && failedAt === -1) {
+        if (isErrorEvent(ir) && failedAt === -1) {
           failedAt = index
           failure = ir.error
         }
@@ -223,7 +224,7 @@ export class PassthroughTap {
 
   private observe(event: Parameters<Meter['observe']>[0]): void {
     this.meter.observe(event)
-    if (event.type !== 'error' || this.failure) return
+    if (!isErrorEvent(event) || this.failure) return
     this.failure = event.error
     this.failedMidAnswer = this.meter.begun
   }

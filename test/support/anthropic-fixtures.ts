@@ -15,7 +15,7 @@ export function readFixtureEvents(name: string): SseEvent[] {
   return readStreamFixture(`anthropic/${name}`).map((event) => event.event ? event : { event: JSON.parse(event.data).type, data: event.data })
 }
 
-export function decodeAll(decoder: StreamDecoder, events: SseEvent[]): StreamEvent[] {
+export function decodeAll(decoder: StreamDecoder<StreamEvent>, events: SseEvent[]): StreamEvent[] {
   return [...events.flatMap((event) => decoder.decode(event)), ...decoder.finish()]
 }
 

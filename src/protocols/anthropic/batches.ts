@@ -15,7 +15,7 @@ import { anthropicMessages } from '../../operations/chat/protocols/anthropic/pro
 export const anthropicBatchItems: BatchItemCodec = {
   decode(body, _task, requestId) {
     const exchange = anthropicMessages.decode(parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
-    return { protocol: anthropicMessages.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: anthropicMessages.name, operation: anthropicMessages.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
 

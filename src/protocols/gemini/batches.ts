@@ -15,7 +15,7 @@ import { geminiGenerate } from '../../operations/chat/protocols/gemini/protocol.
 export const geminiBatchItems: BatchItemCodec = {
   decode(body, task, requestId) {
     const exchange = geminiGenerate.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
-    return { protocol: geminiGenerate.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: geminiGenerate.name, operation: geminiGenerate.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
 

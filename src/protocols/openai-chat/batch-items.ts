@@ -13,7 +13,7 @@ export const openAiBatchItems: BatchItemCodec = {
   decode(body, task, requestId) {
     const protocol = task.endpoint === '/v1/responses' ? openAiResponses : openAiChat
     const exchange = protocol.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
-    return { protocol: protocol.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: protocol.name, operation: protocol.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
   async finalize(task, tasks) {
     const suffix = task.id.slice('batch_'.length)

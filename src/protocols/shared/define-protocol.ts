@@ -40,7 +40,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const scope = AbortScope.of(request)
     relayed = true
     const result = await services.relay.run({
-      key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
+      key, protocol: protocol.name, operation: protocol.operation, requestId, request: exchange.request, inputBound: Buffer.byteLength(text), scope, codec: exchange,
       // The client's trace, which the gateway's span joins: read only when telemetry is on.
       traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
@@ -56,7 +56,8 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     if (relayed) return response
     if (key) {
       services.relay.recordRefusal({
-        key, protocol: protocol.name, requestId, model: exchange?.chat.model ?? '', stream: exchange?.chat.stream ?? false, started,
+        key, protocol: protocol.name, operation: protocol.operation.name, requestId, model: exchange?.request.model ?? '',
+        stream: exchange?.request.stream ?? false, started,
       }, error)
     } else noteUnauthenticated(services, request, requestId, response.status, error)
     return response
@@ -75,7 +76,7 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<Re
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream(result.events), headers, watcher!)
+      return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
   }
 }
 

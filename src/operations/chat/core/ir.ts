@@ -1,8 +1,13 @@
 /**
- * The internal format (IR) every client protocol decodes into and every upstream provider encodes from.
- * No vendor JSON crosses this line: the relay, metering and billing only ever see these types.
+ * Chat's internal format (IR): what every chat client protocol decodes into and every upstream encodes from. No
+ * vendor JSON crosses this line. The relay sees these only as an operation's request, answer and events
+ * (core/operation.ts); chat's own relay part (operations/chat/relay) reads them.
  */
 import type { PaidFeatureUse } from '../../../core/paid-features.ts'
+import type { Usage } from '../../../core/usage.ts'
+
+/** Usage is every operation's (core/usage.ts); chat's answers and `usage` events carry it. */
+export { emptyUsage, type Usage } from '../../../core/usage.ts'
 
 /** A piece of a message. Tool calls and results are parts, so one message can hold text and calls together. */
 export type ContentPart =
@@ -84,20 +89,6 @@ export interface ChatRequest {
   paidFeatures?: PaidFeatureUse[]
 }
 
-/**
- * Token counts as the upstream reported them.
- * `inputTokens` includes cached and cache-write tokens (the OpenAI convention); `outputTokens` includes reasoning.
- */
-export interface Usage {
-  inputTokens: number
-  cachedInputTokens: number
-  cacheWriteTokens: number
-  outputTokens: number
-  reasoningTokens: number
-  /** True when the counts are our own estimate rather than the upstream's report. */
-  estimated?: boolean
-}
-
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'refusal' | 'error' | 'other'
 
 export interface ChatResponse {
@@ -147,10 +138,6 @@ export type StreamEvent =
   | { type: 'logprobs'; logprobs: TokenLogprob[] }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'error'; error: import('../../../core/errors.ts').GatewayError }
-
-export function emptyUsage(): Usage {
-  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }
-}
 
 /** The text of all text parts of a message, joined. */
 export function textOf(parts: ContentPart[]): string {

@@ -1,15 +1,14 @@
 import type { ChatRequest, StreamEvent } from '../core/ir.ts'
-import type { Provider } from '../../../core/provider.ts'
+import type { ChatUpstream } from '../core/upstream.ts'
 
 /**
  * `parallel_tool_calls: false` (Anthropic's `disable_parallel_tool_use`) toward an upstream that has no such switch
  * (Gemini): the request goes out as it is and the answer keeps only its first tool call, so the client that asked for
  * one call at a time gets one. The calls dropped were never shown to anyone, so nothing waits for their results.
  */
-export function keepFirstToolCall(provider: Provider): Provider {
+export function keepFirstToolCall(provider: ChatUpstream): ChatUpstream {
   const single = (request: ChatRequest) => request.parallelToolCalls === false && !!request.tools?.length
   return {
-    config: provider.config,
     passthrough: provider.passthrough,
     async complete(request, target, attempt, traceparent) {
       const response = await provider.complete(request, target, attempt, traceparent)

@@ -1,4 +1,5 @@
-import { countTokens, promptText } from '../../../../core/estimate.ts'
+import { countTokens } from '../../../../core/estimate.ts'
+import { promptText } from '../../core/prompt-text.ts'
 import { jsonResponse } from '../../../../edge/respond.ts'
 import type { Services } from '../../../../edge/services.ts'
 import type { Caller } from '../../../../relay/types.ts'

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../../../core/errors.ts'
-import { promptText } from '../../../../core/estimate.ts'
+import { promptText } from '../../core/prompt-text.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from '../../core/ir.ts'
 import type { Target } from '../../../../core/provider.ts'
 import type { ClientProtocol, Exchange } from '../../../../protocols/shared/client-protocol.ts'
@@ -12,27 +12,28 @@ import { anthropicErrorResponse } from '../../../../protocols/anthropic/error-re
 import { buildMessagesForward } from './passthrough.ts'
 import { encodeAnthropicRateLimitHeaders } from '../../../../protocols/anthropic/rate-limit-headers.ts'
 import { readAnthropicSecret } from '../../../../protocols/anthropic/read-secret.ts'
+import { chatOperation } from '../../relay/operation.ts'
 
 /** One Messages request: its IR, and its own body (with `?beta` and `anthropic-beta`) for an Anthropic upstream. */
 class MessagesExchange implements Exchange {
   constructor(
-    readonly chat: ChatRequest, private readonly text: string, private readonly body: Json, private readonly request: Request,
+    readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly http: Request,
     private readonly requestId: string,
   ) {}
 
   forward(target: Target) {
-    return buildMessagesForward(this.text, this.body, target, this.request)
+    return buildMessagesForward(this.text, this.body, target, this.http)
   }
 
   encodeWhole(response: ChatResponse): string {
-    return JSON.stringify(encodeMessageResponse(response, this.chat.model))
+    return JSON.stringify(encodeMessageResponse(response, this.request.model))
   }
 
   encodeStream(events: AsyncIterable<StreamEvent>) {
     // message_start carries the upstream's exact input count when it reports one before the answer (Anthropic,
     // Gemini); otherwise (OpenAI reports usage at the end) a rough guess, which spares the tokenizer (tens of
     // milliseconds on a Claude Code prompt) on the way to the first byte, and message_delta the exact count.
-    const chat = this.chat
+    const chat = this.request
     return encodeAnthropicStream(events, chat.model, () => Math.ceil(promptText(chat).length / 4), this.requestId)
   }
 
@@ -43,6 +44,7 @@ class MessagesExchange implements Exchange {
 
 /** POST /v1/messages: decode, relay, encode (or forward bytes when the upstream speaks Anthropic too). */
 export const anthropicMessages: ClientProtocol = {
+  operation: chatOperation,
   name: 'anthropic',
   readSecret: readAnthropicSecret,
   decode: (body, text, request, requestId) => new MessagesExchange(decodeMessagesRequest(body), text, body, request, requestId),

@@ -10,6 +10,7 @@ import { geminiErrorResponse } from '../../../../protocols/gemini/error-response
 import { modelPathOf, splitModelPath, unknownMethod } from '../../../../protocols/gemini/model-path.ts'
 import { buildGeminiForward, encodeRawGeminiError } from './passthrough.ts'
 import { readGeminiSecret } from '../../../../protocols/gemini/read-secret.ts'
+import { chatOperation } from '../../relay/operation.ts'
 
 type Method = 'generateContent' | 'streamGenerateContent'
 
@@ -20,10 +21,10 @@ class GenerateExchange implements Exchange {
   readonly streamContentType: string | undefined
 
   constructor(
-    readonly chat: ChatRequest, private readonly text: string, private readonly body: Json, private readonly method: Method,
+    readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly method: Method,
     private readonly sse: boolean, private readonly responseId: string,
   ) {
-    this.forward = !chat.stream || sse ? this.forwardBody : undefined
+    this.forward = !request.stream || sse ? this.forwardBody : undefined
     this.streamContentType = sse ? undefined : 'application/json; charset=UTF-8'
   }
 
@@ -33,11 +34,11 @@ class GenerateExchange implements Exchange {
   }
 
   encodeWhole(response: ChatResponse): string {
-    return JSON.stringify(encodeGeminiResponse(response, this.chat.model, this.responseId))
+    return JSON.stringify(encodeGeminiResponse(response, this.request.model, this.responseId))
   }
 
   encodeStream(events: AsyncIterable<StreamEvent>) {
-    return encodeGeminiStream(events, this.chat.model, this.responseId, this.sse ? 'sse' : 'json')
+    return encodeGeminiStream(events, this.request.model, this.responseId, this.sse ? 'sse' : 'json')
   }
 
   encodeRawError(error: GatewayError) {
@@ -47,6 +48,7 @@ class GenerateExchange implements Exchange {
 
 /** POST …:generateContent and …:streamGenerateContent: decode, relay, encode (or forward bytes to a Gemini upstream). */
 export const geminiGenerate: ClientProtocol = {
+  operation: chatOperation,
   name: 'gemini',
   readSecret: readGeminiSecret,
   decode(body, text, request, requestId) {

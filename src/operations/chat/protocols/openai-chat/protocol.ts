@@ -10,13 +10,14 @@ import { encodeChatResponse } from './encode-response.ts'
 import { encodeChatStream } from './encode-stream.ts'
 import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from '../../../../protocols/openai-chat/error-response.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
+import { chatOperation } from '../../relay/operation.ts'
 
 /** One Chat Completions request: its IR, and its own body for an OpenAI-compatible upstream. */
 class ChatExchange implements Exchange {
   /** The usage chunk is forwarded only to a client that asked for it (the gateway always asks the upstream). */
   readonly dropRawEvent: ((event: SseEvent) => boolean) | undefined
 
-  constructor(readonly chat: ChatRequest, private readonly text: string, private readonly body: Json, private readonly includeUsage: boolean) {
+  constructor(readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly includeUsage: boolean) {
     this.dropRawEvent = includeUsage ? undefined : isUsageChunk
   }
 
@@ -25,11 +26,11 @@ class ChatExchange implements Exchange {
   }
 
   encodeWhole(response: ChatResponse): string {
-    return JSON.stringify(encodeChatResponse(response, this.chat.model))
+    return JSON.stringify(encodeChatResponse(response, this.request.model))
   }
 
   encodeStream(events: AsyncIterable<StreamEvent>) {
-    return encodeChatStream(events, this.chat.model, this.includeUsage)
+    return encodeChatStream(events, this.request.model, this.includeUsage)
   }
 
   encodeRawError(error: GatewayError) {
@@ -39,6 +40,7 @@ class ChatExchange implements Exchange {
 
 /** POST /v1/chat/completions: decode, relay, encode (or forward bytes when the upstream speaks the same protocol). */
 export const openAiChat: ClientProtocol = {
+  operation: chatOperation,
   name: 'openai-chat',
   readSecret: bearerToken,
   decode(body, text) {

@@ -5,13 +5,14 @@ import type { ClientProtocol, Exchange } from '../../../../protocols/shared/clie
 import { decodeResponsesRequest, type ResponsesContext } from './decode-request.ts'
 import { encodeResponsesResponse } from './encode-response.ts'
 import { encodeResponsesStream } from './encode-stream.ts'
+import { chatOperation } from '../../relay/operation.ts'
 
 /**
  * One Responses request. No upstream speaks Responses here, so there is no passthrough: every provider
  * (OpenAI-compatible, mock, others) is reached through the IR, and the exchange offers no `forward`.
  */
 class ResponsesExchange implements Exchange {
-  constructor(readonly chat: ChatRequest, private readonly context: ResponsesContext) {}
+  constructor(readonly request: ChatRequest, private readonly context: ResponsesContext) {}
 
   encodeWhole(response: ChatResponse): string {
     return JSON.stringify(encodeResponsesResponse(response, this.context))
@@ -24,6 +25,7 @@ class ResponsesExchange implements Exchange {
 
 /** POST /v1/responses: decode, relay through the IR, encode. */
 export const openAiResponses: ClientProtocol = {
+  operation: chatOperation,
   name: 'openai-responses',
   readSecret: bearerToken,
   decode(body) {

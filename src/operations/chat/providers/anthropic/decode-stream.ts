@@ -31,7 +31,7 @@ const endType = { text: 'text-end', reasoning: 'reasoning-end', tool: 'tool-call
  * field replaced when a later event carries it. A block the upstream never closed (a tool input cut by
  * `max_tokens`) is closed at `message_delta`, so every IR block ends.
  */
-export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
+export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder<StreamEvent> {
   const blocks = new Map<number, BlockKind>()
   const usage: AnthropicUsage = {}
   let unusable = false

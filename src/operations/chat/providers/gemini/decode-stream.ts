@@ -18,7 +18,7 @@ import { unreportedUsage } from '../../../../core/usage.ts'
  * thoughts one reasoning block). A functionCall always arrives whole, so it opens, fills and closes its block at once.
  * usageMetadata is cumulative on every chunk that has it and is passed on only when it changes.
  */
-export function createGeminiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
+export function createGeminiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder<StreamEvent> {
   let started = false
   let finished = false
   let calledTools = false

@@ -2,20 +2,19 @@ import type { ProviderConfig } from '../../../../config/types.ts'
 import { sleep } from '../../../../core/sleep.ts'
 import type { ChatResponse, ContentPart, StreamEvent } from '../../core/ir.ts'
 import { randomBase62 } from '../../../../core/ids.ts'
-import type { Provider } from '../../../../core/provider.ts'
+import type { ChatUpstream } from '../../core/upstream.ts'
 import { planMockAnswer } from './answer.ts'
 
 /**
- * The built-in provider: answers in-process, deterministically, with no account anywhere. It greets and echoes
+ * The built-in provider's chat: answers in-process, deterministically, with no account anywhere. It greets and echoes
  * the start of the last message and reports usage, so every path of the gateway (streaming, tools, billing) can be
  * tried on a fresh machine. It calls a tool (arguments made from its schema) only when asked, as a polite model
  * would: when the last user message names an offered tool or says "use", "call" or "tool", or when tool_choice is
  * `required` or names a tool (see pick-tool.ts). So a CLI that offers tools on every turn (`claude -p "say hi"`)
  * simply gets an answer, and "use the get_weather tool" gets a call.
  */
-export function createMockProvider(config: ProviderConfig): Provider {
+export function createMockChatUpstream(config: ProviderConfig): ChatUpstream {
   return {
-    config,
     async complete(request, target): Promise<ChatResponse> {
       const answer = planMockAnswer(request)
       const content: ContentPart[] = []

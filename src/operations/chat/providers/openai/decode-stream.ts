@@ -31,7 +31,7 @@ interface Chunk {
  * Block indexes: text, reasoning and every tool call each get the next number as they first appear;
  * an open text or reasoning block is closed when a different block starts.
  */
-export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
+export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder<StreamEvent> {
   let started = false
   const blocks = new StreamBlocks()
   const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index

@@ -1,7 +1,7 @@
-import type { ModelConfig } from '../config/types.ts'
-import { invalidRequest } from '../core/errors.ts'
-import type { ChatRequest } from '../operations/chat/core/ir.ts'
-import type { Target } from '../core/provider.ts'
+import type { ModelConfig } from '../../../config/types.ts'
+import { invalidRequest } from '../../../core/errors.ts'
+import type { ChatRequest } from '../core/ir.ts'
+import type { Target } from '../../../core/provider.ts'
 
 /**
  * A paid upstream feature (core/paid-features.ts) the ledger cannot price is refused unless every model the request
