@@ -40,7 +40,8 @@ export function recordRefusal(deps: { ledger: Ledger; metrics: Metrics; logger: 
   const model = boundModel(refused.model)
   const usage: UsageRecord = {
     requestId: refused.requestId, accountId: refused.key.accountId, keyId: refused.key.id, model, provider: '', upstreamModel: '',
-    protocol: refused.protocol, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, cost: 0,
+    protocol: refused.protocol, operation: refused.operation, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0,
+    reasoningTokens: 0, units: 0, cost: 0,
     status: failure.status, errorType, latencyMs, stream: refused.stream, estimated: false, createdAt: Date.now(),
   }
   deps.ledger.recordRefusal(usage)

@@ -56,6 +56,7 @@ export interface UsageSummary {
   totals: Totals
   daily: Day[]
   by_model: Group[]
+  by_operation: Group[]
   by_key: Group[]
   by_account?: Group[]
 }
@@ -71,6 +72,8 @@ export interface RequestRow {
   key_prefix: string | null
   model: string
   provider: string
+  /** The kind of model call: chat, embeddings. */
+  operation: string
   status: number
   error_type: string | null
   input_tokens: number

@@ -38,6 +38,7 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
         output_tokens: write.usage.outputTokens, reasoning_tokens: write.usage.reasoningTokens, cost: write.usage.cost,
         status: write.usage.status, error_type: write.usage.errorType, latency_ms: write.usage.latencyMs,
         stream: write.usage.stream, estimated: write.usage.estimated, created_at: write.usage.createdAt,
+        operation: write.usage.operation, units: write.usage.units,
       }] : [])
       const totals = aggregateLedgerWrites(batch)
       await client.begin(async (tx) => {

@@ -88,6 +88,9 @@ export const usageRecords = pgTable('usage_records', {
   stream: boolean('stream').notNull(),
   estimated: boolean('estimated').notNull(),
   createdAt: time('created_at').notNull(),
+  /** The operation billed (`chat`, `embeddings`…) and how much of its own unit it used (embeddings: inputs). */
+  operation: text('operation').notNull().default('chat'),
+  units: integer('units').notNull().default(0),
 }, (table) => [
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
@@ -110,8 +113,10 @@ export const usageDaily = pgTable('usage_daily', {
   outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
   reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
   cost: money('cost').notNull(),
+  operation: text('operation').notNull().default('chat'),
+  units: bigint('units', { mode: 'number' }).notNull().default(0),
 }, (table) => [
-  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status] }),
+  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status, table.operation] }),
   index('usage_daily_account_day').on(table.accountId, table.day),
   index('usage_daily_key_day').on(table.keyId, table.day),
 ])
