@@ -132,7 +132,7 @@ function parseRouting(routing: Fields): RoutingConfig {
 
 function parseProvider(item: unknown, field: string): ProviderConfig {
   const fields = readObject(item, field)
-  rejectUnknownKeys(fields, ['name', 'type', 'base_url', 'api_key', 'headers', 'timeouts', 'passthrough', 'chunk_delay_ms'], field)
+  rejectUnknownKeys(fields, ['name', 'type', 'base_url', 'api_key', 'headers', 'timeouts', 'passthrough', 'chunk_delay_ms', 'embedding_inputs_per_call'], field)
   const type = readString(fields.type, `${field}.type`) as ProviderType
   if (!providerTypes.includes(type)) throw new ConfigError(`${field}.type`, `must be one of ${providerTypes.join(', ')}`)
   const baseUrl = readString(fields.base_url, `${field}.base_url`, defaultBaseUrls[type]).replace(/\/+$/, '')
@@ -150,6 +150,8 @@ function parseProvider(item: unknown, field: string): ProviderConfig {
     timeouts: parseTimeouts(fields.timeouts, `${field}.timeouts`),
     passthrough: readBoolean(fields.passthrough, `${field}.passthrough`, true),
     chunkDelayMs: readNumber(fields.chunk_delay_ms, `${field}.chunk_delay_ms`, 0),
+    embeddingInputsPerCall: fields.embedding_inputs_per_call === undefined
+      ? undefined : readNumber(fields.embedding_inputs_per_call, `${field}.embedding_inputs_per_call`, 0, { min: 1, integer: true }),
     caps: { eventBytes: 0, bodyBytes: 0, errorBytes: 0 }, // the root limits, set by parseConfig
   }
 }

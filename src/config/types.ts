@@ -25,6 +25,12 @@ export interface ProviderConfig {
   passthrough: boolean
   /** Mock only: milliseconds between streamed chunks. */
   chunkDelayMs: number
+  /**
+   * The most inputs one embeddings call to this upstream carries (`embedding_inputs_per_call`); a request with more is
+   * split into several calls and joined back in order. Absent: the kind's own limit (OpenAI 2048, Gemini 100, the
+   * mock none).
+   */
+  embeddingInputsPerCall?: number
   /** How much of this provider's answers is read at most: the root `limits:` (upstream_*_bytes), copied here. */
   caps: UpstreamCaps
 }

@@ -9,6 +9,7 @@ import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
+import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -20,6 +21,7 @@ export function protocolRoutes(services: Services): RouteTable {
   return mergeRoutes([
     openAiChatRoutes(services),
     openAiResponsesRoutes(services),
+    embeddingsRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -17,8 +17,9 @@ export interface HttpVendor {
   decodeError(status: number, body: string, headers: Headers): GatewayError
 }
 
-/** An operation's answers as one kind of upstream writes them: a whole JSON body, and SSE when streamed. */
-export interface AnswerDecoder<Answer, Event extends AnswerEvent> {
+/** An operation's answers as one kind of upstream writes them: a whole JSON body, and SSE when it streams. */
+export interface AnswerDecoder<Answer, Event extends AnswerEvent = AnswerEvent> {
   decodeResponse(body: unknown): Answer
-  createStreamDecoder(options?: StreamDecoderOptions): StreamDecoder<Event>
+  /** Absent for an operation whose answers are never streamed (embeddings). */
+  createStreamDecoder?(options?: StreamDecoderOptions): StreamDecoder<Event>
 }

@@ -144,6 +144,7 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
 
   readStream(): ForwardedStream<Event> {
     const { response, config } = this
+    if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', 'This operation\'s answers are never streamed')
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
       chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)),

@@ -1,6 +1,9 @@
-import type { ProviderConfig, ProviderType } from '../config/types.ts'
+import type { Config, ProviderConfig, ProviderType } from '../config/types.ts'
+import { ConfigError } from '../config/validate.ts'
+import { modelKinds } from '../core/model-kinds.ts'
 import type { Provider } from '../core/provider.ts'
 import { chatUpstreams } from '../operations/chat/providers/index.ts'
+import { embeddingsUpstreams } from '../operations/embeddings/providers/index.ts'
 import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
@@ -22,6 +25,7 @@ const vendors: Record<ProviderType, HttpVendor | undefined> = {
  */
 const operations: Record<string, UpstreamFactories> = {
   chat: chatUpstreams,
+  embeddings: embeddingsUpstreams,
 }
 
 export function createProviders(configs: ProviderConfig[]): Map<string, Provider> {
@@ -38,4 +42,21 @@ export function createProviders(configs: ProviderConfig[]): Map<string, Provider
     providers.set(config.name, { config, upstreams })
   }
   return providers
+}
+
+/**
+ * A model routed to a kind of upstream that cannot serve what the model is (an embedding model on an Anthropic
+ * provider) would fail every request it got: the config is refused at start (and on reload) instead, naming it.
+ */
+export function refuseUnservedModels(config: Config): void {
+  const types = new Map(config.providers.map((provider) => [provider.name, provider.type]))
+  config.models.forEach((model, index) => {
+    const operation = modelKinds[model.kind].operation
+    model.routes.forEach((route, position) => {
+      const type = types.get(route.provider)!
+      if (operations[operation]?.[type]) return
+      const field = model.routes.length === 1 ? `models[${index}].provider` : `models[${index}].routes[${position}].provider`
+      throw new ConfigError(field, `the model "${model.id}" is of kind ${model.kind}, but its provider "${route.provider}" is of type ${type}, which serves no ${operation}`)
+    })
+  })
 }

@@ -88,8 +88,11 @@ export const usageRecords = pgTable('usage_records', {
   stream: boolean('stream').notNull(),
   estimated: boolean('estimated').notNull(),
   createdAt: time('created_at').notNull(),
-  /** The operation billed (`chat`, `embeddings`…) and how much of its own unit it used (embeddings: inputs). */
-  operation: text('operation').notNull().default('chat'),
+  /**
+   * The operation billed and how much of its own unit it used (embeddings: inputs). Every row names its operation;
+   * the migration that added the column (0008/0009_usage_operation) gave the rows before it the only one there was.
+   */
+  operation: text('operation').notNull(),
   units: integer('units').notNull().default(0),
 }, (table) => [
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
@@ -113,7 +116,7 @@ export const usageDaily = pgTable('usage_daily', {
   outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
   reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
   cost: money('cost').notNull(),
-  operation: text('operation').notNull().default('chat'),
+  operation: text('operation').notNull(),
   units: bigint('units', { mode: 'number' }).notNull().default(0),
 }, (table) => [
   primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status, table.operation] }),

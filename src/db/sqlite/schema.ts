@@ -72,8 +72,11 @@ export const usageRecords = sqliteTable('usage_records', {
   stream: integer('stream', { mode: 'boolean' }).notNull(),
   estimated: integer('estimated', { mode: 'boolean' }).notNull(),
   createdAt: integer('created_at').notNull(),
-  /** The operation billed (`chat`, `embeddings`…) and how much of its own unit it used (embeddings: inputs). */
-  operation: text('operation').notNull().default('chat'),
+  /**
+   * The operation billed and how much of its own unit it used (embeddings: inputs). Every row names its operation;
+   * the migration that added the column (0008/0009_usage_operation) gave the rows before it the only one there was.
+   */
+  operation: text('operation').notNull(),
   units: integer('units').notNull().default(0),
 }, (table) => [
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
@@ -105,7 +108,7 @@ export const usageDaily = sqliteTable('usage_daily', {
   outputTokens: integer('output_tokens').notNull(),
   reasoningTokens: integer('reasoning_tokens').notNull(),
   cost: integer('cost').notNull(),
-  operation: text('operation').notNull().default('chat'),
+  operation: text('operation').notNull(),
   units: integer('units').notNull().default(0),
 }, (table) => [
   primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status, table.operation] }),

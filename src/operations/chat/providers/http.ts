@@ -5,7 +5,7 @@ import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
 import type { ChatUpstream } from '../core/upstream.ts'
 
 /** Chat's wire format toward one kind of HTTP upstream: what each vendor's chat folder supplies. */
-export interface ChatHttpCodec extends AnswerDecoder<ChatResponse, StreamEvent> {
+export interface ChatHttpCodec extends Required<AnswerDecoder<ChatResponse, StreamEvent>> {
   /** The chat client protocol this kind of upstream speaks natively, so a request in it may be forwarded as bytes. */
   nativeProtocol?: string
   /** The upstream path (below its base URL), the JSON body and any headers for an IR request. */

@@ -3,15 +3,7 @@ import type { ContentPart, Message } from '../../core/ir.ts'
 import { decodeGeminiParts, type GeminiMediaPart, type GeminiPart } from '../../wire/gemini/parts.ts'
 import { type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString } from '../../../../protocols/shared/validate.ts'
 import { createConversationCallIds } from './call-ids.ts'
-
-/**
- * The REST API takes proto field names in either spelling (`systemInstruction` or `system_instruction`, as
- * Google's curl examples write them); user data inside (function args, schema property names) is left alone.
- */
-export function readField(object: Json, name: string): unknown {
-  if (object[name] !== undefined) return object[name]
-  return object[name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)]
-}
+import { readField } from '../../../../protocols/gemini/read-field.ts'
 
 const dataFields = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult']
 

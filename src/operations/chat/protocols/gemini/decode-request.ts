@@ -3,7 +3,8 @@ import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '..
 import {
   type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
 } from '../../../../protocols/shared/validate.ts'
-import { decodeContents, decodeSystemInstruction, readField } from './decode-contents.ts'
+import { decodeContents, decodeSystemInstruction } from './decode-contents.ts'
+import { readField } from '../../../../protocols/gemini/read-field.ts'
 import { openApiToJsonSchema } from './openapi-schema.ts'
 import { inspectGeminiBilling } from './billing-checks.ts'
 
