@@ -85,7 +85,9 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
       const other = byId.get(fallback)
       if (!other) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
       // A fallback serves the same requests: an embedding model cannot stand in for a chat model.
-      if (other.kind !== model.kind) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is a ${other.kind} model, "${model.id}" a ${model.kind} model`)
+      if (other.kind !== model.kind) {
+        throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is of kind ${other.kind}, "${model.id}" of kind ${model.kind}: a fallback must be of its model's kind`)
+      }
     }
   }
   const limits = parseLimits(readObject(root.limits ?? {}, 'limits'))
