@@ -24,7 +24,10 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
     ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
     ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
     providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
-    models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
+    models: [
+      { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
+      { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
+    ],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)
   const account = await createAccount(gateway.services.store.accounts, `bench-${crypto.randomUUID().slice(0, 8)}`, parseUsd('1000000'), 'bench')

@@ -14,6 +14,13 @@ const stream = [
   'data: [DONE]\n\n',
 ].join('')
 
+// An embeddings answer: one 256-float vector, as base64 (what the OpenAI SDKs ask for) or numbers.
+const vector = Float32Array.from({ length: 256 }, (_, index) => Math.sin(index) / 8)
+const embeddingsAs = (embedding: unknown) => JSON.stringify({
+  object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model: 'bench-embed-upstream', usage: { prompt_tokens: 7, total_tokens: 7 },
+})
+const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
+
 // UPSTREAM_DELAY_MS: wait this long before answering, like a real model does (the latency-bound case).
 const delayMs = Number(process.env.UPSTREAM_DELAY_MS ?? 0)
 
@@ -21,8 +28,9 @@ const server = Bun.serve({
   hostname: '127.0.0.1',
   port: Number(process.env.PORT ?? 0),
   async fetch(request) {
-    const body = (await request.json()) as { stream?: boolean }
+    const body = (await request.json()) as { stream?: boolean; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
     if (body.stream) return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
     return new Response(completion, { headers: { 'content-type': 'application/json' } })
   },
