@@ -92,6 +92,7 @@ const prices = t.Object({
 
 export const model = t.Object({
   id: t.String(),
+  kind: t.String({ description: 'What the model serves: chat, or embedding (billed by input tokens only)' }),
   owned_by: t.String(),
   price: prices,
   batch_price: nullable(t.Intersect([prices], { description: 'What batch items pay, when the operator set a batch price; null: the same as `price`' })),

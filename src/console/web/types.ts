@@ -117,6 +117,8 @@ export interface Prices {
 
 export interface Model {
   id: string
+  /** chat, or embedding: billed by input tokens only (no output, cache or output cap). */
+  kind: string
   owned_by: string
   price: Prices
   batch_price: Prices | null

@@ -46,7 +46,12 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
-    if (result.kind === 'whole') return wholeAnswer(protocol, result.body, requestId, result.rateLimit, services, request)
+    if (result.kind === 'whole') {
+      // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
+      const headers = protocol.answerHeaders(requestId, result.rateLimit)
+      headers['content-type'] = protocol.wholeContentType
+      return wholeResponse(result.body, headers, request, services.server, services.config.limits.writeIdleMs)
+    }
     // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
     scope.afterClose = () => endHandling(services.server, request, services.config.limits.writeIdleMs)
     return answer(protocol, exchange, result, requestId, watcher)
@@ -78,13 +83,6 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<Re
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
       return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
   }
-}
-
-/** A whole answer: already the client's bytes (encoded, and billed, by the relay), sent under the write deadline. */
-function wholeAnswer(protocol: ClientProtocol, body: string, requestId: string, rateLimit: RelayResult['rateLimit'], services: Services, request: Request): Response {
-  const headers = protocol.answerHeaders(requestId, rateLimit)
-  headers['content-type'] = protocol.wholeContentType
-  return wholeResponse(body, headers, request, services.server, services.config.limits.writeIdleMs)
 }
 
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
