@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
+import { countTokens } from '../src/core/estimate.ts'
 import { mockEmbedding } from '../src/operations/embeddings/providers/mock.ts'
 import { embeddingsConfig, embeddingsCost, type EmbeddingsUpstreams, startEmbeddingsUpstreams } from './support/embeddings-upstreams.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -138,6 +139,24 @@ describe('bad input and failed calls', () => {
     expect(image.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: "Invalid value for 'content.parts[0]': only text can be embedded through this gateway." })
     const otherModel = await gemini('embed-mock', 'batchEmbedContents', { requests: [{ model: 'models/embed-openai', content: { parts: [{ text: 'x' }] } }] })
     expect(otherModel.json.error.message).toContain("'requests[0].model': 'models/embed-openai' is not models/embed-mock")
+  })
+
+  test('a client that leaves before its vectors arrive pays for its input, as a chat client pays for its prompt', async () => {
+    upstreams.delayMs = 1500
+    try {
+      const input = ['left before the answer', 'came']
+      const aborted = fetch(`${gateway.url}/v1/embeddings`, {
+        method: 'POST', headers: { authorization: `Bearer ${gateway.key}` }, body: JSON.stringify({ model: 'embed-openai', input }), signal: AbortSignal.timeout(400),
+      })
+      await expect(aborted).rejects.toThrow()
+      await Bun.sleep(300)
+      await gateway.settled()
+      const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
+      const tokens = (await countTokens(input[0]!)) + (await countTokens(input[1]!))
+      expect(row).toMatchObject({ operation: 'embeddings', status: 499, errorType: 'client_closed', inputTokens: tokens, units: 0, cost: embeddingsCost(tokens), estimated: true })
+    } finally {
+      upstreams.delayMs = 0
+    }
   })
 
   test('an upstream failing on every try costs nothing; a retry that succeeds is billed once', async () => {

@@ -17,6 +17,8 @@ export interface EmbeddingsUpstreams {
   failNext: number[]
   /** The OpenAI-kind server lists `data` back to front. */
   reverseOrder: boolean
+  /** Both servers wait this long before answering (a client may leave meanwhile). */
+  delayMs: number
   stop(): Promise<void>
 }
 
@@ -53,10 +55,11 @@ export function startEmbeddingsUpstreams(): EmbeddingsUpstreams {
     return status === undefined ? undefined : jsonReply({ error: { message: `failing on purpose (${status})`, code: status } }, status)
   }
   const upstreams: EmbeddingsUpstreams = {
-    openai: startUpstream((request) => fail() ?? answerOpenAi(request, upstreams.reverseOrder)),
-    gemini: startUpstream((request) => fail() ?? answerGemini(request)),
+    openai: startUpstream(async (request) => (await Bun.sleep(upstreams.delayMs), fail() ?? answerOpenAi(request, upstreams.reverseOrder))),
+    gemini: startUpstream(async (request) => (await Bun.sleep(upstreams.delayMs), fail() ?? answerGemini(request))),
     failNext,
     reverseOrder: false,
+    delayMs: 0,
     stop: async () => void (await Promise.all([upstreams.openai.stop(), upstreams.gemini.stop()])),
   }
   return upstreams
