@@ -4,7 +4,8 @@
  */
 export function workload(operation: string, stream: boolean): { path: string; body: string; label: string } {
   if (operation === 'embeddings') {
-    return { path: '/v1/embeddings', body: JSON.stringify({ model: 'bench-embed', input: 'How fast is this gateway?', encoding_format: 'base64' }), label: 'embeddings' }
+    const body = JSON.stringify({ model: 'bench-embed', input: 'How fast is this gateway?', encoding_format: 'base64' })
+    return { path: '/v1/embeddings', body, label: 'embeddings' }
   }
   if (operation !== 'chat') throw new Error(`--operation must be chat or embeddings, not ${operation}`)
   const body = JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })

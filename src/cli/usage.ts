@@ -30,6 +30,10 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     `output tokens: ${result.output_tokens}`,
     `spent:         $${result.spent_usd}`,
     // Split by kind of model call only once there is more than one (chat and embeddings).
-    ...(result.by_operation.length > 1 ? result.by_operation.map((group) => `  ${`${group.operation}:`.padEnd(13)}${group.requests} requests, $${group.spent_usd}`) : []),
+    ...(result.by_operation.length > 1 ? result.by_operation.map(describeOperation) : []),
   ].join('\n'))
+}
+
+function describeOperation(group: { operation: string; requests: number; spent_usd: string }): string {
+  return `  ${`${group.operation}:`.padEnd(13)}${group.requests} requests, $${group.spent_usd}`
 }

@@ -86,7 +86,8 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
       if (!other) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
       // A fallback serves the same requests: an embedding model cannot stand in for a chat model.
       if (other.kind !== model.kind) {
-        throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is of kind ${other.kind}, "${model.id}" of kind ${model.kind}: a fallback must be of its model's kind`)
+        const problem = `"${fallback}" is of kind ${other.kind}, "${model.id}" of kind ${model.kind}: a fallback must be of its model's kind`
+        throw new ConfigError(`models[${index}].fallbacks`, problem)
       }
     }
   }

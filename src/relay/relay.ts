@@ -43,8 +43,9 @@ export interface RelayDeps {
 /**
  * The path of every request, whatever its protocol and operation: resolve the model, admit it under the key's
  * limits, hold its worst-case cost, then try the routes (run-attempts.ts) and meter what comes back. What differs
- * between operations (the hold rule, the upstream call, the meter, the price) comes with the call (`Operation`). Also counts requests in flight, so
- * a shutdown can wait for them and, past its deadline, end them — each still settles, so no usage is lost.
+ * between operations (the hold rule, the upstream call, the meter, the price) comes with the call (`Operation`).
+ * Also counts requests in flight, so a shutdown can wait for them and, past its deadline, end them — each still
+ * settles, so no usage is lost.
  */
 export class Relay {
   readonly breaker: CircuitBreaker

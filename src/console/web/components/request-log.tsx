@@ -49,7 +49,9 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
                   {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
                   <td data-label="Key"><a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a></td>
                   <td data-label="Model">
-                    {row.model}{row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}{row.stream ? <span class="muted"> · stream</span> : null}
+                    {row.model}
+                    {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
+                    {row.stream ? <span class="muted"> · stream</span> : null}
                   </td>
                   <td data-label="Status"><StatusCell row={row} /></td>
                   <td class="number" data-label="Input tokens">{count(row.input_tokens)}</td>
