@@ -74,7 +74,7 @@ export const usageRecords = sqliteTable('usage_records', {
   createdAt: integer('created_at').notNull(),
   /**
    * The operation billed and how much of its own unit it used (embeddings: inputs). Every row names its operation;
-   * the migration that added the column (0008/0009_usage_operation) gave the rows before it the only one there was.
+   * the migration that added the column (`*_usage_operation`) gave the rows before it the only one there was: chat.
    */
   operation: text('operation').notNull(),
   units: integer('units').notNull().default(0),
