@@ -127,6 +127,7 @@ export interface Store {
   sessions: SessionRepository
   tasks: TaskRepository
   adminTokens: AdminTokenRepository
-  migrate(): Promise<void>
+  /** Create or update the tables; says what it applied and whether the database was new. */
+  migrate(): Promise<{ applied: string[]; created: boolean }>
   close(): Promise<void>
 }
