@@ -39,12 +39,14 @@ export interface LoadOptions {
   /** `--config FILE`; when absent: $TOLLGATE_CONFIG, then ./tollgate.yaml, then the defaults. */
   path?: string
   env?: Record<string, string | undefined>
+  /** Read no file at all, not even ./tollgate.yaml: the built-in defaults (the demo runs on them, whatever is here). */
+  builtIn?: boolean
 }
 
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
   // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
-  const path = options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
   let document: unknown = defaultDocument
   if (path !== undefined) {
     if (!existsSync(path)) throw new ConfigError(path, `config file not found${missingFileHint(path)}`)
