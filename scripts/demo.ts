@@ -35,12 +35,13 @@ for await (const line of response.body!.pipeThrough(new TextDecoderStream())) {
 await gateway.services.ledger.drain()
 const after = (await store.accounts.findById(account.id))!
 console.log(`\n\nThat answer cost $${formatUsd(account.balance - after.balance)}; balance now $${formatUsd(after.balance)}.`)
+// Before the last line is printed: whoever waits for it (a person, a test) may press Ctrl-C from then on.
+process.on('SIGINT', async () => {
+  await gateway.stop(2000)
+  process.exit(0)
+})
 console.log(`\nTry it yourself (Ctrl-C here stops the gateway; its data stays in ./data/demo):\n
   curl -N ${gateway.url}/v1/chat/completions -H "Authorization: Bearer $KEY" \\
     -d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hi"}]}'
   TOLLGATE_DATABASE=${database} bun src/main.ts usage --account demo\n`)
 
-process.on('SIGINT', async () => {
-  await gateway.stop(2000)
-  process.exit(0)
-})
