@@ -90,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
     const migration = await store.migrate()
     switch (command) {
       case 'migrate':
-        console.log(json ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) }) : describeMigration(migration, config.database))
+        console.log(json ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) }) : describeMigration(migration, describeDatabase(config.database)))
         break
       case 'backup': {
         const target = parseDatabaseUrl(config.database)

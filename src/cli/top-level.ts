@@ -1,4 +1,3 @@
-import { describeDatabase } from '../db/open.ts'
 import { globalSwitches, globalValues, type ParsedArgs, UsageError } from './args.ts'
 import { didYouMean } from './suggest.ts'
 
@@ -12,9 +11,8 @@ export function checkGlobalFlags(args: ParsedArgs): void {
   }
 }
 
-/** What `migrate` did, said plainly: a new database is news, not "up to date". */
-export function describeMigration(migration: { applied: string[]; created: boolean }, database: string): string {
-  const where = describeDatabase(database)
+/** What `migrate` did, said plainly: a new database is news, not "up to date". `where` names the database. */
+export function describeMigration(migration: { applied: string[]; created: boolean }, where: string): string {
   const count = `${migration.applied.length} migration${migration.applied.length === 1 ? '' : 's'}`
   if (migration.created) return `created a new database at ${where} (${count} applied)`
   if (migration.applied.length > 0) return `updated the database at ${where}: applied ${count} (${migration.applied.join(', ')})`
