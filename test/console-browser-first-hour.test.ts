@@ -74,6 +74,10 @@ describe('the console no longer misleads', () => {
     await page.getByLabel('Role').waitFor()
     expect(await page.getByLabel('Role').inputValue()).toBe('account')
 
+    // The key list says what its prefix is: kept to recognise a key, while the secret is stored only as a hash.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click()
+    expect(await page.getByTestId('key-prefix-note').textContent()).toContain("a secret's first characters, kept to recognise it")
+
     // Route health names the window its counts cover.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click()
     await page.getByTestId('routes-table').waitFor()
