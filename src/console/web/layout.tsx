@@ -47,7 +47,7 @@ export function Layout({ session, onSignedOut, children }: { session: SessionInf
           </ul>
         </nav>
         <div class="who">
-          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted"> · {session.user.role === 'admin' ? 'admin' : account?.name}</span></a>
+          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted" data-testid="who-role"> · {session.user.role === 'admin' ? 'Administrator' : `user of ${account?.name ?? 'an account'}`}</span></a>
           <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>Sign out</button>
         </div>
       </header>

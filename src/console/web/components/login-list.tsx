@@ -64,7 +64,8 @@ function UnlockLogin({ user, onUnlocked }: { user: User; onUnlocked: () => void 
 export function LoginList({ account, selfId }: { account?: Account; selfId: number }) {
   const users = useResource<User[]>(`/users${queryString({ account_id: account?.id })}`)
   const [name, setName] = useState('')
-  const [role, setRole] = useState(account ? 'account' : 'admin')
+  // The least privilege by default: making an admin is a choice, never what a hurried Enter does.
+  const [role, setRole] = useState('account')
   const [accountId, setAccountId] = useState(account ? String(account.id) : '')
   const [password, setPassword] = useState('')
   const [created, setCreated] = useState<{ name: string; password?: string }>()
@@ -113,8 +114,8 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
         <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
         {!account && (
           <SelectField label="Role" value={role} onValue={setRole} hint="An admin sees every account; an account user only theirs.">
-            <option value="admin">Admin</option>
             <option value="account">Account user</option>
+            <option value="admin">Admin</option>
           </SelectField>
         )}
         {!account && role === 'account' && (
