@@ -19,7 +19,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({ balanceUsd: '25' })
   const { store } = gateway.gateway.services
   passwords.ops = await addLogin(store, 'ops', 'admin')
-  passwords.alice = await addLogin(store, 'alice', 'account', gateway.account.id)
+  passwords.alice = await addLogin(store, 'alice', 'account-admin', gateway.account.id)
   other = await gateway.createAccount('other-co', '10')
   foreignKeyId = (await gateway.createKey({ accountId: other.id, name: 'their-secret-key' })).record.id
 }, 30_000)

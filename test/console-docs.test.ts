@@ -78,7 +78,7 @@ describe('request schemas answer in the console error shape', () => {
     expect(missing.error.message).toStartWith("Missing 'amount_usd'")
     const role = await admin.send('POST', '/console/api/users', { name: 'someone', role: 'boss' })
     expect(role.status).toBe(400)
-    expect((await role.json()).error).toEqual({ message: `Invalid value for 'role': "admin" or "account".`, code: 'invalid_request', field: 'role' })
+    expect((await role.json()).error).toEqual({ message: `Invalid value for 'role': "admin", "account-admin" or "viewer".`, code: 'invalid_request', field: 'role' })
   })
 
   test('the session checks answer before the schema: signed out is 401, a foreign origin 403', async () => {
