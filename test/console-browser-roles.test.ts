@@ -124,6 +124,10 @@ describe('roles in Chromium', () => {
     await page.getByLabel('Role').selectOption('admin')
     await page.getByLabel('Account', { exact: true }).waitFor({ state: 'detached' })
     await saveScreenshot(page, 'roles-admin-new-login')
+    // The API documentation says who may call each route.
+    await page.goto(`${gateway.url}/docs`)
+    const revoke = page.locator('section.operation', { hasText: '/console/api/keys/{id}/revoke' })
+    expect(await revoke.locator('.permission').textContent()).toBe('Permission keys:write: admin, account-admin (see the role matrix in the README).')
     expect(problems).toEqual([])
     await close()
   }, 60_000)

@@ -42,6 +42,9 @@ describe('the console API documentation', () => {
     expect(createKey.responses['201'].content['application/json'].schema.properties.secret.type).toBe('string')
     expect(spec.paths['/console/api/accounts/{id}/credits'].post.requestBody.content['application/json'].schema.required)
       .toEqual(['amount_usd', 'note'])
+    // Each route names its permission and the roles holding it: the README's role matrix, route by route.
+    expect(spec.paths['/console/api/accounts/{id}/credits'].post).toMatchObject({ 'x-permission': 'accounts:credit', 'x-roles': ['admin'] })
+    expect(createKey).toMatchObject({ 'x-permission': 'keys:write', 'x-roles': ['admin', 'account-admin'] })
   })
 
   test('GET /docs is a page whose every file comes from the gateway itself, under the console CSP', async () => {

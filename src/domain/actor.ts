@@ -16,20 +16,22 @@ export interface Actor {
   adminTokenId: string | null
   /** How a ledger entry or a log line names it: the login's name, or `admin-token:NAME`. */
   label: string
+  /** The client's address (after `trusted_proxies`), for whatever records the change. */
+  address: string | null
 }
 
-export function userActor(user: UserRecord): Actor {
+export function userActor(user: UserRecord, address: string | null): Actor {
   return {
-    kind: 'user', role: user.role, userId: user.id, adminTokenId: null, label: user.name,
+    kind: 'user', role: user.role, userId: user.id, adminTokenId: null, label: user.name, address,
     // A login of an account role without an account (not creatable, but cheap to guard) sees no account at all.
     accountId: belongsToAccount(user.role) ? (user.accountId ?? -1) : undefined,
   }
 }
 
 /** Admin tokens are not bound to an account: a read token reads everything, a full token may change everything. */
-export function adminTokenActor(token: AdminTokenRecord): Actor {
+export function adminTokenActor(token: AdminTokenRecord, address: string | null): Actor {
   return {
     kind: 'admin-token', role: token.scope === 'full' ? 'admin' : 'viewer', accountId: undefined,
-    userId: null, adminTokenId: token.id, label: `admin-token:${token.name}`,
+    userId: null, adminTokenId: token.id, label: `admin-token:${token.name}`, address,
   }
 }

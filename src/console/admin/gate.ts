@@ -1,4 +1,5 @@
 import { adminTokenActor } from '../../domain/actor.ts'
+import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
 import { requireAdminToken } from '../../edge/admin-auth.ts'
 import { gate } from '../server/access.ts'
@@ -13,7 +14,7 @@ import { jsonHeaders } from '../server/respond.ts'
 export function withAdminToken(services: Services) {
   return gate(services, jsonHeaders, async (request) => {
     const token = await requireAdminToken(services, request, 'read')
-    return { token, actor: adminTokenActor(token) }
+    return { token, actor: adminTokenActor(token, clientAddress(request, services.server, services.config.trustedProxies)) }
   })
 }
 
