@@ -3,7 +3,8 @@ import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
 import { runAdminTokenCommand } from './cli/admin-tokens.ts'
 import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
-import { findCommand, help } from './cli/commands.ts'
+import { findCommand, groupHelp, help } from './cli/commands.ts'
+import { checkGlobalFlags, describeMigration, printFailure } from './cli/top-level.ts'
 import { describeFailure } from './cli/describe-failure.ts'
 import { runKeyCommand } from './cli/keys.ts'
 import { runReloadCommand } from './cli/reload.ts'
@@ -34,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
   const json = args.flags.has('json')
   const command = args.positional[0]
   if (!command || command === 'help') {
+    checkGlobalFlags(args)
     if (args.flags.has('version') && !command) {
       console.log(`tollgate ${version}`)
       return 0
@@ -44,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
     }
     console.error(help)
     return 2
+  }
+  if (args.flags.has('help') && args.positional.length === 1 && groupHelp(command)) {
+    console.log(`usage:\n${groupHelp(command)}`)
+    return 0
   }
   const spec = findCommand(args)
   if (args.flags.has('help')) {
@@ -81,10 +87,10 @@ async function main(argv: string[]): Promise<number> {
   console.error(`tollgate: database ${describeDatabase(config.database)} (config: ${config.source})`)
   const store = openStore(config.database, { create: command === 'migrate' })
   try {
-    await store.migrate()
+    const migration = await store.migrate()
     switch (command) {
       case 'migrate':
-        console.log(json ? JSON.stringify({ migrated: true, database: describeDatabase(config.database) }) : 'database is up to date')
+        console.log(json ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) }) : describeMigration(migration, describeDatabase(config.database)))
         break
       case 'backup': {
         const target = parseDatabaseUrl(config.database)
@@ -136,11 +142,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code)
   },
   (error: unknown) => {
-    const debug = process.argv.includes('--debug')
     const known = plain.some((type) => error instanceof type) ? (error as Error).message : describeFailure(error, loaded)
-    // One line an operator can act on; the stack only when asked for (it is kilobytes of bundled source in the binary).
-    console.error(`tollgate: ${known ?? `${(error as Error)?.message ?? error}${debug ? '' : ' (--debug prints the stack)'}`}`)
-    if (debug) console.error(error)
+    printFailure(error, known, process.argv.includes('--debug'))
     const usageLike = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError
     process.exit(error instanceof DomainError && error.kind === 'not_found' ? 3 : usageLike ? 2 : 1)
   },

@@ -88,7 +88,7 @@ describe('the database', () => {
     expect(readdirSync(folder)).toEqual([])
     const migrated = runIn(folder, ['migrate', '--json'])
     expect(migrated.code).toBe(0)
-    expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, database: `sqlite:${join(folder, 'data', 'tollgate.db')}` })
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ migrated: true, created: true, database: `sqlite:${join(folder, 'data', 'tollgate.db')}` })
     // Every command that touches a database names it, with --json too (on stderr, so stdout stays one JSON document).
     const json = runIn(folder, ['account', 'list', '--json'])
     expect(JSON.parse(json.stdout)).toEqual([])

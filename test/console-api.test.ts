@@ -70,7 +70,7 @@ describe('an account user reaches only their own account', () => {
     const log = await (await alice.get('/console/api/requests')).json()
     expect(log.requests).toEqual([])
     const usage = await (await alice.get('/console/api/usage')).json()
-    expect(usage.totals).toEqual({ requests: 0, input_tokens: 0, output_tokens: 0, spent_usd: '0.00' })
+    expect(usage.totals).toEqual({ requests: 0, succeeded: 0, refused: 0, failed: 0, input_tokens: 0, output_tokens: 0, spent_usd: '0.00' })
     expect(usage.by_account).toBeUndefined()
   })
 

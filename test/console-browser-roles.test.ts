@@ -115,7 +115,7 @@ describe('roles in Chromium', () => {
 
   test('an admin is offered all three roles, viewer first and chosen; an admin login asks for no account', async () => {
     const { page, problems, close } = await signIn('ops')
-    expect(await page.getByTestId('who-role').textContent()).toBe(' · Admin')
+    expect(await page.getByTestId('who-role').textContent()).toBe(' · Administrator')
     expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins'])
     await open(page, '/console/logins', 'Logins')
     expect(await options(page)).toEqual(['Viewer', 'Account admin', 'Admin'])

@@ -124,10 +124,10 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
   await page.waitForURL(/status=4xx/)
   const { usage } = gateway.gateway.services.store
   const scope = { accountId: admin ? undefined : gateway.account.id }
-  const clientErrors = (await usage.summarize({ ...scope, statusMin: 400, statusMax: 499 })).requests
+  const clientErrors = (await usage.summarize({ ...scope, statusMin: 400, statusMax: 499 })).refused
   expect(clientErrors).toBeGreaterThan(0)
   expect((await usage.summarize(scope)).requests).toBeGreaterThan(clientErrors)
-  const requestsStat = page.getByTestId('usage-summary').locator('.stat', { hasText: 'Requests' }).locator('dd')
+  const requestsStat = page.getByTestId('usage-summary').locator('.stat', { hasText: 'Refused' }).locator('dd')
   await page.waitForFunction(() => document.querySelector('[data-testid="usage-summary"]') !== null)
   for (let tries = 0; tries < 50 && (await requestsStat.textContent()) !== String(clientErrors); tries++) await Bun.sleep(100)
   expect(await requestsStat.textContent()).toBe(String(clientErrors))

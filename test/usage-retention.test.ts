@@ -29,7 +29,9 @@ function row(account: AccountRecord, key: KeyRecord, index: number, createdAt: n
 async function snapshot(store: Store, filters: UsageFilter[]) {
   const out: unknown[] = []
   for (const filter of filters) {
-    out.push(await store.usage.summarize(filter), await store.usage.dailyTotals(filter))
+    // A day's span (its first and last request) is known only while its rows are live: the totals are what must stay.
+    const days = (await store.usage.dailyTotals(filter)).map(({ firstAt: _first, lastAt: _last, ...totals }) => totals)
+    out.push(await store.usage.summarize(filter), days)
     for (const dimension of ['model', 'keyId', 'accountId'] as const) {
       // Ties in spend may come in either order: compare as sets.
       out.push((await store.usage.totalsBy(dimension, filter)).sort((a, b) => a.group.localeCompare(b.group)))

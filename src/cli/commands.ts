@@ -1,4 +1,5 @@
 import { type CommandSpec, type ParsedArgs, UsageError } from './args.ts'
+import { didYouMean } from './suggest.ts'
 
 const spec = (words: string, operands: string, values: string, switches: string, usage: string, summary: string): CommandSpec => ({
   words: words.split(' '),
@@ -58,7 +59,14 @@ ${commands.map((command) => `  ${command.usage}\n      ${command.summary}`).join
 
 Only serve and migrate create a database; the other commands refuse to run on a missing one.`
 
-/** The command the arguments name, or a UsageError listing what exists there. */
+/** The usage lines of every command that starts with `word` (`user` → user create, list, delete, password). */
+export function groupHelp(word: string): string | undefined {
+  const group = commands.filter((command) => command.words[0] === word)
+  if (group.length === 0) return undefined
+  return group.map((command) => `  tollgate ${command.usage}\n      ${command.summary}`).join('\n')
+}
+
+/** The command the arguments name, or a UsageError listing what exists there (and the nearest, for a slip). */
 export function findCommand(args: ParsedArgs): CommandSpec {
   const [first, second] = args.positional
   const exact = commands.find((command) => command.words[0] === first && (command.words.length === 1 || command.words[1] === second))
@@ -66,7 +74,10 @@ export function findCommand(args: ParsedArgs): CommandSpec {
   const group = commands.filter((command) => command.words[0] === first)
   if (group.length > 0) {
     const lines = group.map((command) => `       tollgate ${command.usage}`).join('\n').replace(/^ {7}/, 'usage: ')
-    throw new UsageError(second === undefined ? `"${first}" needs a subcommand\n${lines}` : `unknown command "${first} ${second}"\n${lines}`)
+    if (second === undefined) throw new UsageError(`"${first}" needs a subcommand\n${lines}`)
+    const hint = didYouMean(second, group.map((command) => command.words[1]!), `${first} `)
+    throw new UsageError(`unknown command "${first} ${second}"${hint}\n${lines}`)
   }
-  throw new UsageError(`unknown command "${first}"; \`tollgate --help\` lists them`)
+  const hint = didYouMean(first!, new Set(commands.map((command) => command.words[0]!)))
+  throw new UsageError(`unknown command "${first}"${hint}\n\`tollgate --help\` lists the commands`)
 }

@@ -47,7 +47,8 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
       const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
       const keys = await listKeys(store.keys, account?.id)
       const names = await accountNames(store.accounts)
-      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => table([
+      // The prefix is what is kept of a secret besides its SHA-256: enough to recognise a key, never to use it.
+      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => keys.length === 0 ? 'no keys' : table([
         ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
         ...keys.map((key) => [
           key.id, names.get(key.accountId) ?? '?', key.name ?? '-', `${key.prefix}…`, keyStatus(key), key.models?.join(',') ?? 'all',
@@ -56,7 +57,7 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
             .filter(Boolean).join(' ') || '-',
           `$${formatUsd(key.spent)}`, formatTime(key.lastUsedAt),
         ]),
-      ]) || 'no keys')
+      ]) + '\n\nPREFIX: the first characters of a key, kept to recognise it; the rest of the secret is stored only as its SHA-256.')
     }
     case 'revoke': {
       if (!id) throw new UsageError('usage: tollgate key revoke ID')

@@ -15,13 +15,16 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     account: accountName ?? null,
     key: keyId ?? null,
     requests: summary.requests,
+    succeeded: summary.succeeded,
+    refused: summary.refused,
+    failed: summary.failed,
     input_tokens: summary.inputTokens,
     cached_input_tokens: summary.cachedInputTokens,
     output_tokens: summary.outputTokens,
     spent_usd: formatUsd(summary.spent),
   }
   printResult(json, result, () => [
-    `requests:      ${result.requests}`,
+    `requests:      ${result.requests} (${result.succeeded} answered, ${result.refused} refused, ${result.failed} failed)`,
     `input tokens:  ${result.input_tokens} (${result.cached_input_tokens} cached)`,
     `output tokens: ${result.output_tokens}`,
     `spent:         $${result.spent_usd}`,

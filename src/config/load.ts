@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { parseUsd } from '../core/money.ts'
 import type { Price } from '../core/pricing.ts'
 import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
@@ -10,6 +11,8 @@ import {
 import {
   parseAdmin, parseAuth, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
 } from './sections.ts'
+
+import { describeYamlErrorPlace, locateYamlError } from './yaml-error.ts'
 
 export { ConfigError } from './validate.ts'
 
@@ -36,19 +39,24 @@ export interface LoadOptions {
   /** `--config FILE`; when absent: $TOLLGATE_CONFIG, then ./tollgate.yaml, then the defaults. */
   path?: string
   env?: Record<string, string | undefined>
+  /** Read no file at all, not even ./tollgate.yaml: the built-in defaults (the demo runs on them, whatever is here). */
+  builtIn?: boolean
 }
 
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
   // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
-  const path = options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
   let document: unknown = defaultDocument
   if (path !== undefined) {
-    if (!existsSync(path)) throw new ConfigError(path, 'config file not found')
+    if (!existsSync(path)) throw new ConfigError(path, `config file not found${missingFileHint(path)}`)
+    const text = readFileSync(path, 'utf8')
     try {
-      document = Bun.YAML.parse(readFileSync(path, 'utf8'))
+      document = Bun.YAML.parse(text)
     } catch (error) {
-      throw new ConfigError(path, `not valid YAML: ${(error as Error).message}`)
+      const reason = (error as Error).message.replace(/^YAML Parse error: /, '')
+      const place = locateYamlError(text)
+      throw new ConfigError(path, `not valid YAML: ${reason}${place ? ` at ${describeYamlErrorPlace(place)}` : ''}`)
     }
   }
   const config = parseConfig(interpolateEnv(document ?? {}, env), path ?? '(built-in defaults)')
@@ -56,6 +64,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (env.HOST) config.listen.host = env.HOST
   if (env.TOLLGATE_DATABASE) config.database = readDatabase(env.TOLLGATE_DATABASE, 'TOLLGATE_DATABASE')
   return config
+}
+
+/** The README's first step for a real set-up starts from the example; say so where it is missing. */
+function missingFileHint(path: string): string {
+  if (basename(path) !== 'tollgate.yaml') return ''
+  if (existsSync('examples/tollgate.yaml')) return ` (start from the example: cp examples/tollgate.yaml ${path})`
+  return ' (start from the example config, examples/tollgate.yaml in the Tollgate repository)'
 }
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {

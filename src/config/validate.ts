@@ -37,9 +37,9 @@ export function readNumber(value: unknown, field: string, fallback: number, opti
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
   const min = options.min ?? 0
   if (typeof number !== 'number' || !Number.isFinite(number) || number < min) {
-    throw new ConfigError(field, `must be a number ≥ ${min}`)
+    throw new ConfigError(field, `must be a number ≥ ${min}, got ${JSON.stringify(value)}`)
   }
-  if (options.integer && !Number.isInteger(number)) throw new ConfigError(field, 'must be a whole number')
+  if (options.integer && !Number.isInteger(number)) throw new ConfigError(field, `must be a whole number, got ${JSON.stringify(value)}`)
   return number
 }
 

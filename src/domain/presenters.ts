@@ -62,8 +62,12 @@ export function creditJson(entry: LedgerEntry) {
   }
 }
 
+/** `requests` is the sum of the three outcomes, kept for readers written before the split. */
 export function totalsJson(totals: UsageTotals) {
-  return { requests: totals.requests, input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, spent_usd: formatUsd(totals.spent) }
+  return {
+    requests: totals.requests, succeeded: totals.succeeded, refused: totals.refused, failed: totals.failed,
+    input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, spent_usd: formatUsd(totals.spent),
+  }
 }
 
 export function dayJson(day: UsageDay) {
@@ -80,6 +84,12 @@ export interface KeyLabel {
   prefix: string
 }
 
+/** How a request ended, by its status: the split every usage summary counts (db/usage-query.ts uses the same rule). */
+export function outcomeOf(status: number): 'succeeded' | 'refused' | 'failed' {
+  if (status < 400) return 'succeeded'
+  return status < 500 && status !== 499 ? 'refused' : 'failed'
+}
+
 export function requestJson(entry: UsageLogEntry, key: KeyLabel | undefined, accountName: string | undefined) {
   return {
     id: entry.id,
@@ -94,6 +104,7 @@ export function requestJson(entry: UsageLogEntry, key: KeyLabel | undefined, acc
     provider: entry.provider,
     protocol: entry.protocol,
     status: entry.status,
+    outcome: outcomeOf(entry.status),
     error_type: entry.errorType,
     input_tokens: entry.inputTokens,
     cached_input_tokens: entry.cachedInputTokens,

@@ -110,8 +110,15 @@ export interface UsageCursor {
   id: number
 }
 
+/**
+ * `requests` is every request with a valid key; it splits into `succeeded` (answered), `refused` (turned down before
+ * an answer: 4xx but 499) and `failed` (5xx, or the client left mid-answer: 499).
+ */
 export interface UsageTotals {
   requests: number
+  succeeded: number
+  refused: number
+  failed: number
   inputTokens: number
   outputTokens: number
   spent: number
@@ -120,6 +127,9 @@ export interface UsageTotals {
 /** One UTC day: `day` is the epoch milliseconds of its midnight. */
 export interface UsageDay extends UsageTotals {
   day: number
+  /** The first and last request of the day's live rows (absent for a day folded into daily totals). */
+  firstAt?: number
+  lastAt?: number
 }
 
 /** Totals for one value of a dimension (a model id, a key id or an account id as text). */
@@ -151,12 +161,8 @@ export interface SessionRecord {
   expiresAt: number
 }
 
-export interface UsageSummary {
-  requests: number
-  inputTokens: number
+export interface UsageSummary extends UsageTotals {
   cachedInputTokens: number
-  outputTokens: number
-  spent: number
 }
 
 export type AdminScope = 'read' | 'full'

@@ -132,6 +132,7 @@ export interface Store {
   adminTokens: AdminTokenRepository
   /** Single sign-on identities and sign-ins in progress (domain/single-sign-on). */
   identities: IdentityRepository
-  migrate(): Promise<void>
+  /** Create or update the tables; says what it applied and whether the database was new. */
+  migrate(): Promise<{ applied: string[]; created: boolean }>
   close(): Promise<void>
 }

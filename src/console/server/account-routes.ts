@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { createAccount, creditAccount } from '../../domain/accounts.ts'
-import { accountJson, creditJson, dayJson } from '../../domain/presenters.ts'
+import { accountJson } from '../../domain/presenters.ts'
+import { balanceHistory } from './balance-history.ts'
 import type { Services } from '../../edge/services.ts'
 import { readUsd } from './key-input.ts'
 import * as schema from './schemas.ts'
@@ -13,7 +14,7 @@ const tags = ['Accounts']
 
 /** What every role may read: every account for an admin, its own for an account's login. */
 function accountReadRoutes(services: Services) {
-  const { accounts, usage } = services.store
+  const { accounts } = services.store
   return new Elysia({ name: 'console-account-reads' })
     .use(signedIn(services))
     .get('/console/api/accounts', async ({ viewer }) => {
@@ -34,18 +35,15 @@ function accountReadRoutes(services: Services) {
     .get('/console/api/accounts/:id/history', async ({ viewer, params }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const since = (Math.floor(Date.now() / dayMs) - spendHistoryDays + 1) * dayMs
-      const [entries, days] = await Promise.all([accounts.ledgerEntries(account.id), usage.dailyTotals({ accountId: account.id, since })])
-      const history = [
-        ...entries.map((entry) => ({ sortAt: entry.createdAt, item: creditJson(entry) })),
-        // A day's spend is listed at the end of that day, after the credits made during it.
-        ...days.filter((day) => day.requests > 0).map((day) => ({ sortAt: day.day + dayMs - 1, item: { kind: 'usage' as const, ...dayJson(day) } })),
-      ].sort((a, b) => b.sortAt - a.sortAt)
-      return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: history.map((entry) => entry.item) }
+      return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: await balanceHistory(services, account, since) }
     }, {
       permission: 'accounts:read',
       params: schema.idParams('account'),
       response: { 200: schema.accountHistory, ...schema.errorResponses },
-      detail: { tags, summary: "An account's balance history", description: 'Credits and daily spend over the last 90 days, newest first.' },
+      detail: {
+        tags, summary: "An account's balance history",
+        description: 'Credits, and spending over the last 90 days per day (split where a credit fell within the day), newest first in the order they happened, each with the balance after it.',
+      },
     })
 }
 

@@ -58,6 +58,7 @@ export function modelRoutes(services: Services) {
     .get('/console/api/routes', () => {
       return services.relay.routeHealth().map((route) => ({
         route: route.route, state: route.state, requests: route.requests, failures: route.failures, trips: route.trips,
+        window_s: services.config.routing.windowS,
         open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
       }))
     }, {

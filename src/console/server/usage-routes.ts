@@ -28,7 +28,7 @@ function fillDays(days: UsageDay[], since: number, until: number): UsageDay[] {
   const byDay = new Map(days.map((day) => [day.day, day]))
   const filled: UsageDay[] = []
   for (let day = Math.floor(since / dayMs) * dayMs; day < until; day += dayMs) {
-    filled.push(byDay.get(day) ?? { day, requests: 0, inputTokens: 0, outputTokens: 0, spent: 0 })
+    filled.push(byDay.get(day) ?? { day, requests: 0, succeeded: 0, refused: 0, failed: 0, inputTokens: 0, outputTokens: 0, spent: 0 })
   }
   return filled
 }
@@ -46,6 +46,15 @@ function readLimit(value: string | undefined): number {
     throw invalidRequest(`Invalid value for 'limit': expected a whole number from 1 to 200.`, 'limit')
   }
   return Number(value)
+}
+
+/**
+ * A model row's label: a refusal written before the body's model was read has none, and a model the client typed
+ * that is not configured is marked, so neither reads as a model that was served.
+ */
+function modelLabel(services: Services, id: string): string {
+  if (id === '') return 'refused before the model was read'
+  return services.config.models.some((model) => model.id === id) ? id : `${id} (not configured)`
 }
 
 async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map<string, KeyLabel>> {
@@ -72,7 +81,7 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
     until: new Date(filter.until).toISOString(),
     totals: totalsJson(totals),
     daily: fillDays(days, filter.since, filter.until).map(dayJson),
-    by_model: byModel.map((group) => groupJson(group)),
+    by_model: byModel.map((group) => groupJson(group, modelLabel(services, group.group))),
     by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
     by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
   }

@@ -19,5 +19,6 @@ export const roleNames: Record<Role, string> = { admin: 'Admin', 'account-admin'
 /** What the header says after the name: the role, and the account for an account's login. */
 export function describeRole(session: SessionInfo): string {
   const { role, account } = session.user
-  return role === 'admin' ? 'Admin' : `${roleNames[role]} of ${account?.name ?? 'an account'}`
+  // "Administrator" rather than "admin · admin" beside a login named admin.
+  return role === 'admin' ? 'Administrator' : `${roleNames[role]} of ${account?.name ?? 'an account'}`
 }

@@ -46,7 +46,11 @@ export interface Key {
 }
 
 export interface Totals {
+  /** succeeded + refused + failed */
   requests: number
+  succeeded: number
+  refused: number
+  failed: number
   input_tokens: number
   output_tokens: number
   spent_usd: string
@@ -83,6 +87,7 @@ export interface RequestRow {
   model: string
   provider: string
   status: number
+  outcome: 'succeeded' | 'refused' | 'failed'
   error_type: string | null
   input_tokens: number
   cached_input_tokens: number
@@ -99,7 +104,7 @@ export interface RequestPage {
 
 export type HistoryEntry =
   | { kind: 'credit'; at: string; amount_usd: string; balance_after_usd: string; note: string; actor: string }
-  | ({ kind: 'usage' } & Day)
+  | ({ kind: 'usage'; from: string; to: string; balance_after_usd: string } & Day)
 
 export interface BalanceHistory {
   account: Account
@@ -139,6 +144,7 @@ export interface RouteHealth {
   requests: number
   failures: number
   trips: number
+  window_s: number
   open_until: string | null
   last_failure: string | null
 }

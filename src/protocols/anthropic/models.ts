@@ -4,9 +4,13 @@ import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
 
+/** Anthropic's model object; `max_input_tokens` / `max_tokens` carry the configured context window and output cap. */
 function encodeModel(model: ModelConfig, key: Caller) {
   // The gateway has no release dates; the key's creation is when these models became available to it.
-  return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString() }
+  return {
+    type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString(),
+    max_input_tokens: model.contextWindow ?? null, max_tokens: model.maxOutputTokens,
+  }
 }
 
 function readLimit(value: string | null): number {

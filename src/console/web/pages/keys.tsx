@@ -61,6 +61,7 @@ export function Keys({ session, search }: PageProps) {
           </TableScroll>
         )}
       </Resolved>
+      <p class="hint" data-testid="key-prefix-note">Key shows a secret's first characters, kept to recognise it; the secret itself is stored only as a hash and was shown once, when it was made.</p>
     </>
   )
 }
