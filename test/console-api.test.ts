@@ -121,6 +121,9 @@ describe('what the admin can do', () => {
   })
 
   test('logins: a generated password is returned once and works; an admin cannot delete their own login', async () => {
+    const noAccount = await admin.send('POST', '/console/api/users', { name: 'bob' }) // a viewer, the default role, of no account
+    expect(noAccount.status).toBe(400)
+    expect((await noAccount.json()).error.field).toBe('account_id')
     const created = await admin.send('POST', '/console/api/users', { name: 'bob', role: 'account-admin', account_id: other.id })
     expect(created.status).toBe(201)
     const { user, password } = await created.json()

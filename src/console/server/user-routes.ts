@@ -40,7 +40,9 @@ export function userRoutes(services: Services, limiter: SignInLimiter) {
     .post('/console/api/users', async ({ viewer, actor, body, status }) => {
       const role = body.role ?? 'viewer'
       requireGrantable(actor, role)
-      const account = belongsToAccount(role) ? await visibleAccount(services, viewer, body.account_id ?? ownAccountId(viewer)) : undefined
+      const accountId = body.account_id ?? ownAccountId(viewer)
+      if (belongsToAccount(role) && (accountId === undefined || accountId === null)) throw invalidRequest(`Missing 'account_id': a login with the role ${role} belongs to one account.`, 'account_id')
+      const account = belongsToAccount(role) ? await visibleAccount(services, viewer, accountId) : undefined
       const result = await createUser(store, { name: body.name.trim(), role, accountId: account?.id, password: body.password || undefined })
       // A generated password is returned this once, like a key's secret.
       return status(201, { user: userJson(result.user, account?.name), password: result.generated ? result.password : undefined })
