@@ -77,7 +77,7 @@ describe('command-line slips', () => {
   test('tollgate user --help shows the user commands', () => {
     const result = runCli(cli, ['user', '--help'])
     expect(result.code).toBe(0)
-    for (const usage of ['user create NAME (--admin | --account ACCOUNT)', 'user list', 'user delete NAME', 'user password NAME']) {
+    for (const usage of ['user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer])', 'user list', 'user delete NAME', 'user password NAME']) {
       expect(result.stdout).toContain(`  tollgate ${usage}`)
     }
   })

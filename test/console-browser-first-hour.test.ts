@@ -69,10 +69,10 @@ describe('the console no longer misleads', () => {
     expect(rows[0]![0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(–\d\d:\d\d:\d\d)?$/) // the span of the spending
     await saveScreenshot(page, 'first-hour-3-balance-history')
 
-    // A new login is an account user unless an admin is chosen.
+    // A new login is a viewer (the least privilege) unless a stronger role is chosen.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logins' }).click()
     await page.getByLabel('Role').waitFor()
-    expect(await page.getByLabel('Role').inputValue()).toBe('account')
+    expect(await page.getByLabel('Role').inputValue()).toBe('viewer')
 
     // The key list says what its prefix is: kept to recognise a key, while the secret is stored only as a hash.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click()

@@ -19,7 +19,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({ balanceUsd: '25' })
   const { store } = gateway.gateway.services
   passwords.ops = await addLogin(store, 'ops', 'admin')
-  passwords.alice = await addLogin(store, 'alice', 'account', gateway.account.id)
+  passwords.alice = await addLogin(store, 'alice', 'account-admin', gateway.account.id)
   other = await gateway.createAccount('other-co', '10')
   foreignKeyId = (await gateway.createKey({ accountId: other.id, name: 'their-secret-key' })).record.id
 }, 30_000)
@@ -160,7 +160,7 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
     // A login for that account with a generated password, shown once.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logins' }).click()
     await page.getByLabel('Username').fill('carol')
-    await page.getByLabel('Role').selectOption('account')
+    await page.getByLabel('Role').selectOption('account-admin')
     await page.getByLabel('Account', { exact: true }).selectOption({ label: 'other-co' })
     await page.getByRole('button', { name: 'Create login' }).click()
     expect((await page.getByTestId('new-login-password').textContent())!).toMatch(/^[0-9A-Za-z]{24}$/)

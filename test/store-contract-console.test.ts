@@ -100,7 +100,7 @@ for (const [name, prepare] of storeBackends) {
     })
 
     test('users: unique names; deleting one deletes its sessions', async () => {
-      const { user } = await createUser(store, { name: 'ops', role: 'account', accountId: first, password: 'a long enough password' })
+      const { user } = await createUser(store, { name: 'ops', role: 'account-admin', accountId: first, password: 'a long enough password' })
       expect(await store.users.findByName('ops')).toEqual(user)
       expect(user.accountId).toBe(first)
       await expect(createUser(store, { name: 'ops', role: 'admin' })).rejects.toThrow('already exists')

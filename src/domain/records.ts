@@ -137,9 +137,10 @@ export interface UsageGroup extends UsageTotals {
   group: string
 }
 
-export type UserRole = 'admin' | 'account'
+/** The console's roles (domain/roles.ts says what each may do). */
+export type UserRole = 'admin' | 'account-admin' | 'viewer'
 
-/** A console login: an operator (`admin`, no account) or a user of exactly one account. */
+/** A console login: an operator (`admin`, no account) or an `account-admin` or `viewer` of exactly one account. */
 export interface UserRecord {
   id: number
   name: string

@@ -27,6 +27,7 @@ export function adminKeyRoutes(services: Services) {
       const [keys, names] = await Promise.all([listKeys(store.keys, accountId), accountNames(store.accounts)])
       return keys.reverse().map((key) => keyJson(key, names.get(key.accountId)))
     }, {
+      permission: 'keys:read',
       query: t.Object({ account_id: t.Optional(t.String({ description: "Only this account's keys" })) }),
       response: { 200: t.Array(schema.key), ...schema.errorResponses },
       detail: adminDetail('List keys, newest first'),
@@ -38,6 +39,7 @@ export function adminKeyRoutes(services: Services) {
       services.keys.changed(record)
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
+      permission: 'keys:write',
       ...schema.jsonBody(schema.newKeyBody),
       response: { 201: schema.createdKey, ...schema.errorResponses },
       detail: adminDetail('Create a key', `account_id is required. The answer holds the secret, the only time it is ever shown. ${writes}`),
@@ -46,6 +48,7 @@ export function adminKeyRoutes(services: Services) {
       const key = await findKey(services, undefined, params.id)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:read',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Show a key'),
@@ -56,6 +59,7 @@ export function adminKeyRoutes(services: Services) {
       services.keys.changed(key)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       ...schema.jsonBody(schema.keyChangesBody),
       response: { 200: schema.key, ...schema.errorResponses, 409: schema.consoleError },
@@ -67,6 +71,7 @@ export function adminKeyRoutes(services: Services) {
       services.keys.changed(key)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Revoke a key', `Revoking a revoked key changes nothing. ${atOnce} ${writes}`),
@@ -76,6 +81,7 @@ export function adminKeyRoutes(services: Services) {
       services.keys.changed(record)
       return { key: keyJson(record, await accountName(record.accountId)), secret }
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.createdKey, ...schema.errorResponses, 409: schema.consoleError },
       detail: adminDetail('Rotate a key',

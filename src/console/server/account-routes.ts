@@ -5,27 +5,28 @@ import { balanceHistory } from './balance-history.ts'
 import type { Services } from '../../edge/services.ts'
 import { readUsd } from './key-input.ts'
 import * as schema from './schemas.ts'
-import { isAdmin, visibleAccount } from './scope.ts'
+import { seesEveryAccount, visibleAccount } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 
 const dayMs = 86_400_000
 const spendHistoryDays = 90
 const tags = ['Accounts']
-const adminsOnly = 'Admins only; to an account user this route does not exist (404).'
 
-/** What any signed-in viewer may read: every account for an admin, their own for an account user. */
+/** What every role may read: every account for an admin, its own for an account's login. */
 function accountReadRoutes(services: Services) {
   const { accounts } = services.store
   return new Elysia({ name: 'console-account-reads' })
     .use(signedIn(services))
     .get('/console/api/accounts', async ({ viewer }) => {
-      if (isAdmin(viewer)) return (await accounts.list()).map(accountJson)
+      if (seesEveryAccount(viewer)) return (await accounts.list()).map(accountJson)
       return [accountJson(await visibleAccount(services, viewer, viewer.user.accountId))]
     }, {
+      permission: 'accounts:read',
       response: { 200: t.Array(schema.account), ...schema.errorResponses },
-      detail: { tags, summary: 'List accounts', description: 'An account user sees only their own.' },
+      detail: { tags, summary: 'List accounts', description: "An account's login sees only its own." },
     })
     .get('/console/api/accounts/:id', async ({ viewer, params }) => accountJson(await visibleAccount(services, viewer, params.id)), {
+      permission: 'accounts:read',
       params: schema.idParams('account'),
       response: { 200: schema.account, ...schema.errorResponses },
       detail: { tags, summary: 'Show an account' },
@@ -36,6 +37,7 @@ function accountReadRoutes(services: Services) {
       const since = (Math.floor(Date.now() / dayMs) - spendHistoryDays + 1) * dayMs
       return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: await balanceHistory(services, account, since) }
     }, {
+      permission: 'accounts:read',
       params: schema.idParams('account'),
       response: { 200: schema.accountHistory, ...schema.errorResponses },
       detail: {
@@ -49,25 +51,27 @@ function accountReadRoutes(services: Services) {
 function accountAdminRoutes(services: Services) {
   const { accounts } = services.store
   return new Elysia({ name: 'console-account-changes' })
-    .use(signedIn(services, { admin: true }))
-    .post('/console/api/accounts', async ({ viewer, body, status }) => {
+    .use(signedIn(services))
+    .post('/console/api/accounts', async ({ actor, body, status }) => {
       const opening = readUsd(body.balance_usd?.trim() || '0', 'balance_usd')
-      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, viewer.user.name)))
+      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor.label)))
     }, {
+      permission: 'accounts:create',
       ...schema.jsonBody(schema.newAccountBody),
       response: { 201: schema.account, ...schema.errorResponses },
-      detail: { tags, summary: 'Create an account', description: adminsOnly },
+      detail: { tags, summary: 'Create an account' },
     })
     // The domain refuses a zero amount and an overdraft.
-    .post('/console/api/accounts/:id/credits', async ({ viewer, params, body, status }) => {
+    .post('/console/api/accounts/:id/credits', async ({ viewer, actor, params, body, status }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const amount = readUsd(body.amount_usd.trim(), 'amount_usd')
-      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), viewer.user.name)))
+      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor.label)))
     }, {
+      permission: 'accounts:credit',
       params: schema.idParams('account'),
       ...schema.jsonBody(schema.creditBody),
       response: { 201: schema.account, ...schema.errorResponses },
-      detail: { tags, summary: 'Credit or debit an account', description: adminsOnly },
+      detail: { tags, summary: 'Credit or debit an account' },
     })
 }
 

@@ -21,6 +21,7 @@ export function keyRoutes(services: Services) {
       const [keys, names] = await Promise.all([listKeys(store.keys, accountId), accountNames(store.accounts)])
       return keys.reverse().map((key) => keyJson(key, names.get(key.accountId)))
     }, {
+      permission: 'keys:read',
       query: schema.accountQuery,
       response: { 200: t.Array(schema.key), ...schema.errorResponses },
       detail: { tags, summary: 'List keys, newest first', description: "An account user sees only their own account's keys." },
@@ -35,6 +36,7 @@ export function keyRoutes(services: Services) {
       services.keys.changed(record)
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
+      permission: 'keys:write',
       ...schema.jsonBody(schema.newKeyBody),
       response: { 201: schema.createdKey, ...schema.errorResponses },
       detail: { tags, summary: 'Create a key', description: 'The answer holds the secret, the only time it is ever shown.' },
@@ -43,6 +45,7 @@ export function keyRoutes(services: Services) {
       const key = await visibleKey(services, viewer, params.id)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:read',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: { tags, summary: 'Show a key' },
@@ -54,6 +57,7 @@ export function keyRoutes(services: Services) {
       services.keys.changed(key)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       ...schema.jsonBody(schema.keyChangesBody),
       response: { 200: schema.key, ...schema.errorResponses },
@@ -69,6 +73,7 @@ export function keyRoutes(services: Services) {
       services.keys.changed(record)
       return { key: keyJson(record, await accountName(record.accountId)), secret }
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.createdKey, ...schema.errorResponses },
       detail: {
@@ -82,6 +87,7 @@ export function keyRoutes(services: Services) {
       services.keys.changed(key)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: { tags, summary: 'Revoke a key', description: 'Takes effect at once; revoking a revoked key changes nothing.' },

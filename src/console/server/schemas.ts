@@ -53,10 +53,12 @@ export const key = t.Object({
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
 
+const role = t.Union([t.Literal('admin'), t.Literal('account-admin'), t.Literal('viewer')], { description: 'What the login may do: see the README\'s role matrix' })
+
 export const user = t.Object({
   id: whole(),
   name: t.String(),
-  role: t.Union([t.Literal('admin'), t.Literal('account')]),
+  role,
   account_id: nullable(whole()),
   account: nullable(t.String()),
   created_at: time('When the login was created'),
@@ -70,8 +72,10 @@ export const session = t.Object({
   user: t.Object({
     id: whole(),
     name: t.String(),
-    role: t.Union([t.Literal('admin'), t.Literal('account')]),
+    role,
     account: nullable(t.Object({ id: whole(), name: t.String() })),
+    permissions: t.Array(t.String(), { description: "What the login's role may do (the README's role matrix): the console shows only those actions" }),
+    grantable_roles: t.Array(role, { description: 'The roles this login may give to logins it creates; empty without users:write' }),
   }),
   csrf_token: t.String({ description: 'Send it back as the x-csrf-token header on every state change' }),
   expires_at: time('When the session ends unless used'),

@@ -5,7 +5,7 @@ import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../.
 import type { UsageCursor, UsageDay, UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import * as schema from './schemas.ts'
-import { isAdmin, ownAccountId } from './scope.ts'
+import { ownAccountId, seesEveryAccount } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 import { readUsageFilter } from './usage-filter.ts'
 import { requestCsv } from './request-csv.ts'
@@ -107,8 +107,9 @@ export function usageRoutes(services: Services) {
     // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
     .get('/console/api/usage', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return usageReport(services, filter, isAdmin(viewer))
+      return usageReport(services, filter, seesEveryAccount(viewer))
     }, {
+      permission: 'usage:read',
       query: schema.usageQuery,
       response: { 200: schema.usage, ...schema.errorResponses },
       detail: {
@@ -119,8 +120,9 @@ export function usageRoutes(services: Services) {
     // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
     .get('/console/api/requests', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return requestLogPage(services, filter, query, isAdmin(viewer))
+      return requestLogPage(services, filter, query, seesEveryAccount(viewer))
     }, {
+      permission: 'usage:read',
       query: schema.requestsQuery,
       response: { 200: schema.requestPage, ...schema.errorResponses },
       detail: { tags, summary: 'The request log, newest first', description: 'One keyset page at a time: pass `next` back as `before`.' },
@@ -128,13 +130,14 @@ export function usageRoutes(services: Services) {
     .get('/console/api/requests/csv', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
       const day = new Date().toISOString().slice(0, 10)
-      return new Response(requestCsv(services, filter, isAdmin(viewer)), {
+      return new Response(requestCsv(services, filter, seesEveryAccount(viewer)), {
         headers: {
           'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store',
           'content-disposition': `attachment; filename="tollgate-requests-${day}.csv"`,
         },
       })
     }, {
+      permission: 'usage:read',
       query: schema.usageQuery,
       response: schema.errorResponses,
       detail: {

@@ -1,6 +1,17 @@
 /** The console API's JSON shapes. Money is always an exact decimal string (`*_usd`), never a number. */
+export type Role = 'admin' | 'account-admin' | 'viewer'
+
 export interface SessionInfo {
-  user: { id: number; name: string; role: 'admin' | 'account'; account: { id: number; name: string } | null }
+  user: {
+    id: number
+    name: string
+    role: Role
+    account: { id: number; name: string } | null
+    /** What the role may do (the README's role matrix), e.g. `keys:write`. */
+    permissions: string[]
+    /** The roles this login may give to logins it creates, weakest last. */
+    grantable_roles: Role[]
+  }
   csrf_token: string
   expires_at: string
   models: string[]
@@ -104,7 +115,7 @@ export interface BalanceHistory {
 export interface User {
   id: number
   name: string
-  role: 'admin' | 'account'
+  role: Role
   account_id: number | null
   account: string | null
   created_at: string

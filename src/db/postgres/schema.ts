@@ -120,7 +120,7 @@ export const usageDaily = pgTable('usage_daily', {
 export const users = pgTable('users', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   name: text('name').notNull().unique(),
-  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  role: text('role', { enum: ['admin', 'account-admin', 'viewer'] }).notNull(),
   accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
   passwordHash: text('password_hash').notNull(),
   createdAt: time('created_at').notNull(),

@@ -111,7 +111,7 @@ export const usageDaily = sqliteTable('usage_daily', {
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
-  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  role: text('role', { enum: ['admin', 'account-admin', 'viewer'] }).notNull(),
   accountId: integer('account_id').references(() => accounts.id),
   passwordHash: text('password_hash').notNull(),
   createdAt: integer('created_at').notNull(),

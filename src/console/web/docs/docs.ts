@@ -30,6 +30,9 @@ interface Operation {
   parameters?: Parameter[]
   requestBody?: { content?: Record<string, Content> }
   responses?: Record<string, { description?: string; content?: Record<string, Content> }>
+  /** Set on every signed-in route by its permission (console/server/access.ts): the README's role matrix, per route. */
+  'x-permission'?: string
+  'x-roles'?: string[]
 }
 interface OpenApiDocument {
   info: { title: string; description?: string; version: string }
@@ -93,6 +96,8 @@ function operationView(method: string, path: string, operation: Operation): Node
     element('h3', {}, element('span', { class: `method ${method}` }, method.toUpperCase()), ' ', element('code', {}, path)),
     operation.summary && element('p', { class: 'summary' }, operation.summary),
     operation.description && element('p', {}, operation.description),
+    operation['x-permission'] && element('p', { class: 'permission' }, 'Permission ', element('code', {}, operation['x-permission']),
+      `: ${operation['x-roles']?.join(', ') || 'nobody'} (see the role matrix in the README).`),
     parameters.length > 0 && element('h4', {}, 'Parameters'),
     parameters.length > 0 && table(['Parameter', 'In', 'Type', 'Required', 'Description'], parameters.map((parameter) => element('tr', {},
       element('td', {}, element('code', {}, parameter.name)), element('td', {}, parameter.in),
