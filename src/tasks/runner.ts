@@ -48,6 +48,8 @@ export class TaskRunner {
   private timer: ReturnType<typeof setInterval> | undefined
   private leaseTimer: ReturnType<typeof setInterval> | undefined
   private ticking = false
+  /** The housekeeping (orphans, expiry, tasks to end, retention) runs once per poll, not on every item's wake. */
+  private sweepDue = true
   private again = false
   private stopping = false
   private lastPurge = 0
@@ -61,7 +63,10 @@ export class TaskRunner {
 
   async start(): Promise<void> {
     await this.recover(true)
-    this.timer = setInterval(() => this.wake(), this.pollMs)
+    this.timer = setInterval(() => {
+      this.sweepDue = true
+      this.wake()
+    }, this.pollMs)
     this.timer.unref?.()
     this.leaseTimer = setInterval(() => void this.renew(), this.leaseMs / 3)
     this.leaseTimer.unref?.()
@@ -91,16 +96,40 @@ export class TaskRunner {
       return
     }
     this.ticking = true
-    void this.tick().catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' })).finally(() => {
+    // A turn of its own, never inside the chain that woke it: on SQLite an item's claim, run and finish resolve without
+    // I/O, so a wake from an item's end, run at once, would start the next item in the same turn, and so on through the
+    // whole batch (20,000 items refused for money held every tenant for 7.7 s).
+    const turn = () => void this.tick().catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' })).finally(() => {
       this.ticking = false
       if (this.again) {
         this.again = false
         this.wake()
       }
     })
+    // setImmediate, not a timer: I/O is served between two turns either way, and a timer's extra millisecond per turn
+    // made a 20,000-item batch refused for money take 27 s instead of 4.5 s (measured: /healthz p99 under 10 ms both).
+    setImmediate(turn)
   }
 
   private async tick(): Promise<void> {
+    if (this.stopping) return // a turn scheduled before stop(): the store may be closing
+    const { tasks, config } = this.deps
+    if (this.sweepDue) {
+      this.sweepDue = false
+      await this.sweep()
+    }
+    // At most `concurrency` items started per turn: items that end within the turn (no I/O) leave room for more,
+    // which the next turn takes.
+    for (let started = 0; started < config.concurrency && !this.stopping && this.running.size < config.concurrency; started++) {
+      const busy = [...this.perAccount].filter(([account, count]) => count >= this.limitOf(account)).map(([account]) => account)
+      const claimed = await tasks.repository.claimItem(this.owner, Date.now(), Date.now() + this.leaseMs, busy)
+      if (!claimed) break
+      this.launch(claimed)
+    }
+  }
+
+  /** Items a crash left running, tasks past their window, tasks with nothing left to run, rows past their retention. */
+  private async sweep(): Promise<void> {
     const { tasks, config } = this.deps
     const now = Date.now()
     await this.recover(false)
@@ -110,12 +139,6 @@ export class TaskRunner {
       this.lastPurge = now
       const purged = await tasks.repository.purge(now - config.retentionDays * 86_400_000, now)
       if (purged.tasks || purged.files) this.deps.logger.info(purged, 'deleted tasks and files past their retention')
-    }
-    while (!this.stopping && this.running.size < config.concurrency) {
-      const busy = [...this.perAccount].filter(([account, count]) => count >= this.limitOf(account)).map(([account]) => account)
-      const claimed = await tasks.repository.claimItem(this.owner, Date.now(), Date.now() + this.leaseMs, busy)
-      if (!claimed) break
-      this.launch(claimed)
     }
   }
 

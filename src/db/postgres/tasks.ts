@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import type { ItemOutcome, TaskStatus } from '../../domain/tasks/records.ts'
 import type { TaskRepository } from '../../domain/tasks/repository.ts'
+import { quotaPassed } from '../../domain/tasks/quotas.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
 
 type Row = Record<string, any>
@@ -29,6 +30,14 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     const ended = await run(`UPDATE task_items SET status = ?, finished_at = ? WHERE task_id = ? AND status = 'pending'`, [status, at, taskId], tx)
     if (ended > 0) await run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, [ended, taskId], tx)
   }
+  /** Serializes the quota checks of one account, across instances, until the transaction ends. */
+  const lockAccount = (accountId: number, tx: Runner) => all(`SELECT pg_advisory_xact_lock(hashtextextended('tollgate-task-quota:' || ?::text, 0))`, [accountId], tx)
+  const storedFiles = async (accountId: number, on: Runner = client) => {
+    const row = (await first(`SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`, [accountId], on))!
+    return { files: Number(row.files), bytes: Number(row.bytes) }
+  }
+  const countOpen = async (accountId: number, on: Runner = client) =>
+    Number((await first(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, [accountId], on))!.open)
   const deleteFile = (id: string) => client.begin(async (tx) => {
     await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
     return (await run('DELETE FROM task_files WHERE id = ?', [id], tx)) > 0
@@ -38,10 +47,18 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     async insertFilePart(fileId, seq, data) {
       await run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', [fileId, seq, data])
     },
-    async insertFile(file) {
+    insertFile: (file, quota) => client.begin(async (tx) => {
+      if (quota) {
+        // Two uploads of one account at once are counted one after the other (on any instance).
+        await lockAccount(file.accountId, tx)
+        const passed = quotaPassed(await storedFiles(file.accountId, tx), file.bytes, quota)
+        if (passed) return passed
+      }
       await run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt])
-    },
+        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt], tx)
+      return 'stored' as const
+    }),
+    storedFiles: (accountId) => storedFiles(accountId),
     async findFile(id) {
       const row = await first('SELECT * FROM task_files WHERE id = ?', [id])
       return row ? fileOf(row) : undefined
@@ -59,16 +76,20 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return rows.map((row) => ({ seq: Number(row.seq), data: row.data as string }))
     },
     deleteFile,
-    async createTask(task, items) {
-      await client.begin(async (tx) => {
-        await run(insertTaskSql, taskValues(task), tx)
-        for (let start = 0; start < items.length; start += 500) {
-          const chunk = items.slice(start, start + 500)
-          await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
-            chunk.flatMap((item) => [item.id, task.id, item.seq, item.customId, item.body]), tx)
-        }
-      })
-    },
+    createTask: (task, items, maxOpen = Number.POSITIVE_INFINITY) => client.begin(async (tx) => {
+      if (Number.isFinite(maxOpen)) {
+        await lockAccount(task.accountId, tx)
+        if ((await countOpen(task.accountId, tx)) >= maxOpen) return false
+      }
+      await run(insertTaskSql, taskValues(task), tx)
+      for (let start = 0; start < items.length; start += 500) {
+        const chunk = items.slice(start, start + 500)
+        await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
+          chunk.flatMap((item) => [item.id, task.id, item.seq, item.customId, item.body]), tx)
+      }
+      return true
+    }),
+    openTaskCount: (accountId) => countOpen(accountId),
     findTask: (id) => findTask(id),
     async listTasks(accountId, page) {
       const kind = page.kind ?? null
@@ -161,5 +182,7 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       for (const { id } of files) await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
       return { tasks: tasks.length, files: files.length }
     }),
+    // Every change above is one transaction: a crash leaves nothing half-done to clear.
+    removeLeftovers: async () => 0,
   }
 }

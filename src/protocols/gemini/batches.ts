@@ -3,13 +3,15 @@ import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import { gatewayErrorOf, type ItemRecord, maxItems, type TaskRecord, type TaskService, type TaskStatus } from '../../edge/tasks.ts'
 import type { Caller } from '../../relay/types.ts'
-import { type BatchItemCodec, checkItem, itemInvalid, itemRequest } from '../shared/batch-item.ts'
+import { type BatchItemCodec, checkEach, checkItem, itemInvalid, itemRequest } from '../shared/batch-item.ts'
+import { boundedJson, boundedName } from '../shared/batch-metadata.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import { pageLimit } from '../shared/page-limit.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { encodeGeminiError } from './encode-error.ts'
 import { modelPathOf, splitModelPath } from './model-path.ts'
 import { geminiGenerate } from './protocol.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {
@@ -43,8 +45,12 @@ export function inlined(item: ItemRecord) {
   return { error, ...(metadata && { metadata }) }
 }
 
-/** A task as the Operation Gemini answers create and get with; `done`, `output` and `response` once it has ended. */
-export async function presentOperation(task: TaskRecord, tasks: TaskService) {
+/**
+ * A task as the Operation Gemini answers create and get with; `done` once it has ended, and then `output` and
+ * `response` (every inlined response: up to 50,000) when one batch is asked for, never in a listing, whose answer
+ * stays a page of states and counts however large the batches are.
+ */
+export async function presentOperation(task: TaskRecord, tasks: TaskService, withOutput = true) {
   const name = `batches/${task.id}`
   const metadata: Record<string, unknown> = {
     '@type': batchType, name, model: `models/${task.model}`, ...(task.displayName && { displayName: task.displayName }), state: states[task.status],
@@ -52,12 +58,15 @@ export async function presentOperation(task: TaskRecord, tasks: TaskService) {
     ...(task.finishedAt !== null && { endTime: new Date(task.finishedAt).toISOString() }), batchStats: stats(task),
   }
   if (task.finishedAt === null) return { name, metadata }
-  const responses = []
-  for await (const item of tasks.items(task.id)) responses.push(inlined(item))
-  const output = { inlinedResponses: { inlinedResponses: responses } }
-  metadata.output = output
-  const ended = { name, metadata, done: true, response: { '@type': outputType, ...output } }
-  if (task.status === 'cancelled') return { ...ended, error: { code: 1, message: 'The batch was cancelled.' } }
+  const ended: Record<string, unknown> = { name, metadata, done: true }
+  if (withOutput) {
+    const responses = []
+    for await (const item of tasks.items(task.id)) responses.push(inlined(item))
+    const output = { inlinedResponses: { inlinedResponses: responses } }
+    metadata.output = output
+    ended.response = { '@type': outputType, ...output }
+  }
+  if (task.status === 'cancelled') ended.error = { code: 1, message: 'The batch was cancelled.' }
   return ended
 }
 
@@ -79,36 +88,37 @@ async function createBatch(services: Services, caller: Caller, request: Request,
   const list = isObject(input.requests) ? input.requests.requests : undefined
   if (!Array.isArray(list) || list.length === 0) throw new GatewayError('invalid_request', "'batch.inputConfig.requests.requests' must be a non-empty list.", { param: 'batch.inputConfig.requests.requests' })
   if (list.length > maxItems) throw new GatewayError('invalid_request', `A batch holds at most ${maxItems} requests.`, { param: 'batch.inputConfig.requests.requests' })
+  const displayName = boundedName(batch.displayName ?? batch.display_name, 'batch.displayName')
+  // An account with as many batches running as it may is refused before its requests are checked.
+  await services.tasks.admitBatch(caller.accountId)
   const target = { endpoint: 'generateContent', model }
-  const items = list.map((entry, index) => {
+  const items = await checkEach(list, (entry, index) => {
     const where = `batch.inputConfig.requests.requests[${index}]`
     if (!isObject(entry) || !isObject(entry.request)) throw itemInvalid(where, new Error("'request' must be an object."))
+    // Its metadata is echoed with its answer in every view of the batch: bounded.
+    const customId = boundedJson(entry.metadata, `${where}.metadata`)
     const itemBody = JSON.stringify(entry.request)
     checkItem(services.relay, caller, geminiBatchItems, target, itemBody, where)
-    return { customId: JSON.stringify(entry.metadata ?? null), body: itemBody }
+    return { customId, body: itemBody }
   })
-  const displayName = batch.displayName ?? batch.display_name
-  const task = await services.tasks.create({
-    kind: 'gemini', accountId: caller.accountId, keyId: caller.id, endpoint: 'generateContent', model, items,
-    displayName: typeof displayName === 'string' ? displayName : null,
-  })
+  const task = await services.tasks.create({ kind: 'gemini', accountId: caller.accountId, keyId: caller.id, endpoint: 'generateContent', model, items, displayName })
   return jsonResponse(await presentOperation(task, services.tasks))
 }
 
-/** GET /{version}/batches?pageSize=&pageToken= (newest first). */
+/** GET /{version}/batches?pageSize=&pageToken= (newest first): states and counts; GET one batch for its responses. */
 async function listBatches(services: Services, caller: Caller, request: Request): Promise<Response> {
   const query = new URL(request.url).searchParams
   const limit = pageLimit(query.get('pageSize'), 50, 1000, 'pageSize')
   const { tasks, hasMore } = await services.tasks.list(caller.accountId, { limit, after: query.get('pageToken') ?? undefined, kind: 'gemini' })
   const operations = []
-  for (const task of tasks) operations.push(await presentOperation(task, services.tasks))
+  for (const task of tasks) operations.push(await presentOperation(task, services.tasks, false))
   return jsonResponse({ operations, ...(hasMore && { nextPageToken: tasks.at(-1)!.id }) })
 }
 
 /** GET /{version}/batches/{id}, POST …/{id}:cancel, DELETE …/{id}. */
 async function answerBatch(services: Services, caller: Caller, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname
-  let id = decodeURIComponent(path.slice(path.indexOf('/batches/') + '/batches/'.length))
+  let id = decodePathPart(path.slice(path.indexOf('/batches/') + '/batches/'.length), 'batch name')
   const cancel = request.method === 'POST'
   if (cancel) {
     if (!id.endsWith(':cancel')) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
@@ -129,6 +139,6 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   return jsonResponse(await presentOperation(task, services.tasks))
 }
 
-export const createGeminiBatch = defineEndpoint(geminiGenerate, createBatch)
+export const createGeminiBatch = defineEndpoint(geminiGenerate, createBatch, { admitted: true })
 export const listGeminiBatches = defineEndpoint(geminiGenerate, listBatches)
 export const answerGeminiBatch = defineEndpoint(geminiGenerate, answerBatch)

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../core/errors.ts'
+import { Pacer } from '../../core/pace.ts'
 import type { TaskRecord, TaskService } from '../../edge/tasks.ts'
 import type { Relay } from '../../relay/relay.ts'
 import type { Caller } from '../../relay/types.ts'
@@ -56,4 +57,15 @@ export class CustomIds {
     if (first) throw new GatewayError('invalid_request', `${where}: custom_id '${customId}' is already used by ${first}; custom_ids must be unique.`, { code: 'duplicate_custom_id', param: where })
     this.seen.set(customId, where)
   }
+}
+
+/** A batch's inline requests, each checked in order, yielding to the event loop every few ms (there may be 50,000). */
+export async function checkEach<T>(list: unknown[], check: (entry: unknown, index: number) => T): Promise<T[]> {
+  const pacer = new Pacer()
+  const checked: T[] = []
+  for (let index = 0; index < list.length; index++) {
+    await pacer.pace()
+    checked.push(check(list[index], index))
+  }
+  return checked
 }
