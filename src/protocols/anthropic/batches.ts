@@ -8,6 +8,7 @@ import { defineEndpoint } from '../shared/define-endpoint.ts'
 import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { pageLimit } from '../shared/page-limit.ts'
+import { textStream } from '../shared/text-stream.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 import { anthropicMessages } from './protocol.ts'
 import { decodePathPart } from '../shared/path-id.ts'
@@ -108,18 +109,15 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   }
   if (action === 'results') {
     if (task.finishedAt === null) throw new GatewayError('invalid_request', `Message batch ${id} has not ended yet; its results are available once processing_status is "ended".`)
-    const items = services.tasks.items(id)
-    const body = new ReadableStream<string>({
-      async pull(controller) {
-        const next = await items.next()
-        if (next.done) controller.close()
-        else controller.enqueue(resultLine(next.value) + '\n')
-      },
-    })
-    return new Response(body, { headers: { 'content-type': 'application/x-jsonl' } })
+    return new Response(textStream(resultLines(services.tasks, id)), { headers: { 'content-type': 'application/x-jsonl' } })
   }
   if (action !== undefined) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
   return jsonResponse(presentMessageBatch(task, url.origin))
+}
+
+/** The results file, a line per item in input order. */
+async function* resultLines(tasks: Services['tasks'], id: string): AsyncGenerator<string> {
+  for await (const item of tasks.items(id)) yield resultLine(item) + '\n'
 }
 
 const create = defineEndpoint(anthropicMessages, createBatch, { admitted: true })

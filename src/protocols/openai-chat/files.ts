@@ -13,6 +13,7 @@ import { newRequestId } from '../../core/ids.ts'
 import { failResponse } from '../shared/fail-response.ts'
 import { openAiErrorResponse } from './error-response.ts'
 import { pageLimit } from '../shared/page-limit.ts'
+import { textStream } from '../shared/text-stream.ts'
 import { decodePathPart } from '../shared/path-id.ts'
 
 export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError: openAiErrorResponse }
@@ -122,18 +123,7 @@ async function answerFile(services: Services, caller: Caller, request: Request):
     return jsonResponse({ id, object: 'file', deleted: true })
   }
   if (!content) return jsonResponse(presentFile(file))
-  const parts = services.tasks.fileText(id)
-  const body = new ReadableStream<string>({
-    async pull(controller) {
-      const next = await parts.next()
-      if (next.done) controller.close()
-      else controller.enqueue(next.value)
-    },
-    async cancel() {
-      await parts.return(undefined)
-    },
-  })
-  return new Response(body, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
+  return new Response(textStream(services.tasks.fileText(id)), { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
 }
 
 /**
