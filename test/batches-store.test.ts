@@ -1,4 +1,8 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { openPostgresStore } from '../src/db/postgres/store.ts'
 import { openSqliteStore } from '../src/db/sqlite/store.ts'
 import type { Store } from '../src/domain/repositories.ts'
@@ -68,5 +72,64 @@ for (const dialect of ['sqlite', 'postgres']) {
       await tasks.requeueItem(claimed.item.id, 'me')
       expect((await tasks.claimItem('me', now, now + 60_000, []))!.item.id).toBe(claimed.item.id)
     })
+
+    test('quotas are counted as the rows are written: of two tasks written at once past the open quota, one is; a file past a quota writes nothing', async () => {
+      const { tasks } = stores[dialect]!
+      const now = Date.now()
+      const accountId = 7
+      const ofAccount = (id: string) => ({ ...task(id, now, now + 60_000), accountId })
+      const written = await Promise.all(['q1', 'q2'].map((id) => tasks.createTask(ofAccount(`${id}-${dialect}`), items(`${id}-${dialect}`), 1)))
+      expect(written.toSorted()).toEqual([false, true])
+      const loser = written[0] ? 'q2' : 'q1'
+      expect(await tasks.findTask(`${loser}-${dialect}`)).toBeUndefined()
+      expect(await tasks.items(`${loser}-${dialect}`, -1, 10)).toEqual([])
+      expect(await tasks.openTaskCount(accountId)).toBe(1)
+      const quota = { maxFilesPerAccount: 2, maxStoredBytesPerAccount: 150 }
+      const file = (id: string, bytes: number) => ({ id: `${id}-${dialect}`, accountId, purpose: 'batch' as const, filename: 'a', bytes, taskId: null, createdAt: now, expiresAt: null })
+      expect(await tasks.insertFile(file('f1', 100), quota)).toBe('stored')
+      expect(await tasks.insertFile(file('f2', 100), quota)).toBe('bytes')
+      expect(await tasks.insertFile(file('f3', 10), quota)).toBe('stored')
+      expect(await tasks.insertFile(file('f4', 1), quota)).toBe('files')
+      // The gateway's own output files are not counted against the account.
+      expect(await tasks.insertFile({ ...file('out', 1000), purpose: 'batch_output' })).toBe('stored')
+      expect(await tasks.storedFiles(accountId)).toEqual({ files: 2, bytes: 110 })
+      expect(await tasks.findFile(`f2-${dialect}`)).toBeUndefined()
+    })
+
+    test('a cancel ends every pending item of a task of thousands, each counted once', async () => {
+      const { tasks } = stores[dialect]!
+      const now = Date.now()
+      const many = Array.from({ length: 2_345 }, (_, seq) => ({ id: `big-${dialect}-${seq}`, seq, customId: `c${seq}`, body: '{}' }))
+      await tasks.createTask({ ...task(`big-${dialect}`, now, now + 60_000), accountId: 8, total: many.length }, many)
+      const cancelled = (await tasks.requestCancel(`big-${dialect}`, now))!
+      expect(cancelled).toMatchObject({ status: 'cancelling', canceled: many.length })
+      expect((await tasks.finishableTasks()).map((one) => one.id)).toContain(`big-${dialect}`)
+      expect(await tasks.deleteTask(`big-${dialect}`)).toBe(true)
+      expect(await tasks.items(`big-${dialect}`, -1, 10)).toEqual([])
+    })
   })
 }
+
+test('SQLite: rows a crash left half-written (items with no task, parts with no file) are removed at start, nothing else', async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'tollgate-leftovers-')), 'tollgate.db')
+  const store = openSqliteStore(path)
+  await store.migrate()
+  const { tasks } = store
+  const now = Date.now()
+  await tasks.createTask(task('kept', now, now + 60_000), items('kept'))
+  await tasks.insertFilePart('file-kept', 0, 'x\n')
+  await tasks.insertFile({ id: 'file-kept', accountId: 1, purpose: 'batch', filename: 'a', bytes: 2, taskId: null, createdAt: now, expiresAt: null })
+  // What a crash mid-write leaves: items whose task row was never written, parts of an upload never recorded.
+  await tasks.insertFilePart('file-cut', 0, 'y\n')
+  await tasks.insertFilePart('file-cut', 1, 'z\n')
+  const raw = new Database(path)
+  raw.run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ('cut-0', 'cut', 0, 'c', '{}', 'pending'), ('cut-1', 'cut', 1, 'c', '{}', 'pending')`)
+  raw.close()
+  expect(await tasks.removeLeftovers()).toBe(4)
+  expect(await tasks.items('cut', -1, 10)).toEqual([])
+  expect(await tasks.fileParts('file-cut', 0, 10)).toEqual([])
+  expect((await tasks.items('kept', -1, 10)).length).toBe(3)
+  expect((await tasks.fileParts('file-kept', 0, 10)).length).toBe(1)
+  expect(await tasks.removeLeftovers()).toBe(0)
+  await store.close()
+})
