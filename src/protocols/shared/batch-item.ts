@@ -22,10 +22,20 @@ export interface BatchItemCodec {
   finalize?(task: TaskRecord, tasks: TaskService): Promise<{ outputFileId: string | null; errorFileId: string | null }>
 }
 
-/** A stand-in for the HTTP request an item never had (decoders read headers and paths from it). */
+/**
+ * A stand-in for the HTTP request an item never had (decoders read headers and paths from it, never its body), one
+ * per path: a Request is a native object freed only when collected, and a batch checks or runs 50,000 items.
+ */
 export function itemRequest(path: string): Request {
-  return new Request(`http://batch.invalid${path}`, { method: 'POST' })
+  let request = standIns.get(path)
+  if (!request) {
+    if (standIns.size >= 64) standIns.clear() // paths are a batch endpoint or a model's: few, but a client names models
+    standIns.set(path, (request = new Request(`http://batch.invalid${path}`, { method: 'POST' })))
+  }
+  return request
 }
+
+const standIns = new Map<string, Request>()
 
 /**
  * Check one item before anything runs: its protocol's decoder accepts it and the key may use its model. Any failure
