@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI, { toFile } from 'openai'
 import { pollUntil, startBatchSetup, type BatchSetup } from './support/batches.ts'
@@ -22,6 +22,10 @@ beforeAll(async () => {
 })
 
 afterAll(() => setup.stop())
+
+// The test files before this one ran in the same process: their garbage is collected now, not in the middle of a
+// measurement (a full collection of it paused everything for 100-170 ms, which is theirs, not the gateway's).
+beforeEach(() => Bun.gc(true))
 
 /** /healthz, and the account with money asking for a chat completion: what another tenant sees. */
 function probeOthers(): Promise<LatencyProbe> {
@@ -71,17 +75,17 @@ test("a $0 account's 20,000-item batch, every item refused for money: other tena
   expect((await setup.gateway.gateway.services.store.accounts.findById(poor.id))!.balance).toBe(0)
 }, 180_000)
 
-test('a 20 MiB file of blank lines made a batch: a 400 at the 50,001st line, soon, and nobody waits meanwhile', async () => {
+test('a 20 MiB file of blank lines made a batch 25 times over: each a 400 at the 50,001st line, soon, and nobody waits meanwhile', async () => {
   const file = await tenant.files.create({ file: await toFile(Buffer.alloc(20 * 1024 * 1024, '\n'), 'blank.jsonl'), purpose: 'batch' })
   const probe = await probeOthers()
-  const started = performance.now()
-  const error = await failure(tenant.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
-  const took = performance.now() - started
-  await Bun.sleep(300) // the probe's samples after the refusal too
-  await expectUnstalled(probe, '20 MiB of blank lines')
-  expect(error).toMatchObject({ status: 400, code: 'too_many_requests', param: 'line 50001' })
-  expect(error.message).toContain('blank ones too')
-  expect(took).toBeLessThan(2000)
+  for (let round = 0; round < 25; round++) {
+    const started = performance.now()
+    const error = await failure(tenant.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(error).toMatchObject({ status: 400, code: 'too_many_requests', param: 'line 50001' })
+    expect(error.message).toContain('blank ones too')
+  }
+  await expectUnstalled(probe, '20 MiB of blank lines, 25 batches')
 }, 60_000)
 
 test('a 50,000-line file made a batch, then cancelled: every line checked and every item ended, nobody waits meanwhile', async () => {

@@ -30,6 +30,11 @@ const task = (id: string, createdAt: number, expiresAt: number): TaskRecord => (
   outputFileId: null, errorFileId: null, metadata: null, displayName: null, total: 3, succeeded: 0, failed: 0, canceled: 0, expired: 0, spent: 0,
   createdAt, startedAt: null, finishedAt: null, cancelRequestedAt: null, expiresAt,
 })
+/** One item, as the runner claims them, from accounts `take` lets through (all by default). */
+const claimOne = async (tasks: Store['tasks'], owner: string, now: number, leaseUntil: number, take = (_account: number) => true) =>
+  (await tasks.claimItems(owner, now, leaseUntil, 1, take))[0]
+const finish = async (tasks: Store['tasks'], itemId: string, owner: string, outcome: Parameters<Store['tasks']['finishItems']>[1][number]['outcome']) =>
+  (await tasks.finishItems(owner, [{ itemId, outcome }]))[0]
 const items = (prefix: string) => [0, 1, 2].map((seq) => ({ id: `${prefix}-${seq}`, seq, customId: `c${seq}`, body: '{}' }))
 
 for (const dialect of ['sqlite', 'postgres']) {
@@ -38,15 +43,15 @@ for (const dialect of ['sqlite', 'postgres']) {
       const { tasks } = stores[dialect]!
       const now = Date.now()
       await tasks.createTask(task(`exp-${dialect}`, now - 2000, now - 1000), items(`exp-${dialect}`))
-      const claimed = (await tasks.claimItem('me', now, now + 60_000, []))!
+      const claimed = (await claimOne(tasks, 'me', now, now + 60_000))!
       expect(claimed.item.seq).toBe(0)
       expect(claimed.task.status).toBe('in_progress')
       expect(await tasks.expireDue(now)).toBe(1)
       expect(await tasks.finishableTasks()).toEqual([])
       // Someone else's claim on it changes nothing.
-      expect(await tasks.finishItem(claimed.item.id, 'other', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
-      expect(await tasks.finishItem(claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(true)
-      expect(await tasks.finishItem(claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
+      expect(await finish(tasks, claimed.item.id, 'other', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
+      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(true)
+      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
       const [finishable] = await tasks.finishableTasks()
       expect(finishable).toMatchObject({ id: `exp-${dialect}`, succeeded: 1, expired: 2, spent: 7 })
       await tasks.finalizeTask(finishable!.id, 'expired', now)
@@ -63,14 +68,38 @@ for (const dialect of ['sqlite', 'postgres']) {
       const { tasks } = stores[dialect]!
       const now = Date.now()
       await tasks.createTask(task(`orph-${dialect}`, now, now + 60_000), items(`orph-${dialect}`))
-      expect(await tasks.claimItem('me', now, now + 60_000, [1])).toBeUndefined()
-      const claimed = (await tasks.claimItem('dead', now, now - 1, []))!
+      expect(await claimOne(tasks, 'me', now, now + 60_000, (account) => account !== 1)).toBeUndefined()
+      const claimed = (await claimOne(tasks, 'dead', now, now - 1))!
       const adopted = await tasks.adoptOrphans('me', now, now + 60_000, false)
       expect(adopted.map((orphan) => orphan.item.id)).toEqual([claimed.item.id])
       expect(adopted[0]!.billed).toBeUndefined()
       expect(await tasks.adoptOrphans('you', now, now + 60_000, false)).toEqual([])
       await tasks.requeueItem(claimed.item.id, 'me')
-      expect((await tasks.claimItem('me', now, now + 60_000, []))!.item.id).toBe(claimed.item.id)
+      expect((await claimOne(tasks, 'me', now, now + 60_000))!.item.id).toBe(claimed.item.id)
+    })
+
+    test('claims and ends in one transaction each: the oldest task first, no account past what take() allows, ends counted once', async () => {
+      const { tasks } = stores[dialect]!
+      const now = Date.now()
+      await tasks.createTask({ ...task(`many-a-${dialect}`, now - 10, now + 60_000), accountId: 5 }, items(`many-a-${dialect}`))
+      await tasks.createTask({ ...task(`many-b-${dialect}`, now - 5, now + 60_000), accountId: 6 }, items(`many-b-${dialect}`))
+      // Account 5 may take two, account 6 any: four claimed, two of each task's, oldest first.
+      const counts = new Map<number, number>()
+      const take = (account: number) => {
+        if (account !== 5 && account !== 6) return false
+        if (account === 5 && (counts.get(5) ?? 0) >= 2) return false
+        counts.set(account, (counts.get(account) ?? 0) + 1)
+        return true
+      }
+      const claimed = await tasks.claimItems('me', now, now + 60_000, 4, take)
+      expect(claimed.map(({ item }) => item.id)).toEqual([`many-a-${dialect}-0`, `many-a-${dialect}-1`, `many-b-${dialect}-0`, `many-b-${dialect}-1`])
+      expect(claimed.every(({ task }) => task.status === 'in_progress')).toBe(true)
+      const outcome = { status: 'errored' as const, statusCode: 403, result: '{}', cost: 0, at: now }
+      const ends = claimed.map(({ item }) => ({ itemId: item.id, outcome }))
+      expect(await tasks.finishItems('me', [...ends, ends[0]!])).toEqual([true, true, true, true, false])
+      expect((await tasks.findTask(`many-a-${dialect}`))!.failed).toBe(2)
+      expect((await tasks.findTask(`many-b-${dialect}`))!.failed).toBe(2)
+      for (const id of [`many-a-${dialect}`, `many-b-${dialect}`]) await tasks.requestCancel(id, now)
     })
 
     test('quotas are counted as the rows are written: of two tasks written at once past the open quota, one is; a file past a quota writes nothing', async () => {

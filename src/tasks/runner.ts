@@ -13,6 +13,7 @@ import type { TaskService } from '../domain/tasks/service.ts'
 import type { BatchItemCodec } from '../protocols/shared/batch-item.ts'
 import { AbortScope } from '../relay/abort-scope.ts'
 import type { Relay } from '../relay/relay.ts'
+import { ItemEnds } from './item-ends.ts'
 
 export interface RunnerDeps {
   tasks: TaskService
@@ -40,6 +41,7 @@ const serialMs = 30_000
  */
 export class TaskRunner {
   readonly owner = `runner_${randomBase62(16)}`
+  private readonly ends: ItemEnds
   private readonly running = new Set<Promise<void>>()
   private readonly perAccount = new Map<number, number>()
   /** Accounts whose balance covers one item's hold at a time: until then, one item at a time. */
@@ -59,6 +61,7 @@ export class TaskRunner {
   constructor(private readonly deps: RunnerDeps) {
     this.pollMs = deps.pollMs ?? 250
     this.leaseMs = deps.leaseMs ?? 60_000
+    this.ends = new ItemEnds(deps.tasks.repository, this.owner)
   }
 
   async start(): Promise<void> {
@@ -118,14 +121,18 @@ export class TaskRunner {
       this.sweepDue = false
       await this.sweep()
     }
-    // At most `concurrency` items started per turn: items that end within the turn (no I/O) leave room for more,
-    // which the next turn takes.
-    for (let started = 0; started < config.concurrency && !this.stopping && this.running.size < config.concurrency; started++) {
-      const busy = [...this.perAccount].filter(([account, count]) => count >= this.limitOf(account)).map(([account]) => account)
-      const claimed = await tasks.repository.claimItem(this.owner, Date.now(), Date.now() + this.leaseMs, busy)
-      if (!claimed) break
-      this.launch(claimed)
+    // What there is room for, claimed in one transaction: at most `concurrency` items a turn (items that end within
+    // the turn, without I/O, leave room for more, which the next turn takes).
+    const room = config.concurrency - this.running.size
+    if (this.stopping || room <= 0) return
+    const taken = new Map<number, number>()
+    const take = (account: number) => {
+      const count = (this.perAccount.get(account) ?? 0) + (taken.get(account) ?? 0)
+      if (count >= this.limitOf(account)) return false
+      taken.set(account, (taken.get(account) ?? 0) + 1)
+      return true
     }
+    for (const claimed of await tasks.repository.claimItems(this.owner, Date.now(), Date.now() + this.leaseMs, room, take)) this.launch(claimed)
   }
 
   /** Items a crash left running, tasks past their window, tasks with nothing left to run, rows past their retention. */
@@ -167,7 +174,7 @@ export class TaskRunner {
 
   private async runItem({ item, task }: ClaimedItem): Promise<void> {
     const { repository } = this.deps.tasks
-    const finish = (outcome: Omit<ItemOutcome, 'at'>) => repository.finishItem(item.id, this.owner, { ...outcome, at: Date.now() })
+    const finish = (outcome: Omit<ItemOutcome, 'at'>) => this.ends.finish(item.id, { ...outcome, at: Date.now() })
     const failWith = (error: GatewayError, cost = 0) => finish({ status: 'errored', statusCode: error.status, result: JSON.stringify(itemErrorOf(error)), cost })
     let key: KeyRecord
     let decoded
@@ -243,7 +250,7 @@ export class TaskRunner {
     const orphans = await repository.adoptOrphans(this.owner, now, now + this.leaseMs, atStart && this.deps.singleServer)
     for (const orphan of orphans) {
       const outcome = recoveredOutcome(orphan, now)
-      if (outcome) await repository.finishItem(orphan.item.id, this.owner, outcome)
+      if (outcome) await this.ends.finish(orphan.item.id, outcome)
       else await repository.requeueItem(orphan.item.id, this.owner)
     }
     if (orphans.length) this.deps.logger.warn({ items: orphans.length }, 'recovered batch items left running by a crash')

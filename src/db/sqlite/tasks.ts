@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { Pacer } from '../../core/pace.ts'
 import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } from '../../domain/tasks/quotas.ts'
 import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
-import type { ClaimedItem, FilePage, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
+import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
 import { createTaskSlices } from './task-slices.ts'
 
@@ -36,27 +36,34 @@ export function createSqliteTasks(client: Database): TaskRepository {
   const markCancelling = (id: string, at: number) =>
     run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id) > 0
 
-  const claimItem = client.transaction((owner: string, now: number, leaseUntil: number, busy: number[]): ClaimedItem | undefined => {
-    const tasks = all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND account_id NOT IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, JSON.stringify(busy))
-    for (const { id } of tasks) {
-      const row = get(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ?
-        WHERE id = (SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1) RETURNING *`,
-        owner, leaseUntil, now, id, now)
-      if (!row) continue
+  const nextPending = (taskId: string, now: number) =>
+    get(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
+  const claimItems = client.transaction((owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
+    const claimed: ClaimedItem[] = []
+    const tasks = all(`SELECT id, account_id FROM tasks WHERE status IN ('queued', 'in_progress') ORDER BY created_at, id`)
+    for (const { id, account_id: accountId } of tasks) {
+      const items = []
+      for (let next = nextPending(id, now); next && claimed.length + items.length < max && take(Number(accountId)); next = nextPending(id, now)) {
+        items.push(itemOf(get(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ? WHERE id = ? RETURNING *`, owner, leaseUntil, now, next.id)!))
+      }
+      if (items.length === 0) continue
       run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, now, id)
-      return { item: itemOf(row), task: findTask(id)! }
+      const task = findTask(id)!
+      for (const item of items) claimed.push({ item, task })
+      if (claimed.length === max) break
     }
-    return undefined
+    return claimed
   })
 
-  const finishItem = client.transaction((itemId: string, owner: string, outcome: ItemOutcome) => {
+  const finishItem = (itemId: string, owner: string, outcome: ItemOutcome) => {
     const row = get(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
       WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner)
     if (!row) return false
     const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
     run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, outcome.cost, row.task_id)
     return true
-  })
+  }
+  const finishItems = client.transaction((owner: string, ends: ItemEnd[]) => ends.map(({ itemId, outcome }) => finishItem(itemId, owner, outcome)))
 
   const adoptOrphans = client.transaction((owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): OrphanedItem[] => {
     const rows = all(`UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
@@ -159,14 +166,14 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async items(taskId, afterSeq, limit) {
       return all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', taskId, afterSeq, limit).map(itemOf)
     },
-    async claimItem(owner, now, leaseUntil, busyAccounts) {
-      return claimItem(owner, now, leaseUntil, busyAccounts)
+    async claimItems(owner, now, leaseUntil, max, take) {
+      return claimItems(owner, now, leaseUntil, max, take)
     },
     async stageResult(itemId, owner, body) {
       run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, body, itemId, owner)
     },
-    async finishItem(itemId, owner, outcome) {
-      return finishItem(itemId, owner, outcome)
+    async finishItems(owner, ends) {
+      return finishItems(owner, ends)
     },
     async deferItem(itemId, owner, notBefore) {
       run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, notBefore, itemId, owner)

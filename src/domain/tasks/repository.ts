@@ -17,6 +17,12 @@ export interface FilePage {
   purpose?: string
 }
 
+/** How one item ended (finishItems). */
+export interface ItemEnd {
+  itemId: string
+  outcome: ItemOutcome
+}
+
 export interface ClaimedItem {
   item: ItemRecord
   task: TaskRecord
@@ -70,14 +76,18 @@ export interface TaskRepository {
   items(taskId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>
 
   /**
-   * Take the next pending item of the oldest runnable task whose account is not in `busyAccounts`, marking it running
-   * under `owner` until `leaseUntil`; its task turns `in_progress`. Atomic across instances.
+   * Take up to `max` pending items, in one transaction: the next ones of the oldest runnable tasks, an item only when
+   * `take(accountId)` agrees (it counts what it agrees to: the runner's per-account limit), each marked running under
+   * `owner` until `leaseUntil`; their tasks turn `in_progress`. Atomic across instances.
    */
-  claimItem(owner: string, now: number, leaseUntil: number, busyAccounts: number[]): Promise<ClaimedItem | undefined>
+  claimItems(owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): Promise<ClaimedItem[]>
   /** The answer, written before its bill commits: a crash after the commit still finds it (OrphanedItem.staged). */
   stageResult(itemId: string, owner: string, body: string): Promise<void>
-  /** End a running item of `owner` and add it to its task's counts and spend, together. False if it was not ours. */
-  finishItem(itemId: string, owner: string, outcome: ItemOutcome): Promise<boolean>
+  /**
+   * End running items of `owner`, each added to its task's counts and spend, all in one transaction (a commit per item
+   * was most of what an item refused for money cost). For each, false if it was not ours.
+   */
+  finishItems(owner: string, ends: ItemEnd[]): Promise<boolean[]>
   /** Give a running item back, to be started again at `notBefore` (refused by its key's rate limits). */
   deferItem(itemId: string, owner: string, notBefore: number): Promise<void>
   renewLeases(owner: string, leaseUntil: number): Promise<void>

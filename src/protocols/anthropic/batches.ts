@@ -15,8 +15,8 @@ import { decodePathPart } from '../shared/path-id.ts'
 
 /** Anthropic batch items: each request's `params`, decoded as a Messages request. */
 export const anthropicBatchItems: BatchItemCodec = {
-  decode(body, _task, requestId) {
-    const exchange = anthropicMessages.decode(parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
+  decode(body, _task, requestId, parsed) {
+    const exchange = anthropicMessages.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
     return { protocol: anthropicMessages.name, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
@@ -72,7 +72,7 @@ async function createBatch(services: Services, caller: Caller, request: Request,
     customIds.add(customId, where)
     if (!isObject(entry.params)) throw itemInvalid(`${where}.params`, new Error('must be an object.'))
     const params = JSON.stringify(entry.params)
-    checkItem(services.relay, caller, anthropicBatchItems, target, params, `${where} (custom_id ${customId})`)
+    checkItem(services.relay, caller, anthropicBatchItems, target, params, `${where} (custom_id ${customId})`, entry.params)
     return { customId, body: params }
   })
   const task = await services.tasks.create({ kind: 'anthropic', accountId: caller.accountId, keyId: caller.id, endpoint: '/v1/messages', items })

@@ -15,8 +15,8 @@ import { decodePathPart } from '../shared/path-id.ts'
 
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {
-  decode(body, task, requestId) {
-    const exchange = geminiGenerate.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
+  decode(body, task, requestId, parsed) {
+    const exchange = geminiGenerate.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
     return { protocol: geminiGenerate.name, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
@@ -49,7 +49,7 @@ async function createBatch(services: Services, caller: Caller, request: Request,
     // Its metadata is echoed with its answer in every view of the batch: bounded.
     const customId = boundedJson(entry.metadata, `${where}.metadata`)
     const itemBody = JSON.stringify(entry.request)
-    checkItem(services.relay, caller, geminiBatchItems, target, itemBody, where)
+    checkItem(services.relay, caller, geminiBatchItems, target, itemBody, where, entry.request)
     return { customId, body: itemBody }
   })
   const task = await services.tasks.create({ kind: 'gemini', accountId: caller.accountId, keyId: caller.id, endpoint: 'generateContent', model, items, displayName })

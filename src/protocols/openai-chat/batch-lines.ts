@@ -38,7 +38,7 @@ export async function readFileRequests(services: Services, caller: Caller, fileI
     if (parsed.url !== endpoint) throw itemInvalid(named, new Error(`'url' is ${JSON.stringify(parsed.url)}, but this batch's endpoint is ${endpoint}.`))
     if (!isObject(parsed.body)) throw itemInvalid(named, new Error("'body' must be an object."))
     const itemBody = JSON.stringify(parsed.body)
-    checkItem(services.relay, caller, openAiBatchItems, target, itemBody, named)
+    checkItem(services.relay, caller, openAiBatchItems, target, itemBody, named, parsed.body)
     items.push({ customId, body: itemBody })
   }
   return items

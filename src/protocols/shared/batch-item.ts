@@ -4,6 +4,7 @@ import type { TaskRecord, TaskService } from '../../edge/tasks.ts'
 import type { Relay } from '../../relay/relay.ts'
 import type { Caller } from '../../relay/types.ts'
 import type { Exchange } from './client-protocol.ts'
+import type { Json } from './validate.ts'
 
 /** One batch item, decoded by its protocol's own decoder, ready for the relay. */
 export interface DecodedItem {
@@ -18,7 +19,8 @@ export interface DecodedItem {
  * the protocol writes when a batch ends (OpenAI's output and error files).
  */
 export interface BatchItemCodec {
-  decode(body: string, task: Pick<TaskRecord, 'endpoint' | 'model'>, requestId: string): DecodedItem
+  /** `parsed`: the body already parsed (checking a batch has it at hand: one parse a request, not two). */
+  decode(body: string, task: Pick<TaskRecord, 'endpoint' | 'model'>, requestId: string, parsed?: Json): DecodedItem
   finalize?(task: TaskRecord, tasks: TaskService): Promise<{ outputFileId: string | null; errorFileId: string | null }>
 }
 
@@ -41,9 +43,9 @@ const standIns = new Map<string, Request>()
  * Check one item before anything runs: its protocol's decoder accepts it and the key may use its model. Any failure
  * is a 400 naming where the item is (`line 3`, `requests[2]`) and its custom_id.
  */
-export function checkItem(relay: Relay, key: Caller, codec: BatchItemCodec, task: Pick<TaskRecord, 'endpoint' | 'model'>, body: string, where: string): void {
+export function checkItem(relay: Relay, key: Caller, codec: BatchItemCodec, task: Pick<TaskRecord, 'endpoint' | 'model'>, body: string, where: string, parsed?: Json): void {
   try {
-    const { exchange } = codec.decode(body, task, 'batch_check')
+    const { exchange } = codec.decode(body, task, 'batch_check', parsed)
     if (exchange.chat.stream) throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
     relay.resolveModel(key, exchange.chat.model)
   } catch (error) {
