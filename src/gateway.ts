@@ -11,7 +11,6 @@ import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
 import { SharedState } from './db/redis/shared-state.ts'
-import type { RouteChange } from './relay/route-health.ts'
 import { TaskService } from './domain/tasks/service.ts'
 import { TaskRunner } from './tasks/runner.ts'
 import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
@@ -56,7 +55,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const longest = Math.max(...config.providers.map((provider) => provider.timeouts.totalMs)) + 60_000
   const released = await store.ledger.startServing(Date.now() - longest)
   if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
-  const keys = new KeyCache(store.keys)
+  const keys = new KeyCache(store.keys, { logger })
   await keys.start()
   const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
@@ -74,7 +73,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
       shared.routes.record(change)
     }
     relay.breaker.probeSlot = shared.routes
-    shared.listen<RouteChange>('routes', (change) => relay.breaker.adopt(change))
+    shared.listen<unknown>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
     // Routes the running instances found down are skipped here from the start, not found down once more.
     for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)

@@ -13,7 +13,7 @@ import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
 import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
-import { announceOnce } from './db/redis/shared-state.ts'
+import { openAnnouncer } from './db/redis/shared-state.ts'
 import type { Config } from './config/types.ts'
 import { parseDatabaseUrl } from './core/database-url.ts'
 import { CopyError, copyDatabase } from './db/copy.ts'
@@ -96,11 +96,20 @@ async function main(argv: string[]): Promise<number> {
       case 'account':
         await runAccountCommand(store, args, json)
         break
-      case 'key':
-        await runKeyCommand(store, config, args, json)
-        // Running instances refuse a revoked key as soon as they hear of it; without Redis, at their next poll.
-        if (config.redis && args.positional[1] === 'revoke') await announceOnce(config.redis, 'keys', args.positional[2])
+      case 'key': {
+        // Running instances refuse a revoked key as soon as they hear of it (connected first: heard right after the
+        // write); without Redis, at their next poll.
+        const announcer = config.redis && args.positional[1] === 'revoke' ? await openAnnouncer(config.redis) : undefined
+        try {
+          await runKeyCommand(store, config, args, json)
+          if (announcer && !(await announcer.announce('keys', args.positional[2]))) {
+            console.error('tollgate: Redis did not answer: running instances refuse the key at their next poll (within a second)')
+          }
+        } finally {
+          announcer?.close()
+        }
         break
+      }
       case 'usage':
         await runUsageCommand(store, args, json)
         break

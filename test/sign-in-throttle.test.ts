@@ -1,20 +1,28 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { RedisClient } from 'bun'
 import { addLogin, postSignIn } from './support/console.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
+import { startTestRedis, type TestRedis } from './support/redis.ts'
 
 // ISSUE 15 item 7: the console's sign-in throttle can be neither bypassed by a forged header nor turned against the admin.
 let direct: TestGateway
 let proxied: TestGateway
+let shared: TestGateway
+let redis: TestRedis
 
 beforeAll(async () => {
   direct = await startTestGateway()
   // Behind a proxy on loopback: the tests' own connections come from it, so their X-Forwarded-For is believed.
   proxied = await startTestGateway({ config: { ...mockConfig, trusted_proxies: ['127.0.0.0/8', '::1'] } })
+  redis = await startTestRedis()
+  shared = await startTestGateway({ config: { ...mockConfig, redis: redis.url, trusted_proxies: ['127.0.0.0/8', '::1'] } })
 })
 
 afterAll(async () => {
   await direct.stop()
   await proxied.stop()
+  await shared.stop()
+  await redis.stop()
 })
 
 const from = (address: string) => ({ 'x-forwarded-for': address })
@@ -44,4 +52,26 @@ test('behind a trusted proxy the client is the last hop the proxies did not add'
   }
   expect((await postSignIn(proxied.url, 'hop-new', 'guess', from('10.9.9.250, 192.0.2.44'))).status).toBe(429)
   expect((await postSignIn(proxied.url, 'hop-new', 'guess', from('192.0.2.45'))).status).toBe(401)
+})
+
+// ISSUE 22: twenty sign-ins with 8 MiB names once made the throttle keep 400 MB, in memory and in Redis.
+test('a username over 256 bytes is a 400 naming the field, and is never counted', async () => {
+  for (let attempt = 0; attempt < 25; attempt++) {
+    const response = await postSignIn(proxied.url, `${'n'.repeat(300 * 1024)}-${attempt}`, 'guess', from('192.0.2.200'))
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid_request', field: 'username' } })
+  }
+  // Twenty-five refusals counted would have locked the address out (twenty failures): it was not.
+  expect((await postSignIn(proxied.url, 'after-long-names', 'guess', from('192.0.2.200'))).status).toBe(401)
+})
+
+test('with Redis, the throttle keeps hashes: a 256-byte name and a long forwarded address make keys of a few dozen bytes', async () => {
+  const longName = 'n'.repeat(256)
+  const longAddress = `2001:db8::${'1:'.repeat(60)}1`
+  for (let attempt = 0; attempt < 3; attempt++) expect((await postSignIn(shared.url, longName, 'guess', from(longAddress))).status).toBe(401)
+  const client = new RedisClient(redis.url)
+  const keys = (await client.send('KEYS', ['tollgate:sign-in:*'])) as string[]
+  client.close()
+  expect(keys.length).toBe(3) // the name with the address, the address, the name
+  for (const key of keys) expect(key.length).toBeLessThan(80)
 })

@@ -49,6 +49,15 @@ for (const [name, prepare] of backends) {
       expect((await store.accounts.list()).map((item) => item.name)).toContain(`acme-${name}`)
     })
 
+    test('accounts: a credit past the largest balance or a debit below zero is refused in the same statement, nothing written', async () => {
+      const account = await store.accounts.create(`range-${name}`, 1000)
+      await store.accounts.credit(account.id, Number.MAX_SAFE_INTEGER - 10, 'nearly full', 'test', 2000)
+      await expect(store.accounts.credit(account.id, 11, 'one too many', 'test', 3000)).rejects.toThrow('largest an account can hold')
+      await expect(store.accounts.credit(account.id, -Number.MAX_SAFE_INTEGER, 'too much', 'test', 3000)).rejects.toThrow('below zero')
+      expect((await other.accounts.findById(account.id))!.balance).toBe(Number.MAX_SAFE_INTEGER - 10)
+      expect((await store.accounts.ledgerEntries(account.id)).length).toBe(1)
+    })
+
     test('keys: insert, find by hash, revoke once, changed since', async () => {
       const account = await store.accounts.create(`keys-${name}`, 1000)
       const before = Date.now()

@@ -220,6 +220,20 @@ describe('telemetry on', () => {
     expect(attributesOf(refused)).toMatchObject({ 'tollgate.status_code': 404, 'error.type': 'model_not_found', 'tollgate.attempts': 0 })
   })
 
+  // ISSUE 22: a 2 MB model name went into the refused request's span whole (its usage row cut it to 128 characters).
+  test('a refused request\'s model name is cut in its span as in its usage row', async () => {
+    const parent = clientTrace()
+    const traced = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0, defaultHeaders: { traceparent: `00-${parent.traceId}-${parent.spanId}-01` } })
+    const model = `huge-${'m'.repeat(2 * 1024 * 1024)}`
+    expect((await traced.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error)).status).toBe(404)
+    const refused = (await spansOf(collector, parent.traceId)).find((span) => span.kind === 2)!
+    expect(attributesOf(refused)['gen_ai.request.model']).toBe(model.slice(0, 128))
+    expect(refused.name).toBe(`chat ${model.slice(0, 128)}`)
+    await gateway.gateway.services.ledger.drain()
+    const row = (await gateway.gateway.services.store.usage.listRequests({}, 1))[0]!
+    expect(row.model).toBe(model.slice(0, 128))
+  })
+
   test('a client\'s unsampled trace is not traced, and its traceparent goes upstream as it came', async () => {
     const parent = clientTrace()
     const traceparent = `00-${parent.traceId}-${parent.spanId}-00`

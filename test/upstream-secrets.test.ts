@@ -15,8 +15,11 @@ const anthropicKey = 'sk-ant-api03-OPERATORsecret0123456789abcdef'
 const geminiKey = 'AIzaSyOPERATORsecret0123456789abcdefghij'
 const proxyKey = 'plainOPERATORsecret0123456789'
 const secrets = [openaiKey, anthropicKey, geminiKey, proxyKey]
-/** Pieces an upstream might quote: the middle of each key, as a masked "Incorrect API key provided: …" shows it. */
-const pieces = secrets.map((secret) => secret.slice(8, 24))
+/**
+ * Pieces an upstream might quote: the middle of each key, as a masked "Incorrect API key provided: …" shows it, and
+ * its last six characters after asterisks (`****abc123`), as a console listing keys does.
+ */
+const pieces = [...secrets.map((secret) => secret.slice(8, 24)), ...secrets.map((secret) => secret.slice(-6))]
 
 let upstream: TestUpstream
 let gateway: TestGateway
@@ -32,7 +35,7 @@ beforeAll(async () => {
   upstream = startUpstream((request) => {
     const got = request.headers.authorization ?? request.headers['x-api-key'] ?? request.headers['x-goog-api-key'] ?? ''
     const bare = got.replace(/^Bearer /, '')
-    const message = `Incorrect API key provided: ${got}. Key ${bare.slice(0, 4)}…${bare.slice(8, 24)}… is not valid. (${bare})`
+    const message = `Incorrect API key provided: ${got}. Key ${bare.slice(0, 4)}…${bare.slice(8, 24)}… is not valid. (${bare}) Keys on file: ****${bare.slice(-6)}.`
     if (request.path.includes('huge')) return jsonReply({ error: { message: 'x'.repeat(50_000), type: 'server_error' } }, 500)
     if (request.headers['x-goog-api-key']) return jsonReply({ error: { code: 401, message, status: 'UNAUTHENTICATED' } }, 401)
     if (request.headers['x-api-key']) return jsonReply({ type: 'error', error: { type: 'authentication_error', message } }, 401)
@@ -42,7 +45,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     logger,
     config: {
-      routing: { max_attempts: 1 },
+      routing: { max_attempts: 1, min_requests: 1000 }, // every request reaches the upstream: no route is ever tripped
       providers: [
         { name: 'openai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: openaiKey },
         { name: 'anthropic', type: 'anthropic', base_url: upstream.url, api_key: anthropicKey },
@@ -70,24 +73,47 @@ function expectNoSecret(text: string) {
   for (const secret of [...secrets, ...pieces]) expect(text).not.toContain(secret)
 }
 
-test('an upstream 401 quoting the gateway\'s key reaches no client and no log line', async () => {
+/** What a stream's client saw: its text and the error it ended with, or the error that refused it. */
+async function streamed(stream: () => Promise<AsyncIterable<unknown>>): Promise<string> {
+  try {
+    const chunks: unknown[] = []
+    for await (const chunk of await stream()) chunks.push(chunk)
+    return `answered ${JSON.stringify(chunks)}`
+  } catch (error: any) {
+    return `${error.status ?? 'ended'} ${JSON.stringify(error.error ?? null)} ${error.message}`
+  }
+}
+
+// ISSUE 22: the client got the upstream's text (with the key's last characters after asterisks); it is the operator's
+// problem, so the client gets a fixed 502 and the upstream's text, scrubbed, goes to the log alone.
+test('an upstream 401 quoting the gateway\'s key: every client gets a fixed 502, whole or streamed; only the log has the upstream\'s text, scrubbed', async () => {
   const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
   const gemini = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
   const failures: string[] = []
+  const messages = [{ role: 'user' as const, content: 'hi' }]
   for (const model of ['gpt', 'claude', 'gem', 'proxied']) {
-    // Each model from each client protocol: passthrough and translated paths both.
-    failures.push(await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
-    failures.push(await anthropic.messages.create({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
+    // Each model from each client protocol, whole and streamed: passthrough and translated paths both.
+    failures.push(await openai.chat.completions.create({ model, messages }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
+    failures.push(await anthropic.messages.create({ model, max_tokens: 5, messages }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
     failures.push(await gemini.models.generateContent({ model, contents: 'hi' }).then(() => 'answered', (error) => `${error.status} ${error.message}`))
+    failures.push(await openai.responses.create({ model, input: 'hi' }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
+    failures.push(await streamed(() => openai.chat.completions.create({ model, messages, stream: true })))
+    failures.push(await streamed(() => anthropic.messages.create({ model, max_tokens: 5, messages, stream: true })))
+    failures.push(await streamed(() => gemini.models.generateContentStream({ model, contents: 'hi' })))
+    failures.push(await streamed(() => openai.responses.create({ model, input: 'hi', stream: true })))
   }
-  expect(upstream.requests.length).toBe(12)
+  expect(upstream.requests.length).toBe(32)
   for (const failure of failures) {
     expect(failure).toStartWith('502 ')
-    expect(failure).toContain('Incorrect API key provided')
+    expect(failure).toContain("The upstream refused the gateway's credentials")
+    expect(failure).not.toContain('Incorrect API key provided')
     expectNoSecret(failure)
   }
-  expect(logged.some((line) => line.includes('Incorrect API key provided'))).toBe(true)
+  // Each failed attempt's line keeps what the upstream said, for the operator.
+  const details = logged.map((line) => JSON.parse(line).detail as string | undefined).filter((detail) => detail !== undefined)
+  expect(details.length).toBe(32)
+  for (const detail of details) expect(detail).toStartWith('upstream HTTP 401: Incorrect API key provided')
   for (const line of logged) expectNoSecret(line)
 })
 

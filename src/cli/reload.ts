@@ -1,20 +1,17 @@
-import { existsSync, readFileSync } from 'node:fs'
 import type { Config } from '../config/types.ts'
-
-/**
- * Where a running `serve` writes its process id: beside its config file (`tollgate.yaml.pid`), or `./tollgate.pid`
- * when it runs on the built-in defaults. `reload` given the same `--config` finds the same file.
- */
-export function pidFileOf(config: Config): string {
-  return config.source.startsWith('(') ? 'tollgate.pid' : `${config.source}.pid`
-}
+import { isTollgateServe, pidFileOf, readPidFile } from './pid-file.ts'
 
 /** `tollgate reload`: ask the running `serve` of this config to re-read it (SIGHUP). */
 export function runReloadCommand(config: Config, json: boolean): number {
   const file = pidFileOf(config)
-  const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN
-  if (!Number.isInteger(pid) || pid <= 0) {
+  const pid = readPidFile(file)
+  if (pid === undefined) {
     console.error(`no running "tollgate serve" found for ${config.source}: ${file} is missing`)
+    return 1
+  }
+  // A pid file a crash left behind may name a process that has nothing to do with us: never signal that one.
+  if (!isTollgateServe(pid)) {
+    console.error(`no running "tollgate serve" with process id ${pid} (from ${file}): that process is gone or is not a tollgate serve; nothing was signalled`)
     return 1
   }
   try {

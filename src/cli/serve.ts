@@ -1,8 +1,7 @@
-import { writeFileSync } from 'node:fs'
 import type { Config } from '../config/types.ts'
 import { startGateway } from '../gateway.ts'
 import { createLogger } from '../edge/logger.ts'
-import { pidFileOf } from './reload.ts'
+import { pidFileOf, removePidFile, writePidFile } from './pid-file.ts'
 import { describeDatabase } from '../db/open.ts'
 
 /**
@@ -22,6 +21,7 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
     const keepAlive = setInterval(() => {}, 60_000)
     logger.info({ signal, drain_s: config.shutdown.drainS }, 'shutting down: draining requests in flight')
     await gateway.stop()
+    removePidFile(pidFileOf(config))
     logger.info({}, 'stopped; all usage written')
     await logger.flush()
     // No process.exit: it could cut the log's last write, still in flight on another thread (the line was lost about
@@ -43,7 +43,7 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
   // `tollgate reload` finds this process here. Under systemd the config folder is read-only (ProtectSystem): there
   // ExecReload signals $MAINPID instead, so a pid file that cannot be written is only worth a note.
   try {
-    writeFileSync(pidFileOf(config), `${process.pid}\n`)
+    writePidFile(pidFileOf(config))
   } catch (error) {
     logger.info({ pid_file: pidFileOf(config), error: (error as Error).message }, 'no pid file: reload with kill -HUP <pid> (systemctl reload)')
   }

@@ -5,7 +5,7 @@ import { changePassword, createUser, deleteUser, listUsers, type UserWithPasswor
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
-const usage = 'usage: tollgate user create NAME (--admin | --account ACCOUNT) [--password-stdin]\n' +
+const usage = 'usage: tollgate user create NAME (--admin | --account ACCOUNT) [--password-stdin | --sso]\n' +
   '       tollgate user list | tollgate user delete NAME | tollgate user password NAME [--password-stdin]'
 
 /** The whole of stdin minus its final line break, so `echo secret | tollgate … --password-stdin` works. */
@@ -29,10 +29,14 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
       const admin = args.flags.has('admin')
       if (!name || admin === (accountName !== undefined)) throw new UsageError(usage)
       const account = accountName === undefined ? undefined : await requireAccount(store.accounts, accountName)
-      const result = await createUser(store, { name, role: admin ? 'admin' : 'account', accountId: account?.id, password: await readPassword(args) })
-      const shown = { name, role: result.user.role, account: account?.name ?? null, password: result.generated ? result.password : undefined }
-      return printResult(json, shown, () =>
-        describePassword(result, `created ${admin ? 'admin' : `user of account ${accountName}`} ${name}`))
+      const singleSignOn = args.flags.has('sso')
+      if (singleSignOn && args.flags.has('password-stdin')) throw new UsageError('--sso and --password-stdin exclude each other: a single sign-on login has no password')
+      const result = await createUser(store, { name, role: admin ? 'admin' : 'account', accountId: account?.id, password: await readPassword(args), singleSignOn })
+      const shown = { name, role: result.user.role, account: account?.name ?? null, password: result.generated ? result.password : undefined, ...(singleSignOn && { single_sign_on: true }) }
+      const done = `created ${admin ? 'admin' : `user of account ${accountName}`} ${name}`
+      // The bootstrap admin of a gateway with auth.passwords: false is made this way.
+      if (singleSignOn) return printResult(json, shown, () => `${done}, without a password: it is linked to whoever first signs on with the email or username ${name}`)
+      return printResult(json, shown, () => describePassword(result, done))
     }
     case 'list': {
       const users = await listUsers(store.users)

@@ -1,6 +1,6 @@
 import { parseDatabaseUrl } from '../core/database-url.ts'
 import { parseAddressBlock } from '../core/address-block.ts'
-import type { Config, LimitsConfig, TelemetryConfig } from './types.ts'
+import type { AuthConfig, Config, LimitsConfig, OidcConfig, TelemetryConfig } from './types.ts'
 import { ConfigError, type Fields, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys } from './validate.ts'
 
 /**
@@ -103,5 +103,44 @@ export function parseTelemetry(telemetry: Fields): TelemetryConfig {
     serviceName: readString(telemetry.service_name, 'telemetry.service_name', 'tollgate'),
     headers,
     sampleRatio,
+  }
+}
+
+/**
+ * `auth: { passwords?, oidc? }`. The issuer must be https (http only on a loopback host, for a provider on the same
+ * machine): the ID token's trust rests on fetching the provider's keys from the real provider.
+ */
+export function parseAuth(auth: Fields): AuthConfig {
+  rejectUnknownKeys(auth, ['passwords', 'oidc'], 'auth')
+  const passwords = readBoolean(auth.passwords, 'auth.passwords', true)
+  const oidc = auth.oidc === undefined || auth.oidc === null ? undefined : parseOidc(readObject(auth.oidc, 'auth.oidc'))
+  if (!passwords && !oidc) throw new ConfigError('auth.passwords', 'false needs auth.oidc: otherwise nobody could sign in to the console')
+  return { passwords, oidc }
+}
+
+function parseOidc(oidc: Fields): OidcConfig {
+  rejectUnknownKeys(oidc, ['issuer', 'client_id', 'client_secret', 'name', 'scopes', 'allowed_domains', 'role_claim', 'account_claim'], 'auth.oidc')
+  const issuer = readString(oidc.issuer, 'auth.oidc.issuer')
+  let url: URL | undefined
+  try {
+    url = new URL(issuer)
+  } catch {}
+  const loopback = url !== undefined && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname)
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) || url.search || url.hash) {
+    throw new ConfigError('auth.oidc.issuer', 'must be the provider\'s https:// issuer URL, e.g. https://sso.example.com/realms/acme')
+  }
+  const readWords = (key: string) => readList(oidc[key], `auth.oidc.${key}`).map((item, index) => readString(item, `auth.oidc.${key}[${index}]`).trim())
+  const scopes = readWords('scopes')
+  const allowedDomains = readWords('allowed_domains').map((domain) => domain.toLowerCase().replace(/^@/, ''))
+  const optional = (key: string) => (oidc[key] === undefined || oidc[key] === null ? undefined : readString(oidc[key], `auth.oidc.${key}`))
+  return {
+    issuer,
+    clientId: readString(oidc.client_id, 'auth.oidc.client_id'),
+    clientSecret: readString(oidc.client_secret, 'auth.oidc.client_secret'),
+    name: readString(oidc.name, 'auth.oidc.name', 'single sign-on'),
+    scopes: [...new Set(['openid', ...(scopes.length > 0 ? scopes : ['email', 'profile'])])],
+    allowedDomains,
+    roleClaim: optional('role_claim'),
+    accountClaim: optional('account_claim'),
   }
 }

@@ -103,6 +103,31 @@ export interface TelemetryConfig {
   sampleRatio: number
 }
 
+/** `auth.oidc:` single sign-on for the console through an OpenID Connect provider (console/server/oidc). */
+export interface OidcConfig {
+  /** The provider's issuer URL exactly as its discovery document states it (`/.well-known/openid-configuration` is added). */
+  issuer: string
+  clientId: string
+  clientSecret: string
+  /** The sign-in button reads "Sign in with {name}". */
+  name: string
+  /** Scopes asked for; `openid` is always among them. */
+  scopes: string[]
+  /** Lower-case email domains allowed to sign in; empty: any. */
+  allowedDomains: string[]
+  /** The claim whose value(s) name the Tollgate role (a dotted path reaches nested claims such as `realm_access.roles`). */
+  roleClaim?: string
+  /** The claim whose value names the account (by name or id) an account user belongs to. */
+  accountClaim?: string
+}
+
+/** How people sign in to the console (`auth:`): local passwords, single sign-on, or both. */
+export interface AuthConfig {
+  /** false: the console refuses password sign-ins and shows only the identity provider's button. */
+  passwords: boolean
+  oidc?: OidcConfig
+}
+
 export interface Config {
   listen: { host: string; port: number }
   database: string
@@ -135,6 +160,8 @@ export interface Config {
    * forever); 0 keeps every row. The ledger (money) is never pruned.
    */
   retention: { requestsDays: number }
+  /** Console sign-in: passwords and/or OpenID Connect (`auth:`); re-read on reload. */
+  auth: AuthConfig
   /** Where the config came from, for messages. */
   source: string
 }

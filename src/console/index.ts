@@ -3,7 +3,9 @@ import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { modelRoutes } from './server/model-routes.ts'
+import { oidcRoutes } from './server/oidc/routes.ts'
 import { pageRoutes } from './server/pages.ts'
+import { closeIfBodyUnread } from './server/body.ts'
 import { consoleErrorResponse } from './server/respond.ts'
 import { sessionRoutes } from './server/session-routes.ts'
 import { taskRoutes } from './server/task-routes.ts'
@@ -23,6 +25,7 @@ export function consoleRoutes(services: Services) {
   const limiter = new SignInLimiter(services.signInFailures)
   return new Elysia({ name: 'console' })
     .use(sessionRoutes(services, limiter))
+    .use(oidcRoutes(services))
     .use(accountRoutes(services))
     .use(keyRoutes(services))
     .use(usageRoutes(services))
@@ -38,5 +41,6 @@ export function consoleRoutes(services: Services) {
  */
 export function consoleError(services: Services, request: Request, error: unknown): Response | undefined {
   const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
-  return path.startsWith('/console/api/') || path.startsWith('/admin/api/') ? consoleErrorResponse(error, services.logger) : undefined
+  if (!path.startsWith('/console/api/') && !path.startsWith('/admin/api/')) return undefined
+  return closeIfBodyUnread(request, consoleErrorResponse(error, services.logger))
 }

@@ -63,6 +63,8 @@ export interface GatewayErrorOptions {
   rateLimit?: RateLimitState
   /** What was actually thrown, kept for the log line (report-failure.ts); never shown to the client. */
   cause?: unknown
+  /** What the operator needs and the client must not see (an upstream's refusal of our key, scrubbed): logged only. */
+  logDetail?: string
 }
 
 export class GatewayError extends Error {
@@ -73,6 +75,7 @@ export class GatewayError extends Error {
   readonly retryAfter?: number
   readonly headers?: Record<string, string>
   readonly rateLimit?: RateLimitState
+  readonly logDetail?: string
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -84,6 +87,7 @@ export class GatewayError extends Error {
     this.retryAfter = options.retryAfter
     this.headers = options.headers
     this.rateLimit = options.rateLimit
+    this.logDetail = options.logDetail
   }
 }
 

@@ -45,6 +45,8 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.accounts },
   { table: pg.users },
   { table: pg.sessions },
+  { table: pg.identities },
+  { table: pg.signInFlows },
   { table: pg.apiKeys },
   { table: pg.ledgerEntries },
   { table: pg.holds },

@@ -1,6 +1,18 @@
+import type { Logger } from '../core/logger.ts'
+import { silentLogger } from '../core/logger.ts'
+import { reportFailure } from '../core/report-failure.ts'
 import type { KeyRecord } from './records.ts'
 import type { KeyRepository } from './repositories.ts'
 import { hashKey } from './keys.ts'
+
+export interface KeyCacheOptions {
+  pollMs?: number
+  /** Where a failing poll is told, once per streak of failures. */
+  logger?: Logger
+}
+
+/** A fault of the gateway's own code (not the store being unreachable or refusing): logged with its stack. */
+const isBug = (error: unknown) => error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError
 
 /**
  * Keys held in memory so that authenticating a request costs a hash and a map lookup, not a query.
@@ -13,21 +25,66 @@ import { hashKey } from './keys.ts'
  * With Redis, a change made here is also announced (`changed` → `announce`, pub/sub) and every other instance reloads
  * that key at once (`reload`): a revocation counts everywhere within milliseconds; polling stays as the fallback for
  * a lost message or Redis being down.
+ *
+ * A poll that fails (the store unreachable) leaves the keys as they were: a revocation made elsewhere meanwhile may not
+ * count here until a poll succeeds. So a failing streak is logged (once, when it begins, and when it ends), and
+ * `staleSeconds` (on `/metrics`) says how old the newest complete view of the keys is.
  */
 export class KeyCache {
   private readonly byHash = new Map<string, KeyRecord>()
   private readonly byId = new Map<string, string>()
   private lastSync = 0
   private timer: ReturnType<typeof setInterval> | undefined
+  private polling = false
+  private readonly pollMs: number
+  private readonly logger: Logger
+  /** Polls failed in a row (0 while they succeed), and in all since start. */
+  private failedInARow = 0
+  pollFailures = 0
   /** Tells the other instances a key changed (set when Redis is configured). */
   announce: ((keyId: string) => void) | undefined
 
-  constructor(private readonly repository: KeyRepository, private readonly pollMs = 500) {}
+  constructor(private readonly repository: KeyRepository, options: KeyCacheOptions = {}) {
+    this.pollMs = options.pollMs ?? 500
+    this.logger = options.logger ?? silentLogger
+  }
 
   async start(): Promise<void> {
     await this.refresh()
-    this.timer = setInterval(() => void this.refresh().catch(() => {}), this.pollMs)
+    this.timer = setInterval(() => void this.poll(), this.pollMs)
     this.timer.unref?.()
+  }
+
+  /** Seconds since the start of the last poll that succeeded: what a change made elsewhere may wait, at most, to count here. */
+  staleSeconds(now = Date.now()): number {
+    return Math.max(0, (now - this.lastSync) / 1000)
+  }
+
+  /** One poll; never two at once (a store that hangs must not pile them up). */
+  private async poll(): Promise<void> {
+    if (this.polling) return
+    this.polling = true
+    try {
+      await this.refresh()
+      if (this.failedInARow > 0) {
+        this.logger.info({ failed_polls: this.failedInARow }, 'key polling works again: key changes made elsewhere count here again')
+        this.failedInARow = 0
+      }
+    } catch (error) {
+      this.pollFailures++
+      if (this.failedInARow++ === 0) this.reportPollFailure(error)
+    } finally {
+      this.polling = false
+    }
+  }
+
+  private reportPollFailure(error: unknown): void {
+    if (isBug(error)) {
+      reportFailure(this.logger, error, { route: 'key polling' })
+      return
+    }
+    this.logger.warn({ err: (error as Error)?.message ?? String(error), stale_s: Math.round(this.staleSeconds()) },
+      'key polling failed: key changes made elsewhere (a revocation) may not count here until it works again; see tollgate_key_cache_stale_seconds')
   }
 
   stop(): void {

@@ -3,6 +3,7 @@ import type {
   UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
 import type { TaskRepository } from './tasks/repository.ts'
+import type { IdentityRepository } from './single-sign-on/repository.ts'
 
 /**
  * The storage contract. Every method is async so that SQLite (synchronous underneath) and PostgreSQL
@@ -106,6 +107,8 @@ export interface UserRepository {
   /** Deletes the user and, with it, every session it had. */
   delete(id: number): Promise<boolean>
   setPasswordHash(id: number, passwordHash: string, at: number): Promise<boolean>
+  /** Role, account or name as single sign-on last mapped them (domain/single-sign-on). */
+  update(id: number, changes: Pick<UserRecord, 'name' | 'role' | 'accountId'>, at: number): Promise<UserRecord | undefined>
 }
 
 export interface SessionRepository {
@@ -127,6 +130,8 @@ export interface Store {
   sessions: SessionRepository
   tasks: TaskRepository
   adminTokens: AdminTokenRepository
+  /** Single sign-on identities and sign-ins in progress (domain/single-sign-on). */
+  identities: IdentityRepository
   migrate(): Promise<void>
   close(): Promise<void>
 }

@@ -24,6 +24,8 @@ export interface NewUserInput {
   accountId?: number
   /** When absent a strong password is generated and returned once. */
   password?: string
+  /** No password at all: the login waits for its person's first single sign-on (domain/single-sign-on). */
+  singleSignOn?: boolean
 }
 
 export interface UserWithPassword {
@@ -54,10 +56,12 @@ export async function createUser(
     if (!(await repositories.accounts.findById(input.accountId))) throw new DomainError('not_found', `account ${input.accountId} does not exist`)
   }
   if (await repositories.users.findByName(input.name)) throw new DomainError('conflict', `user "${input.name}" already exists`)
-  const { password, generated } = choosePassword(input.password)
+  if (input.singleSignOn && input.password !== undefined) throw new DomainError('invalid', 'a single sign-on login has no password')
+  const { password, generated } = input.singleSignOn ? { password: '', generated: false } : choosePassword(input.password)
   const user = await repositories.users.create({
     name: input.name, role: input.role, accountId: input.accountId ?? null,
-    passwordHash: await hashPassword(password), createdAt: now, updatedAt: now,
+    // An empty hash matches no password (verifyCredentials): the login can only be signed on to.
+    passwordHash: input.singleSignOn ? '' : await hashPassword(password), createdAt: now, updatedAt: now,
   })
   return { user, password, generated }
 }
@@ -94,9 +98,10 @@ let dummyHash: Promise<string> | undefined
 export async function verifyCredentials(users: UserRepository, name: string, password: string): Promise<UserRecord | undefined> {
   const user = password.length <= maximumPasswordLength ? await users.findByName(name) : undefined
   dummyHash ??= hashPassword(generatePassword())
-  const hash = user?.passwordHash ?? (await dummyHash)
+  // A login without a password (single sign-on only) costs the same verification, which then fails.
+  const hash = user?.passwordHash || (await dummyHash)
   const matches = await Bun.password.verify(password.slice(0, maximumPasswordLength), hash)
-  return user && matches ? user : undefined
+  return user && user.passwordHash !== '' && matches ? user : undefined
 }
 
 /** All logins, or those of one account. */

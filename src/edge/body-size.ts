@@ -8,18 +8,19 @@ export const maxBodyBytes = 32 * 1024 * 1024
  * is checked here, for a 413 the caller renders in its protocol's shape: a body declared too large before it is read
  * (`refuseDeclaredSize`), one sent without a length once read (`refuseReadSize`).
  */
-export function refuseDeclaredSize(request: Request): void {
+export function refuseDeclaredSize(request: Request, limit = maxBodyBytes): void {
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > maxBodyBytes) throw bodyTooLarge()
+  if (declared !== null && Number(declared) > limit) throw bodyTooLarge(limit)
 }
 
-export function refuseReadSize(request: Request, text: string): void {
+export function refuseReadSize(request: Request, text: string, limit = maxBodyBytes): void {
   // Characters are at most bytes: only a text near the limit needs its bytes counted.
-  if (!request.headers.has('content-length') && text.length * 3 > maxBodyBytes && Buffer.byteLength(text) > maxBodyBytes) throw bodyTooLarge()
+  if (!request.headers.has('content-length') && text.length * 3 > limit && Buffer.byteLength(text) > limit) throw bodyTooLarge(limit)
 }
 
-export function bodyTooLarge(): GatewayError {
-  return new GatewayError('request_too_large', `The request body is too large: at most ${maxBodyBytes} bytes are accepted.`, { code: 'request_too_large' })
+/** `limit`: the route's own, when it takes less than the gateway does (the console and admin API: 1 MiB). */
+export function bodyTooLarge(limit = maxBodyBytes): GatewayError {
+  return new GatewayError('request_too_large', `The request body is too large: at most ${limit} bytes are accepted.`, { code: 'request_too_large' })
 }
 
 /**

@@ -60,27 +60,28 @@ function refusedEarly(error: unknown): unknown {
 }
 
 /**
- * The request's body as text: a 413 when it is larger than the gateway takes (body-size.ts), a 408 when it has not all
- * come within `limits.body_timeout_ms` (the connection is then closed: what is left of the body is never read).
+ * The request's body as text: a 413 when it is larger than the gateway takes (body-size.ts) or than `maxBytes`, a 408
+ * when it has not all come within `limits.body_timeout_ms` (the connection is then closed: what is left of the body
+ * is never read).
  */
-export async function readBody(request: Request, timeoutMs: number): Promise<string> {
+export async function readBody(request: Request, timeoutMs: number, maxBytes = maxBodyBytes): Promise<string> {
   try {
     refuseLargeHeaders(request)
-    refuseDeclaredSize(request)
+    refuseDeclaredSize(request, maxBytes)
   } catch (error) {
     throw refusedEarly(error) // the body is left unread: the connection must not be reused
   }
-  const text = await readWithin(request, timeoutMs)
-  refuseReadSize(request, text)
+  const text = await readWithin(request, timeoutMs, maxBytes)
+  refuseReadSize(request, text, maxBytes)
   return text
 }
 
-function readWithin(request: Request, timeoutMs: number): Promise<string> {
+function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(endBody, timeoutMs, reject, timeoutMs)
     // A declared length was checked already: Bun's native text() reads it. A body sent without one (chunked) is
     // counted as it comes, so it is refused at the limit rather than held whole up to Bun's own, larger limit.
-    const text = request.headers.has('content-length') || !request.body ? request.text() : readCounted(request.body)
+    const text = request.headers.has('content-length') || !request.body ? request.text() : readCounted(request.body, maxBytes)
     text.then((text) => {
       clearTimeout(timer)
       resolve(text)
@@ -101,14 +102,19 @@ export function bodyTimeout(timeoutMs: number): GatewayError {
   return new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection })
 }
 
-/** A body of unknown length, read up to the gateway's limit (body-size.ts) and no further. */
-async function readCounted(body: ReadableStream<Uint8Array>): Promise<string> {
+/** A body of unknown length, read up to `maxBytes` (the gateway's limit, body-size.ts, or a route's own) and no further. */
+async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of body) {
-    size += chunk.byteLength
-    if (size > maxBodyBytes) throw refusedEarly(bodyTooLarge())
-    chunks.push(chunk)
+  const reader = body.getReader()
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.byteLength
+    if (size > maxBytes) {
+      // Left unread rather than cancelled: a cancelled body aborts the connection before the 413 can be sent.
+      reader.releaseLock()
+      throw refusedEarly(bodyTooLarge(maxBytes))
+    }
+    chunks.push(next.value)
   }
   return Buffer.concat(chunks).toString('utf8')
 }

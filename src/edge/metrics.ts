@@ -14,7 +14,7 @@ export function metricsRoutes(services: Services) {
     .onBeforeHandle({ as: 'local' }, async ({ request }) => {
       if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
     })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services), {
+    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))
     .get('/status', () => jsonResponse({
@@ -57,5 +57,16 @@ function sharedStateGauges(services: Services): string {
     '# TYPE tollgate_redis_up gauge', `tollgate_redis_up ${shared.up ? 1 : 0}`,
     '# HELP tollgate_redis_outages_total Times Redis was found unreachable since start.',
     '# TYPE tollgate_redis_outages_total counter', `tollgate_redis_outages_total ${shared.outages}`, '',
+  ].join('\n')
+}
+
+/** How fresh this instance's view of the keys is: a revocation made elsewhere may take this long to count here. */
+function keyCacheGauges(services: Services): string {
+  const { keys } = services
+  return [
+    '# HELP tollgate_key_cache_stale_seconds Seconds since the last key poll that succeeded (every 0.5 s while the database answers).',
+    '# TYPE tollgate_key_cache_stale_seconds gauge', `tollgate_key_cache_stale_seconds ${keys.staleSeconds().toFixed(3)}`,
+    '# HELP tollgate_key_poll_failures_total Key polls that failed since start (the database unreachable or refusing).',
+    '# TYPE tollgate_key_poll_failures_total counter', `tollgate_key_poll_failures_total ${keys.pollFailures}`, '',
   ].join('\n')
 }

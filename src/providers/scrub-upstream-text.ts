@@ -8,8 +8,11 @@ export const maxUpstreamTextChars = 1024
 
 const redacted = '[redacted]'
 
-/** Key-shaped text: `Bearer …`/`Basic …`, OpenAI/Anthropic-style `sk-…` keys (masked ones too), Google `AIza…` keys. */
-const secretShapes = /\b(?:Bearer|Basic)\s+[^\s"',;]+|\b(?:sk|rk|pk)-[A-Za-z0-9_*.\-]{6,}|\bAIza[A-Za-z0-9_\-]{8,}/gi
+/**
+ * Key-shaped text: `Bearer …`/`Basic …`, OpenAI/Anthropic-style `sk-…` keys (masked ones too), Google `AIza…` keys,
+ * and whatever stands beside a run of asterisks (`****abc123`: a masked key's visible prefix or suffix).
+ */
+const secretShapes = /\b(?:Bearer|Basic)\s+[^\s"',;]+|\b(?:sk|rk|pk)-[A-Za-z0-9_*.\-]{6,}|\bAIza[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-]*/gi
 
 /** Runs long enough that one found inside the configured key is a piece of it, not a coincidence. */
 const keyPieces = /[A-Za-z0-9_\-]{8,}/g

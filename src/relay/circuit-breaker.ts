@@ -1,6 +1,6 @@
 import type { Logger } from '../core/logger.ts'
 
-import type { BreakerOptions, ProbeSlot, RouteChange, RouteHealth, RouteState, RouteTicket } from './route-health.ts'
+import { type BreakerOptions, type ProbeSlot, readRouteChange, type RouteChange, type RouteHealth, type RouteState, type RouteTicket } from './route-health.ts'
 
 /** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
 const slices = 10
@@ -42,6 +42,9 @@ export class CircuitBreaker {
   /** Set when state is shared: the half-open probe slot is claimed there, so one instance probes for all. */
   probeSlot: ProbeSlot | undefined
 
+  /** Whether a route is one of this instance's (set by the relay): changes to any other are not adopted. */
+  knowsRoute: (routeId: string) => boolean = () => true
+
   constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
   }
@@ -49,9 +52,18 @@ export class CircuitBreaker {
   /**
    * Apply a change another instance decided: a route it found down is skipped here too until the same time (epoch
    * ms, so instances' clocks should roughly agree), and a route its probe found back is closed here too. An open
-   * that would end sooner than the one this instance already has is ignored.
+   * that would end sooner than the one this instance already has is ignored. The message comes from Redis, so it is
+   * checked: a malformed one is ignored (and logged), so is a route this instance does not have (a newer config
+   * elsewhere, or made up), and an open never lasts longer than this instance's own cooldown would.
    */
-  adopt(change: RouteChange): void {
+  adopt(message: unknown): void {
+    const change = readRouteChange(message)
+    if (!change) {
+      this.logger.warn({}, 'ignored a malformed route change from another instance')
+      return
+    }
+    if (!this.knowsRoute(change.route)) return
+    if (change.state === 'open') change.until = Math.min(change.until, this.clock() + this.options.cooldownMs)
     const route = this.routeOf(change.route)
     if (change.state === 'closed') {
       if (route.state === 'closed') return

@@ -18,10 +18,14 @@ export interface Refused {
 }
 
 /**
- * The longest model name a refusal row keeps: an unknown model is the client's own text, bounded only by the body
- * size, and a usage row must not carry megabytes of it.
+ * The longest model name a refusal row or a trace span keeps: an unknown model is the client's own text, bounded only
+ * by the body size, and neither a usage row nor a span must carry megabytes of it.
  */
 const modelLength = 128
+
+export function boundModel(model: string): string {
+  return model.length > modelLength ? model.slice(0, modelLength) : model
+}
 
 /**
  * Make a refused request visible: a usage row (its status and error code, cost 0, no balance touched: ledger.ts
@@ -31,7 +35,7 @@ const modelLength = 128
 export function recordRefusal(deps: { ledger: Ledger; metrics: Metrics; logger: Logger }, refused: Refused, failure: GatewayError): void {
   const errorType = failure.code ?? failure.kind
   const latencyMs = Math.round(performance.now() - refused.started)
-  const model = refused.model.length > modelLength ? refused.model.slice(0, modelLength) : refused.model
+  const model = boundModel(refused.model)
   const usage: UsageRecord = {
     requestId: refused.requestId, accountId: refused.key.accountId, keyId: refused.key.id, model, provider: '', upstreamModel: '',
     protocol: refused.protocol, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, cost: 0,

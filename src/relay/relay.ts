@@ -72,6 +72,8 @@ export class Relay {
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
     }, deps.logger)
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
+    // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
+    if (!deps.shareWith) this.breaker.knowsRoute = (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id)
   }
 
   /**

@@ -39,6 +39,22 @@ export interface RouteTicket {
 /** A route opening or closing, told to other instances (Redis pub/sub) so that one's discovery spares the others. */
 export type RouteChange = { route: string; state: 'open'; until: number; reason: string } | { route: string; state: 'closed' }
 
+/** The longest reason kept from another instance's message (it is shown in /status and logged). */
+const maxReasonChars = 300
+
+/**
+ * A route change as read from Redis, or undefined when it is not one: whatever is on the channel or in the hash is
+ * checked, never trusted as sent (anyone with access to Redis can write there).
+ */
+export function readRouteChange(message: unknown): RouteChange | undefined {
+  if (message === null || typeof message !== 'object') return undefined
+  const { route, state, until, reason } = message as Record<string, unknown>
+  if (typeof route !== 'string') return undefined
+  if (state === 'closed') return { route, state }
+  if (state !== 'open' || typeof until !== 'number' || !Number.isFinite(until)) return undefined
+  return { route, state, until, reason: typeof reason === 'string' ? reason.slice(0, maxReasonChars) : 'reported by another instance' }
+}
+
 /**
  * The probe slot of every route, shared by the instances (Redis): after a shared cooldown one probe goes out across
  * them all, not one per instance.

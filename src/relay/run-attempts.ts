@@ -71,7 +71,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (failure.code !== 'client_closed') {
       context.logger.warn({
         request_id: call.requestId, route, attempt: attempts, error: failure.code ?? failure.kind, message: failure.message,
-        will_retry: retry && attempts < routing.maxAttempts,
+        detail: failure.logDetail, will_retry: retry && attempts < routing.maxAttempts,
       }, 'upstream attempt failed')
     }
     if (!retry) {

@@ -2,6 +2,7 @@ import type { FinishReason } from '../core/ir.ts'
 import type { ProviderType } from '../config/types.ts'
 import type { Target } from '../core/provider.ts'
 import { formatUsd } from '../core/money.ts'
+import { boundModel } from './refusal.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
 /**
@@ -116,9 +117,11 @@ export class RequestSpan {
   end(target: Target | undefined, outcome: Outcome, attempts: number, cost: number, estimated: boolean): void {
     const { call } = this
     const { request } = call
+    // A refused request's model may be any text the client sent: cut, as its usage row's is.
+    const model = boundModel(request.model)
     const attributes: FinishedSpan['attributes'] = {
       'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': request.model,
+      'gen_ai.request.model': model,
       'tollgate.request_id': call.requestId,
       'tollgate.key_id': call.key.id,
       'tollgate.account_id': call.key.accountId,
@@ -150,7 +153,7 @@ export class RequestSpan {
     }
     this.endAttempt(outcome.status, outcome.errorType ?? (outcome.status === 200 ? 'ok' : String(outcome.status))) // one a bug left open
     this.sink.add({
-      traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: `chat ${request.model}`, kind: 'server',
+      traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: `chat ${model}`, kind: 'server',
       startMs: this.startMs, endMs: performance.timeOrigin + performance.now(), attributes,
       // A server span fails on the gateway's or the upstream's fault (5xx), not on a client's mistake (4xx).
       failed: outcome.status >= 500,

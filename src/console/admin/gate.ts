@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../../edge/services.ts'
 import { requireAdminToken } from '../../edge/admin-auth.ts'
-import { acceptBody, parseConsoleBody } from '../server/body.ts'
+import { deferConsoleBody, readConsoleBody } from '../server/body.ts'
 import { jsonHeaders } from '../server/respond.ts'
 
 const changesState = (request: Request) => request.method !== 'GET' && request.method !== 'HEAD'
@@ -9,16 +9,18 @@ const changesState = (request: Request) => request.method !== 'GET' && request.m
 /**
  * The admin API's gate, used by each group of its routes: an admin token (`Authorization: Bearer tga-…`) gives
  * the `token`; a change needs scope "full". A `derive`, like the console's signedIn, so the token and its scope
- * are checked before the body is validated: a stranger or a read-only token learns nothing from a validation message.
+ * are checked before the body is read (body.ts): a stranger or a read-only token learns nothing from a validation
+ * message, and cannot make the gateway hold its body.
  * No CSRF check: a browser never attaches a bearer token by itself. Not named, so Elysia never deduplicates it.
  */
 export function withAdminToken(services: Services) {
   return new Elysia()
-    .onParse({ as: 'scoped' }, parseConsoleBody)
-    .derive({ as: 'scoped' }, async ({ request, body, set }) => {
+    .onParse({ as: 'scoped' }, deferConsoleBody)
+    .derive({ as: 'scoped' }, async (context) => {
+      const { request, set } = context
       Object.assign(set.headers, jsonHeaders)
       const token = await requireAdminToken(services, request, changesState(request) ? 'full' : 'read')
-      acceptBody(body)
+      await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
       return { token }
     })
 }

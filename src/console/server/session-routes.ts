@@ -5,11 +5,11 @@ import { endSession, startSession } from '../../domain/sessions.ts'
 import { changePassword, verifyCredentials } from '../../domain/users.ts'
 import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
-import { acceptBody, parseConsoleBody } from './body.ts'
+import { deferConsoleBody, readConsoleBody } from './body.ts'
 import { readCookie, sessionCookie, sessionCookieName } from './cookies.ts'
 import { jsonHeaders, securityHeaders } from './respond.ts'
 import * as schema from './schemas.ts'
-import { SignInLimiter } from './sign-in-limiter.ts'
+import { maxUsernameBytes, SignInLimiter } from './sign-in-limiter.ts'
 import { signedIn } from './signed-in.ts'
 import { checkSameOrigin } from './viewer.ts'
 
@@ -22,6 +22,13 @@ async function describeViewer(services: Services, user: UserRecord, csrfToken: s
     csrf_token: csrfToken,
     expires_at: new Date(expiresAt).toISOString(),
     models: services.config.models.map((model) => model.id),
+  }
+}
+
+/** `auth.passwords: false`: only single sign-on opens the console, whatever password is sent. */
+function requirePasswords(services: Services): void {
+  if (!services.config.auth.passwords) {
+    throw new GatewayError('permission', 'Password sign-in is turned off on this gateway; sign in with single sign-on.', { code: 'passwords_disabled' })
   }
 }
 
@@ -52,17 +59,23 @@ async function checkPassword(services: Services, limiter: SignInLimiter, request
   return user
 }
 
-/** Signing in is the one console route without a session: it checks only the origin and the body. */
+/**
+ * Signing in is the one console route without a session: it checks only the origin, then reads the body (under the
+ * console's cap and the body deadline, body.ts).
+ */
 function signInRoute(services: Services, limiter: SignInLimiter) {
   return new Elysia({ name: 'console-sign-in' })
-    .onParse(parseConsoleBody)
-    .onTransform(({ request, body, set }) => {
-      Object.assign(set.headers, securityHeaders, jsonHeaders)
-      checkSameOrigin(request)
-      acceptBody(body)
+    .onParse(deferConsoleBody)
+    .onTransform(async (context) => {
+      Object.assign(context.set.headers, securityHeaders, jsonHeaders)
+      checkSameOrigin(context.request)
+      await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
     })
     .post('/console/api/session', async ({ request, body, set }) => {
+      requirePasswords(services)
       const username = body.username.trim()
+      // Refused before it is counted: no login has such a name, and a count must not be kept for megabytes of one.
+      if (Buffer.byteLength(username) > maxUsernameBytes) throw invalidRequest(`The username is too long: at most ${maxUsernameBytes} bytes.`, 'username')
       const user = await checkPassword(services, limiter, request, username, body.password)
       const { token, session } = await startSession(services.store.sessions, user.id)
       set.headers['set-cookie'] = sessionCookie(request, token)
@@ -72,7 +85,8 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       response: { 200: schema.session, 400: schema.consoleError, 401: schema.consoleError, 403: schema.consoleError, 429: schema.consoleError },
       detail: {
         tags, summary: 'Sign in',
-        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After.',
+        description: 'Sets the session cookie (HttpOnly, SameSite=Strict, Path=/console). Repeated failures are refused with 429 and Retry-After; ' +
+          'with auth.passwords: false every attempt is refused with 403 passwords_disabled.',
       },
     })
 }
@@ -96,6 +110,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
     })
     .post('/console/api/session/password', async ({ viewer, request, body, set }) => {
+      requirePasswords(services)
       await checkCurrentPassword(services, limiter, request, viewer.user, body.current_password)
       if (body.new_password === body.current_password) throw invalidRequest('The new password is the current one; choose another.', 'new_password')
       if (body.new_password === '') throw invalidRequest(`Missing 'new_password': at least 12 characters.`, 'new_password')

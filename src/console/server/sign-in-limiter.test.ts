@@ -73,3 +73,19 @@ test('password checks in flight are capped per address and in total', () => {
   for (const address of ['b', 'c', 'd']) expect(limiter.begin(address) && limiter.begin(address)).toBe(true)
   expect(limiter.begin('e')).toBe(false) // eight hashes already running
 })
+
+test('names and addresses are kept as short hashes, however long the text sent; an unlock still reaches every address', async () => {
+  const log = new MemoryFailureLog()
+  const limiter = new SignInLimiter(log, { maxFailures: 2 })
+  const long = 'n'.repeat(256)
+  for (const address of ['10.0.0.1', `2001:db8::${'f'.repeat(200)}`]) {
+    await limiter.recordFailure(long, address, false, 0)
+    await limiter.recordFailure(long, address, false, 0)
+    expect(await limiter.retryAfter(long.toUpperCase(), address, 1)).toBeGreaterThan(0)
+  }
+  const keys = Object.values(log.memories).flatMap((memory) => [...(memory as unknown as { times: Map<string, number[]> }).times.keys()])
+  expect(keys.length).toBe(5) // a pair and an address per address, one name
+  for (const key of keys) expect(key.length).toBeLessThan(64)
+  await limiter.clear(long)
+  for (const address of ['10.0.0.1', `2001:db8::${'f'.repeat(200)}`]) expect(await limiter.retryAfter(long, address, 1)).toBe(0)
+})

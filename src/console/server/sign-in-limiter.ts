@@ -1,4 +1,11 @@
+import { createHash } from 'node:crypto'
 import { type FailureLog, MemoryFailureLog } from '../../domain/failure-log.ts'
+
+/**
+ * The longest username a sign-in may give, in UTF-8 bytes: far above any real login (64 characters, names.ts), and
+ * low enough that a guess cannot be used to make the gateway hash or keep megabytes. Longer is a 400, not counted.
+ */
+export const maxUsernameBytes = 256
 
 export interface SignInLimits {
   /** Failures of one name from one address before that pair is refused (until the oldest ages out). */
@@ -25,7 +32,8 @@ const defaults: SignInLimits = { maxFailures: 5, windowMs: 15 * 60_000, maxAddre
  * Unknown names are counted exactly like known ones (the answers reveal nothing about which exist); they are only
  * stored apart (failure-log.ts), so inventing names cannot flush the counts of real ones. An address past its limit
  * records nothing more, which bounds what one address can store. With Redis the counts are shared by every
- * instance; without it (or while it is down) they live in this process.
+ * instance; without it (or while it is down) they live in this process. Names and addresses are kept as hashes, so a
+ * key costs the same few bytes however long the text a client sent.
  */
 export class SignInLimiter {
   private readonly inFlight = new Map<string, number>()
@@ -90,8 +98,8 @@ export class SignInLimiter {
    * names from one address is not excused by unlocking one of them).
    */
   async clear(username: string): Promise<void> {
-    const [pair, , name] = keysOf(username, '')
-    await Promise.all([this.log.clearPrefix(pair), this.log.clear(name)])
+    const name = digestOf(username.toLowerCase())
+    await Promise.all([this.log.clearPrefix(pairPrefix(name)), this.log.clear(`name:${name}`)])
   }
 
   private backoffMs(nameFailures: number): number {
@@ -100,6 +108,14 @@ export class SignInLimiter {
 }
 
 function keysOf(username: string, address: string): [pair: string, address: string, name: string] {
-  const name = username.toLowerCase()
-  return [`pair:${name}\n${address}`, `address:${address}`, `name:${name}`]
+  const name = digestOf(username.toLowerCase())
+  const from = digestOf(address)
+  return [`${pairPrefix(name)}${from}`, `address:${from}`, `name:${name}`]
+}
+
+const pairPrefix = (name: string) => `pair:${name}:`
+
+/** 128 bits of SHA-256: collisions cannot be made to order, so one name's count cannot be aimed at another's. */
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22)
 }

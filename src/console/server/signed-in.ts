@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../../edge/services.ts'
-import { acceptBody, parseConsoleBody } from './body.ts'
+import { deferConsoleBody, readConsoleBody } from './body.ts'
 import { jsonHeaders, notFound, securityHeaders } from './respond.ts'
 import { isAdmin } from './scope.ts'
 import { checkCsrf, checkSameOrigin, resolveViewer } from './viewer.ts'
@@ -13,13 +13,14 @@ const changesState = (request: Request) => request.method !== 'GET' && request.m
  * with `admin`, an account user gets the 404 a missing route gets, so admin routes are invisible to them.
  *
  * A `derive` rather than a `resolve` because Elysia validates between the two: these checks answer before a
- * body is looked at, so a signed-out or foreign request learns nothing from a validation message. Not named,
- * so Elysia never deduplicates it away from a group that uses it.
+ * body is read at all (body.ts), so a signed-out or foreign request learns nothing from a validation message and
+ * cannot make the gateway hold its body. Not named, so Elysia never deduplicates it away from a group that uses it.
  */
 export function signedIn(services: Services, options: { admin?: boolean } = {}) {
   return new Elysia()
-    .onParse({ as: 'scoped' }, parseConsoleBody)
-    .derive({ as: 'scoped' }, async ({ request, body, set }) => {
+    .onParse({ as: 'scoped' }, deferConsoleBody)
+    .derive({ as: 'scoped' }, async (context) => {
+      const { request, set } = context
       Object.assign(set.headers, securityHeaders, jsonHeaders)
       const viewer = await resolveViewer(services, request)
       if (changesState(request)) {
@@ -27,7 +28,7 @@ export function signedIn(services: Services, options: { admin?: boolean } = {}) 
         checkCsrf(viewer, request)
       }
       if (options.admin && !isAdmin(viewer)) throw notFound()
-      acceptBody(body)
+      await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
       return { viewer }
     })
 }

@@ -168,3 +168,9 @@ export interface TaskItem {
   cost_usd: string
   finished_at: string | null
 }
+
+/** GET /console/api/sign-in-methods: which ways the sign-in page offers. */
+export interface SignInMethods {
+  passwords: boolean
+  single_sign_on: { name: string; url: string } | null
+}

@@ -1,4 +1,5 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import { balanceOutOfRange, maxBalance } from '../../domain/accounts.ts'
 import type { AccountRepository } from '../../domain/repositories.ts'
 import { accounts, ledgerEntries } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
@@ -24,9 +25,12 @@ export function createPostgresAccounts(db: PostgresDatabase): AccountRepository 
       return db.transaction(async (tx) => {
         const [account] = await tx.update(accounts)
           .set({ balance: sql`${accounts.balance} + ${amount}` })
-          .where(eq(accounts.id, accountId))
+          .where(and(eq(accounts.id, accountId), sql`${accounts.balance} + ${amount} between 0 and ${maxBalance}`))
           .returning()
-        if (!account) throw new Error(`account ${accountId} does not exist`)
+        if (!account) {
+          const [current] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
+          throw current ? balanceOutOfRange(current.balance, amount) : new Error(`account ${accountId} does not exist`)
+        }
         await tx.insert(ledgerEntries).values({ accountId, amount, balanceAfter: account.balance, note, actor, createdAt: at })
         return account
       })

@@ -136,6 +136,26 @@ export const sessions = pgTable('sessions', {
   expiresAt: time('expires_at').notNull(),
 }, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])
 
+/** Single sign-on, as in sqlite/schema.ts. */
+export const identities = pgTable('identities', {
+  issuer: text('issuer').notNull(),
+  subject: text('subject').notNull(),
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  email: text('email'),
+  createdAt: time('created_at').notNull(),
+  lastSignInAt: time('last_sign_in_at').notNull(),
+}, (table) => [primaryKey({ columns: [table.issuer, table.subject] }), index('identities_user').on(table.userId)])
+
+export const signInFlows = pgTable('sign_in_flows', {
+  id: text('id').primaryKey(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  address: text('address').notNull(),
+  createdAt: time('created_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+}, (table) => [index('sign_in_flows_expires').on(table.expiresAt), index('sign_in_flows_address').on(table.address)])
+
 /** Batch work (domain/tasks), as in sqlite/schema.ts. */
 export const tasks = pgTable('tasks', {
   id: text('id').primaryKey(),

@@ -12,6 +12,7 @@ import * as schema from './schema.ts'
 import { createPostgresSessions } from './sessions.ts'
 import { createPostgresUsage } from './usage.ts'
 import { createPostgresUsers } from './users.ts'
+import { createPostgresIdentities } from './identities.ts'
 import { createPostgresTasks } from './tasks.ts'
 
 export type PostgresDatabase = BunSQLDatabase<typeof schema>
@@ -31,6 +32,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     sessions: createPostgresSessions(db),
     tasks: createPostgresTasks(client),
     adminTokens: createPostgresAdminTokens(db),
+    identities: createPostgresIdentities(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {

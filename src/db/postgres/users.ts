@@ -27,5 +27,9 @@ export function createPostgresUsers(db: PostgresDatabase): UserRepository {
     async setPasswordHash(id, passwordHash, at) {
       return (await db.update(users).set({ passwordHash, updatedAt: at }).where(eq(users.id, id)).returning({ id: users.id })).length > 0
     },
+    async update(id, changes, at) {
+      const [user] = await db.update(users).set({ ...changes, updatedAt: at }).where(eq(users.id, id)).returning()
+      return user
+    },
   }
 }

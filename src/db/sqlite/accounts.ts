@@ -1,4 +1,5 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import { balanceOutOfRange, maxBalance } from '../../domain/accounts.ts'
 import type { AccountRepository } from '../../domain/repositories.ts'
 import { accounts, ledgerEntries } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -21,9 +22,12 @@ export function createSqliteAccounts(db: SqliteDatabase): AccountRepository {
       return db.transaction((tx) => {
         const account = tx.update(accounts)
           .set({ balance: sql`${accounts.balance} + ${amount}` })
-          .where(eq(accounts.id, accountId))
+          .where(and(eq(accounts.id, accountId), sql`${accounts.balance} + ${amount} between 0 and ${maxBalance}`))
           .returning().get()
-        if (!account) throw new Error(`account ${accountId} does not exist`)
+        if (!account) {
+          const current = tx.select().from(accounts).where(eq(accounts.id, accountId)).get()
+          throw current ? balanceOutOfRange(current.balance, amount) : new Error(`account ${accountId} does not exist`)
+        }
         tx.insert(ledgerEntries).values({ accountId, amount, balanceAfter: account.balance, note, actor, createdAt: at }).run()
         return account
       }, { behavior: 'immediate' })

@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
-import { chmodSync, existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { createPrivately } from './private-file.ts'
 import { dirname, resolve } from 'node:path'
 
 /**
@@ -10,15 +11,19 @@ import { dirname, resolve } from 'node:path'
 export function backupSqlite(source: string, target: string): string {
   const path = resolve(target)
   if (existsSync(path)) throw new BackupError(`${path} already exists; a backup never overwrites a file (choose a new name)`)
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  // Made empty and 0600 first (VACUUM INTO writes into an empty file): created by SQLite it was 0644 while written.
+  createPrivately(path)
   const client = new Database(source, { readwrite: true, create: false })
   try {
     client.exec('PRAGMA busy_timeout = 5000')
     client.query('VACUUM INTO ?').run(path)
+  } catch (error) {
+    rmSync(path, { force: true })
+    throw error
   } finally {
     client.close()
   }
-  chmodSync(path, 0o600)
   return path
 }
 

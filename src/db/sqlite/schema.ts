@@ -127,6 +127,27 @@ export const sessions = sqliteTable('sessions', {
   expiresAt: integer('expires_at').notNull(),
 }, (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])
 
+/** Single sign-on (domain/single-sign-on): the provider identity each SSO login is; deleting a login unlinks it. */
+export const identities = sqliteTable('identities', {
+  issuer: text('issuer').notNull(),
+  subject: text('subject').notNull(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  email: text('email'),
+  createdAt: integer('created_at').notNull(),
+  lastSignInAt: integer('last_sign_in_at').notNull(),
+}, (table) => [primaryKey({ columns: [table.issuer, table.subject] }), index('identities_user').on(table.userId)])
+
+/** Sign-ins sent to the identity provider and not back yet; `id` is the SHA-256 of the `state` sent. */
+export const signInFlows = sqliteTable('sign_in_flows', {
+  id: text('id').primaryKey(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  address: text('address').notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+}, (table) => [index('sign_in_flows_expires').on(table.expiresAt), index('sign_in_flows_address').on(table.address)])
+
 /** Batch work (domain/tasks): one row per batch; its counts and spend move with each item's end, in one transaction. */
 export const tasks = sqliteTable('tasks', {
   id: text('id').primaryKey(),

@@ -1,4 +1,5 @@
 import { Database } from 'bun:sqlite'
+import { createPrivately } from './private-file.ts'
 
 /** Another process serves from this SQLite file: the CLI prints the message on one line and exits non-zero. */
 export class DatabaseInUseError extends Error {
@@ -23,6 +24,7 @@ export function lockPathOf(path: string): string {
  * Returns the release (closing the lock's connection), or throws DatabaseInUseError.
  */
 export function acquireServeLock(path: string): () => void {
+  createPrivately(lockPathOf(path)) // 0600, and so its journal: like every file beside the data
   const lock = new Database(lockPathOf(path), { create: true })
   try {
     lock.exec('PRAGMA busy_timeout = 0')

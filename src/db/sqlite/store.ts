@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { sql } from 'drizzle-orm'
@@ -11,11 +11,13 @@ import { startCheckpointer } from './checkpointer.ts'
 import { createSqliteKeys } from './keys.ts'
 import { createSqliteLedger } from './ledger.ts'
 import { acquireServeLock } from './serve-lock.ts'
+import { createPrivately } from './private-file.ts'
 import { sqliteMigrations } from './migrations.ts'
 import * as schema from './schema.ts'
 import { createSqliteSessions } from './sessions.ts'
 import { createSqliteUsage } from './usage.ts'
 import { createSqliteUsers } from './users.ts'
+import { createSqliteIdentities } from './identities.ts'
 import { createSqliteTasks } from './tasks.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
@@ -28,22 +30,10 @@ export interface SqliteStoreOptions {
   serving?: boolean
 }
 
-/**
- * Create the database file readable by its owner alone (0600): it holds password and key hashes, and SQLite would
- * create it 0644. SQLite gives the -wal and -shm files it makes later the main file's mode. An existing file is left
- * as it is.
- */
-function createPrivately(path: string): void {
-  try {
-    closeSync(openSync(path, 'wx', 0o600))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
-}
-
 /** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  // A folder made here is the owner's alone (0700), like the files in it; an existing one is left as the operator made it.
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   // One server per file, taken before anything else is touched (throws DatabaseInUseError).
   const releaseLock = options.serving && path !== ':memory:' ? acquireServeLock(path) : undefined
   if (path !== ':memory:') createPrivately(path)
@@ -66,6 +56,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     sessions: createSqliteSessions(db),
     tasks: createSqliteTasks(client),
     adminTokens: createSqliteAdminTokens(db),
+    identities: createSqliteIdentities(db),
     async migrate() {
       await runMigrations({
         async appliedNames() {

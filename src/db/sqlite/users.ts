@@ -24,5 +24,8 @@ export function createSqliteUsers(db: SqliteDatabase): UserRepository {
     async setPasswordHash(id, passwordHash, at) {
       return db.update(users).set({ passwordHash, updatedAt: at }).where(eq(users.id, id)).returning({ id: users.id }).all().length > 0
     },
+    async update(id, changes, at) {
+      return db.update(users).set({ ...changes, updatedAt: at }).where(eq(users.id, id)).returning().get()
+    },
   }
 }

@@ -1,0 +1,32 @@
+/**
+ * Per-key (or per-project) `allowed_ips`: the addresses a key may be used from. Each entry is an address or a CIDR
+ * block, IPv4 or IPv6; a client reported as `::ffff:1.2.3.4` is matched as 1.2.3.4. The list is checked once when
+ * it is set, with a message naming the bad entry, so a typo cannot lock a key out (or leave it open) silently.
+ */
+import { blockContains, readAddressBlock, type AddressBlock } from './address-block.ts'
+
+/** More entries than this is a firewall's job; the check is a linear scan on every request. */
+export const maxAllowedIps = 1000
+
+/**
+ * The rules, or an Error naming the field, the entry and the fault. An empty list is refused: a key usable from
+ * nowhere is a mistake, and "no rule" is written by leaving the field out.
+ */
+export function parseAllowedIps(entries: readonly unknown[], field = 'allowed_ips'): AddressBlock[] {
+  if (entries.length === 0) throw new Error(`${field} is empty: list at least one address or block, or leave it out to allow every address`)
+  if (entries.length > maxAllowedIps) throw new Error(`${field} has ${entries.length} entries; at most ${maxAllowedIps} are allowed`)
+  return entries.map((entry, index) => {
+    if (typeof entry !== 'string') throw new Error(`${field}[${index}] must be a string such as "10.0.0.0/8"`)
+    try {
+      return readAddressBlock(entry)
+    } catch (error) {
+      throw new Error(`${field}[${index}]: ${(error as Error).message}`)
+    }
+  })
+}
+
+/** Whether a client address may use the key: a rule containing it allows it; no rules set (undefined) allows all. */
+export function isAddressAllowed(rules: readonly AddressBlock[] | undefined, clientAddress: string): boolean {
+  if (rules === undefined) return true
+  return rules.some((rule) => blockContains(rule, clientAddress))
+}
