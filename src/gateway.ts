@@ -78,7 +78,11 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     // Routes the running instances found down are skipped here from the start, not found down once more.
     for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)
   }
-  const tasks = new TaskService(store.tasks, Date.now, { maxFileBytes: config.tasks.maxFileBytes, windowMs: config.tasks.windowS * 1000 })
+  // Rows a crash left half-written or half-deleted (SQLite writes a batch in slices): cleared before anyone can ask.
+  const leftovers = await store.tasks.removeLeftovers()
+  if (leftovers > 0) logger.warn({ rows: leftovers }, 'removed batch rows left half-written by an earlier crash')
+  // A file's line is one request: no longer than a live request's body (edge/body-size.ts).
+  const tasks = new TaskService(store.tasks, Date.now, { ...config.tasks, windowMs: config.tasks.windowS * 1000, maxLineBytes: maxBodyBytes })
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
   const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
   const runner = new TaskRunner({

@@ -66,13 +66,19 @@ export function parseRetention(retention: Fields): Config['retention'] {
 }
 
 export function parseTasks(tasks: Fields): Config['tasks'] {
-  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days', 'max_file_bytes', 'window_s'], 'tasks')
+  rejectUnknownKeys(tasks, ['concurrency', 'per_account', 'retention_days', 'max_file_bytes', 'window_s', 'max_files_per_account',
+    'max_stored_bytes_per_account', 'max_open_batches_per_account'], 'tasks')
+  const most = (key: string, fallback: number) => readNumber(tasks[key], `tasks.${key}`, fallback, { min: 1, integer: true })
   return {
     concurrency: readNumber(tasks.concurrency, 'tasks.concurrency', 4, { min: 1, integer: true }),
     perAccount: readNumber(tasks.per_account, 'tasks.per_account', 2, { min: 1, integer: true }),
     retentionDays: readNumber(tasks.retention_days, 'tasks.retention_days', 30, { min: 0 }),
     maxFileBytes: readNumber(tasks.max_file_bytes, 'tasks.max_file_bytes', 200 * 1024 * 1024, { min: 1, integer: true }),
     windowS: readNumber(tasks.window_s, 'tasks.window_s', 86_400, { min: 1, integer: true }),
+    // What one account may keep: a $0 key once stored 10 × 20 MiB and opened batches without end.
+    maxFilesPerAccount: most('max_files_per_account', 1000),
+    maxStoredBytesPerAccount: most('max_stored_bytes_per_account', 1024 * 1024 * 1024),
+    maxOpenBatchesPerAccount: most('max_open_batches_per_account', 25),
   }
 }
 

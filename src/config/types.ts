@@ -148,9 +148,13 @@ export interface Config {
   telemetry?: TelemetryConfig
   /**
    * Batch work (tasks): items run at once at most, per account at most, how long results are kept, the largest
-   * uploaded input file, and every batch's completion window (OpenAI's 200 MB and 24 h by default).
+   * uploaded input file, every batch's completion window (OpenAI's 200 MB and 24 h by default), and what one account
+   * may keep: uploaded files (their number and bytes) and batches not yet ended.
    */
-  tasks: { concurrency: number; perAccount: number; retentionDays: number; maxFileBytes: number; windowS: number }
+  tasks: {
+    concurrency: number; perAccount: number; retentionDays: number; maxFileBytes: number; windowS: number
+    maxFilesPerAccount: number; maxStoredBytesPerAccount: number; maxOpenBatchesPerAccount: number
+  }
   /**
    * Usage rows older than `requestsDays` whole UTC days are folded into daily per-key per-model totals (kept
    * forever); 0 keeps every row. The ledger (money) is never pruned.

@@ -3,6 +3,7 @@ import { invalidRequest } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
 /** Anthropic's model object; `max_input_tokens` / `max_tokens` carry the configured context window and output cap. */
 function encodeModel(model: ModelConfig, key: Caller) {
@@ -42,16 +43,8 @@ function selectPage<T extends { id: string }>(models: T[], query: URLSearchParam
 export function answerAnthropicModels(services: Services, key: Caller, request: Request): Response {
   const url = new URL(request.url)
   if (url.pathname.startsWith('/v1/models/')) {
-    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodeModelId(url.pathname.slice('/v1/models/'.length))), key))
+    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodePathPart(url.pathname.slice('/v1/models/'.length), 'model id')), key))
   }
   const models = services.relay.modelsFor(key).map((model) => encodeModel(model, key))
   return jsonResponse(selectPage(models, url.searchParams))
-}
-
-function decodeModelId(id: string): string {
-  try {
-    return decodeURIComponent(id)
-  } catch {
-    throw invalidRequest('The model id in the path is not valid URL encoding.')
-  }
 }

@@ -10,9 +10,9 @@ export const batchEndpoints = ['/v1/chat/completions', '/v1/responses']
 
 /** OpenAI batch items: the `body` of each input line, decoded as its endpoint's protocol. */
 export const openAiBatchItems: BatchItemCodec = {
-  decode(body, task, requestId) {
+  decode(body, task, requestId, parsed) {
     const protocol = task.endpoint === '/v1/responses' ? openAiResponses : openAiChat
-    const exchange = protocol.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
+    const exchange = protocol.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
     return { protocol: protocol.name, exchange, inputBound: Buffer.byteLength(body) }
   },
   async finalize(task, tasks) {
