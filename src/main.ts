@@ -113,8 +113,8 @@ async function main(argv: string[]): Promise<number> {
           }
         }] : []
         try {
-          const keyService = new KeyService({ repository: store.keys, listeners, configuredModels: () => config.models.map((model) => model.id) })
-          await runKeyCommand(store, keyService, args, json)
+          const configuredModels = () => config.models.map((model) => model.id)
+          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels }), args, json)
         } finally {
           announcer?.close()
         }

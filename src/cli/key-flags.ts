@@ -39,7 +39,9 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
 
 /** KeyService's refusal in the CLI's words: the flag at fault and what it was given (exit 2). */
 export function describeKeyInputError(error: KeyInputError, args: ParsedArgs): UsageError {
-  if (error.field === undefined) return new UsageError(`nothing to change: give at least one of ${keyFields.map((field) => `--${flagNames[field]}`).join(', ')}`)
+  if (error.field === undefined) {
+    return new UsageError(`nothing to change: give at least one of ${keyFields.map((field) => `--${flagNames[field]}`).join(', ')}`)
+  }
   const flag = flagNames[error.field]
   return new UsageError(`--${flag} ${error.rule}, got "${flagString(args, flag)}"`)
 }

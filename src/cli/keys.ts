@@ -57,12 +57,14 @@ async function runAction(store: Store, keyService: KeyService, args: ParsedArgs,
     }
     case 'edit': {
       const key = await keyService.edit(id!, readKeyFlags(args), changeByCli())
-      return printResult(json, keyJson(key), () => `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`)
+      return printResult(json, keyJson(key), () =>
+        `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`)
     }
     case 'rotate': {
       const { record, secret } = await keyService.rotate(id!, changeByCli())
       return printResult(json, { ...keyJson(record), key: secret }, () =>
-        `rotated key ${record.id}: the old secret is refused from now on\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)
+        `rotated key ${record.id}: the old secret is refused from now on\n\n  ${secret}\n\n`
+        + 'This secret is shown only now; store it somewhere safe.')
     }
     case 'revoke': {
       if (!id) throw new UsageError('usage: tollgate key revoke ID')

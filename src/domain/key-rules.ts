@@ -48,7 +48,9 @@ export function checkKeyChanges(changes: KeyChanges, context: KeyRuleContext): K
 
 function checkName(name: string | null): string | null {
   const trimmed = name?.trim() || null
-  if (trimmed !== null && trimmed.length > maxKeyNameLength) throw new KeyInputError('name', `must be at most ${maxKeyNameLength} characters`)
+  if (trimmed !== null && trimmed.length > maxKeyNameLength) {
+    throw new KeyInputError('name', `must be at most ${maxKeyNameLength} characters`)
+  }
   return trimmed
 }
 
@@ -58,13 +60,17 @@ function checkModels(models: string[] | null, configured: readonly string[]): st
   if (models.length === 0) throw new KeyInputError('models', 'must name at least one model (or none at all, for every model)')
   const known = new Set(configured)
   const unknown = models.filter((model) => !known.has(model))
-  if (unknown.length) throw new KeyInputError('models', `names unknown model(s) ${unknown.join(', ')}; configured: ${configured.join(', ')}`)
+  if (unknown.length) {
+    throw new KeyInputError('models', `names unknown model(s) ${unknown.join(', ')}; configured: ${configured.join(', ')}`)
+  }
   return [...new Set(models)]
 }
 
 function checkLimit(field: 'rpm' | 'tpm' | 'concurrency', value: number | null): number | null {
   if (value === null) return null
-  if (!Number.isInteger(value) || value < 1 || value > maxKeyLimit) throw new KeyInputError(field, `must be a whole number from 1 to ${maxKeyLimit}`)
+  if (!Number.isInteger(value) || value < 1 || value > maxKeyLimit) {
+    throw new KeyInputError(field, `must be a whole number from 1 to ${maxKeyLimit}`)
+  }
   return value
 }
 

@@ -25,7 +25,9 @@ beforeEach(async () => {
   accountId = (await store.accounts.create('acme', now)).id
   heard = []
   models = ['mock-1', 'mock-fast']
-  service = new KeyService({ repository: store.keys, configuredModels: () => models, listeners: [(change) => void heard.push(change)], clock: () => now })
+  service = new KeyService({
+    repository: store.keys, configuredModels: () => models, listeners: [(change) => void heard.push(change)], clock: () => now,
+  })
 })
 
 afterEach(() => store.close())
@@ -45,7 +47,8 @@ describe('KeyService', () => {
     const revoked = await service.revoke(record.id, actor)
     expect(revoked).toMatchObject({ changed: true, key: { revokedAt: now } })
     expect(heard.map((change) => [change.action, change.actor, change.at, change.before?.rpm, change.after.rpm])).toEqual([
-      ['create', actor, now, undefined, 5], ['edit', actor, now, 5, null], ['rotate', actor, now, null, null], ['revoke', actor, now, null, null],
+      ['create', actor, now, undefined, 5], ['edit', actor, now, 5, null],
+      ['rotate', actor, now, null, null], ['revoke', actor, now, null, null],
     ])
     expect(heard[0]!.before).toBeNull()
     expect(heard[2]!.before!.hash).not.toBe(heard[2]!.after.hash)
@@ -64,7 +67,8 @@ describe('KeyService', () => {
       const error = await refusal(service.edit(record.id, changes, actor))
       expect({ changes, error }).toEqual({ changes, error: expect.any(KeyInputError) })
       expect((error as KeyInputError).field).toBe(field as never)
-      if (Object.keys(changes).length > 0) expect((await refusal(service.create({ accountId, ...changes }, actor)) as KeyInputError).field).toBe(field as never)
+      if (Object.keys(changes).length === 0) continue
+      expect((await refusal(service.create({ accountId, ...changes }, actor)) as KeyInputError).field).toBe(field as never)
     }
     expect(heard).toEqual([])
     expect(await store.keys.list(accountId)).toEqual([record])
@@ -85,7 +89,8 @@ describe('KeyService', () => {
     }
     expect(await service.revoke(record.id, actor)).toMatchObject({ changed: false, key: { id: record.id, revokedAt: now } })
     expect(heard).toEqual([])
-    for (const change of [service.edit('key_missing', { rpm: 1 }, actor), service.rotate('key_missing', actor), service.revoke('key_missing', actor)]) {
+    const missing = 'key_missing'
+    for (const change of [service.edit(missing, { rpm: 1 }, actor), service.rotate(missing, actor), service.revoke(missing, actor)]) {
       const error = await refusal(change)
       expect(error).toBeInstanceOf(DomainError)
       expect(error).toMatchObject({ kind: 'not_found' })

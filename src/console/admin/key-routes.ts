@@ -77,6 +77,7 @@ export function adminKeyRoutes(services: Services) {
       params: schema.idParams('key'),
       response: { 200: schema.createdKey, ...schema.errorResponses, 409: schema.consoleError },
       detail: adminDetail('Rotate a key',
-        `A new secret for the same key: its ID, limits, spend and usage history stay; the old secret stops working. The answer holds the new secret, shown this once. A revoked key cannot be rotated (409). ${atOnce} ${writes}`),
+        'A new secret for the same key: its ID, limits, spend and usage history stay; the old secret stops working. '
+        + `The answer holds the new secret, shown this once. A revoked key cannot be rotated (409). ${atOnce} ${writes}`),
     })
 }

@@ -13,5 +13,7 @@ export function changeByLogin(services: Services, user: UserRecord, request: Req
 
 /** A change made through the admin API; named as its ledger entries name it (`admin-token:NAME`). */
 export function changeByAdminToken(services: Services, token: AdminTokenRecord, request: Request): ChangeActor {
-  return { kind: 'admin-token', label: `admin-token:${token.name}`, userId: null, adminTokenId: token.id, address: addressOf(services, request) }
+  return {
+    kind: 'admin-token', label: `admin-token:${token.name}`, userId: null, adminTokenId: token.id, address: addressOf(services, request),
+  }
 }

@@ -71,7 +71,8 @@ export function keyRoutes(services: Services) {
       response: { 200: schema.createdKey, ...schema.errorResponses, 409: schema.consoleError },
       detail: {
         tags, summary: 'Rotate a key: a new secret, the same key',
-        description: 'The answer holds the new secret, shown this once. Limits, spend and history stay; the old secret is refused at once. A revoked key cannot be rotated (409).',
+        description: 'The answer holds the new secret, shown this once. Limits, spend and history stay; the old secret is refused at once. '
+          + 'A revoked key cannot be rotated (409).',
       },
     })
     .post('/console/api/keys/:id/revoke', async ({ viewer, params, request }) => {
