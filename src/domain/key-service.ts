@@ -41,10 +41,11 @@ export interface KeyServiceOptions {
  * console, the admin API and the CLI alike. Each change checks its fields once (key-rules.ts), is stored, then told
  * to every listener; the callers only turn their own input into values and present the result.
  *
- * Each change is read-before, write, read-after, with the `actor` that asked. An audit row (issue 28) is the change
- * (`KeyChange`: who, when, before and after) written in the same transaction as the write; a key's project (issue 27)
- * is one more field checked in `checkKeyChanges` against the project's own rules. Who may change which key (an
- * account's scope, a role) is decided by the caller before it asks.
+ * Each change is read-before, write, read-after, with the `actor` that asked. Made for what comes next: an audit row
+ * (issue 28) is this change's `KeyChange` (who, from where, when, before and after) handed to the repository's write,
+ * to be stored in its transaction, with no caller changed; a key's project (issue 27) is one more field checked in
+ * `checkKeyChanges` against its project's rules. Who may change which key (an account's scope, a role) is decided by
+ * the caller before it asks.
  */
 export class KeyService {
   private readonly repository: KeyRepository
