@@ -7,6 +7,7 @@ import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'
 import { openStore } from './db/open.ts'
 import { KeyCache } from './domain/key-cache.ts'
+import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -65,8 +66,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const telemetry = config.telemetry && new OtlpExporter(config.telemetry, logger, packageJson.version)
   const tracer = telemetry && new Tracer(telemetry, config.telemetry!.sampleRatio)
   const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter, tracer })
+  // A key change counts on this instance before its answer is sent, and is announced to the others (Redis).
+  const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
+  if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
+  // Reads the config at each change (`services.config`, assigned below, is replaced by a reload).
+  const keyService = new KeyService({
+    repository: store.keys, listeners: keyListeners, logger, configuredModels: () => services.config.models.map((model) => model.id),
+  })
   if (shared) {
-    keys.announce = (keyId) => shared.announce('keys', keyId)
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
     relay.breaker.onChange = (change) => {
       shared.announce('routes', change)
@@ -92,10 +99,11 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
   runners.set(tasks, { runner, batchRelay, folder })
-  return {
-    config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+  const services: Services = {
+    config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
   }
+  return services
 }
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */

@@ -23,6 +23,7 @@ import { DatabaseOpenError, describeDatabase, openStore } from './db/open.ts'
 import { BackupError, backupSqlite } from './db/sqlite/backup.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
 import { DomainError } from './domain/errors.ts'
+import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 
 /** Embedded at build time (bun build inlines the JSON), so the binary knows its version without the repository. */
 const version = packageJson.version
@@ -103,14 +104,17 @@ async function main(argv: string[]): Promise<number> {
         await runAccountCommand(store, args, json)
         break
       case 'key': {
-        // Running instances refuse a revoked key as soon as they hear of it (connected first: heard right after the
-        // write); without Redis, at their next poll.
-        const announcer = config.redis && args.positional[1] === 'revoke' ? await openAnnouncer(config.redis) : undefined
-        try {
-          await runKeyCommand(store, config, args, json)
-          if (announcer && !(await announcer.announce('keys', args.positional[2]))) {
-            console.error('tollgate: Redis did not answer: running instances refuse the key at their next poll (within a second)')
+        // Running instances apply a change as soon as they hear of it (connected first: heard right after the write);
+        // without Redis, at their next poll.
+        const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
+        const listeners: KeyChangeListener[] = announcer ? [async (change) => {
+          if (!(await announcer.announce('keys', change.after.id))) {
+            console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
           }
+        }] : []
+        try {
+          const configuredModels = () => config.models.map((model) => model.id)
+          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels }), args, json)
         } finally {
           announcer?.close()
         }

@@ -27,6 +27,11 @@ export const commands: CommandSpec[] = [
     'key create --account NAME [--name LABEL] [--models id1,id2] [--rpm N] [--tpm N] [--concurrency N] [--budget USD] [--expires ISO-8601]',
     'a new API key (the secret is shown once)'),
   spec('key list', '', 'account', '', 'key list [--account NAME]', 'keys, with their limits and spend'),
+  spec('key edit', 'ID', 'name models rpm tpm concurrency budget expires', '',
+    'key edit ID [--name LABEL] [--models id1,id2|all] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--budget USD|none] '
+      + '[--expires ISO-8601|none]',
+    'change a key\'s name, models, limits, budget or expiry (counts from its next request)'),
+  spec('key rotate', 'ID', '', '', 'key rotate ID', 'a new secret for the same key (shown once); the old one is refused from now on'),
   spec('key revoke', 'ID', '', '', 'key revoke ID', 'refuse a key from now on'),
   spec('usage', '', 'account key', '', 'usage [--account NAME] [--key ID]', 'requests, tokens and spend'),
   spec('task list', '', 'account limit', '', 'task list [--account NAME] [--limit N]', 'batches of every protocol, newest first: status, counts, spend'),
