@@ -8,7 +8,7 @@ import {
 } from './validate.ts'
 
 import {
-  parseAdmin, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
+  parseAdmin, parseLedger, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
 } from './sections.ts'
 
 export { ConfigError } from './validate.ts'
@@ -60,7 +60,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry'], '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry', 'ledger'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   rejectUnknownKeys(listen, ['host', 'port'], 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
@@ -102,6 +102,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
     admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
     retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
+    ledger: parseLedger(readObject(root.ledger ?? {}, 'ledger')),
     telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
     source,
   }

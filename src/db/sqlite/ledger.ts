@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { LedgerWrite } from '../../domain/records.ts'
+import type { LedgerWrite, UsageRecord } from '../../domain/records.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
-import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
+import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 
 /**
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
@@ -13,6 +13,7 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   return {
     reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
     write: (batch) => (ledger ??= prepareLedger(client)).write(batch),
+    ping: () => (ledger ??= prepareLedger(client)).ping(),
     startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
   }
 }
@@ -25,11 +26,14 @@ function prepareLedger(client: Database): LedgerRepository {
   const upsertHold = client.prepare(
     'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
+  const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
   // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
   const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
+  const insertUsageOnce = client.prepare<{ request_id: string }, UsageParams>(
+    `INSERT INTO usage_records (${usageColumns}) VALUES (${usagePlaceholders}) ON CONFLICT (request_id) DO NOTHING RETURNING request_id`)
   const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, []>(
     'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id')
 
@@ -46,15 +50,37 @@ function prepareLedger(client: Database): LedgerRepository {
     return { granted }
   })
 
-  const write = client.transaction((batch: Parameters<LedgerRepository['write']>[0]) => {
-    insertUsage(batch)
+  /** The money of a batch whose usage rows are written: debits, and holds shrunk as far as they still hold. */
+  const applyMoney = (batch: LedgerWrite[]) => {
     const totals = aggregateLedgerWrites(batch)
-    for (const [accountId, account] of totals.accounts) debitAccount.run(account.debit, account.debit + account.released, accountId)
+    const taken = new Map<string, number>()
     const now = Date.now()
-    for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, now, leaseId)
+    for (const [leaseId, lease] of totals.leases) {
+      const amount = takeFromHold(heldBy.get(leaseId)?.amount, lease.amount)
+      if (amount > 0) shrinkHold.run(amount, now, leaseId)
+      taken.set(leaseId, amount)
+    }
+    const released = releasedBy(totals, taken)
+    for (const accountId of new Set([...totals.debits.keys(), ...released.accounts.keys()])) {
+      debitAccount.run(totals.debits.get(accountId) ?? 0, released.accounts.get(accountId) ?? 0, accountId)
+    }
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
-    for (const [keyId, amount] of totals.budgetReleases) addKeyReserved.run(-amount, keyId)
+    for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
+  }
+
+  const write = client.transaction((batch: LedgerWrite[]) => {
+    insertUsage(batch)
+    applyMoney(batch)
+  })
+
+  // A bill whose usage row exists already (replayed from the spool after it was committed): skipped whole.
+  const writeOnce = client.transaction((batch: LedgerWrite[]) => {
+    const inserted: string[] = []
+    for (const entry of batch) {
+      if (entry.kind !== 'release' && insertUsageOnce.get(...usageParams(entry.usage))) inserted.push(entry.usage.requestId)
+    }
+    applyMoney(keepInserted(batch, inserted))
   })
 
   const releaseAll = client.transaction(() => {
@@ -71,7 +97,17 @@ function prepareLedger(client: Database): LedgerRepository {
       return reserve.immediate(leaseId, accountId, keyId, need, want, at, budgetKeyId ?? null)
     },
     async write(batch) {
-      if (batch.length) write.immediate(batch)
+      if (batch.length === 0) return
+      try {
+        write.immediate(batch)
+      } catch (error) {
+        // Rare: a bill written before (a replay). The usual batch pays for no RETURNING and no lookups.
+        if (!isDuplicateRow(error)) throw error
+        writeOnce.immediate(batch)
+      }
+    },
+    async ping() {
+      client.query('SELECT 1').get()
     },
     // Only `serve` calls this, holding the file's serve lock: every hold in the file is a dead server's.
     async startServing() {
@@ -82,6 +118,15 @@ function prepareLedger(client: Database): LedgerRepository {
 
 const usageColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at`
+const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
+type UsageParams = (string | number | null)[]
+
+/** One usage row's values, in `usageColumns` order. */
+function usageParams(row: UsageRecord): UsageParams {
+  return [row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
+    row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,
+    row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt]
+}
 /** Rows per INSERT statement: 19 columns × 32 = 608 parameters, far below SQLite's limit. */
 const rowsPerInsert = 32
 
@@ -94,7 +139,7 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
   const statementFor = (rows: number) => {
     let statement = statements.get(rows)
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')
+      const values = Array.from({ length: rows }, () => `(${usagePlaceholders})`).join(', ')
       statement = client.prepare(`INSERT INTO usage_records (${usageColumns}) VALUES ${values}`)
       statements.set(rows, statement)
     }

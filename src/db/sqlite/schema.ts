@@ -76,6 +76,8 @@ export const usageRecords = sqliteTable('usage_records', {
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
   index('usage_time').on(table.createdAt, table.id),
+  // One row per request: a bill replayed from the spool is a no-op when it is already committed.
+  uniqueIndex('usage_request').on(table.requestId),
   // The console's request log filters by model; without this a rarely used model means scanning every row (200 ms
   // at a million rows, see bench/usage-log.ts). Filtering one account by model uses usage_account_time (worst case,
   // a model the account rarely used: ~64 ms at a million rows). An (account, model, time) index made that 0.2 ms but
