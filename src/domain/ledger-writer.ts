@@ -1,5 +1,5 @@
 import type { LedgerWrite } from './records.ts'
-import type { LedgerRepository } from './repositories.ts'
+import type { LedgerRepository, WriteOptions } from './repositories.ts'
 import type { BillSpool } from './bill-spool.ts'
 import type { Logger } from '../core/logger.ts'
 import { randomBase62 } from '../core/ids.ts'
@@ -125,16 +125,16 @@ export class LedgerWriter {
     for (let start = 0; start < due.length; start += this.options.maxBatch) {
       const batch = due.slice(start, start + this.options.maxBatch)
       const id = batch.some((write) => write.kind === 'release') ? `batch_${randomBase62(16)}` : undefined
-      if (this.up && await this.attempt(batch, id)) this.written(batch)
+      if (this.up && await this.attempt(batch, { batchId: id })) this.written(batch)
       else if (!await this.setAside(batch, id, commit)) durable = false
     }
     if (durable) commit?.resolve()
   }
 
   /** Write one batch under the deadline; false (and the database marked unreachable) when it failed or is late. */
-  private async attempt(batch: LedgerWrite[], id: string | undefined): Promise<boolean> {
+  private async attempt(batch: LedgerWrite[], options: WriteOptions): Promise<boolean> {
     try {
-      if (await withinDeadline(this.repository.write(batch, id), this.options.writeTimeoutMs) !== overdue) return true
+      if (await withinDeadline(this.repository.write(batch, options), this.options.writeTimeoutMs) !== overdue) return true
       this.markDown(new Error(`a ledger write took more than ${this.options.writeTimeoutMs} ms`))
     } catch (error) {
       this.markDown(error)
@@ -167,7 +167,8 @@ export class LedgerWriter {
   private async writeRetries(): Promise<void> {
     while (this.up && this.retries.length) {
       const retry = this.retries[0]!
-      if (!await this.attempt(retry.writes, retry.id)) return
+      // Its first write may have committed after all (late, or its answer lost): what is there is skipped.
+      if (!await this.attempt(retry.writes, { batchId: retry.id, replay: true })) return
       this.retries.shift()
       this.written(retry.writes)
       retry.commit?.resolve()
@@ -181,7 +182,7 @@ export class LedgerWriter {
   /** One batch of the spool written; false when none was left or the write failed. */
   private async replayBatch(): Promise<boolean> {
     const next = this.up ? await this.options.spool!.next(this.options.maxBatch) : undefined
-    if (!next || !await this.attempt(next.bills, undefined)) return false
+    if (!next || !await this.attempt(next.bills, { replay: true })) return false
     await next.done()
     return true
   }

@@ -61,6 +61,12 @@ export interface Reservation {
   short?: 'balance' | 'budget' | 'gone'
 }
 
+export interface WriteOptions {
+  batchId?: string
+  /** The batch may have been committed before: skip what is already there. */
+  replay?: boolean
+}
+
 export interface LedgerRepository {
   /**
    * Grow the lease (a hold row) `leaseId` of an account by up to `want`, and at least `need`, out of its available
@@ -71,11 +77,13 @@ export interface LedgerRepository {
   reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
   /**
    * Apply settlements, refusal rows and releases in order, in one transaction. A hold row gives up only what it
-   * still holds (a hold another instance released gives nothing: `reserved` never drops twice), and a bill whose
-   * request id already has a usage row is skipped whole, so writing a committed bill again — a spool's replay — is a
-   * no-op. `batchId`, given when the batch releases lease money, makes writing the same batch again a no-op too.
+   * still holds: a hold another instance released gives nothing, so `reserved` never drops twice. With `replay` (a
+   * spool's bills, a batch written again after its first write failed or ran late) a bill or refusal whose request
+   * id already has a usage row is skipped whole, so writing a committed one again moves no money. `batchId`, given
+   * when the batch releases lease money (which no usage row marks), is recorded with it: a batch whose id is recorded
+   * is skipped whole.
    */
-  write(batch: LedgerWrite[], batchId?: string): Promise<void>
+  write(batch: LedgerWrite[], options?: WriteOptions): Promise<void>
   /** One round trip: resolves when the database answers. */
   ping(): Promise<void>
   /** How long this process's leases may be trusted without asking the database (none: always). */

@@ -46,14 +46,13 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
       return reservation
     },
 
-    async write(batch, batchId) {
+    async write(batch, { batchId, replay = false } = {}) {
       if (batch.length === 0) return
       try {
-        await client.begin((tx) => applyBatch(tx, batch, batchId, false))
+        await client.begin((tx) => applyBatch(tx, batch, batchId, replay))
       } catch (error) {
-        // Rare: a bill committed before (a replay from the spool, a batch whose answer was lost). The usual batch
-        // pays for no RETURNING.
-        if (!isDuplicateRow(error)) throw error
+        // A bill committed before that the writer did not know of: the usual batch pays for no RETURNING.
+        if (replay || !isDuplicateRow(error)) throw error
         await client.begin((tx) => applyBatch(tx, batch, batchId, true))
       }
     },

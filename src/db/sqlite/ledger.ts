@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { LedgerWrite, UsageRecord } from '../../domain/records.ts'
+import type { LedgerWrite } from '../../domain/records.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
-import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
+import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 
 /**
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
@@ -12,7 +12,7 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   let ledger: LedgerRepository | undefined
   return {
     reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
-    write: (batch) => (ledger ??= prepareLedger(client)).write(batch),
+    write: (batch, options) => (ledger ??= prepareLedger(client)).write(batch, options),
     ping: () => (ledger ??= prepareLedger(client)).ping(),
     startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
   }
@@ -32,8 +32,12 @@ function prepareLedger(client: Database): LedgerRepository {
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
-  const insertUsageOnce = client.prepare<{ request_id: string }, UsageParams>(
-    `INSERT INTO usage_records (${usageColumns}) VALUES (${usagePlaceholders}) ON CONFLICT (request_id) DO NOTHING RETURNING request_id`)
+  // Found through usage_account_time (account, then the very millisecond): a unique index on request_id would make
+  // every insert pay ~20 µs (a random key in a growing b-tree, bench/compare.ts 2026-11-27) for the rare replay.
+  const billed = client.prepare<{ found: number }, [number, number, string]>(
+    'SELECT 1 AS found FROM usage_records WHERE account_id = ? AND created_at = ? AND request_id = ?')
+  const markBatch = client.prepare('INSERT INTO ledger_batches (id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
+  const pruneBatches = client.prepare('DELETE FROM ledger_batches WHERE applied_at < ?')
   const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, []>(
     'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id')
 
@@ -69,19 +73,35 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
   }
 
-  const write = client.transaction((batch: LedgerWrite[]) => {
-    insertUsage(batch)
-    applyMoney(batch)
+  /** A batch of releases is applied once: written again under its id (its first answer lost), it is a no-op. */
+  const firstTime = (batchId: string | undefined): boolean => {
+    if (batchId === undefined) return true
+    const now = Date.now()
+    pruneBatches.run(now - 86_400_000)
+    return markBatch.run(batchId, now).changes > 0
+  }
+
+  const write = client.transaction((batch: LedgerWrite[], batchId: string | undefined, replay: boolean) => {
+    if (!firstTime(batchId)) return
+    const fresh = replay ? unbilled(batch) : batch
+    insertUsage(fresh)
+    applyMoney(fresh)
   })
 
-  // A bill whose usage row exists already (replayed from the spool after it was committed): skipped whole.
-  const writeOnce = client.transaction((batch: LedgerWrite[]) => {
-    const inserted: string[] = []
-    for (const entry of batch) {
-      if (entry.kind !== 'release' && insertUsageOnce.get(...usageParams(entry.usage))) inserted.push(entry.usage.requestId)
-    }
-    applyMoney(keepInserted(batch, inserted))
-  })
+  /**
+   * A replayed batch less the bills already written, each bill once. Writes are one at a time on a SQLite file, so
+   * what is found missing here is still missing at the insert.
+   */
+  const unbilled = (batch: LedgerWrite[]): LedgerWrite[] => {
+    const seen = new Set<string>()
+    return batch.filter((entry) => {
+      if (entry.kind === 'release') return true
+      const { requestId, accountId, createdAt } = entry.usage
+      if (seen.has(requestId)) return false
+      seen.add(requestId)
+      return !billed.get(accountId, createdAt, requestId)
+    })
+  }
 
   const releaseAll = client.transaction(() => {
     const stale = allHolds.all()
@@ -96,15 +116,8 @@ function prepareLedger(client: Database): LedgerRepository {
     async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
       return reserve.immediate(leaseId, accountId, keyId, need, want, at, budgetKeyId ?? null)
     },
-    async write(batch) {
-      if (batch.length === 0) return
-      try {
-        write.immediate(batch)
-      } catch (error) {
-        // Rare: a bill written before (a replay). The usual batch pays for no RETURNING and no lookups.
-        if (!isDuplicateRow(error)) throw error
-        writeOnce.immediate(batch)
-      }
+    async write(batch, { batchId, replay = false } = {}) {
+      if (batch.length) write.immediate(batch, batchId, replay)
     },
     async ping() {
       client.query('SELECT 1').get()
@@ -119,14 +132,6 @@ function prepareLedger(client: Database): LedgerRepository {
 const usageColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at`
 const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
-type UsageParams = (string | number | null)[]
-
-/** One usage row's values, in `usageColumns` order. */
-function usageParams(row: UsageRecord): UsageParams {
-  return [row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
-    row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,
-    row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt]
-}
 /** Rows per INSERT statement: 19 columns × 32 = 608 parameters, far below SQLite's limit. */
 const rowsPerInsert = 32
 

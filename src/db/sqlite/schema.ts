@@ -76,8 +76,6 @@ export const usageRecords = sqliteTable('usage_records', {
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
   index('usage_time').on(table.createdAt, table.id),
-  // One row per request: a bill replayed from the spool is a no-op when it is already committed.
-  uniqueIndex('usage_request').on(table.requestId),
   // The console's request log filters by model; without this a rarely used model means scanning every row (200 ms
   // at a million rows, see bench/usage-log.ts). Filtering one account by model uses usage_account_time (worst case,
   // a model the account rarely used: ~64 ms at a million rows). An (account, model, time) index made that 0.2 ms but
@@ -209,3 +207,12 @@ export const adminTokens = sqliteTable('admin_tokens', {
   lastUsedAt: integer('last_used_at'),
   revokedAt: integer('revoked_at'),
 })
+
+/**
+ * Batches of lease releases applied (pruned after a day), so one written again after a lost answer is not applied
+ * twice. Bills need none: a replayed one is found by its request id (sqlite/ledger.ts).
+ */
+export const ledgerBatches = sqliteTable('ledger_batches', {
+  id: text('id').primaryKey(),
+  appliedAt: integer('applied_at').notNull(),
+}, (table) => [index('ledger_batches_time').on(table.appliedAt)])
