@@ -8,7 +8,7 @@ import instances from '../../../drizzle/postgres/0004_instances.sql' with { type
 import tasks from '../../../drizzle/postgres/0005_tasks.sql' with { type: 'text' }
 import adminTokens from '../../../drizzle/postgres/0006_admin_tokens.sql' with { type: 'text' }
 import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { type: 'text' }
-import ledgerIdempotence from '../../../drizzle/postgres/0008_ledger_idempotence.sql' with { type: 'text' }
+import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -20,5 +20,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0005_tasks', sql: tasks },
   { name: '0006_admin_tokens', sql: adminTokens },
   { name: '0007_usage_daily', sql: usageDaily },
-  { name: '0008_ledger_idempotence', sql: ledgerIdempotence },
+  { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
 ]

@@ -7,7 +7,7 @@ import dropAccountModelIndex from '../../../drizzle/sqlite/0003_drop_account_mod
 import tasks from '../../../drizzle/sqlite/0004_tasks.sql' with { type: 'text' }
 import adminTokens from '../../../drizzle/sqlite/0005_admin_tokens.sql' with { type: 'text' }
 import usageDaily from '../../../drizzle/sqlite/0006_usage_daily.sql' with { type: 'text' }
-import ledgerBatches from '../../../drizzle/sqlite/0007_ledger_batches.sql' with { type: 'text' }
+import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -18,5 +18,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0004_tasks', sql: tasks },
   { name: '0005_admin_tokens', sql: adminTokens },
   { name: '0006_usage_daily', sql: usageDaily },
-  { name: '0007_ledger_batches', sql: ledgerBatches },
+  { name: '0009_ledger_batches', sql: ledgerBatches },
 ]
