@@ -5,7 +5,9 @@ import { maxBodyBytes } from './edge/body-size.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'
-import { openStore } from './db/open.ts'
+import { defaultSpoolDir, openStore } from './db/open.ts'
+import { FileSpool } from './db/bill-spool.ts'
+import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 import { Ledger } from './domain/ledger.ts'
@@ -37,7 +39,7 @@ export interface Gateway {
 }
 
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
-const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks'] as const
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks', 'ledger'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
@@ -49,7 +51,7 @@ function restartNeeded(current: Config, next: Config): string[] {
 /** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
-  const store = openStore(config.database, { serving: true })
+  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs } })
   await store.migrate()
   // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
   // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.
@@ -58,7 +60,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
   const keys = new KeyCache(store.keys, { logger })
   await keys.start()
-  const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
+  // Bills wait in the spool while the database does not answer; those a crash left there are replayed first.
+  const spool = new FileSpool(config.ledger.spoolDir ?? defaultSpoolDir(config.database))
+  const ledger = new Ledger(store.ledger, {
+    spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
+  })
+  const spooled = spool.stats().entries
+  await ledger.replaySpool()
+  if (spooled > 0) logger.warn({ replayed: spooled - spool.stats().entries, left: spool.stats().entries }, 'replayed bills a crash left in the spool')
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
   const providers = createProviders(config.providers)
@@ -99,6 +108,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
   runners.set(tasks, { runner, batchRelay, folder })
+  spools.set(ledger, spool)
   const services: Services = {
     config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
@@ -108,6 +118,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
 const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder }>()
+/** Each ledger's spool, closed when its gateway stops. */
+const spools = new WeakMap<Ledger, FileSpool>()
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
@@ -161,6 +173,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()
+      services.ledger.stop()
+      await spools.get(services.ledger)?.close()
       await services.telemetry?.stop()
       await services.store.close()
     },

@@ -9,7 +9,7 @@ import {
 } from './validate.ts'
 
 import {
-  parseAdmin, parseAuth, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
+  parseAdmin, parseAuth, parseLedger, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
 } from './sections.ts'
 
 import { describeYamlErrorPlace, locateYamlError } from './yaml-error.ts'
@@ -75,7 +75,7 @@ function missingFileHint(path: string): string {
 
 export function parseConfig(document: unknown, source = '(inline)'): Config {
   const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry', 'auth'], '(root)')
+  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry', 'auth', 'ledger'], '(root)')
   const listen = readObject(root.listen ?? {}, 'listen')
   rejectUnknownKeys(listen, ['host', 'port'], 'listen')
   const routing = readObject(root.routing ?? {}, 'routing')
@@ -117,6 +117,7 @@ export function parseConfig(document: unknown, source = '(inline)'): Config {
     tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
     admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
     retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
+    ledger: parseLedger(readObject(root.ledger ?? {}, 'ledger')),
     telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
     auth: parseAuth(readObject(root.auth ?? {}, 'auth')),
     source,

@@ -144,3 +144,17 @@ function parseOidc(oidc: Fields): OidcConfig {
     accountClaim: optional('account_claim'),
   }
 }
+
+export function parseLedger(ledger: Fields): Config['ledger'] {
+  rejectUnknownKeys(ledger, ['write_timeout_ms', 'spool_dir', 'heartbeat_ms', 'instance_timeout_ms'], 'ledger')
+  const heartbeatMs = readNumber(ledger.heartbeat_ms, 'ledger.heartbeat_ms', 5_000, { min: 10, integer: true })
+  const instanceTimeoutMs = readNumber(ledger.instance_timeout_ms, 'ledger.instance_timeout_ms', 30_000, { min: 10, integer: true })
+  // A lease is trusted for the timeout less one beat after each heartbeat: at least two beats must fit in it.
+  if (instanceTimeoutMs < 2 * heartbeatMs) throw new ConfigError('ledger.instance_timeout_ms', `must be at least twice ledger.heartbeat_ms (${heartbeatMs})`)
+  return {
+    writeTimeoutMs: readNumber(ledger.write_timeout_ms, 'ledger.write_timeout_ms', 2_000, { min: 10, integer: true }),
+    spoolDir: ledger.spool_dir === undefined ? undefined : readString(ledger.spool_dir, 'ledger.spool_dir'),
+    heartbeatMs,
+    instanceTimeoutMs,
+  }
+}

@@ -93,6 +93,17 @@ export interface LimitsConfig {
   unauthenticatedPerAddress: number
 }
 
+export interface LedgerConfig {
+  /** The longest an answer waits for its bill's commit (and a request for its reservation): then the bill is spooled. */
+  writeTimeoutMs: number
+  /** Where bills wait while the database is unreachable; undefined: next to the SQLite file, or ./data/spool. */
+  spoolDir?: string
+  /** PostgreSQL: how often an instance records that it is alive. */
+  heartbeatMs: number
+  /** PostgreSQL: an instance silent this long is gone and its holds are released (the same on every instance). */
+  instanceTimeoutMs: number
+}
+
 export interface TelemetryConfig {
   /** The collector's OTLP/HTTP traces URL: `otlp_endpoint` with `/v1/traces` added unless it ends so already. */
   tracesUrl: string
@@ -162,6 +173,8 @@ export interface Config {
   retention: { requestsDays: number }
   /** Console sign-in: passwords and/or OpenID Connect (`auth:`); re-read on reload. */
   auth: AuthConfig
+  /** How bills are made durable, and how instances sharing PostgreSQL tell each other they are alive (`ledger:`). */
+  ledger: LedgerConfig
   /** Where the config came from, for messages. */
   source: string
 }

@@ -9,7 +9,7 @@ import { Ledger } from './ledger.ts'
 
 function usage(accountId: number, cost: number): UsageRecord {
   return {
-    requestId: 'r', accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
     inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost,
     status: 200, errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
   }
@@ -112,6 +112,7 @@ describe('batches behind an asynchronous repository', () => {
         batches.push(batch.length)
         await Bun.sleep(5) // a worker thread or a network round trip
       },
+      ping: async () => {},
       startServing: async () => 0,
     }
     const ledger = new Ledger(repository, { flushMs: 60_000 })

@@ -10,6 +10,7 @@ import adminTokens from '../../../drizzle/postgres/0006_admin_tokens.sql' with {
 import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { type: 'text' }
 import singleSignOn from '../../../drizzle/postgres/0008_single_sign_on.sql' with { type: 'text' }
 import roles from '../../../drizzle/postgres/0009_roles.sql' with { type: 'text' }
+import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -23,4 +24,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0007_usage_daily', sql: usageDaily },
   { name: '0008_single_sign_on', sql: singleSignOn },
   { name: '0009_roles', sql: roles },
+  { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
 ]

@@ -94,7 +94,15 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_time').on(table.createdAt, table.id),
   // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
   index('usage_model_time').on(table.model, table.createdAt, table.id),
+  // One row per request: a bill replayed from a spool, or written again after a lost answer, is a no-op.
+  uniqueIndex('usage_request').on(table.requestId),
 ])
+
+/** Batches of lease releases applied (pruned after a day), so one written again after a lost answer is not applied twice. */
+export const ledgerBatches = pgTable('ledger_batches', {
+  id: text('id').primaryKey(),
+  appliedAt: time('applied_at').notNull(),
+})
 
 /** The twin of ../sqlite/schema.ts usageDaily: folded usage, one row per UTC day, account, key, model and status. */
 export const usageDaily = pgTable('usage_daily', {

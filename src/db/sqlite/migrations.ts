@@ -9,6 +9,7 @@ import adminTokens from '../../../drizzle/sqlite/0005_admin_tokens.sql' with { t
 import usageDaily from '../../../drizzle/sqlite/0006_usage_daily.sql' with { type: 'text' }
 import singleSignOn from '../../../drizzle/sqlite/0007_single_sign_on.sql' with { type: 'text' }
 import roles from '../../../drizzle/sqlite/0008_roles.sql' with { type: 'text' }
+import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -21,4 +22,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0006_usage_daily', sql: usageDaily },
   { name: '0007_single_sign_on', sql: singleSignOn },
   { name: '0008_roles', sql: roles },
+  { name: '0009_ledger_batches', sql: ledgerBatches },
 ]

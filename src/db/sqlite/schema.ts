@@ -228,3 +228,12 @@ export const adminTokens = sqliteTable('admin_tokens', {
   lastUsedAt: integer('last_used_at'),
   revokedAt: integer('revoked_at'),
 })
+
+/**
+ * Batches of lease releases applied (pruned after a day), so one written again after a lost answer is not applied
+ * twice. Bills need none: a replayed one is found by its request id (sqlite/ledger.ts).
+ */
+export const ledgerBatches = sqliteTable('ledger_batches', {
+  id: text('id').primaryKey(),
+  appliedAt: integer('applied_at').notNull(),
+}, (table) => [index('ledger_batches_time').on(table.appliedAt)])
