@@ -58,3 +58,4 @@ if (hold) {
 }
 await Promise.all(streams)
 console.log(JSON.stringify({ firstChunkMs, bytes, failed, errors: [...errors].slice(0, 5) }))
+export {}

@@ -56,7 +56,7 @@ function longStream(wire: LongStreamWire, text: string, signal: AbortSignal, alw
   const intervalMs = long ? Number(long[2]) : 0
   return new ReadableStream({
     type: 'direct',
-    async pull(controller) {
+    async pull(controller: ReadableStreamDirectController) {
       controller.write(wire.open + wire.text(words[0]!))
       controller.flush()
       if (hold) return await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))

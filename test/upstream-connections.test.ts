@@ -35,7 +35,7 @@ const upstream = Bun.serve({
     await request.text()
     return new Response(new ReadableStream({
       type: 'direct',
-      async pull(controller) {
+      async pull(controller: ReadableStreamDirectController) {
         controller.write(firstPart)
         controller.flush()
         if (!releasing) await new Promise<void>((resume) => held.push(resume))
