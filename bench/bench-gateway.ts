@@ -1,5 +1,6 @@
 // The gateway every benchmark loads: full path (auth, model check, hold + settle, usage record) over a temp SQLite
-// file, one OpenAI-compatible route to `upstreamUrl`, and an account rich enough never to run dry.
+// file, an OpenAI-compatible route to `upstreamUrl` (bench-model, passthrough) and an Anthropic one (bench-translated),
+// and an account rich enough never to run dry.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,8 +24,12 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
     database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
     ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
     ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
-    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
-    models: [{ id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 }],
+    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }, { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl }],
+    models: [
+      { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
+      // Chat Completions in, Anthropic Messages upstream: the translated route (every event decoded and re-encoded).
+      { id: 'bench-translated', provider: 'up-anthropic', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
+    ],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)
   const account = await createAccount(gateway.services.store.accounts, `bench-${crypto.randomUUID().slice(0, 8)}`, parseUsd('1000000'), 'bench')

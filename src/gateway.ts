@@ -45,6 +45,8 @@ const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS
 function restartNeeded(current: Config, next: Config): string[] {
   const changed: string[] = restartOnly.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
   for (const field of restartOnlyRouting) if (current.routing[field] !== next.routing[field]) changed.push(`routing.${field}`)
+  // Bun reads its fetch ceiling once, at the process's start (cli/upstream-connections.ts).
+  if (current.limits.upstreamConnections !== next.limits.upstreamConnections) changed.push('limits.upstream_connections')
   return changed
 }
 

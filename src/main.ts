@@ -12,6 +12,7 @@ import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
+import { applyUpstreamConnections } from './cli/upstream-connections.ts'
 import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openAnnouncer } from './db/redis/shared-state.ts'
@@ -60,7 +61,9 @@ async function main(argv: string[]): Promise<number> {
   checkArgs(args, spec)
   const config = (loaded = loadConfig({ path: flagString(args, 'config') }))
   if (command === 'serve') {
-    await runServe(config, () => loadConfig({ path: flagString(args, 'config') }))
+    // Before anything is opened: the process may replace itself to raise Bun's upstream ceiling (upstream-connections.ts).
+    const notApplied = await applyUpstreamConnections(config.limits.upstreamConnections)
+    await runServe(config, () => loadConfig({ path: flagString(args, 'config') }), notApplied)
     return -1 // keep running
   }
   if (command === 'reload') return runReloadCommand(config, json)

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { ensureBinary } from './support/binary.ts'
 import { startFaultyUpstream } from './support/faulty-upstream.ts'
 import { startHostileUpstream } from './support/hostile-upstream.ts'
 import { floodUnauthenticatedBodies } from './support/huge-body.ts'
@@ -55,22 +56,9 @@ let password = ''
 /** ISSUE 22: a key of an account with no money at all, whose batches every item of is refused. */
 let keyPauper = ''
 
-/** The newest modification time among the files the binary is built from. */
-function newestSourceMs(): number {
-  let newest = 0
-  for (const file of ['package.json', 'bun.lock', 'tsconfig.json']) newest = Math.max(newest, statSync(join(root, file)).mtimeMs)
-  for (const entry of readdirSync(join(root, 'src'), { recursive: true })) {
-    newest = Math.max(newest, statSync(join(root, 'src', String(entry))).mtimeMs)
-  }
-  return newest
-}
-
 beforeAll(async () => {
-  // test/binary.test.ts may already have built it in this run; build only when it is missing or stale.
-  if (!existsSync(binary) || statSync(binary).mtimeMs < newestSourceMs()) {
-    const build = Bun.spawnSync(['bun', 'run', 'build'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
-    if (build.exitCode !== 0) throw new Error(`bun run build failed: ${build.stderr.toString()}`)
-  }
+  // test/binary.test.ts may already have built it in this run; built only when it is missing or stale.
+  ensureBinary()
   const provider = (name: string, type: string, url: string, key: string) => `  - { name: ${name}, type: ${type}, base_url: ${url}, api_key: ${key} }\n`
   const { config } = makeWorkspace(`limits: { body_timeout_ms: 2000, write_idle_ms: 2000, upstream_event_bytes: 1048576, upstream_body_bytes: 8388608 }
 routing: { max_attempts: 2, backoff_ms: 1, backoff_max_ms: 1, min_requests: 4, failure_ratio: 0.5, cooldown_s: 1 }

@@ -9,7 +9,7 @@ import { ConfigError, type Fields, readBoolean, readList, readNumber, readObject
  */
 
 export function parseLimits(limits: Fields): LimitsConfig {
-  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes', 'write_idle_ms', 'upstream_event_bytes', 'upstream_body_bytes', 'upstream_error_bytes', 'body_timeout_ms', 'unauthenticated_per_address'], 'limits')
+  rejectUnknownKeys(limits, ['json_depth', 'count_tokens_bytes', 'write_idle_ms', 'upstream_event_bytes', 'upstream_body_bytes', 'upstream_error_bytes', 'body_timeout_ms', 'unauthenticated_per_address', 'upstream_connections'], 'limits')
   const read = (key: string, fallback: number) => readNumber(limits[key], `limits.${key}`, fallback, { min: 1, integer: true })
   return {
     // Real clients nest 10–40 levels (Claude Code's deepest tool schemas); 45,000 levels overflowed the gateway's stack.
@@ -21,7 +21,18 @@ export function parseLimits(limits: Fields): LimitsConfig {
     upstreamErrorBytes: read('upstream_error_bytes', 64 * 1024),
     bodyTimeoutMs: read('body_timeout_ms', 30_000),
     unauthenticatedPerAddress: read('unauthenticated_per_address', 32),
+    upstreamConnections: readUpstreamConnections(limits.upstream_connections),
   }
+}
+
+/**
+ * Bun's fetch sends at most this many requests at once and queues the rest (its own default, 256, held the 257th long
+ * stream back for seconds). The default leaves room for 10,000 streams and more; Bun takes at most 65535.
+ */
+function readUpstreamConnections(value: unknown): number {
+  const connections = readNumber(value, 'limits.upstream_connections', 16_384, { min: 1, integer: true })
+  if (connections > 65_535) throw new ConfigError('limits.upstream_connections', 'must be at most 65535 (the most Bun allows)')
+  return connections
 }
 
 export function parseRedisUrl(url: string): string {

@@ -91,6 +91,8 @@ export interface LimitsConfig {
   bodyTimeoutMs: number
   /** Requests in progress from one address before its key is known (429 beyond). */
   unauthenticatedPerAddress: number
+  /** Upstream requests Bun's fetch runs at once (BUN_CONFIG_MAX_HTTP_REQUESTS, applied at start: cli/upstream-connections.ts). */
+  upstreamConnections: number
 }
 
 export interface LedgerConfig {

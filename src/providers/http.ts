@@ -7,7 +7,7 @@ import { probeConnect, proxied } from './connect-probe.ts'
 import type { HttpCodec } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
-  attemptDeadline, readBodyText, readCapped, readWithIdleTimeout, setAttemptDeadline, upstreamFailure, watchRead,
+  attemptDeadline, readBodyText, readCapped, setAttemptDeadline, UpstreamChunks, upstreamFailure, watchRead,
 } from './upstream-body.ts'
 
 /**
@@ -100,8 +100,13 @@ function fireHeadTimer(head: HeadTimer): void {
 
 async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, attempt: AbortController): AsyncGenerator<StreamEvent> {
   const parser = new SseParser(provider.caps.eventBytes)
-  for await (const chunk of readWithIdleTimeout(response.body!, provider, attempt, attemptDeadline(response))) {
-    for (const event of parser.push(chunk)) yield* decoder.decode(event)
+  const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
+  try {
+    for (let next = await chunks.read(); !next.done; next = await chunks.read()) {
+      for (const event of parser.push(next.value)) yield* decoder.decode(event)
+    }
+  } finally {
+    chunks.cancel() // a consumer that stopped early (the client left) releases the upstream connection
   }
   for (const event of parser.finish()) yield* decoder.decode(event)
   yield* decoder.finish()
@@ -144,7 +149,7 @@ class HttpForwardedAnswer implements ForwardedAnswer {
     const { response, config } = this
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
-      chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)),
+      chunks: new UpstreamChunks(response.body, config, this.attempt, attemptDeadline(response)),
       decoder: this.codec.createStreamDecoder({ apiKey: config.apiKey }),
       parser: new SseParser(config.caps.eventBytes),
       maxHeldBytes: config.caps.bodyBytes,
