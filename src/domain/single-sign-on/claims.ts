@@ -7,7 +7,7 @@ import type { AccountRepository } from '../repositories.ts'
  */
 export interface ClaimRules {
   /** Lower-case email domains allowed; empty allows any. */
-  allowedDomains: string[]
+  allowedDomains: readonly string[]
   roleClaim?: string
   accountClaim?: string
 }

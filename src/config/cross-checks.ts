@@ -1,0 +1,36 @@
+import { ConfigError } from './errors.ts'
+import type { ConfigDocument } from './types.ts'
+
+/**
+ * What no single setting's schema can see: names used twice, a model naming a provider or fallback that does not
+ * exist, settings that exclude or need each other. Runs on the checked document, so paths are the YAML's own.
+ */
+export function checkAcrossFields(document: ConfigDocument): void {
+  const providers = collectUnique(document.providers.map((provider) => provider.name), 'providers', 'name')
+  const models = collectUnique(document.models.map((model) => model.id), 'models', 'id')
+  for (const [index, model] of document.models.entries()) {
+    const field = `models[${index}]`
+    if (model.routes !== undefined && model.provider !== undefined) throw new ConfigError(`${field}.provider`, 'give either provider or routes, not both')
+    if (model.routes === undefined && model.provider === undefined) throw new ConfigError(`${field}.provider`, 'is required (or give routes)')
+    const routes = model.routes?.map((route, routeIndex) => ({ provider: route.provider, field: `${field}.routes[${routeIndex}].provider` }))
+    for (const route of routes ?? [{ provider: model.provider!, field: `${field}.provider` }]) {
+      if (!providers.has(route.provider)) throw new ConfigError(route.field, `"${route.provider}" is not a configured provider`)
+    }
+    for (const fallback of model.fallbacks) {
+      if (!models.has(fallback)) throw new ConfigError(`${field}.fallbacks`, `"${fallback}" is not a configured model`)
+    }
+  }
+  if (!document.auth.passwords && !document.auth.oidc) {
+    throw new ConfigError('auth.passwords', 'false needs auth.oidc: otherwise nobody could sign in to the console')
+  }
+}
+
+/** The names of a list's entries, refusing the second use of one: `providers[2].name: "openai" is used twice`. */
+function collectUnique(names: string[], list: string, key: string): Set<string> {
+  const seen = new Set<string>()
+  for (const [index, name] of names.entries()) {
+    if (seen.has(name)) throw new ConfigError(`${list}[${index}].${key}`, `"${name}" is used twice`)
+    seen.add(name)
+  }
+  return seen
+}
