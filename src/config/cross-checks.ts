@@ -10,11 +10,14 @@ export function checkAcrossFields(document: ConfigDocument): void {
   const models = collectUnique(document.models.map((model) => model.id), 'models', 'id')
   for (const [index, model] of document.models.entries()) {
     const field = `models[${index}]`
-    if (model.routes !== undefined && model.provider !== undefined) throw new ConfigError(`${field}.provider`, 'give either provider or routes, not both')
-    if (model.routes === undefined && model.provider === undefined) throw new ConfigError(`${field}.provider`, 'is required (or give routes)')
-    const routes = model.routes?.map((route, routeIndex) => ({ provider: route.provider, field: `${field}.routes[${routeIndex}].provider` }))
-    for (const route of routes ?? [{ provider: model.provider!, field: `${field}.provider` }]) {
-      if (!providers.has(route.provider)) throw new ConfigError(route.field, `"${route.provider}" is not a configured provider`)
+    if (model.routes !== undefined && model.provider !== undefined) {
+      throw new ConfigError(`${field}.provider`, 'give either provider or routes, not both')
+    }
+    const named = model.routes?.map((route, place) => ({ provider: route.provider, field: `${field}.routes[${place}].provider` }))
+      ?? [{ provider: model.provider, field: `${field}.provider` }]
+    for (const { provider, field: routeField } of named) {
+      if (provider === undefined) throw new ConfigError(routeField, 'is required (or give routes)')
+      if (!providers.has(provider)) throw new ConfigError(routeField, `"${provider}" is not a configured provider`)
     }
     for (const fallback of model.fallbacks) {
       if (!models.has(fallback)) throw new ConfigError(`${field}.fallbacks`, `"${fallback}" is not a configured model`)

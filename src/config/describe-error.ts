@@ -61,13 +61,13 @@ function lowerBound(schema: TSchema): string {
   return ''
 }
 
-/** "from 0 to 1", "above 0 and at most 1"… */
-function describeRange(schema: TSchema): string {
-  const below = schema.maximum !== undefined ? `at most ${schema.maximum}` : schema.exclusiveMaximum !== undefined ? `below ${schema.exclusiveMaximum}` : ''
-  if (schema.minimum !== undefined && schema.maximum !== undefined) return `from ${schema.minimum} to ${schema.maximum}`
-  if (schema.exclusiveMinimum !== undefined) return `above ${schema.exclusiveMinimum}${below ? ` and ${below}` : ''}`
-  if (schema.minimum !== undefined) return `≥ ${schema.minimum}${below ? ` and ${below}` : ''}`
-  return below
+/** A number's bounds in words: "from 0 to 1", "above 0 and at most 1", "≥ 1" (messages and the README's reference). */
+export function describeRange(schema: TSchema): string {
+  const { minimum, maximum, exclusiveMinimum } = schema
+  if (minimum !== undefined && maximum !== undefined) return `from ${minimum} to ${maximum}`
+  const atMost = maximum === undefined ? '' : `at most ${maximum}`
+  if (exclusiveMinimum !== undefined) return `above ${exclusiveMinimum}${atMost && ` and ${atMost}`}`
+  return minimum === undefined ? atMost : `≥ ${minimum}`
 }
 
 function unitOf(schema: TSchema): string {

@@ -33,7 +33,7 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
   // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
-  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? findLocalConfig()
   let document: unknown = defaultDocument
   if (path !== undefined) {
     if (!existsSync(path)) throw new ConfigError(path, `config file not found${missingFileHint(path)}`)
@@ -61,6 +61,8 @@ function overrideFromEnv(config: Config, env: Record<string, string | undefined>
     database: env.TOLLGATE_DATABASE ? readSetting(databaseSchema, env.TOLLGATE_DATABASE, 'TOLLGATE_DATABASE') : config.database,
   })
 }
+
+const findLocalConfig = () => (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
 
 /** The README's first step for a real set-up starts from the example; say so where it is missing. */
 function missingFileHint(path: string): string {

@@ -6,13 +6,13 @@ const isMapping = (value: unknown): value is Fields => value !== null && typeof 
 
 /**
  * A copy of a parsed YAML document in the form its schema checks, changed only where YAML and `${ENV}` interpolation
- * blur the types: an empty or null setting (`listen:` with nothing under it) counts as absent, so it takes its
- * default; a number written as text ("8080", from `port: ${PORT}`) is a number; a number where text is expected
- * (`upstream_model: 4`) is text. Nothing else is converted: `1.5` for a whole number or `yes` for a switch is refused,
- * never rounded or guessed. A setting left out takes its schema's default (a section's default `{}` then fills in
- * the section's own defaults). Copies, so the caller's document (the built-in defaults, a test's) is never changed.
- * (TypeBox's Value.Default would do the defaults, but it turns a list given for a section into a mapping, `{0: …}`,
- * whose message then names a key "0" instead of saying a mapping was expected.)
+ * blur the types: an empty or null setting (`listen:` with nothing under it) counts as absent; a number or switch
+ * written as text ("8080" from `port: ${PORT}`, "false") is a number or a switch; a number where text is expected
+ * (`upstream_model: 4`) is text. Nothing else is converted: `1.5` for a whole number or `yes` for a switch is
+ * refused, never rounded or guessed. A setting left out takes its schema's default (a section's default `{}` then
+ * fills in the section's own defaults). Copies, so the caller's document (the built-in defaults, a test's) is never
+ * changed. (TypeBox's Value.Default would fill defaults, but it turns a list given for a section into a mapping,
+ * `{0: …}`, whose message then names a key "0" instead of saying a mapping was expected.)
  */
 export function prepareValue(schema: TSchema, value: unknown): unknown {
   switch (schema[Kind]) {
@@ -41,6 +41,8 @@ export function prepareValue(schema: TSchema, value: unknown): unknown {
       return typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value
     case 'String':
       return typeof value === 'number' ? String(value) : value
+    case 'Boolean':
+      return value === 'true' ? true : value === 'false' ? false : value
     default:
       return value
   }

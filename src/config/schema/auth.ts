@@ -24,15 +24,23 @@ const oidcSchema = Type.Transform(entry({
   client_id: text({ description: 'The confidential client registered at the provider.' }),
   client_secret: text({ description: 'Its secret, usually `"${OIDC_CLIENT_SECRET}"`.' }),
   name: text({ default: 'single sign-on', description: 'The sign-in button reads "Sign in with {name}".' }),
-  scopes: words('Scopes asked for; `openid` is always among them, and an empty list asks for `email` and `profile` too.', ['openid', 'email', 'profile']),
+  scopes: words(
+    'Scopes asked for; `openid` is always among them, and an empty list asks for `email` and `profile` too.',
+    ['openid', 'email', 'profile'],
+  ),
   allowed_domains: words('Email domains allowed to sign in (case and a leading `@` do not matter); empty: any. With a list, '
     + 'a person without an email claim is refused.', []),
   role_claim: Type.Optional(text({
     description: 'The claim whose value, or any value of its list, names the Tollgate role (`admin`, `account`); a dotted '
       + 'name reaches nested claims (`realm_access.roles`). Without it everyone is an `account` user.',
   })),
-  account_claim: Type.Optional(text({ description: 'The claim whose value names the account (by name or id) an `account` user belongs to.' })),
-}, { description: 'Single sign-on through an OpenID Connect provider; register `https://YOUR-GATEWAY/console/oidc/callback` as its redirect URI.' }))
+  account_claim: Type.Optional(text({
+    description: 'The claim whose value names the account (by name or id) an `account` user belongs to.',
+  })),
+}, {
+  description: 'Single sign-on through an OpenID Connect provider; register '
+    + '`https://YOUR-GATEWAY/console/oidc/callback` as its redirect URI.',
+}))
   .Decode((oidc) => {
     const scopes = oidc.scopes.map((scope) => scope.trim())
     return {

@@ -23,7 +23,7 @@ export const configSchema = Type.Transform(Type.Object({
     minItems: 1, default: [], errorMessage: 'at least one provider is required',
     description: 'The upstreams the gateway calls; at least one.',
   }),
-  models: Type.Array(modelSchema, { default: [], description: 'The models clients may ask for.' }),
+  models: Type.Array(modelSchema, { default: [], description: 'What clients may ask for, what it costs, and who serves it.' }),
   routing: routingSchema,
   log: logSchema,
   shutdown: shutdownSchema,
@@ -36,7 +36,8 @@ export const configSchema = Type.Transform(Type.Object({
 }, { additionalProperties: false }))
   .Decode((config) => {
     // How much of an answer is read at most is a gateway-wide limit, but each provider's reader applies it.
-    const caps = { eventBytes: config.limits.upstreamEventBytes, bodyBytes: config.limits.upstreamBodyBytes, errorBytes: config.limits.upstreamErrorBytes }
+    const { upstreamEventBytes, upstreamBodyBytes, upstreamErrorBytes } = config.limits
+    const caps = { eventBytes: upstreamEventBytes, bodyBytes: upstreamBodyBytes, errorBytes: upstreamErrorBytes }
     return {
       listen: config.listen,
       database: config.database,

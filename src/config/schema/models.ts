@@ -53,7 +53,7 @@ export const modelSchema = Type.Transform(entry({
     description: 'Paid upstream features this model\'s requests may use, billed at the token price only (see "Money"); '
       + 'any other is refused with a 400.',
   }),
-}, { description: 'What clients may ask for, what it costs, and who serves it.' }))
+}))
   .Decode((model) => {
     // A model with neither provider nor routes is refused by config/cross-checks.ts, which runs right after decoding.
     const routes = model.routes ?? [{ provider: model.provider ?? '', upstream_model: model.upstream_model, ...routeDefaults }]

@@ -25,12 +25,13 @@ function usdPerMillion(description: string, defaultText?: string) {
 const amounts = {
   input: usdPerMillion('Each uncached input token.'),
   output: usdPerMillion('Each output token (hidden reasoning tokens included).'),
-  cached_input: Type.Optional(usdPerMillion('Each input token read from the upstream\'s prompt cache.', 'input')),
-  cache_write: Type.Optional(usdPerMillion('Each input token written to the upstream\'s prompt cache.', 'input')),
+  cached_input: Type.Optional(usdPerMillion('Each input token read from the upstream\'s prompt cache.', 'the `input` price')),
+  cache_write: Type.Optional(usdPerMillion('Each input token written to the upstream\'s prompt cache.', 'the `input` price')),
 } satisfies TProperties
 
 function toPrice(fields: { input: number; output: number; cached_input?: number; cache_write?: number }): Price {
-  return { input: fields.input, output: fields.output, cachedInput: fields.cached_input ?? fields.input, cacheWrite: fields.cache_write ?? fields.input }
+  const { input, output } = fields
+  return { input, output, cachedInput: fields.cached_input ?? input, cacheWrite: fields.cache_write ?? input }
 }
 
 const batchPriceSchema = Type.Transform(entry(amounts, {

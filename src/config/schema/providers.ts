@@ -49,7 +49,7 @@ export const providerSchema = Type.Transform(entry({
       + 'the gateway\'s internal format.',
   }),
   chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
-}, { description: 'The upstreams the gateway calls. At least one is required.' }))
+}))
   .Decode((provider) => {
     const baseUrl = (provider.base_url ?? defaultBaseUrls[provider.type]).replace(/\/+$/, '')
     if (provider.type !== 'mock' && !/^https?:\/\//.test(baseUrl)) refuse('must start with http:// or https://', 'base_url')

@@ -18,12 +18,14 @@ export interface SettingOptions {
 }
 
 /** A mapping of named settings (a section, or one entry of a list): a key it does not name is refused. */
-export function entry<Properties extends TProperties>(properties: Properties, options: ObjectOptions & SettingOptions = {}): TObject<Properties> {
+type Options = ObjectOptions & SettingOptions
+
+export function entry<Properties extends TProperties>(properties: Properties, options: Options = {}): TObject<Properties> {
   return Type.Object(properties, { additionalProperties: false, ...options })
 }
 
 /** A section that may be left out as a whole: then every setting in it takes its default. */
-export function section<Properties extends TProperties>(properties: Properties, options: ObjectOptions & SettingOptions = {}): TObject<Properties> {
+export function section<Properties extends TProperties>(properties: Properties, options: Options = {}): TObject<Properties> {
   return entry(properties, { default: {}, ...options })
 }
 
@@ -77,7 +79,7 @@ export function camelKeys<Fields extends object>(fields: Fields): CamelKeys<Fiel
 }
 
 /** A section whose settings the code reads under camelCase names and nothing else changes. */
-export function renamedSection<Properties extends TProperties>(properties: Properties, options: ObjectOptions & SettingOptions = {}) {
+export function renamedSection<Properties extends TProperties>(properties: Properties, options: Options = {}) {
   return Type.Transform(section(properties, options))
     .Decode((fields: StaticDecode<TObject<Properties>>) => camelKeys(fields))
     .Encode(readOnly)

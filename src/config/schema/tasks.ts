@@ -8,7 +8,9 @@ export const tasksSchema = renamedSection({
     description: 'Batch items running at once in this instance, so batch work never starves live traffic.',
   }),
   per_account: Type.Integer({ minimum: 1, default: 2, description: 'Batch items of one account running at once.' }),
-  retention_days: Type.Number({ minimum: 0, default: 30, description: 'Days a finished batch and its files are kept.' }),
+  retention_days: Type.Number({
+    minimum: 0, default: 30, description: 'Days a finished batch, its results and its files are kept; then they are deleted.',
+  }),
   max_file_bytes: Type.Integer({
     minimum: 1, default: 200 * 1024 * 1024,
     description: 'The largest file `POST /v1/files` takes (a 400 `file_too_large` beyond); uploads stream to storage.',
