@@ -31,7 +31,8 @@ function expectation({ type, schema, value, message }: ValueError): string {
     case ValueErrorType.StringPattern:
       return schema.errorMessage && typeof value === 'string' ? schema.errorMessage : 'must be a non-empty string'
     case ValueErrorType.Union:
-      return isChoice(schema) ? `must be one of ${schema.anyOf.map((option: TSchema) => option.const).join(', ')}` : schema.errorMessage
+      if (isChoice(schema)) return `must be one of ${schema.anyOf.map((option: TSchema) => option.const).join(', ')}`
+      return schema.errorMessage ?? 'is not in a form this setting takes'
     case ValueErrorType.Integer:
       return typeof value === 'number' ? `must be a whole number${lowerBound(schema)}` : `must be a number${lowerBound(schema)}`
     case ValueErrorType.Number:
@@ -74,8 +75,9 @@ function unitOf(schema: TSchema): string {
   return schema.unit ? ` (${schema.unit})` : ''
 }
 
-/** The value given, when it is short enough to quote; a mapping or a list is described by its type alone. */
+/** The value given, when it is short enough to quote (a mapping or a list is not): `got "80eighty"`, `got .inf`. */
 function echo(value: unknown): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return `, got ${JSON.stringify(value)}`
+  if (typeof value === 'string') return `, got ${JSON.stringify(value)}`
+  if (typeof value === 'number' || typeof value === 'boolean') return `, got ${value}`
   return ''
 }

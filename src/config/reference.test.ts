@@ -1,4 +1,6 @@
 import { expect, test } from 'bun:test'
+import { interpolateEnv } from './env.ts'
+import { parseConfig } from './parse.ts'
 import { referenceEnd, referenceStart, renderConfigReference, replaceReference } from './reference.ts'
 
 const readme = await Bun.file(`${import.meta.dir}/../../README.md`).text()
@@ -19,4 +21,14 @@ test('the reference names every setting with its default, and marks the required
   // A planted drift is seen: a reference one description away from the schema's is not the README's.
   const drifted = readme.replace('The least severe log lines written', 'The log lines written')
   expect(replaceReference(drifted, reference)).not.toBe(drifted)
+})
+
+test('every tollgate.yaml example in the README is a config the schema accepts', () => {
+  const env = new Proxy({}, { get: () => 'from-the-environment' })
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => Bun.YAML.parse(match[1]!) as object)
+  expect(blocks.length).toBeGreaterThanOrEqual(4)
+  for (const block of blocks) {
+    const document = { providers: [{ name: 'mock', type: 'mock' }], ...block }
+    expect(() => parseConfig(interpolateEnv(document, env))).not.toThrow()
+  }
 })

@@ -17,9 +17,9 @@ export interface SettingOptions {
   defaultText?: string
 }
 
-/** A mapping of named settings (a section, or one entry of a list): a key it does not name is refused. */
 type Options = ObjectOptions & SettingOptions
 
+/** A mapping of named settings (a section, or one entry of a list): a key it does not name is refused. */
 export function entry<Properties extends TProperties>(properties: Properties, options: Options = {}): TObject<Properties> {
   return Type.Object(properties, { additionalProperties: false, ...options })
 }
