@@ -31,11 +31,11 @@ const oidcSchema = Type.Transform(entry({
   allowed_domains: words('Email domains allowed to sign in (case and a leading `@` do not matter); empty: any. With a list, '
     + 'a person without an email claim is refused.', []),
   role_claim: Type.Optional(text({
-    description: 'The claim whose value, or any value of its list, names the Tollgate role (`admin`, `account`); a dotted '
-      + 'name reaches nested claims (`realm_access.roles`). Without it everyone is an `account` user.',
+    description: 'The claim whose value, or any value of its list, names the person\'s Tollgate role (the strongest one '
+      + 'listed wins); a dotted name reaches nested claims (`realm_access.roles`). See "Single sign-on" for who gets which role.',
   })),
   account_claim: Type.Optional(text({
-    description: 'The claim whose value names the account (by name or id) an `account` user belongs to.',
+    description: 'The claim whose value names the account (by name or id) a login that belongs to an account is given.',
   })),
 }, {
   description: 'Single sign-on through an OpenID Connect provider; register '
