@@ -13,7 +13,7 @@ const factories: Partial<Record<ProviderType, (config: ProviderConfig) => Provid
   mock: createMockProvider,
 }
 
-export function createProviders(configs: ProviderConfig[]): Map<string, Provider> {
+export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {
   const providers = new Map<string, Provider>()
   for (const config of configs) {
     const factory = factories[config.type]

@@ -8,7 +8,7 @@ import { userRoles } from '../roles.ts'
  */
 export interface ClaimRules {
   /** Lower-case email domains allowed; empty allows any. */
-  allowedDomains: string[]
+  allowedDomains: readonly string[]
   roleClaim?: string
   accountClaim?: string
 }
