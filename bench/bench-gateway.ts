@@ -1,5 +1,6 @@
 // The gateway every benchmark loads: full path (auth, model check, hold + settle, usage record) over a temp SQLite
-// file, one OpenAI-compatible route to `upstreamUrl`, and an account rich enough never to run dry.
+// file, an OpenAI-compatible route to `upstreamUrl` (bench-model, passthrough) and an Anthropic one (bench-translated),
+// and an account rich enough never to run dry.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,9 +24,11 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
     database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
     ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
     ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
-    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }],
+    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }, { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl }],
     models: [
       { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
+      // Chat Completions in, Anthropic Messages upstream: the translated route (every event decoded and re-encoded).
+      { id: 'bench-translated', provider: 'up-anthropic', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
       { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
     ],
   }, 'bench')

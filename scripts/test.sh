@@ -29,4 +29,5 @@ if ! bun scripts/check-postgres.ts 2>/dev/null; then
     exit 1
   fi
 fi
-exec bun test "$@"
+# 20 s a test, not 5: many tests start servers or CLIs, which on a loaded 2-core machine take longer than 5 s.
+exec bun test --timeout 20000 "$@"

@@ -5,8 +5,11 @@ import { maxBodyBytes } from './edge/body-size.ts'
 import { loadTokenizer } from './core/estimate.ts'
 import type { Logger } from './core/logger.ts'
 import { Relay } from './relay/relay.ts'
-import { openStore } from './db/open.ts'
+import { defaultSpoolDir, openStore } from './db/open.ts'
+import { FileSpool } from './db/bill-spool.ts'
+import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
+import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -36,12 +39,14 @@ export interface Gateway {
 }
 
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
-const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks'] as const
+const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks', 'ledger'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
   const changed: string[] = restartOnly.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
   for (const field of restartOnlyRouting) if (current.routing[field] !== next.routing[field]) changed.push(`routing.${field}`)
+  // Bun reads its fetch ceiling once, at the process's start (cli/upstream-connections.ts).
+  if (current.limits.upstreamConnections !== next.limits.upstreamConnections) changed.push('limits.upstream_connections')
   return changed
 }
 
@@ -49,7 +54,7 @@ function restartNeeded(current: Config, next: Config): string[] {
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
-  const store = openStore(config.database, { serving: true })
+  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs } })
   await store.migrate()
   // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
   // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.
@@ -58,7 +63,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   if (released > 0) logger.warn({ released }, 'released holds left by an earlier crash')
   const keys = new KeyCache(store.keys, { logger })
   await keys.start()
-  const ledger = new Ledger(store.ledger, { onError: (error) => logger.error({ err: (error as Error).message }, 'writing usage failed; will retry') })
+  // Bills wait in the spool while the database does not answer; those a crash left there are replayed first.
+  const spool = new FileSpool(config.ledger.spoolDir ?? defaultSpoolDir(config.database))
+  const ledger = new Ledger(store.ledger, {
+    spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
+  })
+  const spooled = spool.stats().entries
+  await ledger.replaySpool()
+  if (spooled > 0) logger.warn({ replayed: spooled - spool.stats().entries, left: spool.stats().entries }, 'replayed bills a crash left in the spool')
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
   const providers = createProviders(config.providers)
@@ -66,8 +78,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const telemetry = config.telemetry && new OtlpExporter(config.telemetry, logger, packageJson.version)
   const tracer = telemetry && new Tracer(telemetry, config.telemetry!.sampleRatio)
   const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter, tracer })
+  // A key change counts on this instance before its answer is sent, and is announced to the others (Redis).
+  const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
+  if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
+  // Reads the config at each change (`services.config`, assigned below, is replaced by a reload).
+  const keyService = new KeyService({
+    repository: store.keys, listeners: keyListeners, logger, configuredModels: () => services.config.models.map((model) => model.id),
+  })
   if (shared) {
-    keys.announce = (keyId) => shared.announce('keys', keyId)
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
     relay.breaker.onChange = (change) => {
       shared.announce('routes', change)
@@ -79,7 +97,11 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     // Routes the running instances found down are skipped here from the start, not found down once more.
     for (const change of await shared.routes.openRoutes()) relay.breaker.adopt(change)
   }
-  const tasks = new TaskService(store.tasks, Date.now, { maxFileBytes: config.tasks.maxFileBytes, windowMs: config.tasks.windowS * 1000 })
+  // Rows a crash left half-written or half-deleted (SQLite writes a batch in slices): cleared before anyone can ask.
+  const leftovers = await store.tasks.removeLeftovers()
+  if (leftovers > 0) logger.warn({ rows: leftovers }, 'removed batch rows left half-written by an earlier crash')
+  // A file's line is one request: no longer than a live request's body (edge/body-size.ts).
+  const tasks = new TaskService(store.tasks, Date.now, { ...config.tasks, windowMs: config.tasks.windowS * 1000, maxLineBytes: maxBodyBytes })
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
   const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
   const runner = new TaskRunner({
@@ -89,14 +111,18 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
   runners.set(tasks, { runner, batchRelay, folder })
-  return {
-    config, store, keys, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+  spools.set(ledger, spool)
+  const services: Services = {
+    config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
   }
+  return services
 }
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
 const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder }>()
+/** Each ledger's spool, closed when its gateway stops. */
+const spools = new WeakMap<Ledger, FileSpool>()
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const services = await createServices(config, logger)
@@ -151,6 +177,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()
+      services.ledger.stop()
+      await spools.get(services.ledger)?.close()
       await services.telemetry?.stop()
       await services.store.close()
     },

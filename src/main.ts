@@ -3,7 +3,8 @@ import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
 import { runAdminTokenCommand } from './cli/admin-tokens.ts'
 import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
-import { findCommand, help } from './cli/commands.ts'
+import { findCommand, groupHelp, help } from './cli/commands.ts'
+import { checkGlobalFlags, describeMigration, printFailure } from './cli/top-level.ts'
 import { describeFailure } from './cli/describe-failure.ts'
 import { runKeyCommand } from './cli/keys.ts'
 import { runReloadCommand } from './cli/reload.ts'
@@ -11,6 +12,7 @@ import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
+import { applyUpstreamConnections } from './cli/upstream-connections.ts'
 import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openAnnouncer } from './db/redis/shared-state.ts'
@@ -22,6 +24,7 @@ import { DatabaseOpenError, describeDatabase, openStore } from './db/open.ts'
 import { BackupError, backupSqlite } from './db/sqlite/backup.ts'
 import { DatabaseInUseError } from './db/sqlite/serve-lock.ts'
 import { DomainError } from './domain/errors.ts'
+import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 
 /** Embedded at build time (bun build inlines the JSON), so the binary knows its version without the repository. */
 const version = packageJson.version
@@ -34,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
   const json = args.flags.has('json')
   const command = args.positional[0]
   if (!command || command === 'help') {
+    checkGlobalFlags(args)
     if (args.flags.has('version') && !command) {
       console.log(`tollgate ${version}`)
       return 0
@@ -45,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(help)
     return 2
   }
+  if (args.flags.has('help') && args.positional.length === 1 && groupHelp(command)) {
+    console.log(`usage:\n${groupHelp(command)}`)
+    return 0
+  }
   const spec = findCommand(args)
   if (args.flags.has('help')) {
     console.log(`usage: tollgate ${spec.usage}\n  ${spec.summary}`)
@@ -53,7 +61,9 @@ async function main(argv: string[]): Promise<number> {
   checkArgs(args, spec)
   const config = (loaded = loadConfig({ path: flagString(args, 'config') }))
   if (command === 'serve') {
-    await runServe(config, () => loadConfig({ path: flagString(args, 'config') }))
+    // Before anything is opened: the process may replace itself to raise Bun's upstream ceiling (upstream-connections.ts).
+    const notApplied = await applyUpstreamConnections(config.limits.upstreamConnections)
+    await runServe(config, () => loadConfig({ path: flagString(args, 'config') }), notApplied)
     return -1 // keep running
   }
   if (command === 'reload') return runReloadCommand(config, json)
@@ -81,10 +91,10 @@ async function main(argv: string[]): Promise<number> {
   console.error(`tollgate: database ${describeDatabase(config.database)} (config: ${config.source})`)
   const store = openStore(config.database, { create: command === 'migrate' })
   try {
-    await store.migrate()
+    const migration = await store.migrate()
     switch (command) {
       case 'migrate':
-        console.log(json ? JSON.stringify({ migrated: true, database: describeDatabase(config.database) }) : 'database is up to date')
+        console.log(json ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) }) : describeMigration(migration, describeDatabase(config.database)))
         break
       case 'backup': {
         const target = parseDatabaseUrl(config.database)
@@ -97,14 +107,17 @@ async function main(argv: string[]): Promise<number> {
         await runAccountCommand(store, args, json)
         break
       case 'key': {
-        // Running instances refuse a revoked key as soon as they hear of it (connected first: heard right after the
-        // write); without Redis, at their next poll.
-        const announcer = config.redis && args.positional[1] === 'revoke' ? await openAnnouncer(config.redis) : undefined
-        try {
-          await runKeyCommand(store, config, args, json)
-          if (announcer && !(await announcer.announce('keys', args.positional[2]))) {
-            console.error('tollgate: Redis did not answer: running instances refuse the key at their next poll (within a second)')
+        // Running instances apply a change as soon as they hear of it (connected first: heard right after the write);
+        // without Redis, at their next poll.
+        const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
+        const listeners: KeyChangeListener[] = announcer ? [async (change) => {
+          if (!(await announcer.announce('keys', change.after.id))) {
+            console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
           }
+        }] : []
+        try {
+          const configuredModels = () => config.models.map((model) => model.id)
+          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels }), args, json)
         } finally {
           announcer?.close()
         }
@@ -136,11 +149,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code)
   },
   (error: unknown) => {
-    const debug = process.argv.includes('--debug')
     const known = plain.some((type) => error instanceof type) ? (error as Error).message : describeFailure(error, loaded)
-    // One line an operator can act on; the stack only when asked for (it is kilobytes of bundled source in the binary).
-    console.error(`tollgate: ${known ?? `${(error as Error)?.message ?? error}${debug ? '' : ' (--debug prints the stack)'}`}`)
-    if (debug) console.error(error)
+    printFailure(error, known, process.argv.includes('--debug'))
     const usageLike = error instanceof UsageError || error instanceof ConfigError || error instanceof DomainError
     process.exit(error instanceof DomainError && error.kind === 'not_found' ? 3 : usageLike ? 2 : 1)
   },

@@ -68,6 +68,11 @@ describe('GET /v1/tasks: one view of every kind of batch', () => {
     expect(shown.json()).toMatchObject({ id: messageBatch.id, kind: 'anthropic', status: 'completed', spent: expect.any(String) })
     const listed = runCli(['bun', 'src/main.ts'], ['task', 'list', '--json', '--config', config])
     expect(listed.json().length).toBe(3)
+    // Read by people: a header row, then one task a line, money with $.
+    const table = runCli(['bun', 'src/main.ts'], ['task', 'list', '--config', config]).stdout.trimEnd().split('\n')
+    expect(table[0]).toMatch(/^ID\s+API\s+STATUS\s+DONE\s+SPENT\s+CREATED$/)
+    expect(table.slice(1)).toHaveLength(3)
+    for (const line of table.slice(1)) expect(line).toMatch(/\s(openai|anthropic|gemini)\s+\w+\s+\d+\/\d+\s+\$\d/)
     expect(runCli(['bun', 'src/main.ts'], ['task', 'show', 'batch_unknown', '--config', config]).code).toBe(3)
   }, 30_000)
 })

@@ -57,3 +57,14 @@ test('a 100 MB upload does not grow the gateway\'s memory by the file\'s size', 
   expect(grown.peak).toBeLessThan(fileBytes / 1024 / 1024)
   expect(grown.rss).toBeLessThan(fileBytes / 1024 / 1024 / 2)
 }, 60_000)
+
+test('an upload with no newline is refused at the line limit (400 naming line 1), never held whole', async () => {
+  const before = memoryOf(server.process.pid)
+  const response = await upload('x'.repeat(100 * 1024 * 1024))
+  expect(response.status).toBe(400)
+  expect(await response.json()).toMatchObject({ error: { code: 'line_too_long', param: 'line 1', type: 'invalid_request_error' } })
+  const after = memoryOf(server.process.pid)
+  console.log(`100 MB without a newline: gateway peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB`)
+  // Held whole it took +500 MB (the chunks, then their concatenation and its text); now at most a line's 32 MiB.
+  expect(after.peak - before.peak).toBeLessThan(100)
+}, 60_000)

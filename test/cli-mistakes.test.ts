@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -6,6 +6,8 @@ import packageJson from '../package.json' with { type: 'json' }
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
 
 /** Operator mistakes never pass silently: each is refused with one line that says what to fix, and a non-zero exit. */
+// Each test starts the CLI up to ten times in turn (~0.5 s each, more on a loaded machine): 5 s is too tight.
+setDefaultTimeout(30_000)
 const main = resolve(import.meta.dir, '..', 'src', 'main.ts')
 const cli = ['bun', main]
 const { dir, config } = makeWorkspace()
@@ -88,7 +90,7 @@ describe('the database', () => {
     expect(readdirSync(folder)).toEqual([])
     const migrated = runIn(folder, ['migrate', '--json'])
     expect(migrated.code).toBe(0)
-    expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, database: `sqlite:${join(folder, 'data', 'tollgate.db')}` })
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ migrated: true, created: true, database: `sqlite:${join(folder, 'data', 'tollgate.db')}` })
     // Every command that touches a database names it, with --json too (on stderr, so stdout stays one JSON document).
     const json = runIn(folder, ['account', 'list', '--json'])
     expect(JSON.parse(json.stdout)).toEqual([])

@@ -18,37 +18,39 @@ beforeAll(async () => {
   const foreignClient = new OpenAI({ baseURL: gateway.baseUrl, apiKey: (await gateway.createKey({ accountId: other.id })).secret, maxRetries: 0 })
   await foreignClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'their traffic' }] })
   admin = await signIn(gateway.url, 'root', await addLogin(store, 'root', 'admin'))
-  alice = await signIn(gateway.url, 'alice', await addLogin(store, 'alice', 'account', gateway.account.id))
+  alice = await signIn(gateway.url, 'alice', await addLogin(store, 'alice', 'account-admin', gateway.account.id))
   await gateway.settled()
 }, 30_000)
 
 afterAll(() => gateway.stop())
 
 describe('an account user reaches only their own account', () => {
-  test('every crafted ID of another account is a 404, exactly like a missing one', async () => {
+  test('every crafted ID of another account is a 404, exactly like a missing one; an admin\'s action is a 403', async () => {
     const { store } = gateway.gateway.services
     const balanceBefore = (await store.accounts.findById(other.id))!.balance
     const reads = [
       `/console/api/keys/${foreignKey.id}`, `/console/api/accounts/${other.id}`, `/console/api/accounts/${other.id}/history`,
       `/console/api/keys?account_id=${other.id}`, `/console/api/usage?account_id=${other.id}`, `/console/api/usage?key_id=${foreignKey.id}`,
       `/console/api/requests?account_id=${other.id}`, `/console/api/requests?key_id=${foreignKey.id}`,
-      '/console/api/users', `/console/api/users?account_id=${other.id}`, '/console/api/keys/key_doesnotexist', '/console/api/accounts/999999',
+      `/console/api/users?account_id=${other.id}`, '/console/api/keys/key_doesnotexist', '/console/api/accounts/999999',
     ]
     for (const path of reads) {
       const response = await alice.get(path)
       expect({ path, status: response.status }).toEqual({ path, status: 404 })
     }
-    const writes: [string, string, unknown][] = [
-      ['POST', `/console/api/keys/${foreignKey.id}/revoke`, {}],
-      ['POST', '/console/api/keys', { account_id: other.id, name: 'sneaky' }],
-      ['POST', `/console/api/accounts/${other.id}/credits`, { amount_usd: '100', note: 'free money' }],
-      ['POST', `/console/api/accounts/${gateway.account.id}/credits`, { amount_usd: '100', note: 'free money' }],
-      ['POST', '/console/api/accounts', { name: 'mine-now' }],
-      ['POST', '/console/api/users', { name: 'mallory', role: 'admin' }],
+    const writes: [string, string, unknown, number][] = [
+      ['POST', `/console/api/keys/${foreignKey.id}/revoke`, {}, 404],
+      ['POST', '/console/api/keys', { account_id: other.id, name: 'sneaky' }, 404],
+      ['POST', '/console/api/users', { name: 'mallory', role: 'viewer', account_id: other.id }, 404],
+      // What an account-admin may not do at all (money, accounts, making an admin) is a 403, whichever account.
+      ['POST', `/console/api/accounts/${other.id}/credits`, { amount_usd: '100', note: 'free money' }, 403],
+      ['POST', `/console/api/accounts/${gateway.account.id}/credits`, { amount_usd: '100', note: 'free money' }, 403],
+      ['POST', '/console/api/accounts', { name: 'mine-now' }, 403],
+      ['POST', '/console/api/users', { name: 'mallory', role: 'admin' }, 403],
     ]
-    for (const [method, path, body] of writes) {
+    for (const [method, path, body, status] of writes) {
       const response = await alice.send(method, path, body)
-      expect({ path, status: response.status }).toEqual({ path, status: 404 })
+      expect({ path, status: response.status }).toEqual({ path, status })
     }
     expect((await store.keys.findById(foreignKey.id))!.revokedAt).toBeNull()
     expect((await store.accounts.findById(other.id))!.balance).toBe(balanceBefore)
@@ -62,11 +64,13 @@ describe('an account user reaches only their own account', () => {
     expect(keys.every((key) => key.account_id === gateway.account.id)).toBe(true)
     const accounts = (await (await alice.get('/console/api/accounts')).json()) as { id: number }[]
     expect(accounts.map((account) => account.id)).toEqual([gateway.account.id])
+    const logins = (await (await alice.get('/console/api/users')).json()) as { name: string; account_id: number | null }[]
+    expect(logins.map((login) => [login.name, login.account_id])).toEqual([['alice', gateway.account.id]]) // not root, the admin
     // The only request so far was the other account's: alice sees none of it.
     const log = await (await alice.get('/console/api/requests')).json()
     expect(log.requests).toEqual([])
     const usage = await (await alice.get('/console/api/usage')).json()
-    expect(usage.totals).toEqual({ requests: 0, input_tokens: 0, output_tokens: 0, spent_usd: '0.00' })
+    expect(usage.totals).toEqual({ requests: 0, succeeded: 0, refused: 0, failed: 0, input_tokens: 0, output_tokens: 0, spent_usd: '0.00' })
     expect(usage.by_account).toBeUndefined()
   })
 
@@ -117,7 +121,10 @@ describe('what the admin can do', () => {
   })
 
   test('logins: a generated password is returned once and works; an admin cannot delete their own login', async () => {
-    const created = await admin.send('POST', '/console/api/users', { name: 'bob', role: 'account', account_id: other.id })
+    const noAccount = await admin.send('POST', '/console/api/users', { name: 'bob' }) // a viewer, the default role, of no account
+    expect(noAccount.status).toBe(400)
+    expect((await noAccount.json()).error.field).toBe('account_id')
+    const created = await admin.send('POST', '/console/api/users', { name: 'bob', role: 'account-admin', account_id: other.id })
     expect(created.status).toBe(201)
     const { user, password } = await created.json()
     expect(password).toMatch(/^[0-9A-Za-z]{24}$/)

@@ -17,7 +17,7 @@ beforeAll(async () => {
   setup = await startBatchSetup({ balanceUsd: '25' })
   const { store } = setup.gateway.gateway.services
   passwords.ops = await addLogin(store, 'ops', 'admin')
-  passwords.alice = await addLogin(store, 'alice', 'account', setup.gateway.account.id)
+  passwords.alice = await addLogin(store, 'alice', 'account-admin', setup.gateway.account.id)
 }, 30_000)
 
 afterAll(async () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({ balanceUsd: '25' })
   const { store } = gateway.gateway.services
   passwords.ops = await addLogin(store, 'ops', 'admin')
-  passwords.alice = await addLogin(store, 'alice', 'account', gateway.account.id)
+  passwords.alice = await addLogin(store, 'alice', 'account-admin', gateway.account.id)
   other = await gateway.createAccount('other-co', '10')
   foreignKeyId = (await gateway.createKey({ accountId: other.id, name: 'their-secret-key' })).record.id
 }, 30_000)
@@ -124,10 +124,10 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
   await page.waitForURL(/status=4xx/)
   const { usage } = gateway.gateway.services.store
   const scope = { accountId: admin ? undefined : gateway.account.id }
-  const clientErrors = (await usage.summarize({ ...scope, statusMin: 400, statusMax: 499 })).requests
+  const clientErrors = (await usage.summarize({ ...scope, statusMin: 400, statusMax: 499 })).refused
   expect(clientErrors).toBeGreaterThan(0)
   expect((await usage.summarize(scope)).requests).toBeGreaterThan(clientErrors)
-  const requestsStat = page.getByTestId('usage-summary').locator('.stat', { hasText: 'Requests' }).locator('dd')
+  const requestsStat = page.getByTestId('usage-summary').locator('.stat', { hasText: 'Refused' }).locator('dd')
   await page.waitForFunction(() => document.querySelector('[data-testid="usage-summary"]') !== null)
   for (let tries = 0; tries < 50 && (await requestsStat.textContent()) !== String(clientErrors); tries++) await Bun.sleep(100)
   expect(await requestsStat.textContent()).toBe(String(clientErrors))
@@ -160,7 +160,7 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
     // A login for that account with a generated password, shown once.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logins' }).click()
     await page.getByLabel('Username').fill('carol')
-    await page.getByLabel('Role').selectOption('account')
+    await page.getByLabel('Role').selectOption('account-admin')
     await page.getByLabel('Account', { exact: true }).selectOption({ label: 'other-co' })
     await page.getByRole('button', { name: 'Create login' }).click()
     expect((await page.getByTestId('new-login-password').textContent())!).toMatch(/^[0-9A-Za-z]{24}$/)

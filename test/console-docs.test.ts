@@ -42,6 +42,9 @@ describe('the console API documentation', () => {
     expect(createKey.responses['201'].content['application/json'].schema.properties.secret.type).toBe('string')
     expect(spec.paths['/console/api/accounts/{id}/credits'].post.requestBody.content['application/json'].schema.required)
       .toEqual(['amount_usd', 'note'])
+    // Each route names its permission and the roles holding it: the README's role matrix, route by route.
+    expect(spec.paths['/console/api/accounts/{id}/credits'].post).toMatchObject({ 'x-permission': 'accounts:credit', 'x-roles': ['admin'] })
+    expect(createKey).toMatchObject({ 'x-permission': 'keys:write', 'x-roles': ['admin', 'account-admin'] })
   })
 
   test('GET /docs is a page whose every file comes from the gateway itself, under the console CSP', async () => {
@@ -78,7 +81,7 @@ describe('request schemas answer in the console error shape', () => {
     expect(missing.error.message).toStartWith("Missing 'amount_usd'")
     const role = await admin.send('POST', '/console/api/users', { name: 'someone', role: 'boss' })
     expect(role.status).toBe(400)
-    expect((await role.json()).error).toEqual({ message: `Invalid value for 'role': "admin" or "account".`, code: 'invalid_request', field: 'role' })
+    expect((await role.json()).error).toEqual({ message: `Invalid value for 'role': "admin", "account-admin" or "viewer".`, code: 'invalid_request', field: 'role' })
   })
 
   test('the session checks answer before the schema: signed out is 401, a foreign origin 403', async () => {

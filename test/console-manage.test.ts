@@ -22,8 +22,8 @@ beforeAll(async () => {
   const { store } = setup.gateway.gateway.services
   other = await setup.gateway.createAccount('other-co', '7')
   passwords.root = await addLogin(store, 'root', 'admin')
-  passwords.alice = await addLogin(store, 'alice', 'account', setup.gateway.account.id)
-  passwords.bob = await addLogin(store, 'bob', 'account', other.id)
+  passwords.alice = await addLogin(store, 'alice', 'account-admin', setup.gateway.account.id)
+  passwords.bob = await addLogin(store, 'bob', 'account-admin', other.id)
   admin = await signIn(url(), 'root', passwords.root)
   alice = await signIn(url(), 'alice', passwords.alice)
 }, 30_000)
@@ -91,7 +91,7 @@ describe('rotating a key', () => {
 describe('passwords', () => {
   test('changing one\'s own: the current one is checked, other sessions end, this browser stays signed in', async () => {
     const { store } = setup.gateway.gateway.services
-    const password = await addLogin(store, 'dora', 'account', setup.gateway.account.id)
+    const password = await addLogin(store, 'dora', 'account-admin', setup.gateway.account.id)
     const here = await signIn(url(), 'dora', password)
     const elsewhere = await signIn(url(), 'dora', password)
     const wrong = await here.send('POST', '/console/api/session/password', { current_password: 'not it at all', new_password: 'a-brand-new-password' })
@@ -133,11 +133,13 @@ describe('passwords', () => {
 
   test('an admin unlocks a throttled login: it signs in at once, from the address that was refused', async () => {
     const { store } = setup.gateway.gateway.services
-    const password = await addLogin(store, 'erin', 'account', setup.gateway.account.id)
+    const password = await addLogin(store, 'erin', 'account-admin', setup.gateway.account.id)
     for (let attempt = 0; attempt < 5; attempt++) expect((await postSignIn(url(), 'erin', 'guess-guess-guess')).status).toBe(401)
     expect((await postSignIn(url(), 'erin', password)).status).toBe(429)
     const erin = (await store.users.findByName('erin'))!
-    expect((await alice.send('POST', `/console/api/users/${erin.id}/unlock`)).status).toBe(404)
+    // An account-admin manages its own account's logins only: another account's is a 404.
+    const bob = await signIn(url(), 'bob', passwords.bob!)
+    expect((await bob.send('POST', `/console/api/users/${erin.id}/unlock`)).status).toBe(404)
     const unlocked = await admin.send('POST', `/console/api/users/${erin.id}/unlock`)
     expect(await unlocked.json()).toEqual({ unlocked: true, name: 'erin' })
     expect((await postSignIn(url(), 'erin', password)).status).toBe(200)
@@ -150,14 +152,14 @@ describe('models and route health', () => {
     const account = await setup.gateway.createAccount('narrow-co', '1')
     const { createKey } = await import('../src/domain/keys.ts')
     await createKey(store.keys, { accountId: account.id, models: ['claude-up'] })
-    const carol = await signIn(url(), 'carol', await addLogin(store, 'carol', 'account', account.id))
+    const carol = await signIn(url(), 'carol', await addLogin(store, 'carol', 'account-admin', account.id))
     const models = await (await carol.get('/console/api/models')).json()
     expect(models).toEqual([{
       id: 'claude-up', kind: 'chat', owned_by: expect.any(String), max_output_tokens: 256, context_window: null, reasoning: false,
       price: { input_usd: '3.00', output_usd: '15.00', cached_input_usd: expect.any(String), cache_write_usd: expect.any(String) },
       batch_price: expect.objectContaining({ input_usd: '1.50', output_usd: '7.50' }),
     }])
-    expect((await carol.get('/console/api/routes')).status).toBe(404)
+    expect((await carol.get('/console/api/routes')).status).toBe(403) // the whole gateway's upstreams: admins only
     const all = await (await admin.get('/console/api/models')).json()
     expect(all.map((model: { id: string }) => model.id)).toContain('gpt-broken')
     expect(all.find((model: { id: string }) => model.id === 'gemini-up').batch_price.input_usd).toBe('0.625')

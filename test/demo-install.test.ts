@@ -34,4 +34,7 @@ test('npm run demo installs no dev dependency, then streams an answer and keeps 
     expect(existsSync(join(clone, 'node_modules', dev))).toBe(false)
   }
   expect(existsSync(join(clone, 'node_modules', 'elysia'))).toBe(true)
+  // A folder of its own: the "real" set-up's ./data/tollgate.db never sees the demo's account and keys.
+  expect(existsSync(join(clone, 'data', 'demo', 'tollgate.db'))).toBe(true)
+  expect(existsSync(join(clone, 'data', 'tollgate.db'))).toBe(false)
 }, 120_000)

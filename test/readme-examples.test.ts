@@ -128,6 +128,38 @@ for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.
     }
   }, 120_000)
 
+  const codex = join(root, 'node_modules', '.bin', 'codex')
+  test.skipIf(!existsSync(codex))('Codex with the README\'s model catalog: no "model metadata not found" warning', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const catalog = /model_catalog_json[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)![1]!
+    expect(JSON.parse(catalog).models[0]).toMatchObject({ slug: 'mock-1', context_window: 200000 })
+    const home = mkdtempSync(join(tmpdir(), 'tollgate-readme-codex-'))
+    const work = mkdtempSync(join(tmpdir(), 'tollgate-readme-codex-work-'))
+    writeFileSync(join(home, 'catalog.json'), catalog)
+    const config = (extra: string) => [extra, 'model = "mock-1"', 'model_provider = "tollgate"', '', '[model_providers.tollgate]', 'name = "Tollgate"',
+      `base_url = "${url}/v1"`, 'env_key = "TOLLGATE_API_KEY"', 'wire_api = "responses"', ''].join('\n')
+    const runCodex = async () => {
+      const child = Bun.spawn([codex, 'exec', '--skip-git-repo-check', '--ephemeral', '--sandbox', 'read-only', 'say hi'], {
+        cwd: work, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', timeout: 90_000,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: home, TOLLGATE_API_KEY: key },
+      })
+      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+      return { code, text: `${stdout}\n${stderr}` }
+    }
+    try {
+      writeFileSync(join(home, 'config.toml'), config(''))
+      expect((await runCodex()).text).toContain('Model metadata for `mock-1` not found') // what the README fixes
+      writeFileSync(join(home, 'config.toml'), config(`model_catalog_json = "${join(home, 'catalog.json')}"`))
+      const run = await runCodex()
+      expect(run.code).toBe(0)
+      expect(run.text).not.toContain('Model metadata for')
+      expect(run.text).toContain('Hello from the Tollgate mock provider, you said: say hi')
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+      rmSync(work, { recursive: true, force: true })
+    }
+  }, 200_000)
+
   test('every answer above was billed to the demo account', () => {
     const usage = JSON.parse(cli('usage', '--account', 'demo', '--json'))
     expect(usage.requests).toBeGreaterThanOrEqual(2)

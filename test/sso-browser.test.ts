@@ -46,7 +46,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({ logger })
   acme = await gateway.createAccount('acme', '10')
   provider = await startTestProvider({
-    clientId: 'tollgate-console', clientSecret, redirectUris: [`${gateway.url}/console/oidc/callback`], users: people('account'),
+    clientId: 'tollgate-console', clientSecret, redirectUris: [`${gateway.url}/console/oidc/callback`], users: people('account-admin'),
   })
   reloadWithAuth({ passwords: false, oidc: oidcSettings(provider.issuer) })
 }, 60_000)
@@ -101,11 +101,11 @@ describe('single sign-on through a real OpenID provider', () => {
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
     await saveScreenshot(page, 'sso-2-carol-overview')
     const carol = await store().users.findByName('carol@example.com')
-    expect(carol).toMatchObject({ role: 'account', accountId: acme.id, passwordHash: '' })
+    expect(carol).toMatchObject({ role: 'account-admin', accountId: acme.id, passwordHash: '' })
     expect(await store().identities.listForUser(carol!.id)).toMatchObject([{ issuer: provider.issuer, subject: 'carol', email: 'carol@example.com' }])
     // The console's own session: its API answers this browser as carol of acme.
     const session = await page.evaluate(async () => (await fetch('/console/api/session')).json())
-    expect(session.user).toMatchObject({ name: 'carol@example.com', role: 'account', account: { id: acme.id, name: 'acme' } })
+    expect(session.user).toMatchObject({ name: 'carol@example.com', role: 'account-admin', account: { id: acme.id, name: 'acme' } })
     await context.close()
     expect(problems).toEqual([])
 
@@ -138,7 +138,7 @@ describe('single sign-on through a real OpenID provider', () => {
     expect(warnings('no_role')).toMatchObject([{ message: 'single sign-on failed', status: 403, detail: 'subject carol (carol@example.com)' }])
     await context.close()
     await again.context.close()
-    provider.setUsers(people('account'))
+    provider.setUsers(people('account-admin'))
   }, 60_000)
 
   test('a person the claims map to nothing, or of a domain not allowed, gets a page saying so and no login', async () => {

@@ -150,7 +150,7 @@ describe('the callback checks the ID token', () => {
   test('a tampered token (claims changed after signing) is refused', async () => {
     const before = failures().length
     const response = await finishFlow(await beginFlow(), async (nonce) => {
-      const [header, payload, signature] = (await sign({ nonce, role: 'account' })).split('.')
+      const [header, payload, signature] = (await sign({ nonce, role: 'account-admin' })).split('.')
       const claims = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin', sub: 'someone-else' }
       return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`
     })

@@ -73,18 +73,34 @@ for (const [name, prepare] of storeBackends) {
 
     test('daily totals by UTC day; totals by model and account, largest spend first', async () => {
       expect(await store.usage.dailyTotals({ accountId: first })).toEqual([
-        { day: 10 * day, requests: 2, inputTokens: 20, outputTokens: 10, spent: 400 },
-        { day: 12 * day, requests: 1, inputTokens: 10, outputTokens: 5, spent: 0 },
+        { day: 10 * day, firstAt: 10 * day + 5, lastAt: 10 * day + 5, requests: 2, succeeded: 2, refused: 0, failed: 0, inputTokens: 20, outputTokens: 10, spent: 400 },
+        { day: 12 * day, firstAt: 12 * day + 1, lastAt: 12 * day + 1, requests: 1, succeeded: 0, refused: 1, failed: 0, inputTokens: 10, outputTokens: 5, spent: 0 },
       ])
       expect(await store.usage.totalsBy('model', {})).toEqual([
-        { group: 'm2', requests: 1, inputTokens: 10, outputTokens: 5, spent: 300 },
-        { group: 'm1', requests: 3, inputTokens: 30, outputTokens: 15, spent: 107 },
+        { group: 'm2', requests: 1, succeeded: 1, refused: 0, failed: 0, inputTokens: 10, outputTokens: 5, spent: 300 },
+        { group: 'm1', requests: 3, succeeded: 2, refused: 1, failed: 0, inputTokens: 30, outputTokens: 15, spent: 107 },
       ])
       expect((await store.usage.totalsBy('accountId', {})).map((group) => group.group)).toEqual([String(first), String(second)])
     })
 
+    test('requests split by outcome — answered, refused, failed — live and after folding into daily totals', async () => {
+      const third = (await store.accounts.create('three', 0)).id
+      const statuses = [200, 200, 403, 429, 429, 400, 499, 502, 500]
+      await store.ledger.write(statuses.map((status, index) => ({
+        kind: 'refusal' as const, usage: usage(third, { status, cost: 0, createdAt: 2 * day + index }),
+      })))
+      const split = { requests: 9, succeeded: 2, refused: 4, failed: 3 }
+      expect(await store.usage.summarize({ accountId: third })).toMatchObject(split)
+      expect(await store.usage.dailyTotals({ accountId: third })).toEqual([expect.objectContaining({ day: 2 * day, ...split })])
+      expect(await store.usage.totalsBy('accountId', { accountId: third })).toEqual([expect.objectContaining({ group: String(third), ...split })])
+      expect((await store.usage.fold(5 * day, 1000)).folded).toBe(9)
+      expect(await store.usage.listRequests({ accountId: third }, 10)).toEqual([])
+      expect(await store.usage.summarize({ accountId: third })).toMatchObject(split)
+      expect(await store.usage.totalsBy('model', { accountId: third })).toEqual([expect.objectContaining({ group: 'm1', ...split })])
+    })
+
     test('users: unique names; deleting one deletes its sessions', async () => {
-      const { user } = await createUser(store, { name: 'ops', role: 'account', accountId: first, password: 'a long enough password' })
+      const { user } = await createUser(store, { name: 'ops', role: 'account-admin', accountId: first, password: 'a long enough password' })
       expect(await store.users.findByName('ops')).toEqual(user)
       expect(user.accountId).toBe(first)
       await expect(createUser(store, { name: 'ops', role: 'admin' })).rejects.toThrow('already exists')

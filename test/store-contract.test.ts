@@ -169,6 +169,7 @@ for (const [name, prepare] of backends) {
       const { record } = await createKey(store.keys, { accountId: account.id, budget: 20_000 })
       await new Ledger(store.ledger).placeHold(account.id, record.id, 20_000, 20_000) // the process "dies" here
       await expect(new Ledger(other.ledger).placeHold(account.id, record.id, 1, 20_000)).rejects.toMatchObject({ code: 'budget_exceeded' })
+      await backend.silence()
       expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       const ledger = new Ledger(other.ledger)
       ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
@@ -176,11 +177,66 @@ for (const [name, prepare] of backends) {
       expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
     })
 
+    test('ledger: writing committed bills again (a spool replayed after its batch landed) moves no money twice', async () => {
+      const account = await store.accounts.create(`replay-${name}`, 1000)
+      await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id, budget: 500_000 })
+      const ledger = new Ledger(store.ledger)
+      const holds = [await ledger.placeHold(account.id, record.id, 50_000, 500_000), await ledger.placeHold(account.id, record.id, 50_000, 500_000)]
+      const bills = holds.map((hold) => ({ kind: 'settle' as const, leaseId: hold.id, budgetKeyId: hold.budgetKeyId, usage: usage(account.id, record.id, 7_000) }))
+      await store.ledger.write(bills)
+      const once = (await store.accounts.findById(account.id))!
+      // The same two again, and again with a third that is new (and twice): only the new one counts, once.
+      await store.ledger.write(bills, { replay: true })
+      const third = { ...bills[0]!, usage: usage(account.id, record.id, 5_000) }
+      await store.ledger.write([bills[1]!, third, bills[0]!, third], { replay: true })
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ balance: once.balance - 5_000, reserved: once.reserved - 5_000 })
+      expect(await store.usage.summarize({ accountId: account.id })).toMatchObject({ requests: 3, spent: 19_000 })
+      expect((await store.keys.findById(record.id))!.spent).toBe(19_000)
+    })
+
+    test('ledger: a bill for a hold released meanwhile (its owner declared gone) debits and releases nothing twice', async () => {
+      const account = await store.accounts.create(`released-${name}`, 1000)
+      await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
+      const { record } = await createKey(store.keys, { accountId: account.id, budget: 500_000 })
+      const ledger = new Ledger(store.ledger)
+      const hold = await ledger.placeHold(account.id, record.id, 50_000, 500_000)
+      // The owner falls silent; the next start releases its hold (all of its lease).
+      await backend.silence()
+      expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
+      expect((await store.accounts.findById(account.id))!.reserved).toBe(0)
+      // Then its request ends, and its lease is given back: the debit lands, nothing is released a second time.
+      await store.ledger.write([{ kind: 'settle', leaseId: hold.id, budgetKeyId: hold.budgetKeyId, usage: usage(account.id, record.id, 30_000) }])
+      await store.ledger.write([{ kind: 'release', leaseId: hold.id, accountId: account.id, amount: 20_000, budgetKeyId: hold.budgetKeyId }], { batchId: 'batch_released_once' })
+      expect((await store.accounts.findById(account.id))!).toMatchObject({ balance: 970_000, reserved: 0 })
+      const key = (await store.keys.findById(record.id))!
+      expect(key.spent).toBe(30_000)
+      // The budget's own reservation, checked the way a reservation sees it: all of the unspent budget is free again.
+      await expect(new Ledger(other.ledger).placeHold(account.id, record.id, 470_000, 500_000)).resolves.toMatchObject({ amount: 470_000 })
+    })
+
+    // A commit can succeed while its answer is lost or late (a connection cut at that moment, a write past its
+    // deadline): the batch is then written again. Releases carry no request id; the batch's id makes that a no-op.
+    {
+      test('ledger: a batch of releases written twice under its id is applied once', async () => {
+        const account = await store.accounts.create(`release-twice-${name}`, 1000)
+        await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
+        const ledger = new Ledger(store.ledger, { leaseIdleMs: 60_000 })
+        const hold = await ledger.placeHold(account.id, 'k', 100_000)
+        const reserved = (await store.accounts.findById(account.id))!.reserved
+        const batch = [{ kind: 'release' as const, leaseId: hold.id, accountId: account.id, amount: 60_000 }]
+        await store.ledger.write(batch, { batchId: 'batch_twice' })
+        await store.ledger.write(batch, { batchId: 'batch_twice', replay: true })
+        expect((await store.accounts.findById(account.id))!.reserved).toBe(reserved - 60_000)
+      })
+    }
+
     test('ledger: holds left by a crash are released on the next start', async () => {
       const account = await store.accounts.create(`crash-${name}`, 1000)
       await store.accounts.credit(account.id, 50_000, 'seed', 'test', Date.now())
       await new Ledger(store.ledger).placeHold(account.id, 'k', 10_000) // the process "dies" here
       expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
+      await backend.silence()
       expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
     })

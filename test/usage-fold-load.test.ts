@@ -84,7 +84,8 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
     { accountId: old.id, since: day(150), until: day(120) },
   ]
   const summaries = async () => Promise.all(filters.flatMap((filter) => [
-    store.usage.summarize(filter), store.usage.dailyTotals(filter),
+    // A day's span (first and last request) is known only while its rows are live; its totals are what must stay.
+    store.usage.summarize(filter), store.usage.dailyTotals(filter).then((days) => days.map(({ firstAt: _first, lastAt: _last, ...totals }) => totals)),
     store.usage.totalsBy('model', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
     store.usage.totalsBy('keyId', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
   ]))

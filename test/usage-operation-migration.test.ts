@@ -31,14 +31,14 @@ async function checkUpgraded(store: Store) {
   const [old] = await store.usage.listRequests({}, 10)
   expect(old).toMatchObject({ requestId: 'req_old', operation: 'chat', units: 0, cost: 700 })
   expect(await store.usage.summarize({})).toMatchObject({ requests: 5, spent: 3500 })
-  expect(await store.usage.totalsBy('operation', {})).toEqual([{ group: 'chat', requests: 5, inputTokens: 50, outputTokens: 25, spent: 3500 }])
+  expect(await store.usage.totalsBy('operation', {})).toEqual([{ group: 'chat', requests: 5, succeeded: 5, refused: 0, failed: 0, inputTokens: 50, outputTokens: 25, spent: 3500 }])
   // An embeddings row of the same day, key, model and status as the old chat row: folded beside it, not into it.
   await store.ledger.write([{ kind: 'refusal', usage: { ...old!, requestId: 'req_new', operation: 'embeddings', units: 3, cost: 0, inputTokens: 7, outputTokens: 0 } }])
   await store.usage.fold(10 * day, 100)
   expect(await store.usage.listRequests({}, 10)).toEqual([])
   expect(await store.usage.totalsBy('operation', {})).toEqual([
-    { group: 'chat', requests: 5, inputTokens: 50, outputTokens: 25, spent: 3500 },
-    { group: 'embeddings', requests: 1, inputTokens: 7, outputTokens: 0, spent: 0 },
+    { group: 'chat', requests: 5, succeeded: 5, refused: 0, failed: 0, inputTokens: 50, outputTokens: 25, spent: 3500 },
+    { group: 'embeddings', requests: 1, succeeded: 1, refused: 0, failed: 0, inputTokens: 7, outputTokens: 0, spent: 0 },
   ])
 }
 

@@ -19,7 +19,7 @@ const statuses = [200, 200, 200, 429, 403, 502]
 function row(account: AccountRecord, key: KeyRecord, index: number, createdAt: number): UsageRecord {
   const status = statuses[index % statuses.length]!
   return {
-    requestId: `req_${index}`, accountId: account.id, keyId: key.id, model: models[index % models.length]!, provider: 'p', upstreamModel: 'u',
+    requestId: `req_${index}_${crypto.randomUUID()}`, accountId: account.id, keyId: key.id, model: models[index % models.length]!, provider: 'p', upstreamModel: 'u',
     protocol: 'openai-chat', operation: 'chat', units: 0, inputTokens: 100 + index, cachedInputTokens: index % 7, cacheWriteTokens: index % 3, outputTokens: 50 + (index % 11),
     reasoningTokens: index % 5, cost: status === 200 ? 1_234_567 + index * 89 : 0, status, errorType: status === 200 ? null : `e${status}`,
     latencyMs: 5, stream: false, estimated: false, createdAt,
@@ -29,7 +29,9 @@ function row(account: AccountRecord, key: KeyRecord, index: number, createdAt: n
 async function snapshot(store: Store, filters: UsageFilter[]) {
   const out: unknown[] = []
   for (const filter of filters) {
-    out.push(await store.usage.summarize(filter), await store.usage.dailyTotals(filter))
+    // A day's span (its first and last request) is known only while its rows are live: the totals are what must stay.
+    const days = (await store.usage.dailyTotals(filter)).map(({ firstAt: _first, lastAt: _last, ...totals }) => totals)
+    out.push(await store.usage.summarize(filter), days)
     for (const dimension of ['model', 'keyId', 'accountId'] as const) {
       // Ties in spend may come in either order: compare as sets.
       out.push((await store.usage.totalsBy(dimension, filter)).sort((a, b) => a.group.localeCompare(b.group)))

@@ -31,10 +31,10 @@ export async function runAccountCommand(store: Store, args: ParsedArgs, json: bo
     }
     case 'list': {
       const accounts = await store.accounts.list()
-      return printResult(json, accounts.map(accountJson), () => table([
+      return printResult(json, accounts.map(accountJson), () => (accounts.length ? table([
         ['NAME', 'BALANCE', 'AVAILABLE'],
-        ...accounts.map((account) => [account.name, formatUsd(account.balance), formatUsd(account.balance - account.reserved)]),
-      ]) || 'no accounts')
+        ...accounts.map((account) => [account.name, `$${formatUsd(account.balance)}`, `$${formatUsd(account.balance - account.reserved)}`]),
+      ]) : 'no accounts'))
     }
     default:
       throw new UsageError('usage: tollgate account create|credit|show|list …')

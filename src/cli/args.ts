@@ -1,3 +1,5 @@
+import { didYouMean } from './suggest.ts'
+
 /** `--flag value`, `--flag=value` and bare `--switch`; everything else is a positional argument. */
 export interface ParsedArgs {
   positional: string[]
@@ -60,7 +62,8 @@ export function checkArgs(args: ParsedArgs, spec: CommandSpec): void {
     } else if (switches.has(name)) {
       if (value !== true) throw new UsageError(`--${name} takes no value (got "${value}")\n${usage}`)
     } else {
-      throw new UsageError(`unknown option --${name} for "${spec.words.join(' ')}"\n${usage}`)
+      const hint = didYouMean(name, [...values, ...switches], '--')
+      throw new UsageError(`unknown option --${name} for "${spec.words.join(' ')}"${hint}\n${usage}`)
     }
   }
   const operands = args.positional.slice(spec.words.length)

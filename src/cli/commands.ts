@@ -1,4 +1,5 @@
 import { type CommandSpec, type ParsedArgs, UsageError } from './args.ts'
+import { didYouMean } from './suggest.ts'
 
 const spec = (words: string, operands: string, values: string, switches: string, usage: string, summary: string): CommandSpec => ({
   words: words.split(' '),
@@ -26,6 +27,11 @@ export const commands: CommandSpec[] = [
     'key create --account NAME [--name LABEL] [--models id1,id2] [--rpm N] [--tpm N] [--concurrency N] [--budget USD] [--expires ISO-8601]',
     'a new API key (the secret is shown once)'),
   spec('key list', '', 'account', '', 'key list [--account NAME]', 'keys, with their limits and spend'),
+  spec('key edit', 'ID', 'name models rpm tpm concurrency budget expires', '',
+    'key edit ID [--name LABEL] [--models id1,id2|all] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--budget USD|none] '
+      + '[--expires ISO-8601|none]',
+    'change a key\'s name, models, limits, budget or expiry (counts from its next request)'),
+  spec('key rotate', 'ID', '', '', 'key rotate ID', 'a new secret for the same key (shown once); the old one is refused from now on'),
   spec('key revoke', 'ID', '', '', 'key revoke ID', 'refuse a key from now on'),
   spec('usage', '', 'account key', '', 'usage [--account NAME] [--key ID]', 'requests, tokens and spend'),
   spec('task list', '', 'account limit', '', 'task list [--account NAME] [--limit N]', 'batches of every protocol, newest first: status, counts, spend'),
@@ -35,8 +41,9 @@ export const commands: CommandSpec[] = [
     'a bearer token for the admin API (/admin/api); the secret is shown once'),
   spec('admin-token list', '', '', '', 'admin-token list', 'admin tokens: scope, status, last use'),
   spec('admin-token revoke', 'ID', '', '', 'admin-token revoke ID', 'refuse an admin token from now on'),
-  spec('user create', 'NAME', 'account', 'admin password-stdin sso', 'user create NAME (--admin | --account ACCOUNT) [--password-stdin | --sso]',
-    'a console login (a strong password is generated and shown once); --sso: no password, it waits for the first single sign-on as NAME'),
+  spec('user create', 'NAME', 'account role', 'admin password-stdin sso',
+    'user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer]) [--password-stdin | --sso]',
+    'a console login (a strong password is generated and shown once); with --account the role defaults to viewer (read only); --sso: no password, it waits for the first single sign-on as NAME'),
   spec('user list', '', '', '', 'user list', 'console logins'),
   spec('user delete', 'NAME', '', '', 'user delete NAME', 'remove a login (signed out everywhere)'),
   spec('user password', 'NAME', '', 'password-stdin', 'user password NAME [--password-stdin]', 'set a new password (signed out everywhere)'),
@@ -57,7 +64,14 @@ ${commands.map((command) => `  ${command.usage}\n      ${command.summary}`).join
 
 Only serve and migrate create a database; the other commands refuse to run on a missing one.`
 
-/** The command the arguments name, or a UsageError listing what exists there. */
+/** The usage lines of every command that starts with `word` (`user` → user create, list, delete, password). */
+export function groupHelp(word: string): string | undefined {
+  const group = commands.filter((command) => command.words[0] === word)
+  if (group.length === 0) return undefined
+  return group.map((command) => `  tollgate ${command.usage}\n      ${command.summary}`).join('\n')
+}
+
+/** The command the arguments name, or a UsageError listing what exists there (and the nearest, for a slip). */
 export function findCommand(args: ParsedArgs): CommandSpec {
   const [first, second] = args.positional
   const exact = commands.find((command) => command.words[0] === first && (command.words.length === 1 || command.words[1] === second))
@@ -65,7 +79,10 @@ export function findCommand(args: ParsedArgs): CommandSpec {
   const group = commands.filter((command) => command.words[0] === first)
   if (group.length > 0) {
     const lines = group.map((command) => `       tollgate ${command.usage}`).join('\n').replace(/^ {7}/, 'usage: ')
-    throw new UsageError(second === undefined ? `"${first}" needs a subcommand\n${lines}` : `unknown command "${first} ${second}"\n${lines}`)
+    if (second === undefined) throw new UsageError(`"${first}" needs a subcommand\n${lines}`)
+    const hint = didYouMean(second, group.map((command) => command.words[1]!), `${first} `)
+    throw new UsageError(`unknown command "${first} ${second}"${hint}\n${lines}`)
   }
-  throw new UsageError(`unknown command "${first}"; \`tollgate --help\` lists them`)
+  const hint = didYouMean(first!, new Set(commands.map((command) => command.words[0]!)))
+  throw new UsageError(`unknown command "${first}"${hint}\n\`tollgate --help\` lists the commands`)
 }

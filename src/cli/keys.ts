@@ -1,44 +1,43 @@
-import type { Config } from '../config/types.ts'
 import { formatUsd } from '../core/money.ts'
 import type { Store } from '../domain/repositories.ts'
-import { accountNames, parseAmount, requireAccount } from '../domain/accounts.ts'
-import { checkKeyModels, createKey, keyStatus, listKeys, revokeKey } from '../domain/keys.ts'
+import { accountNames, requireAccount } from '../domain/accounts.ts'
+import { KeyInputError } from '../domain/key-rules.ts'
+import type { KeyService } from '../domain/key-service.ts'
+import { keyStatus, listKeys } from '../domain/keys.ts'
 import { keyJson } from '../domain/presenters.ts'
-import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
+import type { KeyRecord } from '../domain/records.ts'
+import { changeByCli } from './actor.ts'
+import { describeKeyInputError, readKeyFlags } from './key-flags.ts'
+import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
-/** A key that could never be used is a mistake, not a setting (the console refuses the same two). */
-function parseExpiry(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined
-  const time = Date.parse(value)
-  if (Number.isNaN(time)) throw new UsageError(`--expires must be an ISO-8601 time such as 2027-01-31T00:00:00Z, got "${value}"`)
-  if (time <= now) throw new UsageError(`--expires must be in the future, got ${new Date(time).toISOString()}`)
-  return time
+/** A key's limits in one cell: `rpm=5 budget=$1.00`, or `-` for none. */
+function describeLimits(key: KeyRecord): string {
+  return [key.rpm && `rpm=${key.rpm}`, key.tpm && `tpm=${key.tpm}`, key.concurrency && `conc=${key.concurrency}`,
+    key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`]
+    .filter(Boolean).join(' ') || '-'
 }
 
-function parseBudget(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const budget = parseAmount(value)
-  if (budget <= 0) throw new UsageError(`--budget must be more than 0 dollars, got "${value}"`)
-  return budget
+/**
+ * `tollgate key …`. Every change goes through KeyService, as the console's and the admin API's do: the same checks,
+ * and the running instances hear of it (`keyService` is built by main.ts with an announcer when Redis is configured).
+ */
+export async function runKeyCommand(store: Store, keyService: KeyService, args: ParsedArgs, json: boolean): Promise<void> {
+  try {
+    await runAction(store, keyService, args, json)
+  } catch (error) {
+    throw error instanceof KeyInputError ? describeKeyInputError(error, args) : error
+  }
 }
 
-export async function runKeyCommand(store: Store, config: Config, args: ParsedArgs, json: boolean): Promise<void> {
+async function runAction(store: Store, keyService: KeyService, args: ParsedArgs, json: boolean): Promise<void> {
   const [, action, id] = args.positional
   switch (action) {
     case 'create': {
       const accountName = flagString(args, 'account')
       if (!accountName) throw new UsageError('usage: tollgate key create --account NAME [--name LABEL] [--models id1,id2]')
       const account = await requireAccount(store.accounts, accountName)
-      const models = flagString(args, 'models')?.split(',').map((model) => model.trim()).filter(Boolean)
-      checkKeyModels(models, config.models.map((model) => model.id))
-      const budget = parseBudget(flagString(args, 'budget'))
-      const expiresAt = parseExpiry(flagString(args, 'expires'))
-      const { record, secret } = await createKey(store.keys, {
-        accountId: account.id, name: flagString(args, 'name') ?? null, models: models ?? null,
-        rpm: flagInteger(args, 'rpm'), tpm: flagInteger(args, 'tpm'), concurrency: flagInteger(args, 'concurrency'),
-        budget, expiresAt,
-      })
+      const { record, secret } = await keyService.create({ ...readKeyFlags(args), accountId: account.id }, changeByCli())
       return printResult(json, { ...keyJson(record, account.name), key: secret }, () =>
         `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)
     }
@@ -47,23 +46,32 @@ export async function runKeyCommand(store: Store, config: Config, args: ParsedAr
       const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
       const keys = await listKeys(store.keys, account?.id)
       const names = await accountNames(store.accounts)
-      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => table([
+      // The prefix is what is kept of a secret besides its SHA-256: enough to recognise a key, never to use it.
+      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => keys.length === 0 ? 'no keys' : table([
         ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
         ...keys.map((key) => [
           key.id, names.get(key.accountId) ?? '?', key.name ?? '-', `${key.prefix}…`, keyStatus(key), key.models?.join(',') ?? 'all',
-          [key.rpm && `rpm=${key.rpm}`, key.tpm && `tpm=${key.tpm}`, key.concurrency && `conc=${key.concurrency}`,
-            key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`]
-            .filter(Boolean).join(' ') || '-',
-          `$${formatUsd(key.spent)}`, formatTime(key.lastUsedAt),
+          describeLimits(key), `$${formatUsd(key.spent)}`, formatTime(key.lastUsedAt),
         ]),
-      ]) || 'no keys')
+      ]) + '\n\nPREFIX: the first characters of a key, kept to recognise it; the rest of the secret is stored only as its SHA-256.')
+    }
+    case 'edit': {
+      const key = await keyService.edit(id!, readKeyFlags(args), changeByCli())
+      return printResult(json, keyJson(key), () =>
+        `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`)
+    }
+    case 'rotate': {
+      const { record, secret } = await keyService.rotate(id!, changeByCli())
+      return printResult(json, { ...keyJson(record), key: secret }, () =>
+        `rotated key ${record.id}: the old secret is refused from now on\n\n  ${secret}\n\n`
+        + 'This secret is shown only now; store it somewhere safe.')
     }
     case 'revoke': {
       if (!id) throw new UsageError('usage: tollgate key revoke ID')
-      const { key, changed } = await revokeKey(store.keys, id)
+      const { key, changed } = await keyService.revoke(id, changeByCli())
       return printResult(json, keyJson(key), () => (changed ? `revoked key ${id}` : `key ${id} was already revoked`))
     }
     default:
-      throw new UsageError('usage: tollgate key create|list|revoke …')
+      throw new UsageError('usage: tollgate key create|list|edit|rotate|revoke …')
   }
 }

@@ -3,14 +3,19 @@ import { startGateway } from '../gateway.ts'
 import { createLogger } from '../edge/logger.ts'
 import { pidFileOf, removePidFile, writePidFile } from './pid-file.ts'
 import { describeDatabase } from '../db/open.ts'
+import { ceilingVariable, upstreamConnections } from './upstream-connections.ts'
 
 /**
  * Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. SIGHUP
  * re-reads the config through `reread` and applies it without dropping a request; a config that does not load is
  * refused with a log line and the running one stays.
  */
-export async function runServe(config: Config, reread: () => Config): Promise<void> {
+export async function runServe(config: Config, reread: () => Config, ceilingNotApplied?: string): Promise<void> {
   const logger = createLogger(config.log.level)
+  if (ceilingNotApplied) {
+    logger.warn({ wanted: config.limits.upstreamConnections, upstream_connections: upstreamConnections(), reason: ceilingNotApplied },
+      `limits.upstream_connections not applied: start tollgate with ${ceilingVariable}=${config.limits.upstreamConnections} in its environment`)
+  }
   const gateway = await startGateway(config, logger)
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -50,5 +55,9 @@ export async function runServe(config: Config, reread: () => Config): Promise<vo
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
   // Said last: whoever waits for this line (systemd, tests) may signal the process from then on.
-  logger.info({ url: gateway.url, config: config.source, database: describeDatabase(config.database), models: config.models.map((model) => model.id) }, 'tollgate listening')
+  logger.info({
+    url: gateway.url, config: config.source, database: describeDatabase(config.database), models: config.models.map((model) => model.id),
+    // Upstream requests at once; more wait in Bun's queue (limits.upstream_connections, changed by a restart).
+    upstream_connections: upstreamConnections(),
+  }, 'tollgate listening')
 }

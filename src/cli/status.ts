@@ -5,6 +5,7 @@ import { printResult, table } from './output.ts'
 interface StatusBody {
   in_flight: number
   shared_state?: { mode: string; redis_outages: number }
+  database?: { up: boolean; outages: number; spooled_bills: number }
   routes: { route: string; state: string; window_requests: number; window_failures: number; trips: number; open_until: string | null; last_failure: string | null }[]
 }
 
@@ -32,6 +33,7 @@ export async function runStatusCommand(config: Config, args: ParsedArgs, json: b
   printResult(json, status, () => [
     `requests in flight: ${status.in_flight}`,
     ...(status.shared_state ? [`shared state: ${status.shared_state.mode}`] : []),
+    ...(status.database ? [`database: ${status.database.up ? 'answering' : 'unreachable'}, ${status.database.spooled_bills} bills spooled`] : []),
     table([
       ['ROUTE', 'STATE', 'RECENT', 'FAILED', 'TRIPS', 'OPEN UNTIL', 'LAST FAILURE'],
       ...status.routes.map((route) => [

@@ -3,12 +3,15 @@ import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../domain/repositories.ts'
 import { presentTask } from '../domain/tasks/present.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
-import { printResult } from './output.ts'
+import { printResult, table } from './output.ts'
 
 type TaskView = ReturnType<typeof presentTask>
 
-const line = (task: TaskView) =>
-  `${task.id}  ${task.kind.padEnd(9)} ${task.status.padEnd(11)} ${task.counts.succeeded + task.counts.failed + task.counts.canceled + task.counts.expired}/${task.counts.total}  $${task.spent}  ${task.created_at}`
+const header = ['ID', 'API', 'STATUS', 'DONE', 'SPENT', 'CREATED']
+const row = (task: TaskView) => [
+  task.id, task.kind, task.status, `${task.counts.succeeded + task.counts.failed + task.counts.canceled + task.counts.expired}/${task.counts.total}`,
+  `$${task.spent}`, task.created_at ?? '-',
+]
 
 /** `task list [--account NAME] [--limit N]`, `task show ID`, `task cancel ID`: batches of every protocol, one view. */
 export async function runTaskCommand(store: Store, args: ParsedArgs, json: boolean): Promise<void> {
@@ -20,7 +23,7 @@ export async function runTaskCommand(store: Store, args: ParsedArgs, json: boole
     const tasks = []
     for (const account of accounts) tasks.push(...await store.tasks.listTasks(account.id, { limit }))
     const views = tasks.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit).map(presentTask)
-    printResult(json, views, () => (views.length ? views.map(line).join('\n') : 'no tasks'))
+    printResult(json, views, () => (views.length ? table([header, ...views.map(row)]) : 'no tasks'))
     return
   }
   if ((action === 'show' || action === 'cancel') && id) {
@@ -30,7 +33,7 @@ export async function runTaskCommand(store: Store, args: ParsedArgs, json: boole
     if (action === 'cancel') await store.tasks.requestCancel(taskId, Date.now())
     const view = presentTask((await store.tasks.findTask(taskId))!)
     printResult(json, view, () => [
-      line(view),
+      table([header, row(view)]),
       `counts: ${Object.entries(view.counts).map(([name, count]) => `${name} ${count}`).join(', ')}`,
       `started: ${view.started_at ?? '-'}  finished: ${view.finished_at ?? '-'}`,
     ].join('\n'))

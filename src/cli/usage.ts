@@ -17,6 +17,9 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     account: accountName ?? null,
     key: keyId ?? null,
     requests: summary.requests,
+    succeeded: summary.succeeded,
+    refused: summary.refused,
+    failed: summary.failed,
     input_tokens: summary.inputTokens,
     cached_input_tokens: summary.cachedInputTokens,
     output_tokens: summary.outputTokens,
@@ -25,7 +28,7 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     by_operation: byOperation.map((group) => ({ operation: group.group, ...totalsJson(group) })),
   }
   printResult(json, result, () => [
-    `requests:      ${result.requests}`,
+    `requests:      ${result.requests} (${result.succeeded} answered, ${result.refused} refused, ${result.failed} failed)`,
     `input tokens:  ${result.input_tokens} (${result.cached_input_tokens} cached)`,
     `output tokens: ${result.output_tokens}`,
     `spent:         $${result.spent_usd}`,

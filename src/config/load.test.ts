@@ -57,3 +57,13 @@ test('a misspelt top-level key fails at start, naming it', () => {
   expect(() => parseConfig({ ...base, retension: { requests_days: 30 } })).toThrow('retension: unknown setting')
   expect(() => parseConfig({ ...base, model: [] })).toThrow('model: unknown setting')
 })
+
+test('tasks: per-account quotas default to 1,000 files, 1 GiB and 25 open batches; each is read, and must be a whole number from 1', () => {
+  const tasks = (section?: Record<string, unknown>) => parseConfig({ ...base, ...(section && { tasks: section }) }).tasks
+  expect(tasks()).toMatchObject({ maxFilesPerAccount: 1000, maxStoredBytesPerAccount: 1024 ** 3, maxOpenBatchesPerAccount: 25 })
+  expect(tasks({ max_files_per_account: 3, max_stored_bytes_per_account: 20_000, max_open_batches_per_account: 1 }))
+    .toMatchObject({ maxFilesPerAccount: 3, maxStoredBytesPerAccount: 20_000, maxOpenBatchesPerAccount: 1 })
+  expect(() => tasks({ max_open_batches_per_account: 0 })).toThrow('tasks.max_open_batches_per_account')
+  expect(() => tasks({ max_files_per_account: 1.5 })).toThrow('tasks.max_files_per_account')
+  expect(() => tasks({ max_open_batches: 5 })).toThrow('max_open_batches')
+})

@@ -1,27 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { parseUsd } from '../core/money.ts'
-import type { Price } from '../core/pricing.ts'
-import { type PaidFeature, paidFeatures } from '../core/paid-features.ts'
-import type { ModelKindRules } from '../core/model-kind.ts'
-import { type ModelKind, modelKinds } from '../core/model-kinds.ts'
-import type { Config, ModelConfig, ProviderConfig, ProviderType, RouteConfig, RoutingConfig, Timeouts } from './types.ts'
-import {
-  ConfigError, type Fields, interpolateEnv, readBoolean, readList, readNumber, readObject, readString, rejectUnknownKeys,
-} from './validate.ts'
+import { basename } from 'node:path'
+import { interpolateEnv } from './env.ts'
+import { ConfigError } from './errors.ts'
+import { freezeDeeply } from './freeze.ts'
+import { parseConfig, readSetting } from './parse.ts'
+import { databaseSchema, portSchema } from './schema/server.ts'
+import type { Config } from './types.ts'
+import { describeYamlErrorPlace, locateYamlError } from './yaml-error.ts'
 
-import {
-  parseAdmin, parseAuth, parseLimits, parseRedisUrl, parseRetention, parseTasks, parseTelemetry, parseTrustedProxies, readDatabase, readLogLevel, readPort,
-} from './sections.ts'
-
-export { ConfigError } from './validate.ts'
-
-const providerTypes: ProviderType[] = ['openai', 'anthropic', 'gemini', 'mock']
-const defaultBaseUrls: Record<ProviderType, string> = {
-  openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com',
-  gemini: 'https://generativelanguage.googleapis.com',
-  mock: 'mock://',
-}
+export { ConfigError } from './errors.ts'
+export { parseConfig } from './parse.ts'
 
 /** What runs when there is no config file: SQLite in ./data and the built-in mock provider. */
 export const defaultDocument = {
@@ -38,238 +26,47 @@ export interface LoadOptions {
   /** `--config FILE`; when absent: $TOLLGATE_CONFIG, then ./tollgate.yaml, then the defaults. */
   path?: string
   env?: Record<string, string | undefined>
+  /** Read no file at all, not even ./tollgate.yaml: the built-in defaults (the demo runs on them, whatever is here). */
+  builtIn?: boolean
 }
 
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
   // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
-  const path = options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
+  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? findLocalConfig()
   let document: unknown = defaultDocument
   if (path !== undefined) {
-    if (!existsSync(path)) throw new ConfigError(path, 'config file not found')
+    if (!existsSync(path)) throw new ConfigError(path, `config file not found${missingFileHint(path)}`)
+    const text = readFileSync(path, 'utf8')
     try {
-      document = Bun.YAML.parse(readFileSync(path, 'utf8'))
+      document = Bun.YAML.parse(text)
     } catch (error) {
-      throw new ConfigError(path, `not valid YAML: ${(error as Error).message}`)
+      const reason = (error as Error).message.replace(/^YAML Parse error: /, '')
+      const place = locateYamlError(text)
+      throw new ConfigError(path, `not valid YAML: ${reason}${place ? ` at ${describeYamlErrorPlace(place)}` : ''}`)
     }
   }
-  const config = parseConfig(interpolateEnv(document ?? {}, env), path ?? '(built-in defaults)')
-  if (env.PORT) config.listen.port = readPort(env.PORT, 'PORT')
-  if (env.HOST) config.listen.host = env.HOST
-  if (env.TOLLGATE_DATABASE) config.database = readDatabase(env.TOLLGATE_DATABASE, 'TOLLGATE_DATABASE')
-  return config
+  return overrideFromEnv(parseConfig(interpolateEnv(document ?? {}, env), path ?? '(built-in defaults)'), env)
 }
 
-export function parseConfig(document: unknown, source = '(inline)'): Config {
-  const root = readObject(document, '(root)')
-  rejectUnknownKeys(root, ['listen', 'database', 'redis', 'trusted_proxies', 'providers', 'models', 'routing', 'log', 'shutdown', 'limits', 'tasks', 'admin', 'retention', 'telemetry', 'auth'], '(root)')
-  const listen = readObject(root.listen ?? {}, 'listen')
-  rejectUnknownKeys(listen, ['host', 'port'], 'listen')
-  const routing = readObject(root.routing ?? {}, 'routing')
-  const providers = readList(root.providers, 'providers').map((item, index) => parseProvider(item, `providers[${index}]`))
-  if (providers.length === 0) throw new ConfigError('providers', 'at least one provider is required')
-  const providerNames = new Set<string>()
-  for (const [index, provider] of providers.entries()) {
-    if (providerNames.has(provider.name)) throw new ConfigError(`providers[${index}].name`, `"${provider.name}" is used twice`)
-    providerNames.add(provider.name)
-  }
-  const models = readList(root.models, 'models').map((item, index) => parseModel(item, `models[${index}]`, providerNames))
-  const modelIds = new Set<string>()
-  for (const [index, model] of models.entries()) {
-    if (modelIds.has(model.id)) throw new ConfigError(`models[${index}].id`, `"${model.id}" is used twice`)
-    modelIds.add(model.id)
-  }
-  const byId = new Map(models.map((model) => [model.id, model]))
-  for (const [index, model] of models.entries()) {
-    for (const fallback of model.fallbacks) {
-      const other = byId.get(fallback)
-      if (!other) throw new ConfigError(`models[${index}].fallbacks`, `"${fallback}" is not a configured model`)
-      // A fallback serves the same requests: an embedding model cannot stand in for a chat model.
-      if (other.kind !== model.kind) {
-        const problem = `"${fallback}" is of kind ${other.kind}, "${model.id}" of kind ${model.kind}: a fallback must be of its model's kind`
-        throw new ConfigError(`models[${index}].fallbacks`, problem)
-      }
-    }
-  }
-  const limits = parseLimits(readObject(root.limits ?? {}, 'limits'))
-  const caps = { eventBytes: limits.upstreamEventBytes, bodyBytes: limits.upstreamBodyBytes, errorBytes: limits.upstreamErrorBytes }
-  for (const provider of providers) provider.caps = caps
-  return {
+/** PORT, HOST and TOLLGATE_DATABASE win over the file; each is checked as its setting is, and named in messages. */
+function overrideFromEnv(config: Config, env: Record<string, string | undefined>): Config {
+  if (!env.PORT && !env.HOST && !env.TOLLGATE_DATABASE) return config
+  return freezeDeeply({
+    ...config,
     listen: {
-      host: readString(listen.host, 'listen.host', '127.0.0.1'),
-      port: readPort(listen.port, 'listen.port'),
+      host: env.HOST || config.listen.host,
+      port: env.PORT ? readSetting(portSchema, env.PORT, 'PORT') : config.listen.port,
     },
-    database: readDatabase(readString(root.database, 'database', 'sqlite:./data/tollgate.db'), 'database'),
-    redis: root.redis === undefined ? undefined : parseRedisUrl(readString(root.redis, 'redis')),
-    trustedProxies: parseTrustedProxies(root.trusted_proxies),
-    providers,
-    models,
-    routing: parseRouting(routing),
-    log: { level: readLogLevel(readObject(root.log ?? {}, 'log')) },
-    shutdown: { drainS: readNumber(readObject(root.shutdown ?? {}, 'shutdown').drain_s, 'shutdown.drain_s', 30) },
-    limits,
-    tasks: parseTasks(readObject(root.tasks ?? {}, 'tasks')),
-    admin: parseAdmin(readObject(root.admin ?? {}, 'admin')),
-    retention: parseRetention(readObject(root.retention ?? {}, 'retention')),
-    telemetry: root.telemetry === undefined ? undefined : parseTelemetry(readObject(root.telemetry, 'telemetry')),
-    auth: parseAuth(readObject(root.auth ?? {}, 'auth')),
-    source,
-  }
+    database: env.TOLLGATE_DATABASE ? readSetting(databaseSchema, env.TOLLGATE_DATABASE, 'TOLLGATE_DATABASE') : config.database,
+  })
 }
 
-function parseRouting(routing: Fields): RoutingConfig {
-  rejectUnknownKeys(routing, ['max_attempts', 'cooldown_s', 'window_s', 'min_requests', 'failure_ratio', 'backoff_ms', 'backoff_max_ms', 'max_retry_after_s'], 'routing')
-  const failureRatio = readNumber(routing.failure_ratio, 'routing.failure_ratio', 0.5)
-  if (failureRatio <= 0 || failureRatio > 1) throw new ConfigError('routing.failure_ratio', 'must be above 0 and at most 1')
-  return {
-    maxAttempts: readNumber(routing.max_attempts, 'routing.max_attempts', 3, { min: 1, integer: true }),
-    cooldownS: readNumber(routing.cooldown_s, 'routing.cooldown_s', 30),
-    windowS: readNumber(routing.window_s, 'routing.window_s', 60, { min: 0.001 }),
-    minRequests: readNumber(routing.min_requests, 'routing.min_requests', 5, { min: 1, integer: true }),
-    failureRatio,
-    backoffMs: readNumber(routing.backoff_ms, 'routing.backoff_ms', 100),
-    backoffMaxMs: readNumber(routing.backoff_max_ms, 'routing.backoff_max_ms', 2000),
-    maxRetryAfterS: readNumber(routing.max_retry_after_s, 'routing.max_retry_after_s', 10),
-  }
-}
+const findLocalConfig = () => (existsSync('tollgate.yaml') ? 'tollgate.yaml' : undefined)
 
-function parseProvider(item: unknown, field: string): ProviderConfig {
-  const fields = readObject(item, field)
-  rejectUnknownKeys(fields, ['name', 'type', 'base_url', 'api_key', 'headers', 'timeouts', 'passthrough', 'chunk_delay_ms', 'embedding_inputs_per_call'], field)
-  const type = readString(fields.type, `${field}.type`) as ProviderType
-  if (!providerTypes.includes(type)) throw new ConfigError(`${field}.type`, `must be one of ${providerTypes.join(', ')}`)
-  const baseUrl = readString(fields.base_url, `${field}.base_url`, defaultBaseUrls[type]).replace(/\/+$/, '')
-  if (type !== 'mock' && !/^https?:\/\//.test(baseUrl)) throw new ConfigError(`${field}.base_url`, 'must start with http:// or https://')
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(readObject(fields.headers ?? {}, `${field}.headers`))) {
-    headers[name] = readString(value, `${field}.headers.${name}`)
-  }
-  return {
-    name: readString(fields.name, `${field}.name`),
-    type,
-    baseUrl,
-    apiKey: fields.api_key === undefined ? undefined : readString(fields.api_key, `${field}.api_key`),
-    headers,
-    timeouts: parseTimeouts(fields.timeouts, `${field}.timeouts`),
-    passthrough: readBoolean(fields.passthrough, `${field}.passthrough`, true),
-    chunkDelayMs: readNumber(fields.chunk_delay_ms, `${field}.chunk_delay_ms`, 0),
-    embeddingInputsPerCall: fields.embedding_inputs_per_call === undefined
-      ? undefined : readNumber(fields.embedding_inputs_per_call, `${field}.embedding_inputs_per_call`, 0, { min: 1, integer: true }),
-    caps: { eventBytes: 0, bodyBytes: 0, errorBytes: 0 }, // the root limits, set by parseConfig
-  }
-}
-
-function parseTimeouts(value: unknown, field: string): Timeouts {
-  const fields = readObject(value ?? {}, field)
-  rejectUnknownKeys(fields, ['connect_ms', 'first_byte_ms', 'idle_ms', 'total_ms'], field)
-  return {
-    connectMs: readNumber(fields.connect_ms, `${field}.connect_ms`, 10_000, { min: 1 }),
-    firstByteMs: readNumber(fields.first_byte_ms, `${field}.first_byte_ms`, 120_000, { min: 1 }),
-    idleMs: readNumber(fields.idle_ms, `${field}.idle_ms`, 120_000, { min: 1 }),
-    totalMs: readNumber(fields.total_ms, `${field}.total_ms`, 600_000, { min: 1 }),
-  }
-}
-
-/** The settings every model takes, whatever its kind; each kind adds its own (core/model-kinds.ts). */
-const modelSettings = ['id', 'kind', 'provider', 'upstream_model', 'routes', 'fallbacks', 'price', 'context_window', 'owned_by']
-
-function readKind(value: unknown, field: string): ModelKind {
-  const kind = readString(value, field, 'chat')
-  if (!Object.hasOwn(modelKinds, kind)) throw new ConfigError(field, `must be one of ${Object.keys(modelKinds).join(', ')}`)
-  return kind as ModelKind
-}
-
-function parseModel(item: unknown, field: string, providers: Set<string>): ModelConfig {
-  const fields = readObject(item, field)
-  const kind = readKind(fields.kind, `${field}.kind`)
-  const rules = modelKinds[kind]
-  rejectUnknownKeys(fields, [...modelSettings, ...rules.settings], field)
-  const id = readString(fields.id, `${field}.id`)
-  let routes: RouteConfig[]
-  if (fields.routes !== undefined) {
-    if (fields.provider !== undefined) throw new ConfigError(`${field}.provider`, 'give either provider or routes, not both')
-    routes = readList(fields.routes, `${field}.routes`).map((route, index) => parseRoute(route, `${field}.routes[${index}]`, id, providers))
-    if (routes.length === 0) throw new ConfigError(`${field}.routes`, 'must list at least one route')
-  } else {
-    routes = [parseRoute({ provider: fields.provider, upstream_model: fields.upstream_model }, field, id, providers)]
-  }
-  const maxOutputTokens = readNumber(fields.max_output_tokens, `${field}.max_output_tokens`, 4096, { min: 1, integer: true })
-  return {
-    id,
-    kind,
-    routes,
-    fallbacks: readList(fields.fallbacks, `${field}.fallbacks`).map((value, index) => readString(value, `${field}.fallbacks[${index}]`)),
-    price: parsePrice(fields.price, `${field}.price`, kind),
-    batchPrice: parseBatchPrice(fields.price, `${field}.price`, kind),
-    maxOutputTokens,
-    contextWindow: fields.context_window === undefined ? undefined : readNumber(fields.context_window, `${field}.context_window`, 0, { min: 1, integer: true }),
-    ownedBy: readString(fields.owned_by, `${field}.owned_by`, 'tollgate'),
-    reasoning: readBoolean(fields.reasoning, `${field}.reasoning`, false),
-    allow: readList(fields.allow, `${field}.allow`).map((value, index) => readFeature(value, `${field}.allow[${index}]`)),
-  }
-}
-
-/** A paid upstream feature the operator lets this model's requests use (billed at the token price only). */
-function readFeature(value: unknown, field: string): PaidFeature {
-  const name = readString(value, field)
-  if (!(paidFeatures as readonly string[]).includes(name)) throw new ConfigError(field, `must be one of ${paidFeatures.join(', ')}`)
-  return name as PaidFeature
-}
-
-function parseRoute(item: unknown, field: string, modelId: string, providers: Set<string>): RouteConfig {
-  const fields: Fields = readObject(item, field)
-  const provider = readString(fields.provider, `${field}.provider`)
-  if (!providers.has(provider)) throw new ConfigError(`${field}.provider`, `"${provider}" is not a configured provider`)
-  return {
-    provider,
-    upstreamModel: readString(fields.upstream_model, `${field}.upstream_model`, modelId),
-    weight: readNumber(fields.weight, `${field}.weight`, 1, { min: 0 }),
-    priority: readNumber(fields.priority, `${field}.priority`, 0, { integer: true }),
-  }
-}
-
-/** `price.batch:` (the same fields as the price): what batch items pay instead of the live price. */
-function parseBatchPrice(value: unknown, field: string, kind: ModelKind): Price | undefined {
-  const batch = readObject(value, field).batch
-  if (batch === undefined || batch === null) return undefined
-  return parsePrice(batch, `${field}.batch`, kind)
-}
-
-/**
- * A model's price, in the fields its kind takes (core/model-kinds.ts): chat's `input` and `output` are required and
- * its cached and cache-write prices default to `input`; an embedding model has an input price only. A field the
- * kind does not bill is refused, naming the kind, rather than silently ignored.
- */
-function parsePrice(value: unknown, field: string, kind: ModelKind): Price {
-  const fields = readObject(value, field)
-  const rules: ModelKindRules = modelKinds[kind]
-  const known = [...rules.price.required, ...rules.price.optional, ...(field.endsWith('.batch') ? [] : ['batch'])]
-  for (const key of Object.keys(fields)) {
-    if (known.includes(key)) continue
-    const other = Object.values(modelKinds).some((other: ModelKindRules) => other.price.required.includes(key) || other.price.optional.includes(key))
-    const problem = other ? `a model of kind ${kind} has no such price` : 'unknown setting'
-    throw new ConfigError(`${field}.${key}`, `${problem} (expected one of: ${known.join(', ')})`)
-  }
-  const read = (key: string, fallback?: number): number => {
-    const raw = fields[key]
-    if (raw === undefined || raw === null) {
-      if (fallback !== undefined) return fallback
-      throw new ConfigError(`${field}.${key}`, 'is required (USD per 1M tokens)')
-    }
-    if (typeof raw !== 'number' && typeof raw !== 'string') throw new ConfigError(`${field}.${key}`, 'must be a number (USD per 1M tokens)')
-    try {
-      const units = parseUsd(raw)
-      if (units < 0) throw new Error('must not be negative')
-      return units
-    } catch (error) {
-      throw new ConfigError(`${field}.${key}`, (error as Error).message)
-    }
-  }
-  const input = read('input')
-  // Fields a kind does not take cost nothing (an embedding has no output); optional ones default to the input price.
-  const price = (key: string, absent: number) => {
-    if (rules.price.required.includes(key)) return read(key)
-    return rules.price.optional.includes(key) ? read(key, input) : absent
-  }
-  return { input, output: price('output', 0), cachedInput: price('cached_input', input), cacheWrite: price('cache_write', input) }
+/** The README's first step for a real set-up starts from the example; say so where it is missing. */
+function missingFileHint(path: string): string {
+  if (basename(path) !== 'tollgate.yaml') return ''
+  if (existsSync('examples/tollgate.yaml')) return ` (start from the example: cp examples/tollgate.yaml ${path})`
+  return ' (start from the example config, examples/tollgate.yaml in the Tollgate repository)'
 }

@@ -18,6 +18,11 @@ export interface MultipartLimits {
   maxHeaderBytes: number
   /** The most parts a body may hold. */
   maxParts: number
+  /**
+   * Ends the reading (the body's deadline): a read waiting for bytes fails at once with the signal's reason, so a
+   * client trickling its upload is cut when the deadline passes, not when it next sends something.
+   */
+  signal?: AbortSignal
 }
 
 const crlf = Buffer.from('\r\n')
@@ -43,7 +48,7 @@ export async function readField(part: FormPart, maxBytes: number): Promise<strin
 }
 
 export async function* readMultipart(body: ReadableStream<Uint8Array>, boundary: string, limits: MultipartLimits): AsyncGenerator<FormPart> {
-  const source = new ByteSource(body)
+  const source = new ByteSource(body, limits.signal)
   const delimiter = Buffer.from(`\r\n--${boundary}`)
   try {
     // The body may start with the first delimiter's dashes, without its CRLF: it is read as if it began with one.
@@ -138,8 +143,13 @@ class ByteSource {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
   private back: Buffer | undefined
 
-  constructor(body: ReadableStream<Uint8Array>) {
+  /**
+   * An abort cancels the reader, which ends a read waiting for bytes at once; the read then throws the signal's
+   * reason. (Not a Promise.race against a promise that never settles: each race would keep its chunk alive.)
+   */
+  constructor(body: ReadableStream<Uint8Array>, private readonly signal: AbortSignal | undefined) {
     this.reader = body.getReader()
+    signal?.addEventListener('abort', () => void this.reader.cancel(signal.reason).catch(() => {}), { once: true })
   }
 
   async read(): Promise<Buffer | undefined> {
@@ -149,7 +159,9 @@ class ByteSource {
       return back
     }
     while (true) {
+      if (this.signal?.aborted) throw this.signal.reason
       const { value, done } = await this.reader.read()
+      if (this.signal?.aborted) throw this.signal.reason
       if (done) return undefined
       if (value.byteLength > 0) return Buffer.from(value.buffer, value.byteOffset, value.byteLength)
     }

@@ -37,11 +37,20 @@ export interface ForwardRequest {
 }
 
 /**
+ * A streamed upstream body, read one chunk at a time under the provider's timers: a read rejects with the GatewayError
+ * that ended the body (a timeout, the upstream cutting it, the client leaving). `cancel` when the rest is not wanted.
+ */
+export interface BodyChunks {
+  read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>>
+  cancel(): void
+}
+
+/**
  * The upstream's successful answer to a forwarded request. Its body is read under the provider's own timers
  * (idle, total), which end the attempt with a GatewayError when they run out.
  */
 export interface ForwardedStream<Event extends AnswerEvent = AnswerEvent> {
-  chunks: AsyncGenerator<Uint8Array>
+  chunks: BodyChunks
   decoder: StreamDecoder<Event>
   parser: SseParser
   maxHeldBytes: number

@@ -57,6 +57,8 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.taskFileParts, rows: 16 },
   { table: pg.tasks },
   { table: pg.taskItems, rows: 100 },
+  // Release batches applied lately (db/*/ledger.ts): pruned after a day, copied so nothing is left behind.
+  { table: pg.ledgerBatches },
 ]
 
 /** The tables `db copy` writes, by name, in order. */

@@ -13,7 +13,13 @@ export interface MigrationDriver {
   apply(migration: Migration, statements: string[]): Promise<void>
 }
 
-export async function runMigrations(driver: MigrationDriver, migrations: Migration[]): Promise<string[]> {
+/** What a run did: the migrations it applied, and whether the database had none before (it was new). */
+export interface MigrationRun {
+  applied: string[]
+  created: boolean
+}
+
+export async function runMigrations(driver: MigrationDriver, migrations: Migration[]): Promise<MigrationRun> {
   const applied = await driver.appliedNames()
   const ran: string[] = []
   for (const migration of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
@@ -22,5 +28,5 @@ export async function runMigrations(driver: MigrationDriver, migrations: Migrati
     await driver.apply(migration, statements)
     ran.push(migration.name)
   }
-  return ran
+  return { applied: ran, created: applied.size === 0 && ran.length > 0 }
 }

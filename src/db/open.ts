@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { maskDatabaseUrl, parseDatabaseUrl } from '../core/database-url.ts'
 import type { Store } from '../domain/repositories.ts'
+import type { InstanceOptions } from './postgres/instances.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.ts'
 
@@ -19,6 +20,8 @@ export interface OpenOptions extends SqliteStoreOptions {
    * so a mistyped command in the wrong folder never leaves a fresh ./data/tollgate.db behind.
    */
   create?: boolean
+  /** PostgreSQL: how often this instance beats and when a silent one counts as gone. */
+  instance?: InstanceOptions
 }
 
 /** How messages name a database: the SQLite file as an absolute path, a PostgreSQL URL without its password. */
@@ -32,7 +35,7 @@ export function describeDatabase(database: string): string {
 export function openStore(database: string, options: OpenOptions = {}): Store {
   const target = parseDatabaseUrl(database)
   if (typeof target === 'string') throw new DatabaseOpenError(`database: ${target}`)
-  if (target.dialect === 'postgres') return openPostgresStore(target.url)
+  if (target.dialect === 'postgres') return openPostgresStore(target.url, options.instance)
   if (options.create === false && !existsSync(target.path)) {
     throw new DatabaseOpenError(`no database at ${resolve(target.path)}: run \`tollgate migrate\` (or \`serve\`) to create it, ` +
       'or point --config / TOLLGATE_DATABASE at the one you meant')
@@ -47,4 +50,10 @@ export function openStore(database: string, options: OpenOptions = {}): Store {
     }
     throw error
   }
+}
+
+/** Where bills wait while the database is unreachable, unless `ledger.spool_dir` says: beside the SQLite file, or ./data/spool. */
+export function defaultSpoolDir(database: string): string {
+  const target = parseDatabaseUrl(database)
+  return typeof target !== 'string' && target.dialect === 'sqlite' ? `${resolve(target.path)}-spool` : resolve('data', 'spool')
 }

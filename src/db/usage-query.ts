@@ -36,10 +36,31 @@ export function usageConditions(table: UsageColumns, filter: UsageFilter, before
   return conditions.length ? and(...conditions) : undefined
 }
 
+/**
+ * How a request ended, by its status: answered (below 400); refused (4xx but 499: the gateway or the upstream turned
+ * it down before answering — a key's limit, a bad field, a model not permitted, an empty balance); failed (5xx, and
+ * 499 when the client left mid-answer: the answer did not complete). The same split for live rows and folded days.
+ */
+const outcomeConditions = {
+  succeeded: (status: Column) => sql`${status} < 400`,
+  refused: (status: Column) => sql`${status} >= 400 AND ${status} < 500 AND ${status} <> 499`,
+  failed: (status: Column) => sql`(${status} = 499 OR ${status} >= 500)`,
+}
+
+function outcomeCounts(status: Column, per: SQL | Column) {
+  const count = (condition: SQL) => sql<number | string>`coalesce(sum(CASE WHEN ${condition} THEN ${per} ELSE 0 END), 0)`
+  return {
+    succeeded: count(outcomeConditions.succeeded(status)),
+    refused: count(outcomeConditions.refused(status)),
+    failed: count(outcomeConditions.failed(status)),
+  }
+}
+
 /** count and sums; PostgreSQL returns bigint sums as text, hence readTotals. */
 export function totalsColumns(table: UsageColumns) {
   return {
     requests: sql<number | string>`count(*)`,
+    ...outcomeCounts(table.status, sql`1`),
     inputTokens: sql<number | string>`coalesce(sum(${table.inputTokens}), 0)`,
     outputTokens: sql<number | string>`coalesce(sum(${table.outputTokens}), 0)`,
     spent: sql<number | string>`coalesce(sum(${table.cost}), 0)`,
@@ -49,9 +70,19 @@ export function totalsColumns(table: UsageColumns) {
 /** Exact below 2^53, which every count and every nano-dollar sum stays under. */
 export function readTotals(row: Record<keyof UsageTotals, number | string> | undefined): UsageTotals {
   return {
-    requests: Number(row?.requests ?? 0), inputTokens: Number(row?.inputTokens ?? 0),
+    requests: Number(row?.requests ?? 0), succeeded: Number(row?.succeeded ?? 0), refused: Number(row?.refused ?? 0), failed: Number(row?.failed ?? 0),
+    inputTokens: Number(row?.inputTokens ?? 0),
     outputTokens: Number(row?.outputTokens ?? 0), spent: Number(row?.spent ?? 0),
   }
+}
+
+/** The first and last request of a group of live rows: when a day's spending happened, for the balance history. */
+export function spanColumns(table: UsageColumns) {
+  return { firstAt: sql<number | string>`min(${table.createdAt})`, lastAt: sql<number | string>`max(${table.createdAt})` }
+}
+
+export function readSpan(row: { firstAt: number | string | null; lastAt: number | string | null }): { firstAt?: number; lastAt?: number } {
+  return row.firstAt === null || row.lastAt === null ? {} : { firstAt: Number(row.firstAt), lastAt: Number(row.lastAt) }
 }
 
 /**
@@ -97,14 +128,18 @@ export function dailyConditions(table: DailyColumns, filter: UsageFilter): SQL |
 export function dailyTotalsColumns(table: DailyColumns) {
   return {
     requests: sql<number | string>`coalesce(sum(${table.requests}), 0)`,
+    ...outcomeCounts(table.status, table.requests),
     inputTokens: sql<number | string>`coalesce(sum(${table.inputTokens}), 0)`,
     outputTokens: sql<number | string>`coalesce(sum(${table.outputTokens}), 0)`,
     spent: sql<number | string>`coalesce(sum(${table.cost}), 0)`,
   }
 }
 
-function addTotals<T extends UsageTotals>(into: T, more: UsageTotals): T {
+export function addTotals<T extends UsageTotals>(into: T, more: UsageTotals): T {
   into.requests += more.requests
+  into.succeeded += more.succeeded
+  into.refused += more.refused
+  into.failed += more.failed
   into.inputTokens += more.inputTokens
   into.outputTokens += more.outputTokens
   into.spent += more.spent
@@ -116,8 +151,14 @@ export function mergeDays(folded: UsageDay[], live: UsageDay[]): UsageDay[] {
   const byDay = new Map<number, UsageDay>()
   for (const day of [...folded, ...live]) {
     const known = byDay.get(day.day)
-    if (known) addTotals(known, day)
-    else byDay.set(day.day, { ...day })
+    if (!known) {
+      byDay.set(day.day, { ...day })
+      continue
+    }
+    addTotals(known, day)
+    // A day being folded has live rows with times and folded ones without: the span is the live rows'.
+    if (day.firstAt !== undefined) known.firstAt = Math.min(known.firstAt ?? day.firstAt, day.firstAt)
+    if (day.lastAt !== undefined) known.lastAt = Math.max(known.lastAt ?? day.lastAt, day.lastAt)
   }
   return [...byDay.values()].sort((a, b) => a.day - b.day)
 }

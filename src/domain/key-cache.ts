@@ -22,9 +22,9 @@ const isBug = (error: unknown) => error instanceof TypeError || error instanceof
  * A secret the cache does not know is looked up once in the store before being refused, so a brand-new key
  * works at once on the instance that made it and at worst after one lookup elsewhere.
  *
- * With Redis, a change made here is also announced (`changed` → `announce`, pub/sub) and every other instance reloads
- * that key at once (`reload`): a revocation counts everywhere within milliseconds; polling stays as the fallback for
- * a lost message or Redis being down.
+ * A change made here (KeyService) is applied to this cache before its answer (`remember`, a KeyService listener) and,
+ * with Redis, announced on pub/sub: every other instance reloads that key at once (`reload`), so a revocation counts
+ * everywhere within milliseconds; polling stays as the fallback for a lost message or Redis being down.
  *
  * A poll that fails (the store unreachable) leaves the keys as they were: a revocation made elsewhere meanwhile may not
  * count here until a poll succeeds. So a failing streak is logged (once, when it begins, and when it ends), and
@@ -41,8 +41,6 @@ export class KeyCache {
   /** Polls failed in a row (0 while they succeed), and in all since start. */
   private failedInARow = 0
   pollFailures = 0
-  /** Tells the other instances a key changed (set when Redis is configured). */
-  announce: ((keyId: string) => void) | undefined
 
   constructor(private readonly repository: KeyRepository, options: KeyCacheOptions = {}) {
     this.pollMs = options.pollMs ?? 500
@@ -109,12 +107,6 @@ export class KeyCache {
     const stored = await this.repository.findByHash(hash)
     if (stored) this.remember(stored)
     return stored
-  }
-
-  /** A change made by this process (creation, revocation from the console): applied here and announced to the others. */
-  changed(key: KeyRecord): void {
-    this.remember(key)
-    this.announce?.(key.id)
   }
 
   /** Another instance announced a change to this key: read it again now rather than at the next poll. */

@@ -33,6 +33,10 @@ function newSecret(): { secret: string; prefix: string; hash: string } {
 
 const distinctModels = (models: string[] | null | undefined) => (models && models.length > 0 ? [...new Set(models)] : null)
 
+/**
+ * Store a new key as given. A change to stored keys only (tests and scripts set keys up with it, an expired one too):
+ * KeyService.create is what callers use, so the fields are checked and the key caches hear of it.
+ */
 export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now()): Promise<CreatedKey> {
   const { secret, prefix, hash } = newSecret()
   const record: KeyRecord = {
@@ -69,27 +73,10 @@ export function keyAllowsModel(key: KeyRecord, modelId: string): boolean {
   return key.models === null || key.models.includes(modelId)
 }
 
-/** Refuse model ids the config does not know, naming them and the ones it does. */
-export function checkKeyModels(models: string[] | null | undefined, configured: string[]): void {
-  const known = new Set(configured)
-  const unknown = models?.filter((model) => !known.has(model)) ?? []
-  if (unknown.length) throw new DomainError('invalid', `unknown model(s) ${unknown.join(', ')}; configured: ${configured.join(', ')}`)
-}
-
 export interface RevokedKey {
   key: KeyRecord
   /** False when the key had already been revoked. */
   changed: boolean
-}
-
-/**
- * Revoke a key and return it as stored now. Callers that serve requests pass the result to KeyCache.remember,
- * so the revocation counts on their own instance at once (others catch up on their next poll).
- */
-export async function revokeKey(repository: KeyRepository, id: string, now = Date.now()): Promise<RevokedKey> {
-  if (!(await repository.findById(id))) throw new DomainError('not_found', `key ${id} does not exist`)
-  const changed = await repository.revoke(id, now)
-  return { key: (await repository.findById(id))!, changed }
 }
 
 /** Every key, or one account's, oldest first. */
@@ -100,32 +87,48 @@ export function listKeys(repository: KeyRepository, accountId?: number): Promise
 /** A change must be newer than the key as read: key caches keep the newer of two records (key-cache.ts). */
 const after = (key: KeyRecord, now: number) => Math.max(now, key.updatedAt + 1)
 
-async function requireLiveKey(repository: KeyRepository, id: string): Promise<KeyRecord> {
+export async function requireKey(repository: KeyRepository, id: string): Promise<KeyRecord> {
   const key = await repository.findById(id)
   if (!key) throw new DomainError('not_found', `key ${id} does not exist`)
-  if (key.revokedAt !== null) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
+  return key
+}
+
+/** A revoked key stays as it was revoked: changing it is a conflict with its state (409), not a malformed request. */
+const revokedConflict = (id: string) => new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
+
+export async function requireLiveKey(repository: KeyRepository, id: string): Promise<KeyRecord> {
+  const key = await requireKey(repository, id)
+  if (key.revokedAt !== null) throw revokedConflict(id)
   return key
 }
 
 /**
  * Change a key's limits, models, budget, expiry or name; fields left undefined stay as they are, null clears one.
- * A revoked key stays revoked and unchanged. Like revokeKey, callers that serve requests pass the result to
- * KeyCache.changed so the new limits count at once.
+ * A revoked key stays revoked and unchanged. A change to stored keys only: KeyService.edit checks the fields first
+ * and tells the key caches.
  */
 export async function updateKey(repository: KeyRepository, id: string, changes: KeyChanges, now = Date.now()): Promise<KeyRecord> {
-  const key = await requireLiveKey(repository, id)
+  return changeKey(repository, await requireLiveKey(repository, id), changes, now)
+}
+
+/** updateKey's write, for a key already read (`key`, as it was before). */
+export async function changeKey(repository: KeyRepository, key: KeyRecord, changes: KeyChanges, now: number): Promise<KeyRecord> {
   const stored = { ...changes, ...(changes.models !== undefined && { models: distinctModels(changes.models) }) }
-  if (!(await repository.update(id, stored, after(key, now)))) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
-  return (await repository.findById(id))!
+  if (!(await repository.update(key.id, stored, after(key, now)))) throw revokedConflict(key.id)
+  return (await repository.findById(key.id))!
 }
 
 /**
  * A new secret for the same key: its ID, limits, spend and usage history stay, and the old secret stops working.
- * Callers that serve requests pass the record to KeyCache.changed, which forgets the old secret's hash at once.
+ * A change to stored keys only: KeyService.rotate tells the key caches, which forget the old secret's hash at once.
  */
 export async function rotateKey(repository: KeyRepository, id: string, now = Date.now()): Promise<CreatedKey> {
-  const key = await requireLiveKey(repository, id)
+  return replaceSecret(repository, await requireLiveKey(repository, id), now)
+}
+
+/** rotateKey's write, for a key already read (`key`, as it was before). */
+export async function replaceSecret(repository: KeyRepository, key: KeyRecord, now: number): Promise<CreatedKey> {
   const { secret, prefix, hash } = newSecret()
-  if (!(await repository.rotate(id, { hash, prefix }, after(key, now)))) throw new DomainError('conflict', `key ${id} is revoked; create a new one instead`)
-  return { record: (await repository.findById(id))!, secret }
+  if (!(await repository.rotate(key.id, { hash, prefix }, after(key, now)))) throw revokedConflict(key.id)
+  return { record: (await repository.findById(key.id))!, secret }
 }

@@ -9,7 +9,8 @@ import { Ledger } from './ledger.ts'
 
 function usage(accountId: number, cost: number): UsageRecord {
   return {
-    requestId: 'r', accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
+    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    operation: 'chat', units: 0,
     inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost,
     status: 200, errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
   }
@@ -112,6 +113,7 @@ describe('batches behind an asynchronous repository', () => {
         batches.push(batch.length)
         await Bun.sleep(5) // a worker thread or a network round trip
       },
+      ping: async () => {},
       startServing: async () => 0,
     }
     const ledger = new Ledger(repository, { flushMs: 60_000 })

@@ -1,9 +1,12 @@
-import type { Hold, LedgerWrite, UsageRecord } from './records.ts'
-import type { LedgerRepository, Reservation } from './repositories.ts'
+import type { Hold, UsageRecord } from './records.ts'
+import type { LedgerRepository } from './repositories.ts'
+import type { BillSpool, SpoolStats } from './bill-spool.ts'
+import type { Logger } from '../core/logger.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
-import { randomBase62 } from '../core/ids.ts'
-import { carve, type Lease, leaseKeyOf } from './lease.ts'
+import { carve, type LeaseTerm } from './lease.ts'
+import { Leases } from './leases.ts'
+import { LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
 import { sanitizeCounts } from './usage-counts.ts'
 
 export interface LedgerOptions {
@@ -15,6 +18,14 @@ export interface LedgerOptions {
   leaseFactor?: number
   /** An unused lease goes back to the account after this long. */
   leaseIdleMs?: number
+  /** The longest an answer waits for its bill's commit, and a request for its reservation, before the database counts as unreachable. */
+  writeTimeoutMs?: number
+  /** How often an unreachable database is asked again. */
+  probeMs?: number
+  /** Where bills wait while the database is unreachable; without one, answers wait for the database. */
+  spool?: BillSpool
+  logger?: Logger
+  /** A failure that is not the database's absence (a bug, a spool file that cannot be read). */
   onError?: (error: unknown) => void
 }
 
@@ -28,40 +39,49 @@ export interface LedgerOptions {
  * the database — can never overdraw it.
  *
  * A settlement moves the request's actual cost out of the balance and out of the lease, and writes its usage row:
- * queued, then written in batches, each settlement's debit and usage row in the same transaction. A request is never
- * charged more than its hold (its worst case). An idle lease is given back after `leaseIdleMs`; a crash leaves hold
- * rows that the next start releases.
+ * queued, then written in batches, each settlement's debit and usage row in the same transaction (ledger-writer.ts:
+ * durable means committed, or synced to the spool while the database is away). A request is never charged more than
+ * its hold (its worst case). An idle lease is given back after `leaseIdleMs`; a crash leaves hold rows that the next
+ * start releases.
+ *
+ * A lease is carved from only while its term says no other instance can have released it (lease.ts). A process that
+ * finds it was declared gone retires every lease (leases.ts): new requests reserve anew, and each request in flight
+ * has its hold reserved again, so its bill still shrinks a hold that exists — nothing is released twice.
  *
  * A key with a budget gets a lease of its own, reserved against both the balance and the key's unspent budget, so
  * `spent + reserved ≤ budget` holds in the database the same way `reserved ≤ balance` does.
  */
 export class Ledger {
-  /** By account id, or by key id for the leases of keys with a budget (leaseKeyOf). */
-  private readonly leases = new Map<number | string, Lease>()
-  private queue: LedgerWrite[] = []
-  private timer: ReturnType<typeof setTimeout> | undefined
-  /** The next flush, as soon as the event loop has handled what is ready: settlements wait for it (group commit). */
-  private soon: ReturnType<typeof setImmediate> | undefined
-  /** Resolved when what is queued now is committed: one promise per batch, shared by all of its settlements. */
-  private commit: PromiseWithResolvers<void> | undefined
-  /** Batches whose write failed and was put back: resolved by the next write that succeeds. */
-  private carried: PromiseWithResolvers<void>[] = []
-  private flushing: Promise<void> = Promise.resolve()
-  private readonly flushMs: number
-  private readonly maxBatch: number
+  private readonly leases: Leases
+  private readonly writer: LedgerWriter
+  private readonly term: LeaseTerm | undefined
   private readonly leaseFactor: number
-  private readonly leaseIdleMs: number
+  private readonly writeTimeoutMs: number
+  /** Refusal rows not written because too many were waiting (the database failing under a flood). */
+  droppedRefusals = 0
+  /** Times this process found it had been declared gone by another instance (PostgreSQL). */
+  losses = 0
 
-  constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
+  constructor(repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
     // Settlements are written by group commit (`settle` schedules the next flush as soon as the event loop has
     // handled what is ready, and the answer's last bytes wait for it), so a crash never loses the bill of an answer a
     // client received in full. What nobody waits for — lease releases, refusal rows — waits up to `flushMs` to share
     // a transaction: its fixed cost (UPDATEs, commit, dirtied index pages) is shared by its rows (~30 µs CPU per row
     // in batches of 5, ~9 in batches of 128; interleaved micro-benchmark, 2026-11-23).
-    this.flushMs = options.flushMs ?? 50
-    this.maxBatch = options.maxBatch ?? 1024
+    this.writeTimeoutMs = options.writeTimeoutMs ?? 2000
+    this.writer = new LedgerWriter(repository, {
+      flushMs: options.flushMs ?? 50, maxBatch: options.maxBatch ?? 1024, writeTimeoutMs: this.writeTimeoutMs,
+      probeMs: options.probeMs ?? 500, spool: options.spool, logger: options.logger, onError: options.onError,
+    })
     this.leaseFactor = options.leaseFactor ?? 20
-    this.leaseIdleMs = options.leaseIdleMs ?? 1000
+    this.leases = new Leases(repository, this.writer, {
+      leaseFactor: this.leaseFactor, leaseIdleMs: options.leaseIdleMs ?? 1000, writeTimeoutMs: this.writeTimeoutMs, logger: options.logger,
+    })
+    this.term = repository.term
+    this.term?.onLost(() => {
+      this.losses++
+      this.leases.retire()
+    })
   }
 
   /**
@@ -69,205 +89,133 @@ export class Ledger {
    * that has room for it, or undefined when there is none and `placeHold` must reserve more.
    */
   holdFromLease(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Hold | undefined {
-    const lease = this.leases.get(leaseKeyOf(accountId, keyBudget === null ? undefined : keyId))
-    return lease && !lease.growing && lease.amount - lease.used >= amount ? carve(lease, keyId, amount) : undefined
+    const lease = this.leases.leaseFor(accountId, keyId, keyBudget === null ? undefined : keyId)
+    return lease && !lease.growing && lease.amount - lease.used >= amount && this.trusted() ? carve(lease, keyId, amount) : undefined
   }
 
   /**
    * Reserve the worst-case cost of a request, or refuse with 403 when the balance (or, for a key with a budget,
-   * what is left of the budget) cannot cover it.
+   * what is left of the budget) cannot cover it, or with 503 when it needs the database and the database does not
+   * answer.
    */
   async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
-    const leaseKey = leaseKeyOf(accountId, budgetKeyId)
     let reclaims = 0
+    let losses = 0
     while (true) {
-      let lease = this.leases.get(leaseKey)
+      if (!this.trusted()) await this.renewTerm()
+      let lease = this.leases.leaseFor(accountId, keyId, budgetKeyId)
       if (lease?.growing) {
         await lease.growing
         continue
       }
       if (lease && lease.amount - lease.used >= amount) return carve(lease, keyId, amount)
-      if (!lease) {
-        lease = { id: `lease_${randomBase62(16)}`, accountId, budgetKeyId, amount: 0, used: 0 }
-        this.leases.set(leaseKey, lease)
-      }
-      const short = await this.grow(lease, keyId, amount - (lease.amount - lease.used), amount)
+      if (!this.writer.up) throw databaseUnavailable()
+      lease ??= this.leases.leaseFor(accountId, keyId, budgetKeyId, true)
+      const need = amount - (lease.amount - lease.used)
+      const short = await this.leases.grow(lease, need, Math.max(need, amount * this.leaseFactor))
+      if (short === undefined) continue
+      // Declared gone while reserving: the leases were retired (leases.ts); start again with a new one.
+      if (short === 'gone' && ++losses < maxLosses) continue
+      if (short === 'unreachable' || short === 'gone') throw databaseUnavailable()
       // The balance may be short only because this account's other leases here took it for later requests: give
       // their unused room back (written at once) and try again. Bounded: their own requests may take it back.
-      if (short === 'balance' && reclaims < maxReclaims && this.reclaimRoom(accountId, lease) > 0) {
+      if (short === 'balance' && reclaims < maxReclaims && this.leases.reclaimRoom(accountId, lease) > 0) {
         reclaims++
         await this.flush()
         continue
       }
-      if (short) {
-        if (lease.amount === 0 && lease.used === 0) this.leases.delete(leaseKey)
-        throw short === 'budget'
-          ? new GatewayError('insufficient_balance',
-            `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
-            { code: 'budget_exceeded' })
-          : new GatewayError('insufficient_balance',
-            `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
-            { code: 'insufficient_balance' })
-      }
+      if (lease.amount === 0 && lease.used === 0) this.leases.release(lease) // spent to nothing: its empty row goes too
+      throw short === 'budget'
+        ? new GatewayError('insufficient_balance',
+          `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
+          { code: 'budget_exceeded' })
+        : new GatewayError('insufficient_balance',
+          `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
+          { code: 'insufficient_balance' })
     }
   }
 
-  /**
-   * Give the unused room of the account's other leases in this process back to its balance: an idle lease is released
-   * whole, a busy one shrinks to the holds of its requests in flight. Returns how much was given back (queued).
-   */
-  private reclaimRoom(accountId: number, except: Lease): number {
-    let freed = 0
-    for (const lease of [...this.leases.values()]) {
-      if (lease === except || lease.accountId !== accountId || lease.growing) continue
-      const room = lease.amount - lease.used
-      if (room <= 0) continue
-      freed += room
-      if (lease.used === 0) {
-        this.release(lease)
-        continue
-      }
-      lease.amount = lease.used
-      this.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId })
-    }
-    return freed
+  /** Whether this process's leases may be carved from without asking the database. */
+  private trusted(): boolean {
+    return this.term === undefined || performance.now() < this.term.trustedUntil
   }
 
-  /** Grow a lease by at least `need`; returns what fell short when it could not. */
-  private async grow(lease: Lease, keyId: string, need: number, hold: number): Promise<Reservation['short']> {
-    let reservation: Reservation = { granted: 0 }
-    lease.growing = this.repository
-      .reserve({
-        leaseId: lease.id, accountId: lease.accountId, keyId, budgetKeyId: lease.budgetKeyId,
-        need, want: Math.max(need, hold * this.leaseFactor), at: Date.now(),
-      })
-      .then((result) => {
-        reservation = result
-        lease.amount += result.granted
-      })
-      .finally(() => {
-        lease.growing = undefined
-      })
-    await lease.growing
-    return reservation.granted > 0 ? undefined : reservation.short ?? 'balance'
+  /** Prove the leases are still this process's (one heartbeat, shared); 503 when the database does not answer in time. */
+  private async renewTerm(): Promise<void> {
+    try {
+      if (await withinDeadline(this.term!.renew(), this.writeTimeoutMs) !== overdue) return
+    } catch {
+      // Unreachable: refused below.
+    }
+    throw databaseUnavailable()
   }
 
   /**
    * The end of a request: a failure costs 0, which simply gives its hold back to the lease. Resolves once the debit
-   * and the usage row are committed, so a caller can hold back the answer's last bytes until its bill is durable: a
-   * crash can then never lose the bill of an answer the client received in full. Never throws. A cost that is not a
-   * safe integer (a bug upstream of here) bills the hold; token counts that are not non-negative safe integers are
-   * stored as 0 and the row flagged estimated — one bad row must not fail, and so block, every batch after it.
+   * and the usage row are durable (committed, or synced to the spool), so a caller can hold back the answer's last
+   * bytes until then: a crash can never lose the bill of an answer the client received in full. Never throws. A cost
+   * that is not a safe integer (a bug upstream of here) bills the hold; token counts that are not non-negative safe
+   * integers are stored as 0 and the row flagged estimated — one bad row must not fail, and so block, every batch
+   * after it.
    */
   settle(hold: Hold, usage: UsageRecord): Promise<void> {
     const cost = Number.isSafeInteger(usage.cost) ? Math.max(0, Math.min(usage.cost, hold.amount)) : hold.amount
     sanitizeCounts(usage)
-    const lease = this.leases.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
-    if (lease?.id === hold.id) {
-      lease.used -= hold.amount
-      lease.amount -= cost
-      if (lease.used === 0) this.scheduleRelease(lease)
-    }
+    const leaseId = this.leases.settle(hold, cost)
     usage.cost = cost // the record is this request's own, made for this call
-    this.queue.push({ kind: 'settle', leaseId: hold.id, usage, budgetKeyId: hold.budgetKeyId })
-    const commit = (this.commit ??= Promise.withResolvers<void>())
-    // Group commit: every settlement made while the event loop handles what is ready shares the next transaction,
-    // so answers wait about one commit for their bill, and a busy gateway still writes rows in batches.
-    if (this.queue.length >= this.maxBatch) void this.flush()
-    else this.soon ??= setImmediate(flushSoon, this)
-    return commit.promise
+    return this.writer.settle({ kind: 'settle', leaseId, usage, budgetKeyId: hold.budgetKeyId })
   }
 
   /**
    * The usage row of a request refused before any money was held (cost 0, no balance touched). Queued like a
    * release, not a settlement: nobody waits for it, so it rides the next batch (at most `flushMs` later) and a flood
-   * of refusals is a few multi-row INSERTs, never a write each. While writes fail (the queue is kept for the retry),
+   * of refusals is a few multi-row INSERTs, never a write each. While writes fail (the rows are kept for the retry),
    * refusals beyond `maxPendingRefusals` are dropped and counted rather than grow memory without end.
    */
   recordRefusal(usage: UsageRecord): void {
-    if (this.pendingRefusals >= maxPendingRefusals) {
+    if (this.writer.pendingRefusals >= maxPendingRefusals) {
       this.droppedRefusals++
       return
     }
-    this.pendingRefusals++
-    this.enqueue({ kind: 'refusal', usage })
-  }
-
-  /** Refusal rows not written because too many were waiting (the database failing under a flood). */
-  droppedRefusals = 0
-  private pendingRefusals = 0
-
-  private scheduleRelease(lease: Lease): void {
-    clearTimeout(lease.idleTimer)
-    lease.idleTimer = setTimeout(() => this.release(lease), this.leaseIdleMs)
-    lease.idleTimer.unref?.()
-  }
-
-  private release(lease: Lease): void {
-    const leaseKey = leaseKeyOf(lease.accountId, lease.budgetKeyId)
-    if (lease.used !== 0 || lease.growing || this.leases.get(leaseKey) !== lease) return
-    clearTimeout(lease.idleTimer)
-    this.leases.delete(leaseKey)
-    this.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId })
-  }
-
-  private enqueue(write: LedgerWrite): void {
-    this.queue.push(write)
-    if (this.queue.length >= this.maxBatch) void this.flush()
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs)
+    this.writer.enqueue({ kind: 'refusal', usage })
   }
 
   get pending(): number {
-    return this.queue.length
+    return this.writer.pending
+  }
+
+  /** Whether the database answers, what waits in the spool, and how often this process was declared gone: `/metrics`. */
+  health(): { databaseUp: boolean; outages: number; losses: number; spool: SpoolStats | undefined } {
+    return { databaseUp: this.writer.up, outages: this.writer.outages, losses: this.losses, spool: this.options.spool?.stats() }
+  }
+
+  /** Replay bills the spool holds (a crash left them, or the database was away); resolves when none is left or it fails. */
+  replaySpool(): Promise<void> {
+    return this.writer.replay()
   }
 
   /** Give back every idle lease and write everything queued (shutdown; tests that read balances). */
   drain(): Promise<void> {
-    for (const lease of [...this.leases.values()]) this.release(lease)
+    this.leases.releaseAll()
     return this.flush()
   }
 
   /** Write everything queued so far; resolves once it is durable. */
   flush(): Promise<void> {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    clearImmediate(this.soon)
-    this.soon = undefined
-    this.flushing = this.flushing.then(() => this.writeQueued())
-    return this.flushing
+    return this.writer.flush()
   }
 
-  private async writeQueued(): Promise<void> {
-    // Only what is queued now: settlements made while these writes are in flight wait for their own timer. Writing
-    // them at once would turn one batch into a trickle of small ones behind an asynchronous repository (a worker
-    // thread, a network round trip): measured 106 rows per batch instead of ~310 at 15 000 settlements/s, and the
-    // worker's CPU per row ~7.5 µs instead of ~6.7 (2026-11-23).
-    let due = this.queue.length
-    const commit = this.commit
-    this.commit = undefined
-    while (due > 0) {
-      const batch = this.queue.splice(0, Math.min(due, this.maxBatch))
-      due -= batch.length
-      try {
-        await this.repository.write(batch)
-        for (const write of batch) if (write.kind === 'refusal') this.pendingRefusals--
-      } catch (error) {
-        // Put the batch back in front so nothing is lost, and try again later.
-        this.queue.unshift(...batch)
-        if (commit) this.carried.push(commit)
-        this.options.onError?.(error)
-        this.timer ??= setTimeout(() => void this.flush(), 1000)
-        return
-      }
-    }
-    commit?.resolve()
-    for (const carried of this.carried.splice(0)) carried.resolve()
+  /** The gateway stops: no more probes of an unreachable database. */
+  stop(): void {
+    this.writer.stop()
   }
 }
 
-function flushSoon(ledger: Ledger): void {
-  void ledger.flush()
+function databaseUnavailable(): GatewayError {
+  return new GatewayError('upstream_unavailable',
+    'The gateway cannot reach its database to reserve money for this request. Try again shortly.',
+    { code: 'database_unavailable', retryAfter: 1 })
 }
 
 /** Refusal rows that may wait to be written (about 10 MB); more are dropped, and counted, until writes succeed. */
@@ -275,3 +223,6 @@ const maxPendingRefusals = 50_000
 
 /** How many times one request may give other leases' room back before it is refused. */
 const maxReclaims = 3
+
+/** How many times one request may find its process declared gone before it is refused. */
+const maxLosses = 3

@@ -62,8 +62,12 @@ export function creditJson(entry: LedgerEntry) {
   }
 }
 
+/** `requests` is the sum of the three outcomes, kept for readers written before the split. */
 export function totalsJson(totals: UsageTotals) {
-  return { requests: totals.requests, input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, spent_usd: formatUsd(totals.spent) }
+  return {
+    requests: totals.requests, succeeded: totals.succeeded, refused: totals.refused, failed: totals.failed,
+    input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, spent_usd: formatUsd(totals.spent),
+  }
 }
 
 export function dayJson(day: UsageDay) {
@@ -78,6 +82,12 @@ export function groupJson(group: UsageGroup, label?: string | null) {
 export interface KeyLabel {
   name: string | null
   prefix: string
+}
+
+/** How a request ended, by its status: the split every usage summary counts (db/usage-query.ts uses the same rule). */
+export function outcomeOf(status: number): 'succeeded' | 'refused' | 'failed' {
+  if (status < 400) return 'succeeded'
+  return status < 500 && status !== 499 ? 'refused' : 'failed'
 }
 
 export function requestJson(entry: UsageLogEntry, key: KeyLabel | undefined, accountName: string | undefined) {
@@ -95,6 +105,7 @@ export function requestJson(entry: UsageLogEntry, key: KeyLabel | undefined, acc
     protocol: entry.protocol,
     operation: entry.operation,
     status: entry.status,
+    outcome: outcomeOf(entry.status),
     error_type: entry.errorType,
     input_tokens: entry.inputTokens,
     cached_input_tokens: entry.cachedInputTokens,

@@ -114,8 +114,15 @@ export interface UsageCursor {
   id: number
 }
 
+/**
+ * `requests` is every request with a valid key; it splits into `succeeded` (answered), `refused` (turned down before
+ * an answer: 4xx but 499) and `failed` (5xx, or the client left mid-answer: 499).
+ */
 export interface UsageTotals {
   requests: number
+  succeeded: number
+  refused: number
+  failed: number
   inputTokens: number
   outputTokens: number
   spent: number
@@ -124,6 +131,9 @@ export interface UsageTotals {
 /** One UTC day: `day` is the epoch milliseconds of its midnight. */
 export interface UsageDay extends UsageTotals {
   day: number
+  /** The first and last request of the day's live rows (absent for a day folded into daily totals). */
+  firstAt?: number
+  lastAt?: number
 }
 
 /** Totals for one value of a dimension (a model id, a key id or an account id as text). */
@@ -131,9 +141,10 @@ export interface UsageGroup extends UsageTotals {
   group: string
 }
 
-export type UserRole = 'admin' | 'account'
+/** The console's roles (domain/roles.ts says what each may do). */
+export type UserRole = 'admin' | 'account-admin' | 'viewer'
 
-/** A console login: an operator (`admin`, no account) or a user of exactly one account. */
+/** A console login: an operator (`admin`, no account) or an `account-admin` or `viewer` of exactly one account. */
 export interface UserRecord {
   id: number
   name: string
@@ -154,12 +165,8 @@ export interface SessionRecord {
   expiresAt: number
 }
 
-export interface UsageSummary {
-  requests: number
-  inputTokens: number
+export interface UsageSummary extends UsageTotals {
   cachedInputTokens: number
-  outputTokens: number
-  spent: number
 }
 
 export type AdminScope = 'read' | 'full'

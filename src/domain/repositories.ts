@@ -2,6 +2,7 @@ import type {
   AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
   UsageLogEntry, UsageSummary, UserRecord,
 } from './records.ts'
+import type { LeaseTerm } from './lease.ts'
 import type { TaskRepository } from './tasks/repository.ts'
 import type { IdentityRepository } from './single-sign-on/repository.ts'
 
@@ -57,8 +58,14 @@ export interface AdminTokenRepository {
 
 export interface Reservation {
   granted: number
-  /** Why nothing was granted. */
-  short?: 'balance' | 'budget'
+  /** Why nothing was granted: `gone` — this process had been declared gone; it is registered again, and its leases retired. */
+  short?: 'balance' | 'budget' | 'gone'
+}
+
+export interface WriteOptions {
+  batchId?: string
+  /** The batch may have been committed before: skip what is already there. */
+  replay?: boolean
 }
 
 export interface LedgerRepository {
@@ -69,8 +76,19 @@ export interface LedgerRepository {
    * not even `need` fits. Atomic against concurrent reservations from other processes.
    */
   reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
-  /** Apply settlements and releases in order, in one transaction. */
-  write(batch: LedgerWrite[]): Promise<void>
+  /**
+   * Apply settlements, refusal rows and releases in order, in one transaction. A hold row gives up only what it
+   * still holds: a hold another instance released gives nothing, so `reserved` never drops twice. With `replay` (a
+   * spool's bills, a batch written again after its first write failed or ran late) a bill or refusal whose request
+   * id already has a usage row is skipped whole, so writing a committed one again moves no money. `batchId`, given
+   * when the batch releases lease money (which no usage row marks), is recorded with it: a batch whose id is recorded
+   * is skipped whole.
+   */
+  write(batch: LedgerWrite[], options?: WriteOptions): Promise<void>
+  /** One round trip: resolves when the database answers. */
+  ping(): Promise<void>
+  /** How long this process's leases may be trusted without asking the database (none: always). */
+  term?: LeaseTerm
   /**
    * This process starts serving: record it as the live owner of the holds it places, and release the holds whose
    * owner is provably gone (a crash leaves them), returning how many. PostgreSQL: an `instances` row kept fresh by a
@@ -132,6 +150,7 @@ export interface Store {
   adminTokens: AdminTokenRepository
   /** Single sign-on identities and sign-ins in progress (domain/single-sign-on). */
   identities: IdentityRepository
-  migrate(): Promise<void>
+  /** Create or update the tables; says what it applied and whether the database was new. */
+  migrate(): Promise<{ applied: string[]; created: boolean }>
   close(): Promise<void>
 }

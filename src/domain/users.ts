@@ -2,6 +2,7 @@ import type { UserRecord, UserRole } from './records.ts'
 import type { AccountRepository, SessionRepository, UserRepository } from './repositories.ts'
 import { DomainError } from './errors.ts'
 import { requireValidName } from './names.ts'
+import { belongsToAccount } from './roles.ts'
 import { randomBase62 } from '../core/ids.ts'
 
 export const minimumPasswordLength = 12
@@ -20,7 +21,7 @@ const maximumPasswordLength = 512
 export interface NewUserInput {
   name: string
   role: UserRole
-  /** Required for `account` users, absent for admins. */
+  /** Required for the account roles (`account-admin`, `viewer`), absent for admins. */
   accountId?: number
   /** When absent a strong password is generated and returned once. */
   password?: string
@@ -51,8 +52,8 @@ export async function createUser(
 ): Promise<UserWithPassword> {
   requireValidName('user name', input.name)
   if (input.role === 'admin' && input.accountId !== undefined) throw new DomainError('invalid', 'an admin does not belong to an account')
-  if (input.role === 'account') {
-    if (input.accountId === undefined) throw new DomainError('invalid', 'an account user needs an account')
+  if (belongsToAccount(input.role)) {
+    if (input.accountId === undefined) throw new DomainError('invalid', `a login with the role ${input.role} needs an account`)
     if (!(await repositories.accounts.findById(input.accountId))) throw new DomainError('not_found', `account ${input.accountId} does not exist`)
   }
   if (await repositories.users.findByName(input.name)) throw new DomainError('conflict', `user "${input.name}" already exists`)

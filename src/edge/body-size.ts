@@ -33,8 +33,12 @@ export const maxHeaderBytes = 16 * 1024
 export const bunHeaderLimit = 64 * 1024
 
 export function refuseLargeHeaders(request: Request): void {
+  // One native call for every header (Bun's toJSON) rather than an iterator step and an entry array each: about half
+  // the instructions of a for…of over the headers (callgrind, 8 headers, 2026-11-26). Set-Cookie, the one repeated
+  // header that comes as a list, is a response header: a request's list counts by its joined length.
+  const headers = request.headers.toJSON() as Record<string, string | string[]>
   let size = 0
-  for (const [name, value] of request.headers) size += name.length + value.length + 4
+  for (const name in headers) size += name.length + String(headers[name]).length + 4
   if (size > maxHeaderBytes) {
     throw new GatewayError('request_too_large', `The request headers are too large: at most ${maxHeaderBytes} bytes are accepted.`,
       { code: 'headers_too_large', status: 431 })

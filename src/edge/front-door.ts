@@ -94,7 +94,12 @@ function readWithin(request: Request, timeoutMs: number, maxBytes: number): Prom
 
 /** readBody's timer fired (its error is made only then: an error's stack is not free). */
 function endBody(reject: (error: GatewayError) => void, timeoutMs: number): void {
-  reject(new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection }))
+  reject(bodyTimeout(timeoutMs))
+}
+
+/** A 408: the body did not all come within `limits.body_timeout_ms` (a streamed upload's reader says so too); the connection closes. */
+export function bodyTimeout(timeoutMs: number): GatewayError {
+  return new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection })
 }
 
 /** A body of unknown length, read up to `maxBytes` (the gateway's limit, body-size.ts, or a route's own) and no further. */

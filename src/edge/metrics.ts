@@ -14,12 +14,13 @@ export function metricsRoutes(services: Services) {
     .onBeforeHandle({ as: 'local' }, async ({ request }) => {
       if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
     })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services), {
+    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services) + ledgerGauges(services), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))
     .get('/status', () => jsonResponse({
       in_flight: services.relay.inFlight,
       shared_state: sharedStateStatus(services),
+      database: databaseStatus(services),
       routes: services.relay.routeHealth().map((route) => ({
         route: route.route, state: route.state, window_requests: route.requests, window_failures: route.failures, trips: route.trips,
         open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
@@ -69,4 +70,29 @@ function keyCacheGauges(services: Services): string {
     '# HELP tollgate_key_poll_failures_total Key polls that failed since start (the database unreachable or refusing).',
     '# TYPE tollgate_key_poll_failures_total counter', `tollgate_key_poll_failures_total ${keys.pollFailures}`, '',
   ].join('\n')
+}
+
+/** Whether the database answers, and the bills waiting in the spool until it does (README "Money"). */
+function ledgerGauges(services: Services): string {
+  const { databaseUp, outages, losses, spool } = services.ledger.health()
+  const oldest = spool?.oldestAt === undefined ? 0 : Math.max(0, (Date.now() - spool.oldestAt) / 1000)
+  return [
+    '# HELP tollgate_database_up Whether the database answers (1), or bills go to the spool and requests beyond the leases are refused (0).',
+    '# TYPE tollgate_database_up gauge', `tollgate_database_up ${databaseUp ? 1 : 0}`,
+    '# HELP tollgate_database_outages_total Times the database was found unreachable since start.',
+    '# TYPE tollgate_database_outages_total counter', `tollgate_database_outages_total ${outages}`,
+    '# HELP tollgate_instance_declared_gone_total Times this instance found another had declared it gone (silent past ledger.instance_timeout_ms) and released its holds.',
+    '# TYPE tollgate_instance_declared_gone_total counter', `tollgate_instance_declared_gone_total ${losses}`,
+    '# HELP tollgate_spool_entries Bills in the spool, synced to disk, waiting for the database.',
+    '# TYPE tollgate_spool_entries gauge', `tollgate_spool_entries ${spool?.entries ?? 0}`,
+    '# HELP tollgate_spool_bytes Bytes of the spool files waiting for the database.',
+    '# TYPE tollgate_spool_bytes gauge', `tollgate_spool_bytes ${spool?.bytes ?? 0}`,
+    '# HELP tollgate_spool_oldest_age_seconds Age of the oldest bill in the spool (0 when empty).',
+    '# TYPE tollgate_spool_oldest_age_seconds gauge', `tollgate_spool_oldest_age_seconds ${oldest.toFixed(3)}`, '',
+  ].join('\n')
+}
+
+function databaseStatus(services: Services): { up: boolean; outages: number; spooled_bills: number } {
+  const { databaseUp, outages, spool } = services.ledger.health()
+  return { up: databaseUp, outages, spooled_bills: spool?.entries ?? 0 }
 }

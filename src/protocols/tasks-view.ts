@@ -12,6 +12,7 @@ import type { ProtocolFront } from './shared/client-protocol.ts'
 import { defineEndpoint } from './shared/define-endpoint.ts'
 import { pageLimit } from './shared/page-limit.ts'
 import type { RouteTable } from './shared/route-table.ts'
+import { decodePathPart } from './shared/path-id.ts'
 
 /** Any protocol's key, and errors in the shape of the client that asked (as app.ts renders unknown paths). */
 const anyFront: ProtocolFront = {
@@ -36,7 +37,7 @@ async function listTasks(services: Services, caller: Caller, request: Request): 
 
 /** GET /v1/tasks/{id}: any protocol's own ID (`batch_…`, `msgbatch_…`, `batches/…`). */
 async function showTask(services: Services, caller: Caller, request: Request): Promise<Response> {
-  const id = decodeURIComponent(new URL(request.url).pathname.slice('/v1/tasks/'.length)).replace(/^batches\//, '')
+  const id = decodePathPart(new URL(request.url).pathname.slice('/v1/tasks/'.length), 'task ID').replace(/^batches\//, '')
   const task = await services.tasks.find(caller.accountId, id)
   if (!task) throw new GatewayError('not_found', `No task found with id '${id}'.`, { code: 'task_not_found' })
   return jsonResponse(presentTask(task))

@@ -7,7 +7,7 @@ import { probeConnect, proxied } from './connect-probe.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
-  attemptDeadline, readBodyText, readCapped, readWithIdleTimeout, setAttemptDeadline, upstreamFailure, watchRead,
+  attemptDeadline, readBodyText, readCapped, setAttemptDeadline, UpstreamChunks, upstreamFailure, watchRead,
 } from './upstream-body.ts'
 
 /**
@@ -102,8 +102,13 @@ async function* decodeBody<Event extends AnswerEvent>(
   response: Response, decoder: StreamDecoder<Event>, provider: ProviderConfig, attempt: AbortController,
 ): AsyncGenerator<Event> {
   const parser = new SseParser(provider.caps.eventBytes)
-  for await (const chunk of readWithIdleTimeout(response.body!, provider, attempt, attemptDeadline(response))) {
-    for (const event of parser.push(chunk)) yield* decoder.decode(event)
+  const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
+  try {
+    for (let next = await chunks.read(); !next.done; next = await chunks.read()) {
+      for (const event of parser.push(next.value)) yield* decoder.decode(event)
+    }
+  } finally {
+    chunks.cancel() // a consumer that stopped early (the client left) releases the upstream connection
   }
   for (const event of parser.finish()) yield* decoder.decode(event)
   yield* decoder.finish()
@@ -147,7 +152,7 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', 'This operation\'s answers are never streamed')
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
-      chunks: readWithIdleTimeout(response.body, config, this.attempt, attemptDeadline(response)),
+      chunks: new UpstreamChunks(response.body, config, this.attempt, attemptDeadline(response)),
       decoder: this.decoder.createStreamDecoder({ apiKey: config.apiKey }),
       parser: new SseParser(config.caps.eventBytes),
       maxHeldBytes: config.caps.bodyBytes,

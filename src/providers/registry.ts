@@ -1,5 +1,5 @@
 import type { Config, ProviderConfig, ProviderType } from '../config/types.ts'
-import { ConfigError } from '../config/validate.ts'
+import { ConfigError } from '../config/errors.ts'
 import { modelKinds } from '../core/model-kinds.ts'
 import type { Provider } from '../core/provider.ts'
 import { chatUpstreams } from '../operations/chat/providers/index.ts'
@@ -28,7 +28,7 @@ const operations: Record<string, UpstreamFactories> = {
   embeddings: embeddingsUpstreams,
 }
 
-export function createProviders(configs: ProviderConfig[]): Map<string, Provider> {
+export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {
   const providers = new Map<string, Provider>()
   for (const config of configs) {
     if (!(config.type in vendors)) throw new Error(`providers: type "${config.type}" is not available in this build`)

@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
+import type { BodyChunks } from '../core/provider.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -59,30 +60,72 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
 }
 
 /**
- * Read a body as chunks with an idle watchdog: a gap longer than `idleMs` between chunks ends the stream
- * with a timeout error instead of hanging the client forever.
+ * A streamed body's chunks, read under the attempt's timers: a read that waits longer than idle_ms for its chunk, or
+ * runs past the total deadline, ends the attempt with a timeout error instead of hanging the client forever.
+ *
+ * One timer per body, not one per chunk: it fires at the earliest moment the read in progress could be too late and
+ * then looks at when that read began, so a chunk that comes in time costs a clock reading instead of setting and
+ * clearing a timer (a long stream's chunks come every few milliseconds, for minutes). Between reads — the client is
+ * slow to take the last chunk — no silence is counted.
  */
-export async function* readWithIdleTimeout(
-  body: ReadableStream<Uint8Array>, provider: ProviderConfig, attempt: AbortController, deadline = Number.POSITIVE_INFINITY,
-): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader()
-  try {
-    while (true) {
-      const timer = watchRead(provider, attempt, deadline)
-      let result: Awaited<ReturnType<typeof reader.read>>
-      try {
-        result = await reader.read()
-      } catch (error) {
-        throw upstreamFailure(provider, error, attempt.signal)
-      } finally {
-        clearTimeout(timer)
-      }
-      if (result.done) return
-      yield result.value
-    }
-  } finally {
-    reader.cancel().catch(() => {})
+export class UpstreamChunks implements BodyChunks {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** performance.now() when the read in progress began; 0 when none is. */
+  readSince = 0
+  readonly idleMs: number
+
+  constructor(body: ReadableStream<Uint8Array>, readonly provider: ProviderConfig, readonly attempt: AbortController, readonly deadline: number) {
+    this.reader = body.getReader()
+    this.idleMs = provider.timeouts.idleMs
   }
+
+  read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>> {
+    const now = (this.readSince = performance.now())
+    this.timer ??= setTimeout(checkRead, Math.max(0, Math.min(this.idleMs, this.deadline - now)), this)
+    return this.reader.read().then(this.received, this.failed)
+  }
+
+  /** Stop reading: the rest of the body is not wanted (the upstream connection is released). */
+  cancel(): void {
+    this.stopTimer()
+    this.reader.cancel().catch(() => {})
+  }
+
+  private stopTimer(): void {
+    this.readSince = 0
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  /** Made once per body (not per read): the read's outcome, with the timer told that no read is in progress. */
+  private readonly received = (result: Bun.ReadableStreamDefaultReadResult<Uint8Array>) => {
+    if (result.done) this.stopTimer()
+    else this.readSince = 0
+    return result
+  }
+
+  private readonly failed = (error: unknown): never => {
+    this.stopTimer()
+    throw upstreamFailure(this.provider, error, this.attempt.signal)
+  }
+
+  /** The timer fired (its argument passed through setTimeout: no closure): end a read that has waited too long. */
+  check(): void {
+    this.timer = undefined
+    if (this.readSince === 0) return // no read in progress: the next one starts the timer again
+    const now = performance.now()
+    const pastDeadline = now >= this.deadline
+    if (pastDeadline || now - this.readSince >= this.idleMs) {
+      this.attempt.abort(bodyTimeout(this.provider, pastDeadline))
+      return
+    }
+    this.timer = setTimeout(checkRead, Math.min(this.readSince + this.idleMs, this.deadline) - now, this)
+  }
+}
+
+function checkRead(chunks: UpstreamChunks): void {
+  chunks.check()
 }
 
 /**

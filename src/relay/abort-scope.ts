@@ -51,6 +51,11 @@ export class AbortScope {
     this.afterClose = undefined
   }
 
+  /** The watch timer has fired: a stream open for minutes does not keep the spent timer. */
+  watchFired(): void {
+    this.watch = undefined
+  }
+
   /** The request's signal fired: its connection closed. */
   handleEvent(): void {
     this.end(clientClosed())
@@ -102,6 +107,7 @@ export class AbortScope {
 
 /** The request is still running after clientWatchDelayMs: listen for its client leaving (or see it already gone). */
 function watchClient(scope: AbortScope, request: Request): void {
+  scope.watchFired()
   const signal = request.signal
   if (signal.aborted) scope.end(clientClosed())
   else signal.addEventListener('abort', scope, once) // the scope itself listens (handleEvent): no closure per request

@@ -1,4 +1,4 @@
-import type { ForwardedStream, StreamDecoder } from '../core/provider.ts'
+import type { BodyChunks, ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import { isErrorEvent } from '../core/operation.ts'
@@ -13,8 +13,9 @@ const encoder = new TextEncoder()
 /**
  * The passthrough stream: upstream bytes go to the client as they arrive, while a parser on the side feeds the
  * provider's own stream decoder so the meter sees the same IR events as on the translated path.
- * When `dropRawEvent` is given, events are re-framed one by one so that the dropped ones can be left out. Otherwise
- * bytes go as they came, an event once it is complete; an upstream error event is always re-framed, scrubbed.
+ * Bytes go as they came, an event once it is complete. Only a read whose events the client must not get as they are
+ * is re-framed: one with an event `dropRawEvent` leaves out (the usage chunk a client did not ask for, at the very
+ * end), or an upstream error event, always replaced by the protocol's own, scrubbed.
  *
  * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
@@ -25,7 +26,8 @@ export class PassthroughTap {
   private readonly maxHeldBytes: number
   private heldBytes = 0
   private readonly decoder: StreamDecoder
-  private readonly chunks: AsyncGenerator<Uint8Array>
+  private readonly chunks: BodyChunks
+  /** Bytes read and ready for the client: usually one chunk. */
   private readonly pending: Uint8Array[] = []
   private ended = false
   /** The client cancelled: nothing more is sent (a read may still be running, for a request that reads on). */
@@ -51,13 +53,13 @@ export class PassthroughTap {
   async prime(): Promise<void> {
     try {
       while (!this.meter.begun && !this.ended) {
-        this.heldBytes += await this.readNext()
+        this.heldBytes += this.receive(await this.chunks.read())
         if (this.failure && !this.failedMidAnswer) throw this.failure
         // An upstream that sends and sends without beginning its answer is not held without end.
         if (this.heldBytes > this.maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
       }
     } catch (error) {
-      void this.chunks.return(undefined)
+      this.chunks.cancel()
       throw error
     }
   }
@@ -79,20 +81,20 @@ export class PassthroughTap {
       pull: async (controller) => {
         try {
           while (true) {
-            while (this.pending.length === 0 && !this.ended) await this.readNext()
+            while (this.pending.length === 0 && !this.ended) this.receive(await this.chunks.read())
             if (finished || this.leaving) return // the client left while a read was pending
             // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
             // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
             if (this.ended || this.meter.finishReason !== undefined) break
-            const sent = sendNow(controller, ...this.pending.splice(0))
+            const sent = this.sendPending(controller)
             // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
             if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, finish)
           }
-          while (!this.ended) await this.readNext()
+          while (!this.ended) this.receive(await this.chunks.read())
           if (finished || this.leaving) return
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
           if (this.leaving) return
-          sendNow(controller, ...this.pending.splice(0))
+          this.sendPending(controller)
           controller.close()
         } catch (error) {
           if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
@@ -111,9 +113,17 @@ export class PassthroughTap {
         // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
         // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
         await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
-        void this.chunks.return(undefined)
+        this.chunks.cancel()
       },
     })
+  }
+
+  /** Write what is ready, at once: a promise when the client's socket is full (sendNow). */
+  private sendPending(controller: ReadableStreamDirectController): void | Promise<unknown> {
+    const pending = this.pending
+    const sent = pending.length === 1 ? sendNow(controller, pending[0]!) : sendNow(controller, ...pending)
+    pending.length = 0
+    return sent
   }
 
   /** The client took nothing for the write deadline: end as if it had left, and drop its connection. */
@@ -121,7 +131,7 @@ export class PassthroughTap {
     if (this.leaving) return
     this.leaving = true
     await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
-    void this.chunks.return(undefined)
+    this.chunks.cancel()
     controller.close(clientClosed())
   }
 
@@ -129,7 +139,7 @@ export class PassthroughTap {
   async readOn(): Promise<void> {
     try {
       while (!this.ended) {
-        await this.readNext()
+        this.receive(await this.chunks.read())
         this.pending.length = 0
       }
     } catch {
@@ -137,13 +147,15 @@ export class PassthroughTap {
     }
   }
 
-  /** Read one upstream chunk; returns its size. */
-  private async readNext(): Promise<number> {
-    const next = await this.chunks.next()
+  /**
+   * Take one read's result: meter its events and queue its bytes; returns its size. Not async, and called on the
+   * awaited read rather than awaiting it itself: a promise and an async frame fewer per chunk.
+   */
+  private receive(next: Bun.ReadableStreamDefaultReadResult<Uint8Array>): number {
     if (next.done) {
       const relayedError = this.failure !== undefined
       // The last event may end with the body rather than a blank line (Gemini's does): it goes out now.
-      this.take(this.parser.finish(), this.codec.dropRawEvent ? undefined : this.takeTail())
+      this.take(this.parser.finish(), this.takeTail())
       for (const event of this.decoder.finish()) this.observe(event)
       // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
       // of its own: the client gets ours rather than a silent cut.
@@ -153,7 +165,7 @@ export class PassthroughTap {
       return 0
     }
     const events = this.parser.push(next.value)
-    this.take(events, this.codec.dropRawEvent ? undefined : this.completeEvents(next.value))
+    this.take(events, this.completeEvents(next.value))
     return next.value.byteLength
   }
 
@@ -193,8 +205,12 @@ export class PassthroughTap {
   private take(events: SseEvent[], raw: Uint8Array | undefined): void {
     let failedAt = -1
     let failure: GatewayError | undefined
+    const drop = this.codec.dropRawEvent
+    let dropping = false
     for (let index = 0; index < events.length; index++) {
-      for (const ir of this.decoder.decode(events[index]!)) {
+      const event = events[index]!
+      if (drop !== undefined && !dropping) dropping = drop(event)
+      for (const ir of this.decoder.decode(event)) {
         this.observe(ir)
         if (isErrorEvent(ir) && failedAt === -1) {
           failedAt = index
@@ -203,11 +219,10 @@ export class PassthroughTap {
       }
     }
     if (this.relayedError) return
-    if (failedAt === -1 && raw !== undefined) {
-      if (raw.byteLength > 0) this.pending.push(raw)
+    if (failedAt === -1 && !dropping) {
+      if (raw !== undefined && raw.byteLength > 0) this.pending.push(raw)
       return
     }
-    const drop = this.codec.dropRawEvent
     // Re-framed events of one read go out as one chunk: one encode per read rather than per event.
     let kept = ''
     const end = failedAt === -1 ? events.length : failedAt

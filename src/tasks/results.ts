@@ -1,7 +1,7 @@
 import type { TaskRecord } from '../domain/tasks/records.ts'
 import type { TaskService } from '../domain/tasks/service.ts'
 import { resultLine } from '../protocols/anthropic/batches.ts'
-import { inlined } from '../protocols/gemini/batches.ts'
+import { inlined } from '../protocols/gemini/present-batch.ts'
 import { outputLine } from '../protocols/openai-chat/batch-items.ts'
 
 /**

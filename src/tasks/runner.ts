@@ -13,6 +13,7 @@ import type { TaskService } from '../domain/tasks/service.ts'
 import type { BatchItemCodec } from '../protocols/shared/batch-item.ts'
 import { AbortScope } from '../relay/abort-scope.ts'
 import type { Relay } from '../relay/relay.ts'
+import { ItemEnds } from './item-ends.ts'
 
 export interface RunnerDeps {
   tasks: TaskService
@@ -40,6 +41,7 @@ const serialMs = 30_000
  */
 export class TaskRunner {
   readonly owner = `runner_${randomBase62(16)}`
+  private readonly ends: ItemEnds
   private readonly running = new Set<Promise<void>>()
   private readonly perAccount = new Map<number, number>()
   /** Accounts whose balance covers one item's hold at a time: until then, one item at a time. */
@@ -48,6 +50,8 @@ export class TaskRunner {
   private timer: ReturnType<typeof setInterval> | undefined
   private leaseTimer: ReturnType<typeof setInterval> | undefined
   private ticking = false
+  /** The housekeeping (orphans, expiry, tasks to end, retention) runs once per poll, not on every item's wake. */
+  private sweepDue = true
   private again = false
   private stopping = false
   private lastPurge = 0
@@ -57,11 +61,15 @@ export class TaskRunner {
   constructor(private readonly deps: RunnerDeps) {
     this.pollMs = deps.pollMs ?? 250
     this.leaseMs = deps.leaseMs ?? 60_000
+    this.ends = new ItemEnds(deps.tasks.repository, this.owner)
   }
 
   async start(): Promise<void> {
     await this.recover(true)
-    this.timer = setInterval(() => this.wake(), this.pollMs)
+    this.timer = setInterval(() => {
+      this.sweepDue = true
+      this.wake()
+    }, this.pollMs)
     this.timer.unref?.()
     this.leaseTimer = setInterval(() => void this.renew(), this.leaseMs / 3)
     this.leaseTimer.unref?.()
@@ -91,16 +99,44 @@ export class TaskRunner {
       return
     }
     this.ticking = true
-    void this.tick().catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' })).finally(() => {
+    // A turn of its own, never inside the chain that woke it: on SQLite an item's claim, run and finish resolve without
+    // I/O, so a wake from an item's end, run at once, would start the next item in the same turn, and so on through the
+    // whole batch (20,000 items refused for money held every tenant for 7.7 s).
+    const turn = () => void this.tick().catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' })).finally(() => {
       this.ticking = false
       if (this.again) {
         this.again = false
         this.wake()
       }
     })
+    // setImmediate, not a timer: I/O is served between two turns either way, and a timer's extra millisecond per turn
+    // made a 20,000-item batch refused for money take 27 s instead of 4.5 s (measured: /healthz p99 under 10 ms both).
+    setImmediate(turn)
   }
 
   private async tick(): Promise<void> {
+    if (this.stopping) return // a turn scheduled before stop(): the store may be closing
+    const { tasks, config } = this.deps
+    if (this.sweepDue) {
+      this.sweepDue = false
+      await this.sweep()
+    }
+    // What there is room for, claimed in one transaction: at most `concurrency` items a turn (items that end within
+    // the turn, without I/O, leave room for more, which the next turn takes).
+    const room = config.concurrency - this.running.size
+    if (this.stopping || room <= 0) return
+    const taken = new Map<number, number>()
+    const take = (account: number) => {
+      const count = (this.perAccount.get(account) ?? 0) + (taken.get(account) ?? 0)
+      if (count >= this.limitOf(account)) return false
+      taken.set(account, (taken.get(account) ?? 0) + 1)
+      return true
+    }
+    for (const claimed of await tasks.repository.claimItems(this.owner, Date.now(), Date.now() + this.leaseMs, room, take)) this.launch(claimed)
+  }
+
+  /** Items a crash left running, tasks past their window, tasks with nothing left to run, rows past their retention. */
+  private async sweep(): Promise<void> {
     const { tasks, config } = this.deps
     const now = Date.now()
     await this.recover(false)
@@ -110,12 +146,6 @@ export class TaskRunner {
       this.lastPurge = now
       const purged = await tasks.repository.purge(now - config.retentionDays * 86_400_000, now)
       if (purged.tasks || purged.files) this.deps.logger.info(purged, 'deleted tasks and files past their retention')
-    }
-    while (!this.stopping && this.running.size < config.concurrency) {
-      const busy = [...this.perAccount].filter(([account, count]) => count >= this.limitOf(account)).map(([account]) => account)
-      const claimed = await tasks.repository.claimItem(this.owner, Date.now(), Date.now() + this.leaseMs, busy)
-      if (!claimed) break
-      this.launch(claimed)
     }
   }
 
@@ -144,7 +174,7 @@ export class TaskRunner {
 
   private async runItem({ item, task }: ClaimedItem): Promise<void> {
     const { repository } = this.deps.tasks
-    const finish = (outcome: Omit<ItemOutcome, 'at'>) => repository.finishItem(item.id, this.owner, { ...outcome, at: Date.now() })
+    const finish = (outcome: Omit<ItemOutcome, 'at'>) => this.ends.finish(item.id, { ...outcome, at: Date.now() })
     const failWith = (error: GatewayError, cost = 0) => finish({ status: 'errored', statusCode: error.status, result: JSON.stringify(itemErrorOf(error)), cost })
     let key: KeyRecord
     let decoded
@@ -221,7 +251,7 @@ export class TaskRunner {
     const orphans = await repository.adoptOrphans(this.owner, now, now + this.leaseMs, atStart && this.deps.singleServer)
     for (const orphan of orphans) {
       const outcome = recoveredOutcome(orphan, now)
-      if (outcome) await repository.finishItem(orphan.item.id, this.owner, outcome)
+      if (outcome) await this.ends.finish(orphan.item.id, outcome)
       else await repository.requeueItem(orphan.item.id, this.owner)
     }
     if (orphans.length) this.deps.logger.warn({ items: orphans.length }, 'recovered batch items left running by a crash')

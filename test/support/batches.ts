@@ -14,7 +14,7 @@ export interface BatchSetup {
   stop(): Promise<void>
 }
 
-export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Record<string, unknown>; extraModels?: unknown[] } = {}): Promise<BatchSetup> {
+export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Record<string, unknown>; limits?: Record<string, unknown>; extraModels?: unknown[] } = {}): Promise<BatchSetup> {
   const openai = startOpenAiUpstream()
   const anthropic = startAnthropicUpstream()
   const gemini = startGeminiUpstream()
@@ -43,6 +43,7 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
         ...(options.extraModels ?? []),
       ],
       ...(options.tasks && { tasks: options.tasks }),
+      ...(options.limits && { limits: options.limits }),
     },
   })
   return {

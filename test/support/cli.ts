@@ -23,9 +23,14 @@ export function runCli(command: string[], args: string[], env: Record<string, st
   return { code: result.exitCode, stdout, stderr: result.stderr.toString(), json: () => JSON.parse(stdout) }
 }
 
-/** Start `serve` and wait for its "listening" log line; returns its URL. */
-export async function startServe(command: string[], config: string): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'>; output: () => string }> {
-  const child = Bun.spawn([...command, 'serve', '--config', config], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+/**
+ * Start `serve` and wait for its "listening" log line; returns its URL. `options` replace the environment (default:
+ * this process's) or the working folder of the server.
+ */
+export async function startServe(
+  command: string[], config: string, options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'>; output: () => string }> {
+  const child = Bun.spawn([...command, 'serve', '--config', config], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore', ...options })
   const reader = child.stdout.getReader()
   let buffered = ''
   const deadline = Date.now() + 20_000

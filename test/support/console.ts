@@ -1,3 +1,4 @@
+import type { UserRole } from '../../src/domain/records.ts'
 import type { Store } from '../../src/domain/repositories.ts'
 import { createUser } from '../../src/domain/users.ts'
 
@@ -9,7 +10,7 @@ export interface ConsoleClient {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>
 }
 
-export async function addLogin(store: Store, name: string, role: 'admin' | 'account', accountId?: number): Promise<string> {
+export async function addLogin(store: Store, name: string, role: UserRole, accountId?: number): Promise<string> {
   const password = `pw-${name}-${crypto.randomUUID()}`
   await createUser(store, { name, role, accountId, password })
   return password

@@ -1,32 +1,22 @@
-import { Elysia } from 'elysia'
+import { adminTokenActor } from '../../domain/actor.ts'
+import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
 import { requireAdminToken } from '../../edge/admin-auth.ts'
-import { deferConsoleBody, readConsoleBody } from '../server/body.ts'
+import { gate } from '../server/access.ts'
 import { jsonHeaders } from '../server/respond.ts'
 
-const changesState = (request: Request) => request.method !== 'GET' && request.method !== 'HEAD'
-
 /**
- * The admin API's gate, used by each group of its routes: an admin token (`Authorization: Bearer tga-…`) gives
- * the `token`; a change needs scope "full". A `derive`, like the console's signedIn, so the token and its scope
- * are checked before the body is read (body.ts): a stranger or a read-only token learns nothing from a validation
- * message, and cannot make the gateway hold its body.
- * No CSRF check: a browser never attaches a bearer token by itself. Not named, so Elysia never deduplicates it.
+ * The admin API's gate, used by each group of its routes: an admin token (`Authorization: Bearer tga-…`) gives the
+ * `token` and its `actor` (a `read` token acts as a viewer of every account, a `full` one as an admin), and each
+ * route's permission is checked against that role by `gate` (access.ts), before the body is read.
+ * No CSRF check: a browser never attaches a bearer token by itself.
  */
 export function withAdminToken(services: Services) {
-  return new Elysia()
-    .onParse({ as: 'scoped' }, deferConsoleBody)
-    .derive({ as: 'scoped' }, async (context) => {
-      const { request, set } = context
-      Object.assign(set.headers, jsonHeaders)
-      const token = await requireAdminToken(services, request, changesState(request) ? 'full' : 'read')
-      await readConsoleBody(context, services.config.limits.bodyTimeoutMs)
-      return { token }
-    })
+  return gate(services, jsonHeaders, async (request) => {
+    const token = await requireAdminToken(services, request, 'read')
+    return { token, actor: adminTokenActor(token, clientAddress(request, services.server, services.config.trustedProxies)) }
+  })
 }
-
-/** The actor a ledger entry names for a change made through the admin API. */
-export const actorOf = (token: { name: string }) => `admin-token:${token.name}`
 
 /** Every admin API route's documentation: its tag and the bearer scheme (docs.ts defines `adminToken`). */
 export const adminDetail = (summary: string, description?: string) => ({

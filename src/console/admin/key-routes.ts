@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { invalidRequest } from '../../core/errors.ts'
 import { accountNames } from '../../domain/accounts.ts'
-import { createKey, listKeys, revokeKey, rotateKey, updateKey } from '../../domain/keys.ts'
+import { listKeys } from '../../domain/keys.ts'
 import { keyJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
-import { readKeyChanges, readKeyInput } from '../server/key-input.ts'
+import { changeByAdminToken } from '../server/change-actor.ts'
+import { readKeyChanges, readNewKey } from '../server/key-input.ts'
 import * as schema from '../server/schemas.ts'
 import { findAccount, findKey } from '../server/scope.ts'
 import { adminDetail, withAdminToken } from './gate.ts'
@@ -13,12 +14,11 @@ const writes = 'Needs a token with scope "full".'
 const atOnce = 'Takes effect at once on this instance, and on the others as soon as they hear of it (Redis) or poll (within a second).'
 
 /**
- * API keys through the admin API. Every change goes to the key cache (`changed`): this instance applies it before
- * answering, so a rotated-out or revoked secret is refused by the very next request.
+ * API keys through the admin API. Every change is KeyService's, as in the console: checked the same way, and applied
+ * by this instance before answering, so a rotated-out or revoked secret is refused by the very next request.
  */
 export function adminKeyRoutes(services: Services) {
-  const { store } = services
-  const configuredModels = () => services.config.models.map((model) => model.id)
+  const { store, keyService } = services
   const accountName = async (id: number) => (await store.accounts.findById(id))?.name
   return new Elysia({ name: 'admin-api-keys' })
     .use(withAdminToken(services))
@@ -27,17 +27,18 @@ export function adminKeyRoutes(services: Services) {
       const [keys, names] = await Promise.all([listKeys(store.keys, accountId), accountNames(store.accounts)])
       return keys.reverse().map((key) => keyJson(key, names.get(key.accountId)))
     }, {
+      permission: 'keys:read',
       query: t.Object({ account_id: t.Optional(t.String({ description: "Only this account's keys" })) }),
       response: { 200: t.Array(schema.key), ...schema.errorResponses },
       detail: adminDetail('List keys, newest first'),
     })
-    .post('/admin/api/keys', async ({ body, status }) => {
+    .post('/admin/api/keys', async ({ body, status, token, request }) => {
       if (body.account_id === undefined || body.account_id === null) throw invalidRequest(`Missing 'account_id': the account the key belongs to.`, 'account_id')
       const account = await findAccount(services, undefined, body.account_id)
-      const { record, secret } = await createKey(store.keys, readKeyInput(body, account.id, configuredModels()))
-      services.keys.changed(record)
+      const { record, secret } = await keyService.create(readNewKey(body, account.id), changeByAdminToken(services, token, request))
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
+      permission: 'keys:write',
       ...schema.jsonBody(schema.newKeyBody),
       response: { 201: schema.createdKey, ...schema.errorResponses },
       detail: adminDetail('Create a key', `account_id is required. The answer holds the secret, the only time it is ever shown. ${writes}`),
@@ -46,39 +47,43 @@ export function adminKeyRoutes(services: Services) {
       const key = await findKey(services, undefined, params.id)
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:read',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Show a key'),
     })
-    .patch('/admin/api/keys/:id', async ({ params, body }) => {
-      const changes = readKeyChanges(body, configuredModels())
-      const key = await updateKey(store.keys, (await findKey(services, undefined, params.id)).id, changes)
-      services.keys.changed(key)
+    .patch('/admin/api/keys/:id', async ({ params, body, token, request }) => {
+      const found = await findKey(services, undefined, params.id)
+      const key = await keyService.edit(found.id, readKeyChanges(body), changeByAdminToken(services, token, request))
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       ...schema.jsonBody(schema.keyChangesBody),
       response: { 200: schema.key, ...schema.errorResponses, 409: schema.consoleError },
       detail: adminDetail('Change a key',
         `Limits, models, budget, expiry or name: an absent field stays as it is, null clears it. A revoked key cannot change (409). ${atOnce} ${writes}`),
     })
-    .post('/admin/api/keys/:id/revoke', async ({ params }) => {
-      const { key } = await revokeKey(store.keys, (await findKey(services, undefined, params.id)).id)
-      services.keys.changed(key)
+    .post('/admin/api/keys/:id/revoke', async ({ params, token, request }) => {
+      const found = await findKey(services, undefined, params.id)
+      const { key } = await keyService.revoke(found.id, changeByAdminToken(services, token, request))
       return keyJson(key, await accountName(key.accountId))
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Revoke a key', `Revoking a revoked key changes nothing. ${atOnce} ${writes}`),
     })
-    .post('/admin/api/keys/:id/rotate', async ({ params }) => {
-      const { record, secret } = await rotateKey(store.keys, (await findKey(services, undefined, params.id)).id)
-      services.keys.changed(record)
+    .post('/admin/api/keys/:id/rotate', async ({ params, token, request }) => {
+      const found = await findKey(services, undefined, params.id)
+      const { record, secret } = await keyService.rotate(found.id, changeByAdminToken(services, token, request))
       return { key: keyJson(record, await accountName(record.accountId)), secret }
     }, {
+      permission: 'keys:write',
       params: schema.idParams('key'),
       response: { 200: schema.createdKey, ...schema.errorResponses, 409: schema.consoleError },
       detail: adminDetail('Rotate a key',
-        `A new secret for the same key: its ID, limits, spend and usage history stay; the old secret stops working. The answer holds the new secret, shown this once. ${atOnce} ${writes}`),
+        'A new secret for the same key: its ID, limits, spend and usage history stay; the old secret stops working. '
+        + `The answer holds the new secret, shown this once. A revoked key cannot be rotated (409). ${atOnce} ${writes}`),
     })
 }

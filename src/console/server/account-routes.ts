@@ -1,30 +1,32 @@
 import { Elysia, t } from 'elysia'
 import { createAccount, creditAccount } from '../../domain/accounts.ts'
-import { accountJson, creditJson, dayJson } from '../../domain/presenters.ts'
+import { accountJson } from '../../domain/presenters.ts'
+import { balanceHistory } from './balance-history.ts'
 import type { Services } from '../../edge/services.ts'
 import { readUsd } from './key-input.ts'
 import * as schema from './schemas.ts'
-import { isAdmin, visibleAccount } from './scope.ts'
+import { seesEveryAccount, visibleAccount } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 
 const dayMs = 86_400_000
 const spendHistoryDays = 90
 const tags = ['Accounts']
-const adminsOnly = 'Admins only; to an account user this route does not exist (404).'
 
-/** What any signed-in viewer may read: every account for an admin, their own for an account user. */
+/** What every role may read: every account for an admin, its own for an account's login. */
 function accountReadRoutes(services: Services) {
-  const { accounts, usage } = services.store
+  const { accounts } = services.store
   return new Elysia({ name: 'console-account-reads' })
     .use(signedIn(services))
     .get('/console/api/accounts', async ({ viewer }) => {
-      if (isAdmin(viewer)) return (await accounts.list()).map(accountJson)
+      if (seesEveryAccount(viewer)) return (await accounts.list()).map(accountJson)
       return [accountJson(await visibleAccount(services, viewer, viewer.user.accountId))]
     }, {
+      permission: 'accounts:read',
       response: { 200: t.Array(schema.account), ...schema.errorResponses },
-      detail: { tags, summary: 'List accounts', description: 'An account user sees only their own.' },
+      detail: { tags, summary: 'List accounts', description: "An account's login sees only its own." },
     })
     .get('/console/api/accounts/:id', async ({ viewer, params }) => accountJson(await visibleAccount(services, viewer, params.id)), {
+      permission: 'accounts:read',
       params: schema.idParams('account'),
       response: { 200: schema.account, ...schema.errorResponses },
       detail: { tags, summary: 'Show an account' },
@@ -33,17 +35,15 @@ function accountReadRoutes(services: Services) {
     .get('/console/api/accounts/:id/history', async ({ viewer, params }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const since = (Math.floor(Date.now() / dayMs) - spendHistoryDays + 1) * dayMs
-      const [entries, days] = await Promise.all([accounts.ledgerEntries(account.id), usage.dailyTotals({ accountId: account.id, since })])
-      const history = [
-        ...entries.map((entry) => ({ sortAt: entry.createdAt, item: creditJson(entry) })),
-        // A day's spend is listed at the end of that day, after the credits made during it.
-        ...days.filter((day) => day.requests > 0).map((day) => ({ sortAt: day.day + dayMs - 1, item: { kind: 'usage' as const, ...dayJson(day) } })),
-      ].sort((a, b) => b.sortAt - a.sortAt)
-      return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: history.map((entry) => entry.item) }
+      return { account: accountJson(account), spend_since: new Date(since).toISOString(), history: await balanceHistory(services, account, since) }
     }, {
+      permission: 'accounts:read',
       params: schema.idParams('account'),
       response: { 200: schema.accountHistory, ...schema.errorResponses },
-      detail: { tags, summary: "An account's balance history", description: 'Credits and daily spend over the last 90 days, newest first.' },
+      detail: {
+        tags, summary: "An account's balance history",
+        description: 'Credits, and spending over the last 90 days per day (split where a credit fell within the day), newest first in the order they happened, each with the balance after it.',
+      },
     })
 }
 
@@ -51,25 +51,27 @@ function accountReadRoutes(services: Services) {
 function accountAdminRoutes(services: Services) {
   const { accounts } = services.store
   return new Elysia({ name: 'console-account-changes' })
-    .use(signedIn(services, { admin: true }))
-    .post('/console/api/accounts', async ({ viewer, body, status }) => {
+    .use(signedIn(services))
+    .post('/console/api/accounts', async ({ actor, body, status }) => {
       const opening = readUsd(body.balance_usd?.trim() || '0', 'balance_usd')
-      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, viewer.user.name)))
+      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor.label)))
     }, {
+      permission: 'accounts:create',
       ...schema.jsonBody(schema.newAccountBody),
       response: { 201: schema.account, ...schema.errorResponses },
-      detail: { tags, summary: 'Create an account', description: adminsOnly },
+      detail: { tags, summary: 'Create an account' },
     })
     // The domain refuses a zero amount and an overdraft.
-    .post('/console/api/accounts/:id/credits', async ({ viewer, params, body, status }) => {
+    .post('/console/api/accounts/:id/credits', async ({ viewer, actor, params, body, status }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const amount = readUsd(body.amount_usd.trim(), 'amount_usd')
-      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), viewer.user.name)))
+      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor.label)))
     }, {
+      permission: 'accounts:credit',
       params: schema.idParams('account'),
       ...schema.jsonBody(schema.creditBody),
       response: { 201: schema.account, ...schema.errorResponses },
-      detail: { tags, summary: 'Credit or debit an account', description: adminsOnly },
+      detail: { tags, summary: 'Credit or debit an account' },
     })
 }
 

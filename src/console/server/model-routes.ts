@@ -46,24 +46,27 @@ export function modelRoutes(services: Services) {
       const usable = await usableModels(services, accountId)
       return configured.filter((model) => usable === 'all' || usable.has(model.id)).map(modelJson)
     }, {
+      permission: 'models:read',
       response: { 200: t.Array(schema.model), ...schema.errorResponses },
       detail: {
         tags, summary: 'Models and their prices',
-        description: "Prices per million tokens as exact decimal strings. An account user sees the models their account's active keys may use; an admin every configured model.",
+        description: "Prices per million tokens as exact decimal strings. An account's login sees the models its account's active keys may use; an admin every configured model.",
       },
     })
   const routes = new Elysia({ name: 'console-route-health' })
-    .use(signedIn(services, { admin: true }))
+    .use(signedIn(services))
     .get('/console/api/routes', () => {
       return services.relay.routeHealth().map((route) => ({
         route: route.route, state: route.state, requests: route.requests, failures: route.failures, trips: route.trips,
+        window_s: services.config.routing.windowS,
         open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
       }))
     }, {
+      permission: 'routes:read',
       response: { 200: t.Array(schema.route), ...schema.errorResponses },
       detail: {
         tags, summary: "Route health: each upstream route's circuit breaker",
-        description: 'Admins only; to an account user this route does not exist (404). With Redis, trips are shared by every instance.',
+        description: 'The whole gateway\'s upstreams, so admins only. With Redis, trips are shared by every instance.',
       },
     })
   return new Elysia({ name: 'console-models' }).use(models).use(routes)

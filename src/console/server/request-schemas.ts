@@ -58,8 +58,13 @@ export const creditBody = t.Object({
 
 export const newUserBody = t.Object({
   name: t.String({ description: '1-64 letters, digits, . _ @ or -' }),
-  role: t.Union([t.Literal('admin'), t.Literal('account')], { error: `Invalid value for 'role': "admin" or "account".` }),
-  account_id: t.Optional(nullable(t.Union([t.Integer(), t.String()], { description: "Required for role 'account'" }))),
+  role: t.Optional(t.Union([t.Literal('admin'), t.Literal('account-admin'), t.Literal('viewer')], {
+    description: 'Default viewer, the least privilege. An account-admin may create account-admin and viewer logins only',
+    error: `Invalid value for 'role': "admin", "account-admin" or "viewer".`,
+  })),
+  account_id: t.Optional(nullable(t.Union([t.Integer(), t.String()], {
+    description: "Required for account-admin and viewer when an admin creates them; an account-admin's logins are always of its own account",
+  }))),
   password: t.Optional(nullable(t.String({ description: 'At least 12 characters; absent or empty to have one generated and returned once' }))),
 })
 

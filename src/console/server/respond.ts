@@ -2,6 +2,8 @@ import { NotFoundError, ValidationError } from 'elysia'
 import { GatewayError } from '../../core/errors.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { KeyInputError } from '../../domain/key-rules.ts'
+import { describeKeyInputError } from './key-input.ts'
 import { describeValidationError } from './validation.ts'
 
 /**
@@ -44,6 +46,7 @@ export function consoleErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof ValidationError && error.type !== 'response') error = describeValidationError(error)
   // No route for this method and path: the client's mistake, not the server's.
   if (error instanceof NotFoundError) error = notFound('No such route: see /docs for the API.')
+  if (error instanceof KeyInputError) error = describeKeyInputError(error)
   if (error instanceof DomainError) {
     return consoleJson({ error: { message: error.message, code: error.kind } }, domainStatus[error.kind])
   }

@@ -53,10 +53,12 @@ export const key = t.Object({
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
 
+const role = t.Union([t.Literal('admin'), t.Literal('account-admin'), t.Literal('viewer')], { description: 'What the login may do: see the README\'s role matrix' })
+
 export const user = t.Object({
   id: whole(),
   name: t.String(),
-  role: t.Union([t.Literal('admin'), t.Literal('account')]),
+  role,
   account_id: nullable(whole()),
   account: nullable(t.String()),
   created_at: time('When the login was created'),
@@ -70,8 +72,10 @@ export const session = t.Object({
   user: t.Object({
     id: whole(),
     name: t.String(),
-    role: t.Union([t.Literal('admin'), t.Literal('account')]),
+    role,
     account: nullable(t.Object({ id: whole(), name: t.String() })),
+    permissions: t.Array(t.String(), { description: "What the login's role may do (the README's role matrix): the console shows only those actions" }),
+    grantable_roles: t.Array(role, { description: 'The roles this login may give to logins it creates; empty without users:write' }),
   }),
   csrf_token: t.String({ description: 'Send it back as the x-csrf-token header on every state change' }),
   expires_at: time('When the session ends unless used'),
@@ -107,6 +111,7 @@ export const route = t.Object({
   requests: whole({ description: 'Outcomes in the current window' }),
   failures: whole({ description: 'Failures in the current window' }),
   trips: whole({ description: 'Times taken out of rotation since start' }),
+  window_s: whole({ description: 'The sliding window `requests` and `failures` count over, in seconds (routing.window_s)' }),
   open_until: nullable(t.String({ format: 'date-time', description: 'While open: when a probe may go' })),
   last_failure: nullable(t.String()),
 })
@@ -154,14 +159,21 @@ export const itemPage = t.Object({
 })
 
 const totalsFields = {
-  requests: whole(),
+  requests: whole({ description: 'Every request with a valid key: succeeded + refused + failed' }),
+  succeeded: whole({ description: 'Answered (status below 400)' }),
+  refused: whole({ description: 'Turned down before an answer: a 4xx other than 499 (a limit, a bad field, a model not permitted, an empty balance)' }),
+  failed: whole({ description: 'Not completed: a 5xx (upstream or gateway), or 499 when the client left mid-answer' }),
   input_tokens: whole(),
   output_tokens: whole(),
   spent_usd: usd('Spent'),
 }
 export const totals = t.Object(totalsFields)
 export const day = t.Object({ day: t.String({ format: 'date', description: 'A UTC day' }), ...totalsFields })
-export const group = t.Object({ id: t.String(), label: t.String(), ...totalsFields })
+export const group = t.Object({
+  id: t.String({ description: 'The model, key or account id; for models, "" is requests refused before their model was read' }),
+  label: t.String({ description: 'What to show: a key\'s name, an account\'s name; a model id, marked when it is not configured' }),
+  ...totalsFields,
+})
 export const credit = t.Object({
   kind: t.Literal('credit'),
   at: time('When the credit was made'),
@@ -174,8 +186,15 @@ export const credit = t.Object({
 export const accountHistory = t.Object({
   account,
   spend_since: time('The start of the spend history (the last 90 days)'),
-  history: t.Array(t.Union([credit, t.Object({ kind: t.Literal('usage'), day: day.properties.day, ...totalsFields })]), {
-    description: 'Credits, and the spend of each day with requests, newest first',
+  history: t.Array(t.Union([credit, t.Object({
+    kind: t.Literal('usage'),
+    day: day.properties.day,
+    from: time('The first request of this spending (for a day folded into daily totals, the start of the day)'),
+    to: time('The last request of this spending (for a folded day, its end)'),
+    ...totalsFields,
+    balance_after_usd: usd('The balance after this spending'),
+  })]), {
+    description: 'Credits, and spending per day (split where a credit fell within the day), newest first in the order they happened',
   }),
 })
 
@@ -199,12 +218,13 @@ export const request = t.Object({
   key_id: t.String(),
   key_name: nullable(t.String()),
   key_prefix: nullable(t.String()),
-  model: t.String(),
+  model: t.String({ description: '"" when it was refused before its model was read (a bad body, a body too large or too slow)' }),
   provider: t.String(),
   protocol: t.String(),
   operation: t.String({ description: 'The kind of model call billed: chat, embeddings' }),
   status: whole({ description: 'The HTTP status the client saw' }),
-  error_type: nullable(t.String()),
+  outcome: t.Union([t.Literal('succeeded'), t.Literal('refused'), t.Literal('failed')], { description: 'succeeded: answered; refused: turned down before an answer (4xx but 499); failed: 5xx, or 499 when the client left mid-answer' }),
+  error_type: nullable(t.String({ description: 'Why it was refused or failed: a code such as rate_limit_exceeded, model_not_permitted, insufficient_balance' })),
   input_tokens: whole(),
   cached_input_tokens: whole(),
   output_tokens: whole(),

@@ -1,27 +1,52 @@
-import type { AccountRecord, KeyRecord } from '../../domain/records.ts'
+import type { AccountRecord, KeyRecord, UserRecord } from '../../domain/records.ts'
+import type { TaskRecord } from '../../domain/tasks/records.ts'
 import type { Services } from '../../edge/services.ts'
 import { notFound } from './respond.ts'
-import type { Viewer } from './viewer.ts'
 
-export function isAdmin(viewer: Viewer): boolean {
-  return viewer.user.role === 'admin'
+/**
+ * Account scoping, in one place: whoever asks (a console login, an admin token) carries the one account it may see
+ * and change (`actor.accountId`, domain/actor.ts), or none for an admin or an admin token, who see them all. Every
+ * object behind an ID goes through a function here, and another account's object answers 404 exactly like a missing
+ * one, so its existence is not given away. (What a role may do at all is the permission, checked before: access.ts.)
+ */
+interface Scoped {
+  actor: { accountId: number | undefined }
 }
 
-/** The one account an account user may see; undefined for an admin, who sees them all. */
-export function ownAccountId(viewer: Viewer): number | undefined {
-  if (isAdmin(viewer)) return undefined
-  // An account user without an account (not creatable, but cheap to guard) sees nothing at all.
-  return viewer.user.accountId ?? -1
+/** The one account the caller may see; undefined for an admin or an admin token, who see them all. */
+export function ownAccountId(who: Scoped): number | undefined {
+  return who.actor.accountId
 }
 
-/** The account behind an ID from a URL or a body, or 404 when it does not exist *or* is not the viewer's. */
-export function visibleAccount(services: Services, viewer: Viewer, id: unknown): Promise<AccountRecord> {
-  return findAccount(services, ownAccountId(viewer), id)
+/** Every account's data, so lists may name accounts and break usage down by account. */
+export function seesEveryAccount(who: Scoped): boolean {
+  return who.actor.accountId === undefined
+}
+
+/** The account behind an ID from a URL or a body, or 404 when it does not exist *or* is not the caller's. */
+export function visibleAccount(services: Services, who: Scoped, id: unknown): Promise<AccountRecord> {
+  return findAccount(services, ownAccountId(who), id)
 }
 
 /** The key behind an ID, or 404 when it does not exist or belongs to another account. */
-export function visibleKey(services: Services, viewer: Viewer, id: unknown): Promise<KeyRecord> {
-  return findKey(services, ownAccountId(viewer), id)
+export function visibleKey(services: Services, who: Scoped, id: unknown): Promise<KeyRecord> {
+  return findKey(services, ownAccountId(who), id)
+}
+
+/** The login behind an ID, or 404 when it does not exist or is not of the caller's account (an admin's login is of none). */
+export async function visibleUser(services: Services, who: Scoped, id: string): Promise<UserRecord> {
+  const user = /^\d{1,15}$/.test(id) ? await services.store.users.findById(Number(id)) : undefined
+  const own = ownAccountId(who)
+  if (!user || (own !== undefined && user.accountId !== own)) throw notFound('No such user.')
+  return user
+}
+
+/** The task behind an ID (`batches/…` as Gemini names them, too), or 404 when it does not exist or is another account's. */
+export async function visibleTask(services: Services, who: Scoped, id: string): Promise<TaskRecord> {
+  const task = id.length <= 100 ? await services.tasks.repository.findTask(id.replace(/^batches\//, '')) : undefined
+  const own = ownAccountId(who)
+  if (!task || (own !== undefined && task.accountId !== own)) throw notFound('No such task.')
+  return task
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import type { UserRecord } from '../../domain/records.ts'
+import { allows, grantableRoles, permissionsOf } from '../../domain/roles.ts'
 import { endSession, startSession } from '../../domain/sessions.ts'
 import { changePassword, verifyCredentials } from '../../domain/users.ts'
 import { clientAddress } from '../../edge/client-address.ts'
@@ -18,7 +19,10 @@ const tags = ['Session']
 async function describeViewer(services: Services, user: UserRecord, csrfToken: string, expiresAt: number) {
   const account = user.accountId === null ? undefined : await services.store.accounts.findById(user.accountId)
   return {
-    user: { id: user.id, name: user.name, role: user.role, account: account ? { id: account.id, name: account.name } : null },
+    user: {
+      id: user.id, name: user.name, role: user.role, account: account ? { id: account.id, name: account.name } : null,
+      permissions: permissionsOf(user.role), grantable_roles: allows(user.role, 'users:write') ? grantableRoles(user.role) : [],
+    },
     csrf_token: csrfToken,
     expires_at: new Date(expiresAt).toISOString(),
     models: services.config.models.map((model) => model.id),
@@ -106,6 +110,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
   const signedInRoutes = new Elysia({ name: 'console-session' })
     .use(signedIn(services))
     .get('/console/api/session', ({ viewer }) => describeViewer(services, viewer.user, viewer.session.csrfToken, viewer.session.expiresAt), {
+      permission: 'session',
       response: { 200: schema.session, ...schema.errorResponses },
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
     })
@@ -124,6 +129,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       set.headers['set-cookie'] = sessionCookie(request, token)
       return describeViewer(services, viewer.user, session.csrfToken, session.expiresAt)
     }, {
+      permission: 'session',
       ...schema.jsonBody(schema.ownPasswordBody),
       response: { 200: schema.session, ...schema.errorResponses, 429: schema.consoleError },
       detail: {
@@ -137,6 +143,7 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       set.headers['set-cookie'] = sessionCookie(request, undefined)
       return { signed_out: true as const }
     }, {
+      permission: 'session',
       response: { 200: schema.signedOut, ...schema.errorResponses },
       detail: { tags, summary: 'Sign out', description: 'Ends the session for good and clears the cookie.' },
     })

@@ -6,9 +6,8 @@ import type { ItemRecord, TaskRecord } from '../../domain/tasks/records.ts'
 import type { Services } from '../../edge/services.ts'
 import { notFound } from './respond.ts'
 import * as schema from './schemas.ts'
-import { isAdmin, ownAccountId, visibleAccount } from './scope.ts'
+import { ownAccountId, seesEveryAccount, visibleAccount, visibleTask } from './scope.ts'
 import { signedIn } from './signed-in.ts'
-import type { Viewer } from './viewer.ts'
 
 const tags = ['Tasks']
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -55,14 +54,6 @@ function readCursor(value: string | undefined): { createdAt: number; id: string 
   return { createdAt: Number(match[1]), id: match[2]! }
 }
 
-/** The task behind an ID, or 404 when it does not exist or belongs to another account. */
-async function visibleTask(services: Services, viewer: Viewer, id: string): Promise<TaskRecord> {
-  const task = id.length <= 100 ? await services.tasks.repository.findTask(id.replace(/^batches\//, '')) : undefined
-  const own = ownAccountId(viewer)
-  if (!task || (own !== undefined && task.accountId !== own)) throw notFound('No such task.')
-  return task
-}
-
 /**
  * Batches of every kind (OpenAI, Anthropic, Gemini) in one list: an account user's own account's, an admin's every
  * account's (merged newest first, like `tollgate task list`) or one account's.
@@ -81,12 +72,13 @@ export function taskRoutes(services: Services) {
       const rows = pages.flat().sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       const page = rows.slice(0, limit)
       const last = page.at(-1)
-      const names = isAdmin(viewer) ? await accountNames(services.store.accounts) : new Map<number, string>()
+      const names = seesEveryAccount(viewer) ? await accountNames(services.store.accounts) : new Map<number, string>()
       return {
         tasks: page.map((task) => taskJson(task, names.get(task.accountId) ?? null)),
         next: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
       }
     }, {
+      permission: 'tasks:read',
       query: schema.tasksQuery,
       response: { 200: schema.taskPage, ...schema.errorResponses },
       detail: {
@@ -96,9 +88,10 @@ export function taskRoutes(services: Services) {
     })
     .get('/console/api/tasks/:id', async ({ viewer, params }) => {
       const task = await visibleTask(services, viewer, params.id)
-      const account = isAdmin(viewer) ? (await services.store.accounts.findById(task.accountId))?.name ?? null : null
+      const account = seesEveryAccount(viewer) ? (await services.store.accounts.findById(task.accountId))?.name ?? null : null
       return taskJson(task, account)
     }, {
+      permission: 'tasks:read',
       params: schema.idParams('task'),
       response: { 200: schema.task, ...schema.errorResponses },
       detail: { tags, summary: 'Show a task' },
@@ -111,6 +104,7 @@ export function taskRoutes(services: Services) {
       const page = rows.slice(0, limit)
       return { items: page.map(itemJson), next: rows.length > limit ? String(page.at(-1)!.seq) : null }
     }, {
+      permission: 'tasks:read',
       params: schema.idParams('task'),
       query: schema.itemsQuery,
       response: { 200: schema.itemPage, ...schema.errorResponses },
@@ -135,6 +129,7 @@ export function taskRoutes(services: Services) {
         },
       })
     }, {
+      permission: 'tasks:results',
       params: schema.idParams('task'),
       response: schema.errorResponses,
       detail: {

@@ -5,7 +5,7 @@ import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../.
 import type { UsageCursor, UsageDay, UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import * as schema from './schemas.ts'
-import { isAdmin, ownAccountId } from './scope.ts'
+import { ownAccountId, seesEveryAccount } from './scope.ts'
 import { signedIn } from './signed-in.ts'
 import { readUsageFilter } from './usage-filter.ts'
 import { requestCsv } from './request-csv.ts'
@@ -28,7 +28,7 @@ function fillDays(days: UsageDay[], since: number, until: number): UsageDay[] {
   const byDay = new Map(days.map((day) => [day.day, day]))
   const filled: UsageDay[] = []
   for (let day = Math.floor(since / dayMs) * dayMs; day < until; day += dayMs) {
-    filled.push(byDay.get(day) ?? { day, requests: 0, inputTokens: 0, outputTokens: 0, spent: 0 })
+    filled.push(byDay.get(day) ?? { day, requests: 0, succeeded: 0, refused: 0, failed: 0, inputTokens: 0, outputTokens: 0, spent: 0 })
   }
   return filled
 }
@@ -46,6 +46,15 @@ function readLimit(value: string | undefined): number {
     throw invalidRequest(`Invalid value for 'limit': expected a whole number from 1 to 200.`, 'limit')
   }
   return Number(value)
+}
+
+/**
+ * A model row's label: a refusal written before the body's model was read has none, and a model the client typed
+ * that is not configured is marked, so neither reads as a model that was served.
+ */
+function modelLabel(services: Services, id: string): string {
+  if (id === '') return 'refused before the model was read'
+  return services.config.models.some((model) => model.id === id) ? id : `${id} (not configured)`
 }
 
 async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map<string, KeyLabel>> {
@@ -73,7 +82,7 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
     until: new Date(filter.until).toISOString(),
     totals: totalsJson(totals),
     daily: fillDays(days, filter.since, filter.until).map(dayJson),
-    by_model: byModel.map((group) => groupJson(group)),
+    by_model: byModel.map((group) => groupJson(group, modelLabel(services, group.group))),
     by_operation: byOperation.map((group) => groupJson(group)),
     by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
     by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
@@ -100,8 +109,9 @@ export function usageRoutes(services: Services) {
     // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
     .get('/console/api/usage', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return usageReport(services, filter, isAdmin(viewer))
+      return usageReport(services, filter, seesEveryAccount(viewer))
     }, {
+      permission: 'usage:read',
       query: schema.usageQuery,
       response: { 200: schema.usage, ...schema.errorResponses },
       detail: {
@@ -112,8 +122,9 @@ export function usageRoutes(services: Services) {
     // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
     .get('/console/api/requests', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return requestLogPage(services, filter, query, isAdmin(viewer))
+      return requestLogPage(services, filter, query, seesEveryAccount(viewer))
     }, {
+      permission: 'usage:read',
       query: schema.requestsQuery,
       response: { 200: schema.requestPage, ...schema.errorResponses },
       detail: { tags, summary: 'The request log, newest first', description: 'One keyset page at a time: pass `next` back as `before`.' },
@@ -121,13 +132,14 @@ export function usageRoutes(services: Services) {
     .get('/console/api/requests/csv', async ({ viewer, query }) => {
       const filter = await readUsageFilter(services, ownAccountId(viewer), query)
       const day = new Date().toISOString().slice(0, 10)
-      return new Response(requestCsv(services, filter, isAdmin(viewer)), {
+      return new Response(requestCsv(services, filter, seesEveryAccount(viewer)), {
         headers: {
           'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store',
           'content-disposition': `attachment; filename="tollgate-requests-${day}.csv"`,
         },
       })
     }, {
+      permission: 'usage:read',
       query: schema.usageQuery,
       response: schema.errorResponses,
       detail: {

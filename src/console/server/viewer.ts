@@ -1,14 +1,17 @@
 import { timingSafeEqual } from 'node:crypto'
 import { GatewayError } from '../../core/errors.ts'
+import { type Actor, userActor } from '../../domain/actor.ts'
 import type { SessionRecord, UserRecord } from '../../domain/records.ts'
 import { resumeSession } from '../../domain/sessions.ts'
+import { clientAddress } from '../../edge/client-address.ts'
 import type { Services } from '../../edge/services.ts'
 import { readCookie, sessionCookieName } from './cookies.ts'
 
-/** Who is asking: a signed-in console user and the session their cookie belongs to. */
+/** Who is asking: a signed-in console user, the session their cookie belongs to, and what they act as. */
 export interface Viewer {
   user: UserRecord
   session: SessionRecord
+  actor: Actor
 }
 
 function signedOut(message: string, code = 'signed_out'): GatewayError {
@@ -29,7 +32,7 @@ export async function resolveViewer(services: Services, request: Request, now = 
   if (!session) throw signedOut('Your session has ended; sign in again.', 'session_expired')
   const user = await services.store.users.findById(session.userId)
   if (!user) throw signedOut('Your session has ended; sign in again.', 'session_expired')
-  return { user, session }
+  return { user, session, actor: userActor(user, clientAddress(request, services.server, services.config.trustedProxies)) }
 }
 
 /** Every state change must echo the session's CSRF token, which only the console's own pages can read. */

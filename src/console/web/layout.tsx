@@ -1,15 +1,18 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { can, describeRole, seesEveryAccount } from './access.ts'
 import { callApi } from './api.ts'
 import { interceptLinks, useLocation } from './router.ts'
 import type { SessionInfo } from './types.ts'
 
+/** The pages this login may open, in the order of its work; what it may not do is not offered at all. */
 function navigationFor(session: SessionInfo): [string, string][] {
-  if (session.user.role === 'admin') {
-    return [['/console', 'Overview'], ['/console/accounts', 'Accounts'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'],
-      ['/console/models', 'Models'], ['/console/logins', 'Logins']]
-  }
-  return [['/console', 'Overview'], ['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'], ['/console/balance', 'Balance']]
+  const pages: [string, string][] = [['/console', 'Overview']]
+  if (seesEveryAccount(session)) pages.push(['/console/accounts', 'Accounts'])
+  pages.push(['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'])
+  if (can(session, 'users:read')) pages.push(['/console/logins', 'Logins'])
+  if (!seesEveryAccount(session)) pages.push(['/console/balance', 'Balance'])
+  return pages
 }
 
 function isCurrent(href: string, path: string): boolean {
@@ -33,7 +36,6 @@ export function Layout({ session, onSignedOut, children }: { session: SessionInf
     await callApi('DELETE', '/session').catch(() => undefined)
     onSignedOut()
   }
-  const account = session.user.account
   return (
     <div ref={root} class="layout">
       <a class="skip-link" href="#main">Skip to content</a>
@@ -47,7 +49,7 @@ export function Layout({ session, onSignedOut, children }: { session: SessionInf
           </ul>
         </nav>
         <div class="who">
-          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted"> · {session.user.role === 'admin' ? 'admin' : account?.name}</span></a>
+          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted" data-testid="who-role"> · {describeRole(session)}</span></a>
           <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>Sign out</button>
         </div>
       </header>

@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact'
+import { can, seesEveryAccount } from './access.ts'
 import { Empty } from './components/states.tsx'
 import { PageHeader } from './layout.tsx'
 import { AccountDetail } from './pages/account-detail.tsx'
@@ -23,27 +24,35 @@ export interface PageProps {
   search: URLSearchParams
 }
 
-const routes: [string, FunctionComponent<PageProps>, 'admin' | 'account' | 'all'][] = [
-  ['/console', Overview, 'all'],
-  ['/console/keys', Keys, 'all'],
-  ['/console/keys/new', NewKey, 'all'],
-  ['/console/keys/:id', KeyDetail, 'all'],
-  ['/console/usage', Usage, 'all'],
-  ['/console/models', Models, 'all'],
-  ['/console/tasks', Tasks, 'all'],
-  ['/console/tasks/:id', TaskDetail, 'all'],
-  ['/console/password', Password, 'all'],
-  ['/console/balance', Balance, 'account'],
-  ['/console/accounts', Accounts, 'admin'],
-  ['/console/accounts/:id', AccountDetail, 'admin'],
-  ['/console/logins', Logins, 'admin'],
+type Audience = (session: SessionInfo) => boolean
+const everyone: Audience = () => true
+const allowed = (permission: string): Audience => (session) => can(session, permission)
+
+/** Each page and who may open it; anyone else gets "Page not found", as for an address that does not exist. */
+const routes: [string, FunctionComponent<PageProps>, Audience][] = [
+  ['/console', Overview, everyone],
+  ['/console/keys', Keys, everyone],
+  ['/console/keys/new', NewKey, allowed('keys:write')],
+  ['/console/keys/:id', KeyDetail, everyone],
+  ['/console/usage', Usage, everyone],
+  ['/console/models', Models, everyone],
+  ['/console/tasks', Tasks, everyone],
+  ['/console/tasks/:id', TaskDetail, everyone],
+  ['/console/password', Password, everyone],
+  ['/console/balance', Balance, (session) => !seesEveryAccount(session)],
+  ['/console/accounts', Accounts, seesEveryAccount],
+  ['/console/accounts/:id', AccountDetail, seesEveryAccount],
+  ['/console/logins', Logins, allowed('users:read')],
 ]
 
 export function Routes({ session }: { session: SessionInfo }) {
   const { path, search } = useLocation()
   for (const [pattern, Page, audience] of routes) {
     const params = matchPath(pattern, path)
-    if (params && (audience === 'all' || audience === session.user.role)) return <Page session={session} params={params} search={search} />
+    if (!params) continue
+    // A page the role may not open is not there for it, even when a later pattern (`/console/keys/:id`) would match.
+    if (!audience(session)) break
+    return <Page session={session} params={params} search={search} />
   }
   return (
     <>

@@ -1,6 +1,17 @@
 /** The console API's JSON shapes. Money is always an exact decimal string (`*_usd`), never a number. */
+export type Role = 'admin' | 'account-admin' | 'viewer'
+
 export interface SessionInfo {
-  user: { id: number; name: string; role: 'admin' | 'account'; account: { id: number; name: string } | null }
+  user: {
+    id: number
+    name: string
+    role: Role
+    account: { id: number; name: string } | null
+    /** What the role may do (the README's role matrix), e.g. `keys:write`. */
+    permissions: string[]
+    /** The roles this login may give to logins it creates, weakest last. */
+    grantable_roles: Role[]
+  }
   csrf_token: string
   expires_at: string
   models: string[]
@@ -35,7 +46,11 @@ export interface Key {
 }
 
 export interface Totals {
+  /** succeeded + refused + failed */
   requests: number
+  succeeded: number
+  refused: number
+  failed: number
   input_tokens: number
   output_tokens: number
   spent_usd: string
@@ -75,6 +90,7 @@ export interface RequestRow {
   /** The kind of model call: chat, embeddings. */
   operation: string
   status: number
+  outcome: 'succeeded' | 'refused' | 'failed'
   error_type: string | null
   input_tokens: number
   cached_input_tokens: number
@@ -91,7 +107,7 @@ export interface RequestPage {
 
 export type HistoryEntry =
   | { kind: 'credit'; at: string; amount_usd: string; balance_after_usd: string; note: string; actor: string }
-  | ({ kind: 'usage' } & Day)
+  | ({ kind: 'usage'; from: string; to: string; balance_after_usd: string } & Day)
 
 export interface BalanceHistory {
   account: Account
@@ -102,7 +118,7 @@ export interface BalanceHistory {
 export interface User {
   id: number
   name: string
-  role: 'admin' | 'account'
+  role: Role
   account_id: number | null
   account: string | null
   created_at: string
@@ -133,6 +149,7 @@ export interface RouteHealth {
   requests: number
   failures: number
   trips: number
+  window_s: number
   open_until: string | null
   last_failure: string | null
 }

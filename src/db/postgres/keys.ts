@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull } from 'drizzle-orm'
+import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
 import { apiKeys } from './schema.ts'
@@ -18,6 +18,9 @@ function columnsOf(changes: KeyChanges) {
 }
 
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
+  // Polled every 500 ms by every instance's key cache: the query is built once, not per poll (sqlite/keys.ts).
+  let changed: ReturnType<typeof prepareChanged> | undefined
+  const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare('changed_keys')
   return {
     async insert(key) {
       await db.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) })
@@ -51,7 +54,7 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
       return rows.length > 0
     },
     async changedSince(since) {
-      return (await db.select().from(apiKeys).where(gte(apiKeys.updatedAt, since))).map(toRecord)
+      return (await (changed ??= prepareChanged()).execute({ since })).map(toRecord)
     },
   }
 }

@@ -1,14 +1,28 @@
-import type { SQL } from 'bun'
-import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
+import type { SQL, TransactionSQL } from 'bun'
+import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 import type { PostgresInstance } from './instances.ts'
+import type { LedgerWrite } from '../../domain/records.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
 
-/** The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why). */
-/** `instance`: this process, whose id every hold it places carries (instances.ts). */
+/**
+ * The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why).
+ * `instance`: this process, whose id every hold it places carries (instances.ts).
+ *
+ * Locks are taken in one order everywhere — the instance row, accounts (by id), hold rows (by id), keys (by id) —
+ * so a reservation, a batch and another instance's release of a dead one's holds never deadlock.
+ */
 export function createPostgresLedger(client: SQL, instance: PostgresInstance): LedgerRepository {
   return {
+    term: instance,
+
     async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
-      return client.begin(async (tx): Promise<Reservation> => {
+      const owner = instance.id
+      const reservation = await client.begin(async (tx): Promise<Reservation> => {
+        // Only a live instance may hold money: once another one has declared this one gone (and released its holds),
+        // a hold placed under the old id would be released again by the next sweep while its requests run. The
+        // KEY SHARE lock keeps the row — and so the hold placed here — from being swept until this commits.
+        const [alive] = await tx`SELECT 1 AS alive FROM instances WHERE id = ${owner} FOR KEY SHARE`
+        if (!alive) return { granted: 0, short: 'gone' }
         // FOR UPDATE serialises reservations on one account (then on one key: always in that order) across instances.
         const [row]: { available: string }[] = await tx`SELECT balance - reserved AS available FROM accounts WHERE id = ${accountId} FOR UPDATE`
         const free = Number(row?.available ?? 0)
@@ -23,49 +37,90 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
         await tx`UPDATE accounts SET reserved = reserved + ${granted} WHERE id = ${accountId}`
         if (budgetKeyId !== undefined) await tx`UPDATE api_keys SET reserved = reserved + ${granted} WHERE id = ${budgetKeyId}`
         await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, instance_id)
-          VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null}, ${instance.id})
-          ON CONFLICT (id) DO UPDATE SET amount = holds.amount + EXCLUDED.amount, created_at = EXCLUDED.created_at`
+          VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null}, ${owner})
+          ON CONFLICT (id) DO UPDATE SET amount = holds.amount + EXCLUDED.amount, created_at = EXCLUDED.created_at, instance_id = EXCLUDED.instance_id`
         return { granted }
       })
+      // Declared gone: register again (which retires this process's leases), and let the ledger start over.
+      if (reservation.short === 'gone') await instance.recover()
+      return reservation
     },
 
-    async write(batch) {
+    async write(batch, { batchId, replay = false } = {}) {
       if (batch.length === 0) return
-      const rows = batch.flatMap((write) => write.kind !== 'release' ? [{
-        request_id: write.usage.requestId, account_id: write.usage.accountId, key_id: write.usage.keyId, model: write.usage.model,
-        provider: write.usage.provider, upstream_model: write.usage.upstreamModel, protocol: write.usage.protocol,
-        input_tokens: write.usage.inputTokens, cached_input_tokens: write.usage.cachedInputTokens, cache_write_tokens: write.usage.cacheWriteTokens,
-        output_tokens: write.usage.outputTokens, reasoning_tokens: write.usage.reasoningTokens, cost: write.usage.cost,
-        status: write.usage.status, error_type: write.usage.errorType, latency_ms: write.usage.latencyMs,
-        stream: write.usage.stream, estimated: write.usage.estimated, created_at: write.usage.createdAt,
-        operation: write.usage.operation, units: write.usage.units,
-      }] : [])
-      const totals = aggregateLedgerWrites(batch)
-      await client.begin(async (tx) => {
-        if (rows.length) await tx`INSERT INTO usage_records ${tx(rows)}`
-        // Sorted ids: two instances updating the same rows lock them in the same order, so they cannot deadlock.
-        for (const [accountId, account] of [...totals.accounts].sort(([a], [b]) => a - b)) {
-          await tx`UPDATE accounts SET balance = balance - ${account.debit}, reserved = reserved - ${account.debit + account.released} WHERE id = ${accountId}`
-        }
-        for (const [leaseId, amount] of [...totals.leases].sort(([a], [b]) => a.localeCompare(b))) {
-          // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
-          await tx`UPDATE holds SET amount = amount - ${amount}, created_at = ${Date.now()} WHERE id = ${leaseId}`
-        }
-        for (const leaseId of totals.releasedLeases) await tx`DELETE FROM holds WHERE id = ${leaseId} AND amount <= 0`
-        // One UPDATE per key, in id order, whether it was charged, had budget released, or both.
-        for (const keyId of [...new Set([...totals.keys.keys(), ...totals.budgetReleases.keys()])].sort()) {
-          const key = totals.keys.get(keyId)
-          const released = totals.budgetReleases.get(keyId) ?? 0
-          if (key) {
-            await tx`UPDATE api_keys SET spent = spent + ${key.spent}, reserved = reserved - ${released},
-              last_used_at = GREATEST(COALESCE(last_used_at, 0), ${key.lastUsedAt}) WHERE id = ${keyId}`
-          } else await tx`UPDATE api_keys SET reserved = reserved - ${released} WHERE id = ${keyId}`
-        }
-      })
+      try {
+        await client.begin((tx) => applyBatch(tx, batch, batchId, replay))
+      } catch (error) {
+        // A bill committed before that the writer did not know of: the usual batch pays for no RETURNING.
+        if (replay || !isDuplicateRow(error)) throw error
+        await client.begin((tx) => applyBatch(tx, batch, batchId, true))
+      }
+    },
+
+    async ping() {
+      await client`SELECT 1`
     },
 
     startServing(unownedBefore) {
       return instance.start(unownedBefore)
     },
+  }
+}
+
+/**
+ * One batch in one transaction. `batchId` (set when the batch releases lease money, which no usage row marks) is
+ * recorded first: a batch whose commit succeeded but whose answer was lost is then recognised when it is written
+ * again, and nothing in it is applied twice. With `once`, bills whose usage rows exist already are skipped whole.
+ */
+async function applyBatch(tx: TransactionSQL, batch: LedgerWrite[], batchId: string | undefined, once: boolean): Promise<void> {
+  if (batchId !== undefined) {
+    const fresh: unknown[] = await tx`INSERT INTO ledger_batches (id, applied_at) VALUES (${batchId}, ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`
+    if (fresh.length === 0) return
+  }
+  const rows = batch.flatMap((write) => write.kind !== 'release' ? [{
+    request_id: write.usage.requestId, account_id: write.usage.accountId, key_id: write.usage.keyId, model: write.usage.model,
+    provider: write.usage.provider, upstream_model: write.usage.upstreamModel, protocol: write.usage.protocol,
+    input_tokens: write.usage.inputTokens, cached_input_tokens: write.usage.cachedInputTokens, cache_write_tokens: write.usage.cacheWriteTokens,
+    output_tokens: write.usage.outputTokens, reasoning_tokens: write.usage.reasoningTokens, cost: write.usage.cost,
+    status: write.usage.status, error_type: write.usage.errorType, latency_ms: write.usage.latencyMs,
+    stream: write.usage.stream, estimated: write.usage.estimated, created_at: write.usage.createdAt,
+    operation: write.usage.operation, units: write.usage.units,
+  }] : [])
+  let writes = batch
+  if (rows.length && !once) await tx`INSERT INTO usage_records ${tx(rows)}`
+  else if (rows.length) {
+    const inserted: { request_id: string }[] = await tx`INSERT INTO usage_records ${tx(rows)} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`
+    writes = keepInserted(batch, inserted.map((row) => row.request_id))
+  }
+  const totals = aggregateLedgerWrites(writes)
+  const leaseIds = [...totals.leases.keys()].sort()
+  const accountIds = [...totals.debits.keys()].sort((a, b) => a - b)
+  // Accounts, then hold rows, each in id order (the order every writer takes them in).
+  if (accountIds.length) await tx`SELECT id FROM accounts WHERE id IN ${tx(accountIds)} ORDER BY id FOR UPDATE`
+  const held: { id: string; amount: string }[] = leaseIds.length ? await tx`SELECT id, amount FROM holds WHERE id IN ${tx(leaseIds)} ORDER BY id FOR UPDATE` : []
+  const holding = new Map(held.map((row) => [row.id, Number(row.amount)]))
+  const taken = new Map<string, number>()
+  const now = Date.now()
+  for (const leaseId of leaseIds) {
+    const amount = takeFromHold(holding.get(leaseId), totals.leases.get(leaseId)!.amount)
+    taken.set(leaseId, amount)
+    // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
+    if (amount > 0) await tx`UPDATE holds SET amount = amount - ${amount}, created_at = ${now} WHERE id = ${leaseId}`
+  }
+  const released = releasedBy(totals, taken)
+  for (const accountId of accountIds) {
+    const debit = totals.debits.get(accountId) ?? 0
+    const freed = released.accounts.get(accountId) ?? 0
+    if (debit || freed) await tx`UPDATE accounts SET balance = balance - ${debit}, reserved = reserved - ${freed} WHERE id = ${accountId}`
+  }
+  for (const leaseId of totals.releasedLeases) await tx`DELETE FROM holds WHERE id = ${leaseId} AND amount <= 0`
+  // One UPDATE per key, in id order, whether it was charged, had budget released, or both.
+  for (const keyId of [...new Set([...totals.keys.keys(), ...released.budgetKeys.keys()])].sort()) {
+    const key = totals.keys.get(keyId)
+    const freed = released.budgetKeys.get(keyId) ?? 0
+    if (key) {
+      await tx`UPDATE api_keys SET spent = spent + ${key.spent}, reserved = reserved - ${freed},
+        last_used_at = GREATEST(COALESCE(last_used_at, 0), ${key.lastUsedAt}) WHERE id = ${keyId}`
+    } else await tx`UPDATE api_keys SET reserved = reserved - ${freed} WHERE id = ${keyId}`
   }
 }

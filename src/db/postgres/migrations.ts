@@ -9,7 +9,9 @@ import tasks from '../../../drizzle/postgres/0005_tasks.sql' with { type: 'text'
 import adminTokens from '../../../drizzle/postgres/0006_admin_tokens.sql' with { type: 'text' }
 import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { type: 'text' }
 import singleSignOn from '../../../drizzle/postgres/0008_single_sign_on.sql' with { type: 'text' }
-import usageOperation from '../../../drizzle/postgres/0010_usage_operation.sql' with { type: 'text' }
+import roles from '../../../drizzle/postgres/0009_roles.sql' with { type: 'text' }
+import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
+import usageOperation from '../../../drizzle/postgres/0011_usage_operation.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -22,5 +24,7 @@ export const postgresMigrations: Migration[] = [
   { name: '0006_admin_tokens', sql: adminTokens },
   { name: '0007_usage_daily', sql: usageDaily },
   { name: '0008_single_sign_on', sql: singleSignOn },
-  { name: '0010_usage_operation', sql: usageOperation },
+  { name: '0009_roles', sql: roles },
+  { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
+  { name: '0011_usage_operation', sql: usageOperation },
 ]

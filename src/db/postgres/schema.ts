@@ -100,7 +100,15 @@ export const usageRecords = pgTable('usage_records', {
   index('usage_time').on(table.createdAt, table.id),
   // The console's request log filters by model (see the SQLite twin and bench/usage-log.ts).
   index('usage_model_time').on(table.model, table.createdAt, table.id),
+  // One row per request: a bill replayed from a spool, or written again after a lost answer, is a no-op.
+  uniqueIndex('usage_request').on(table.requestId),
 ])
+
+/** Batches of lease releases applied (pruned after a day), so one written again after a lost answer is not applied twice. */
+export const ledgerBatches = pgTable('ledger_batches', {
+  id: text('id').primaryKey(),
+  appliedAt: time('applied_at').notNull(),
+})
 
 /** The twin of ../sqlite/schema.ts usageDaily: folded usage, one row per UTC day, account, key, model and status. */
 export const usageDaily = pgTable('usage_daily', {
@@ -128,7 +136,7 @@ export const usageDaily = pgTable('usage_daily', {
 export const users = pgTable('users', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   name: text('name').notNull().unique(),
-  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  role: text('role', { enum: ['admin', 'account-admin', 'viewer'] }).notNull(),
   accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
   passwordHash: text('password_hash').notNull(),
   createdAt: time('created_at').notNull(),

@@ -34,7 +34,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     adminTokens: createPostgresAdminTokens(db),
     identities: createPostgresIdentities(db),
     async migrate() {
-      await runMigrations({
+      return runMigrations({
         async appliedNames() {
           await client`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
           const rows: { name: string }[] = await client`SELECT name FROM tollgate_migrations`

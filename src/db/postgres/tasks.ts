@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import type { ItemOutcome, TaskStatus } from '../../domain/tasks/records.ts'
-import type { TaskRepository } from '../../domain/tasks/repository.ts'
+import type { ClaimedItem, TaskRepository } from '../../domain/tasks/repository.ts'
+import { quotaPassed } from '../../domain/tasks/quotas.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
 
 type Row = Record<string, any>
@@ -29,6 +30,22 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     const ended = await run(`UPDATE task_items SET status = ?, finished_at = ? WHERE task_id = ? AND status = 'pending'`, [status, at, taskId], tx)
     if (ended > 0) await run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, [ended, taskId], tx)
   }
+  const finishItem = async (itemId: string, owner: string, outcome: ItemOutcome, tx: Runner) => {
+    const row = await first(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
+      WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, [outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner], tx)
+    if (!row) return false
+    const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
+    await run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, [outcome.cost, row.task_id], tx)
+    return true
+  }
+  /** Serializes the quota checks of one account, across instances, until the transaction ends. */
+  const lockAccount = (accountId: number, tx: Runner) => all(`SELECT pg_advisory_xact_lock(hashtextextended('tollgate-task-quota:' || ?::text, 0))`, [accountId], tx)
+  const storedFiles = async (accountId: number, on: Runner = client) => {
+    const row = (await first(`SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`, [accountId], on))!
+    return { files: Number(row.files), bytes: Number(row.bytes) }
+  }
+  const countOpen = async (accountId: number, on: Runner = client) =>
+    Number((await first(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, [accountId], on))!.open)
   const deleteFile = (id: string) => client.begin(async (tx) => {
     await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
     return (await run('DELETE FROM task_files WHERE id = ?', [id], tx)) > 0
@@ -38,10 +55,18 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     async insertFilePart(fileId, seq, data) {
       await run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', [fileId, seq, data])
     },
-    async insertFile(file) {
+    insertFile: (file, quota) => client.begin(async (tx) => {
+      if (quota) {
+        // Two uploads of one account at once are counted one after the other (on any instance).
+        await lockAccount(file.accountId, tx)
+        const passed = quotaPassed(await storedFiles(file.accountId, tx), file.bytes, quota)
+        if (passed) return passed
+      }
       await run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt])
-    },
+        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt], tx)
+      return 'stored' as const
+    }),
+    storedFiles: (accountId) => storedFiles(accountId),
     async findFile(id) {
       const row = await first('SELECT * FROM task_files WHERE id = ?', [id])
       return row ? fileOf(row) : undefined
@@ -59,16 +84,20 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return rows.map((row) => ({ seq: Number(row.seq), data: row.data as string }))
     },
     deleteFile,
-    async createTask(task, items) {
-      await client.begin(async (tx) => {
-        await run(insertTaskSql, taskValues(task), tx)
-        for (let start = 0; start < items.length; start += 500) {
-          const chunk = items.slice(start, start + 500)
-          await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
-            chunk.flatMap((item) => [item.id, task.id, item.seq, item.customId, item.body]), tx)
-        }
-      })
-    },
+    createTask: (task, items, maxOpen = Number.POSITIVE_INFINITY) => client.begin(async (tx) => {
+      if (Number.isFinite(maxOpen)) {
+        await lockAccount(task.accountId, tx)
+        if ((await countOpen(task.accountId, tx)) >= maxOpen) return false
+      }
+      await run(insertTaskSql, taskValues(task), tx)
+      for (let start = 0; start < items.length; start += 500) {
+        const chunk = items.slice(start, start + 500)
+        await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
+          chunk.flatMap((item) => [item.id, task.id, item.seq, item.customId, item.body]), tx)
+      }
+      return true
+    }),
+    openTaskCount: (accountId) => countOpen(accountId),
     findTask: (id) => findTask(id),
     async listTasks(accountId, page) {
       const kind = page.kind ?? null
@@ -95,30 +124,33 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     async items(taskId, afterSeq, limit) {
       return (await all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', [taskId, afterSeq, limit])).map(itemOf)
     },
-    claimItem: (owner, now, leaseUntil, busy) => client.begin(async (tx) => {
-      const tasks = await all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress')
-        AND account_id <> ALL (string_to_array(?::text, ',')::bigint[]) ORDER BY created_at, id`, [busy.join(',')], tx)
-      for (const { id } of tasks) {
-        // SKIP LOCKED: an item another instance is claiming right now is passed over, never waited for or taken twice.
-        const row = await first(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ?
-          WHERE id = (SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-          AND status = 'pending' RETURNING *`, [owner, leaseUntil, now, id, now], tx)
-        if (!row) continue
+    claimItems: (owner, now, leaseUntil, max, take) => client.begin(async (tx) => {
+      const claimed: ClaimedItem[] = []
+      const tasks = await all(`SELECT id, account_id FROM tasks WHERE status IN ('queued', 'in_progress') ORDER BY created_at, id`, [], tx)
+      for (const { id, account_id: accountId } of tasks) {
+        const items = []
+        while (claimed.length + items.length < max) {
+          // SKIP LOCKED: an item another instance is claiming right now is passed over, never waited for or taken twice.
+          const next = await first(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`, [id, now], tx)
+          if (!next || !take(Number(accountId))) break
+          const row = await first(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ? WHERE id = ? RETURNING *`, [owner, leaseUntil, now, next.id], tx)
+          items.push(itemOf(row!))
+        }
+        if (items.length === 0) continue
         await run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, [now, id], tx)
-        return { item: itemOf(row), task: (await findTask(id, tx))! }
+        const task = (await findTask(id, tx))!
+        for (const item of items) claimed.push({ item, task })
+        if (claimed.length === max) break
       }
-      return undefined
+      return claimed
     }),
     async stageResult(itemId, owner, body) {
       await run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, [body, itemId, owner])
     },
-    finishItem: (itemId, owner, outcome: ItemOutcome) => client.begin(async (tx) => {
-      const row = await first(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
-        WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, [outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner], tx)
-      if (!row) return false
-      const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
-      await run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, [outcome.cost, row.task_id], tx)
-      return true
+    finishItems: (owner, ends) => client.begin(async (tx) => {
+      const finished: boolean[] = []
+      for (const { itemId, outcome } of ends) finished.push(await finishItem(itemId, owner, outcome, tx))
+      return finished
     }),
     async deferItem(itemId, owner, notBefore) {
       await run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, [notBefore, itemId, owner])
@@ -161,5 +193,7 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       for (const { id } of files) await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
       return { tasks: tasks.length, files: files.length }
     }),
+    // Every change above is one transaction: a crash leaves nothing half-done to clear.
+    removeLeftovers: async () => 0,
   }
 }

@@ -2,7 +2,7 @@ import type { SQL } from 'bun'
 import { desc, sql } from 'drizzle-orm'
 import type { UsageRepository } from '../../domain/repositories.ts'
 import {
-  dailyConditions, dailyTotalsColumns, dayOf, foldBoundarySql, foldDeleteSql, foldInsertSql, mergeDays, mergeGroups, readTotals, totalsColumns,
+  addTotals, dailyConditions, dailyTotalsColumns, dayOf, foldBoundarySql, foldDeleteSql, foldInsertSql, mergeDays, mergeGroups, readSpan, readTotals, spanColumns, totalsColumns,
   usageConditions,
 } from '../usage-query.ts'
 import { usageDaily, usageRecords } from './schema.ts'
@@ -27,10 +27,7 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
       ])
       const live = readTotals(row)
       const past = readTotals(old)
-      return {
-        requests: live.requests + past.requests, inputTokens: live.inputTokens + past.inputTokens, outputTokens: live.outputTokens + past.outputTokens,
-        spent: live.spent + past.spent, cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0),
-      }
+      return { ...addTotals(live, past), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0) }
     },
     async listRequests(filter, limit, before) {
       return db.select().from(usageRecords).where(usageConditions(usageRecords, filter, before))
@@ -39,12 +36,12 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
     async dailyTotals(filter) {
       const day = dayOf(usageRecords)
       const [rows, old] = await Promise.all([
-        db.select({ day, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day),
+        db.select({ day, ...totals, ...spanColumns(usageRecords) }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day),
         db.select({ day: usageDaily.day, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter)).groupBy(usageDaily.day),
       ])
       return mergeDays(
         old.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
-        rows.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
+        rows.map((row) => ({ day: Number(row.day), ...readTotals(row), ...readSpan(row) })),
       )
     },
     async totalsBy(dimension, filter) {

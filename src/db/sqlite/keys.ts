@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull } from 'drizzle-orm'
+import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
 import { apiKeys } from './schema.ts'
@@ -20,6 +20,10 @@ function columnsOf(changes: KeyChanges) {
 }
 
 export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
+  // The key cache asks every 500 ms, on every instance: built and prepared once (on first use, after the migrations),
+  // not per poll — building the query each time cost ~1 ms of CPU, about a third of an idle gateway's (2026-11-26).
+  let changed: ReturnType<typeof prepareChanged> | undefined
+  const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare()
   return {
     async insert(key) {
       db.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) }).run()
@@ -53,7 +57,7 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
       return result.length > 0
     },
     async changedSince(since) {
-      return db.select().from(apiKeys).where(gte(apiKeys.updatedAt, since)).all().map(toRecord)
+      return (changed ??= prepareChanged()).all({ since }).map(toRecord)
     },
   }
 }

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { LedgerWrite } from '../../domain/records.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
-import { aggregateLedgerWrites } from '../aggregate-ledger-writes.ts'
+import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 
 /**
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
@@ -12,7 +12,8 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   let ledger: LedgerRepository | undefined
   return {
     reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
-    write: (batch) => (ledger ??= prepareLedger(client)).write(batch),
+    write: (batch, options) => (ledger ??= prepareLedger(client)).write(batch, options),
+    ping: () => (ledger ??= prepareLedger(client)).ping(),
     startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
   }
 }
@@ -25,11 +26,18 @@ function prepareLedger(client: Database): LedgerRepository {
   const upsertHold = client.prepare(
     'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
+  const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
   // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
   const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
+  // Found through usage_account_time (account, then the very millisecond): a unique index on request_id would make
+  // every insert pay ~20 µs (a random key in a growing b-tree, bench/compare.ts 2026-11-27) for the rare replay.
+  const billed = client.prepare<{ found: number }, [number, number, string]>(
+    'SELECT 1 AS found FROM usage_records WHERE account_id = ? AND created_at = ? AND request_id = ?')
+  const markBatch = client.prepare('INSERT INTO ledger_batches (id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
+  const pruneBatches = client.prepare('DELETE FROM ledger_batches WHERE applied_at < ?')
   const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, []>(
     'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id')
 
@@ -46,16 +54,54 @@ function prepareLedger(client: Database): LedgerRepository {
     return { granted }
   })
 
-  const write = client.transaction((batch: Parameters<LedgerRepository['write']>[0]) => {
-    insertUsage(batch)
+  /** The money of a batch whose usage rows are written: debits, and holds shrunk as far as they still hold. */
+  const applyMoney = (batch: LedgerWrite[]) => {
     const totals = aggregateLedgerWrites(batch)
-    for (const [accountId, account] of totals.accounts) debitAccount.run(account.debit, account.debit + account.released, accountId)
+    const taken = new Map<string, number>()
     const now = Date.now()
-    for (const [leaseId, amount] of totals.leases) shrinkHold.run(amount, now, leaseId)
+    for (const [leaseId, lease] of totals.leases) {
+      const amount = takeFromHold(heldBy.get(leaseId)?.amount, lease.amount)
+      if (amount > 0) shrinkHold.run(amount, now, leaseId)
+      taken.set(leaseId, amount)
+    }
+    const released = releasedBy(totals, taken)
+    for (const accountId of new Set([...totals.debits.keys(), ...released.accounts.keys()])) {
+      debitAccount.run(totals.debits.get(accountId) ?? 0, released.accounts.get(accountId) ?? 0, accountId)
+    }
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
-    for (const [keyId, amount] of totals.budgetReleases) addKeyReserved.run(-amount, keyId)
+    for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
+  }
+
+  /** A batch of releases is applied once: written again under its id (its first answer lost), it is a no-op. */
+  const firstTime = (batchId: string | undefined): boolean => {
+    if (batchId === undefined) return true
+    const now = Date.now()
+    pruneBatches.run(now - 86_400_000)
+    return markBatch.run(batchId, now).changes > 0
+  }
+
+  const write = client.transaction((batch: LedgerWrite[], batchId: string | undefined, replay: boolean) => {
+    if (!firstTime(batchId)) return
+    const fresh = replay ? unbilled(batch) : batch
+    insertUsage(fresh)
+    applyMoney(fresh)
   })
+
+  /**
+   * A replayed batch less the bills already written, each bill once. Writes are one at a time on a SQLite file, so
+   * what is found missing here is still missing at the insert.
+   */
+  const unbilled = (batch: LedgerWrite[]): LedgerWrite[] => {
+    const seen = new Set<string>()
+    return batch.filter((entry) => {
+      if (entry.kind === 'release') return true
+      const { requestId, accountId, createdAt } = entry.usage
+      if (seen.has(requestId)) return false
+      seen.add(requestId)
+      return !billed.get(accountId, createdAt, requestId)
+    })
+  }
 
   const releaseAll = client.transaction(() => {
     const stale = allHolds.all()
@@ -70,8 +116,11 @@ function prepareLedger(client: Database): LedgerRepository {
     async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
       return reserve.immediate(leaseId, accountId, keyId, need, want, at, budgetKeyId ?? null)
     },
-    async write(batch) {
-      if (batch.length) write.immediate(batch)
+    async write(batch, { batchId, replay = false } = {}) {
+      if (batch.length) write.immediate(batch, batchId, replay)
+    },
+    async ping() {
+      client.query('SELECT 1').get()
     },
     // Only `serve` calls this, holding the file's serve lock: every hold in the file is a dead server's.
     async startServing() {
@@ -82,6 +131,7 @@ function prepareLedger(client: Database): LedgerRepository {
 
 const usageColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
+const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
 /** Rows per INSERT statement: 21 columns × 32 = 672 parameters, far below SQLite's limit. */
 const rowsPerInsert = 32
 
@@ -94,7 +144,7 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
   const statementFor = (rows: number) => {
     let statement = statements.get(rows)
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')
+      const values = Array.from({ length: rows }, () => `(${usagePlaceholders})`).join(', ')
       statement = client.prepare(`INSERT INTO usage_records (${usageColumns}) VALUES ${values}`)
       statements.set(rows, statement)
     }

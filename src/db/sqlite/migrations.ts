@@ -8,7 +8,9 @@ import tasks from '../../../drizzle/sqlite/0004_tasks.sql' with { type: 'text' }
 import adminTokens from '../../../drizzle/sqlite/0005_admin_tokens.sql' with { type: 'text' }
 import usageDaily from '../../../drizzle/sqlite/0006_usage_daily.sql' with { type: 'text' }
 import singleSignOn from '../../../drizzle/sqlite/0007_single_sign_on.sql' with { type: 'text' }
-import usageOperation from '../../../drizzle/sqlite/0009_usage_operation.sql' with { type: 'text' }
+import roles from '../../../drizzle/sqlite/0008_roles.sql' with { type: 'text' }
+import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
+import usageOperation from '../../../drizzle/sqlite/0010_usage_operation.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -20,5 +22,7 @@ export const sqliteMigrations: Migration[] = [
   { name: '0005_admin_tokens', sql: adminTokens },
   { name: '0006_usage_daily', sql: usageDaily },
   { name: '0007_single_sign_on', sql: singleSignOn },
-  { name: '0009_usage_operation', sql: usageOperation },
+  { name: '0008_roles', sql: roles },
+  { name: '0009_ledger_batches', sql: ledgerBatches },
+  { name: '0010_usage_operation', sql: usageOperation },
 ]

@@ -120,7 +120,7 @@ export const usageDaily = sqliteTable('usage_daily', {
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
-  role: text('role', { enum: ['admin', 'account'] }).notNull(),
+  role: text('role', { enum: ['admin', 'account-admin', 'viewer'] }).notNull(),
   accountId: integer('account_id').references(() => accounts.id),
   passwordHash: text('password_hash').notNull(),
   createdAt: integer('created_at').notNull(),
@@ -237,3 +237,12 @@ export const adminTokens = sqliteTable('admin_tokens', {
   lastUsedAt: integer('last_used_at'),
   revokedAt: integer('revoked_at'),
 })
+
+/**
+ * Batches of lease releases applied (pruned after a day), so one written again after a lost answer is not applied
+ * twice. Bills need none: a replayed one is found by its request id (sqlite/ledger.ts).
+ */
+export const ledgerBatches = sqliteTable('ledger_batches', {
+  id: text('id').primaryKey(),
+  appliedAt: integer('applied_at').notNull(),
+}, (table) => [index('ledger_batches_time').on(table.appliedAt)])

@@ -58,7 +58,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     adminTokens: createSqliteAdminTokens(db),
     identities: createSqliteIdentities(db),
     async migrate() {
-      await runMigrations({
+      return runMigrations({
         async appliedNames() {
           db.run(sql`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`)
           const rows = db.all<{ name: string }>(sql`SELECT name FROM tollgate_migrations`)

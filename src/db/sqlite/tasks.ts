@@ -1,13 +1,17 @@
 import type { Database } from 'bun:sqlite'
-import type { FileRecord, ItemOutcome, NewItem, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
-import type { ClaimedItem, FilePage, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
+import { Pacer } from '../../core/pace.ts'
+import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } from '../../domain/tasks/quotas.ts'
+import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
+import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+import { createTaskSlices } from './task-slices.ts'
 
 type Row = Record<string, any>
 
 /**
  * Tasks on SQLite. bun:sqlite is synchronous, so every multi-statement change runs inside one `transaction()`
  * call with nothing awaited in between: no other statement on the shared connection (the ledger's) can interleave.
+ * Changes to many rows are cut into such transactions, with yields between them (task-slices.ts).
  */
 export function createSqliteTasks(client: Database): TaskRepository {
   const all = (sql: string, ...params: any[]) => client.query(sql).all(...params) as Row[]
@@ -18,46 +22,48 @@ export function createSqliteTasks(client: Database): TaskRepository {
     return row ? taskOf(row) : undefined
   }
 
-  const createTask = client.transaction((task: TaskRecord, items: NewItem[]) => {
+  const slices = createTaskSlices(client)
+
+  /** The task's row, written after its items (so they are seen together), if its account has room for it. */
+  const insertTask = client.transaction((task: TaskRecord, maxOpen: number) => {
+    if (countOpen(task.accountId) >= maxOpen) return false
     run(insertTaskSql, ...taskValues(task))
-    const insert = client.query('INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES (?, ?, ?, ?, ?, \'pending\')')
-    for (const item of items) insert.run(item.id, task.id, item.seq, item.customId, item.body)
+    return true
   })
+  const countOpen = (accountId: number) => Number(get(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, accountId)!.open)
 
-  /** Pending items of a task end without running (`canceled` or `expired`), counted on the task. */
-  const endPending = (taskId: string, status: 'canceled' | 'expired', at: number) => {
-    const ended = run(`UPDATE task_items SET status = ?, finished_at = ? WHERE task_id = ? AND status = 'pending'`, status, at, taskId)
-    if (ended > 0) run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, ended, taskId)
-  }
+  /** The task turns `cancelling` at once; its pending items then end `canceled` a slice at a time. */
+  const markCancelling = (id: string, at: number) =>
+    run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id) > 0
 
-  const requestCancel = client.transaction((id: string, at: number) => {
-    const changed = run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id)
-    if (changed === 0) return undefined
-    endPending(id, 'canceled', at)
-    return findTask(id)
-  })
-
-  const claimItem = client.transaction((owner: string, now: number, leaseUntil: number, busy: number[]): ClaimedItem | undefined => {
-    const tasks = all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND account_id NOT IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, JSON.stringify(busy))
-    for (const { id } of tasks) {
-      const row = get(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ?
-        WHERE id = (SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1) RETURNING *`,
-        owner, leaseUntil, now, id, now)
-      if (!row) continue
+  const nextPending = (taskId: string, now: number) =>
+    get(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
+  const claimItems = client.transaction((owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
+    const claimed: ClaimedItem[] = []
+    const tasks = all(`SELECT id, account_id FROM tasks WHERE status IN ('queued', 'in_progress') ORDER BY created_at, id`)
+    for (const { id, account_id: accountId } of tasks) {
+      const items = []
+      for (let next = nextPending(id, now); next && claimed.length + items.length < max && take(Number(accountId)); next = nextPending(id, now)) {
+        items.push(itemOf(get(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ? WHERE id = ? RETURNING *`, owner, leaseUntil, now, next.id)!))
+      }
+      if (items.length === 0) continue
       run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, now, id)
-      return { item: itemOf(row), task: findTask(id)! }
+      const task = findTask(id)!
+      for (const item of items) claimed.push({ item, task })
+      if (claimed.length === max) break
     }
-    return undefined
+    return claimed
   })
 
-  const finishItem = client.transaction((itemId: string, owner: string, outcome: ItemOutcome) => {
+  const finishItem = (itemId: string, owner: string, outcome: ItemOutcome) => {
     const row = get(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
       WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner)
     if (!row) return false
     const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
     run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, outcome.cost, row.task_id)
     return true
-  })
+  }
+  const finishItems = client.transaction((owner: string, ends: ItemEnd[]) => ends.map(({ itemId, outcome }) => finishItem(itemId, owner, outcome)))
 
   const adoptOrphans = client.transaction((owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): OrphanedItem[] => {
     const rows = all(`UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
@@ -71,40 +77,41 @@ export function createSqliteTasks(client: Database): TaskRepository {
     })
   })
 
-  const expireDue = client.transaction((now: number) => {
-    const due = all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
-    for (const { id } of due) endPending(id, 'expired', now)
-    return due.length
-  })
+  /** A task's row goes first (it is gone at once), then its items a slice at a time. */
+  const deleteTask = async (id: string) => {
+    const deleted = run('DELETE FROM tasks WHERE id = ?', id) > 0
+    await slices.deleteItems(id)
+    return deleted
+  }
 
-  const purge = client.transaction((before: number, now: number) => {
-    const tasks = all(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
-    for (const { id } of tasks) {
-      run('DELETE FROM task_items WHERE task_id = ?', id)
-      run('DELETE FROM tasks WHERE id = ?', id)
-    }
-    const files = all(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
-    for (const { id } of files) deleteFile(id)
-    return { tasks: tasks.length, files: files.length }
-  })
+  /** A file's record goes first, then its parts a few at a time (an upload refused has parts only). */
+  const deleteFile = async (id: string) => {
+    const deleted = run('DELETE FROM task_files WHERE id = ?', id) > 0
+    await slices.deleteParts(id)
+    return deleted
+  }
 
-  const deleteFile = client.transaction((id: string) => {
-    run('DELETE FROM task_file_parts WHERE file_id = ?', id)
-    return run('DELETE FROM task_files WHERE id = ?', id) > 0
-  })
-
-  const deleteTask = client.transaction((id: string) => {
-    run('DELETE FROM task_items WHERE task_id = ?', id)
-    return run('DELETE FROM tasks WHERE id = ?', id) > 0
+  const storedFiles = (accountId: number): StoredFiles => {
+    const row = get(`SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`, accountId)!
+    return { files: Number(row.files), bytes: Number(row.bytes) }
+  }
+  const insertFile = client.transaction((file: FileRecord, quota: FileQuota | undefined): FileQuotaOutcome => {
+    const passed = quota && quotaPassed(storedFiles(file.accountId), file.bytes, quota)
+    if (passed) return passed
+    run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt)
+    return 'stored'
   })
 
   return {
     async insertFilePart(fileId, seq, data) {
       run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', fileId, seq, data)
     },
-    async insertFile(file: FileRecord) {
-      run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt)
+    async insertFile(file, quota) {
+      return insertFile(file, quota)
+    },
+    async storedFiles(accountId) {
+      return storedFiles(accountId)
     },
     async findFile(id) {
       const row = get('SELECT * FROM task_files WHERE id = ?', id)
@@ -121,11 +128,20 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async fileParts(fileId, fromSeq, limit) {
       return all('SELECT seq, data FROM task_file_parts WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?', fileId, fromSeq, limit) as { seq: number; data: string }[]
     },
-    async deleteFile(id) {
-      return deleteFile(id)
+    deleteFile,
+    async createTask(task, items, maxOpen = Number.POSITIVE_INFINITY) {
+      try {
+        await slices.insertItems(task.id, items)
+        if (insertTask(task, maxOpen)) return true
+      } catch (error) {
+        await slices.deleteItems(task.id)
+        throw error
+      }
+      await slices.deleteItems(task.id)
+      return false
     },
-    async createTask(task, items) {
-      createTask(task, items)
+    async openTaskCount(accountId) {
+      return countOpen(accountId)
     },
     async findTask(id) {
       return findTask(id)
@@ -141,23 +157,23 @@ export function createSqliteTasks(client: Database): TaskRepository {
         accountId, kind, kind, page.olderThan ? 1 : null, page.olderThan?.createdAt ?? 0, page.olderThan?.id ?? '', page.limit)
       return rows.map(taskOf)
     },
-    async deleteTask(id) {
-      return deleteTask(id)
-    },
+    deleteTask,
     async requestCancel(id, at) {
-      return requestCancel(id, at)
+      if (!markCancelling(id, at)) return undefined
+      await slices.endPending(id, 'canceled', at)
+      return findTask(id)
     },
     async items(taskId, afterSeq, limit) {
       return all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', taskId, afterSeq, limit).map(itemOf)
     },
-    async claimItem(owner, now, leaseUntil, busyAccounts) {
-      return claimItem(owner, now, leaseUntil, busyAccounts)
+    async claimItems(owner, now, leaseUntil, max, take) {
+      return claimItems(owner, now, leaseUntil, max, take)
     },
     async stageResult(itemId, owner, body) {
       run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, body, itemId, owner)
     },
-    async finishItem(itemId, owner, outcome) {
-      return finishItem(itemId, owner, outcome)
+    async finishItems(owner, ends) {
+      return finishItems(owner, ends)
     },
     async deferItem(itemId, owner, notBefore) {
       run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, notBefore, itemId, owner)
@@ -172,7 +188,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
       run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL WHERE id = ? AND status = 'running' AND owner = ?`, itemId, owner)
     },
     async expireDue(now) {
-      return expireDue(now)
+      const due = all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
+      for (const { id } of due) await slices.endPending(id, 'expired', now)
+      // A cancel a crash cut short (its task `cancelling`, items still pending) is carried on.
+      const cancelled = all(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
+        AND EXISTS (SELECT 1 FROM task_items WHERE status = 'pending' AND task_id = tasks.id)`)
+      for (const { id, cancel_requested_at: at } of cancelled) await slices.endPending(id, 'canceled', Number(at))
+      return due.length
     },
     async finishableTasks() {
       return all(`SELECT * FROM tasks WHERE status IN ${activeSql}
@@ -183,7 +205,29 @@ export function createSqliteTasks(client: Database): TaskRepository {
         WHERE id = ? AND status IN ${activeSql}`, status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id) > 0
     },
     async purge(before, now) {
-      return purge(before, now)
+      const tasks = all(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
+      for (const { id } of tasks) await deleteTask(id)
+      const files = all(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
+      for (const { id } of files) await deleteFile(id)
+      return { tasks: tasks.length, files: files.length }
+    },
+    async removeLeftovers() {
+      // One index seek per task (or file) id found: never a scan of every item.
+      let removed = 0
+      const pacer = new Pacer()
+      for (let after = ''; ; await pacer.pace()) {
+        const row = get('SELECT task_id FROM task_items WHERE task_id > ? ORDER BY task_id LIMIT 1', after)
+        if (!row) break
+        after = row.task_id
+        if (!get('SELECT 1 FROM tasks WHERE id = ?', after)) removed += await slices.deleteItems(after)
+      }
+      for (let after = ''; ; await pacer.pace()) {
+        const row = get('SELECT file_id FROM task_file_parts WHERE file_id > ? ORDER BY file_id LIMIT 1', after)
+        if (!row) break
+        after = row.file_id
+        if (!get('SELECT 1 FROM task_files WHERE id = ?', after)) removed += await slices.deleteParts(after)
+      }
+      return removed
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { AccountRecord, UserRole } from '../records.ts'
 import type { AccountRepository } from '../repositories.ts'
+import { userRoles } from '../roles.ts'
 
 /**
  * What the identity provider's claims say about a person, read the same way for every provider: the rules come
@@ -7,7 +8,7 @@ import type { AccountRepository } from '../repositories.ts'
  */
 export interface ClaimRules {
   /** Lower-case email domains allowed; empty allows any. */
-  allowedDomains: string[]
+  allowedDomains: readonly string[]
   roleClaim?: string
   accountClaim?: string
 }
@@ -19,12 +20,6 @@ export class SignOnRefused extends Error {
     this.name = 'SignOnRefused'
   }
 }
-
-/**
- * Strongest first: a person whose claim lists several roles gets the strongest one Tollgate knows. New roles are
- * one entry here, in their place.
- */
-const rolesByPower: readonly UserRole[] = ['admin', 'account']
 
 /**
  * A claim's value(s) as strings. `name` is first looked up whole (Auth0's namespaced claims are URLs, dots and all),
@@ -56,11 +51,14 @@ export function checkEmail(claims: Record<string, unknown>, rules: ClaimRules): 
   return email
 }
 
-/** The role the role claim names, or undefined when no role claim is configured. */
+/**
+ * The role the role claim names, or undefined when no role claim is configured. A person whose claim lists several
+ * roles gets the strongest one Tollgate knows (`userRoles` is strongest first).
+ */
 export function mapRole(claims: Record<string, unknown>, rules: ClaimRules): UserRole | undefined {
   if (rules.roleClaim === undefined) return undefined
   const values = new Set(readClaim(claims, rules.roleClaim).map((value) => value.toLowerCase()))
-  const role = rolesByPower.find((candidate) => values.has(candidate))
+  const role = userRoles.find((candidate) => values.has(candidate))
   if (!role) throw new SignOnRefused('no_role', 'Your identity provider gives you no role on this gateway. Ask an operator for access.')
   return role
 }

@@ -1,6 +1,7 @@
 import type { UserRecord, UserRole } from '../records.ts'
 import type { AccountRepository, SessionRepository, UserRepository } from '../repositories.ts'
 import { isValidName } from '../names.ts'
+import { belongsToAccount } from '../roles.ts'
 import { type ClaimRules, checkEmail, mapAccount, mapRole, SignOnRefused } from './claims.ts'
 import type { IdentityRepository } from './repository.ts'
 
@@ -51,8 +52,9 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
     const name = chooseName(email, identity.claims)
     const waiting = existing ? undefined : await findWaitingLogin(repositories, name)
     const current = existing ?? waiting
-    const role: UserRole = mapRole(identity.claims, rules) ?? current?.role ?? 'account'
-    const accountId = role === 'admin' ? null : await chooseAccount(repositories, identity.claims, rules, current)
+    // Without a role claim a newcomer gets the least privilege; an operator raises it (or configures role_claim).
+    const role: UserRole = mapRole(identity.claims, rules) ?? current?.role ?? 'viewer'
+    const accountId = belongsToAccount(role) ? await chooseAccount(repositories, identity.claims, rules, current) : null
     const record = { issuer: identity.issuer, subject: identity.subject, email: email ?? null }
     if (!current) {
       const user = await identities.createLinkedUser(

@@ -5,13 +5,24 @@ import type { OrphanedItem } from './repository.ts'
 /** The most items one task may hold (OpenAI's limit). */
 export const maxItems = 50_000
 
-/** The largest input file and every batch's completion window: OpenAI's by default (config `tasks.max_file_bytes`, `tasks.window_s`). */
+/**
+ * The largest input file and every batch's completion window: OpenAI's by default (config `tasks.max_file_bytes`,
+ * `tasks.window_s`); the longest line of a file (one request: the live body cap); and what one account may keep
+ * (`tasks.max_files_per_account`, `max_stored_bytes_per_account`, `max_open_batches_per_account`).
+ */
 export interface TaskLimits {
   maxFileBytes: number
   windowMs: number
+  maxLineBytes: number
+  maxFilesPerAccount: number
+  maxStoredBytesPerAccount: number
+  maxOpenBatchesPerAccount: number
 }
 
-export const defaultTaskLimits: TaskLimits = { maxFileBytes: 200 * 1024 * 1024, windowMs: 24 * 3600 * 1000 }
+export const defaultTaskLimits: TaskLimits = {
+  maxFileBytes: 200 * 1024 * 1024, windowMs: 24 * 3600 * 1000, maxLineBytes: 32 * 1024 * 1024,
+  maxFilesPerAccount: 1000, maxStoredBytesPerAccount: 1024 * 1024 * 1024, maxOpenBatchesPerAccount: 25,
+}
 
 /** A byte count as people read it ("200 MB", "1.5 KB", "10 bytes"), for the messages that name a limit. */
 export function describeBytes(bytes: number): string {

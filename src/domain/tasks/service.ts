@@ -1,7 +1,10 @@
 import { randomBase62 } from '../../core/ids.ts'
+import { Pacer } from '../../core/pace.ts'
+import { LineMeter, splitLines } from './lines.ts'
 import type { FilePurpose, FileRecord, ItemRecord, NewItem, TaskKind, TaskRecord } from './records.ts'
 import type { TaskPage, TaskRepository } from './repository.ts'
 import { defaultTaskLimits, describeBytes, type TaskLimits } from './rules.ts'
+import { refuseOpenBatches, refuseStoring, storedOrRefused } from './quotas.ts'
 
 const partBytes = 1024 * 1024
 const idPrefixes: Record<TaskKind, string> = { openai: 'batch_', anthropic: 'msgbatch_', gemini: '' }
@@ -42,9 +45,22 @@ export class TaskService {
       cancelRequestedAt: null, expiresAt: now + this.limits.windowMs,
     }
     const items = input.items.map((item, seq): NewItem => ({ id: `batch_req_${randomBase62(24)}`, seq, customId: item.customId, body: item.body }))
-    await this.repository.createTask(task, items)
+    // Counted again as the task is written (two creations at once must not both take the last place).
+    const { maxOpenBatchesPerAccount } = this.limits
+    if (!(await this.repository.createTask(task, items, maxOpenBatchesPerAccount))) refuseOpenBatches(maxOpenBatchesPerAccount)
     this.onWork()
     return task
+  }
+
+  /** Before a batch is checked: a 429 when its account has as many batches running as it may (the check is cheap). */
+  async admitBatch(accountId: number): Promise<void> {
+    const { maxOpenBatchesPerAccount } = this.limits
+    if ((await this.repository.openTaskCount(accountId)) >= maxOpenBatchesPerAccount) refuseOpenBatches(maxOpenBatchesPerAccount)
+  }
+
+  /** Before an upload is read: a 400 when its account stores as many files, or bytes, as it may. */
+  async admitUpload(accountId: number): Promise<void> {
+    refuseStoring(await this.repository.storedFiles(accountId), 0, this.limits)
   }
 
   async find(accountId: number, id: string): Promise<TaskRecord | undefined> {
@@ -82,10 +98,12 @@ export class TaskService {
     return 'deleted'
   }
 
-  /** Every item of a task, in input order, a page at a time. */
+  /** Every item of a task, in input order, a page at a time (yielding between pages: a task may hold 50,000). */
   async *items(taskId: string): AsyncGenerator<ItemRecord> {
     let after = -1
+    const pacer = new Pacer()
     while (true) {
+      await pacer.pace()
       const page = await this.repository.items(taskId, after, 500)
       yield* page
       if (page.length < 500) return
@@ -95,12 +113,16 @@ export class TaskService {
 
   /**
    * Store an upload's bytes as they arrive, in parts of whole lines (so a line never straddles two parts), refusing
-   * past `limits.maxFileBytes`. Parts only: `recordFile` makes them a file once the rest of the form is checked, and
-   * `discardFile` removes them when it is not (or this throws).
+   * past `limits.maxFileBytes` and a line longer than `limits.maxLineBytes` (a 400 naming it). Parts only:
+   * `recordFile` makes them a file once the rest of the form is checked, and `discardFile` removes them when it is
+   * not (or this throws).
    */
   async storeFileParts(body: AsyncIterable<Uint8Array>): Promise<{ id: string; bytes: number }> {
     const id = `file-${randomBase62(24)}`
-    const { maxFileBytes } = this.limits
+    const { maxFileBytes, maxLineBytes } = this.limits
+    const lines = new LineMeter(maxLineBytes)
+    // A body already buffered is read without I/O in between: paced, so a fast client's 200 MB is not one long turn.
+    const pacer = new Pacer()
     // Bytes are gathered and cut at their last newline, then decoded once per part: a newline byte is never inside
     // a UTF-8 sequence, so a part's text is whole, and no per-chunk strings are made for the collector to catch up on.
     // Each chunk is searched for a newline once, as it comes (a long line is not searched again and again).
@@ -118,6 +140,8 @@ export class TaskService {
       for await (const chunk of body) {
         bytes += chunk.byteLength
         if (bytes > maxFileBytes) throw new FileTooLargeError(`The file is larger than the ${describeBytes(maxFileBytes)} limit.`)
+        lines.take(chunk)
+        await pacer.pace()
         const newline = chunk.lastIndexOf(10)
         if (newline !== -1) lastNewline = { index: held.length, end: newline + 1 }
         held.push(chunk)
@@ -138,10 +162,13 @@ export class TaskService {
     return { id, bytes }
   }
 
-  /** The record that makes stored parts a file (written last: a half-written file is never listed). */
+  /**
+   * The record that makes stored parts a file (written last: a half-written file is never listed), if the account's
+   * files and bytes stay within their quotas, counted as it is written (a 400 otherwise; the caller discards the parts).
+   */
   async recordFile(accountId: number, stored: { id: string; bytes: number }, filename: string, purpose: FilePurpose, expiresAt: number | null): Promise<FileRecord> {
     const file: FileRecord = { id: stored.id, accountId, purpose, filename, bytes: stored.bytes, taskId: null, createdAt: this.clock(), expiresAt }
-    await this.repository.insertFile(file)
+    storedOrRefused(await this.repository.insertFile(file, this.limits), this.limits)
     return file
   }
 
@@ -178,26 +205,21 @@ export class TaskService {
     return file?.accountId === accountId ? file : undefined
   }
 
-  /** A file's text as stored, part by part. */
+  /**
+   * A file's text as stored, a part (about 1 MB) at a time: a read of one is a short synchronous call on SQLite, and a
+   * reader that stops early (a batch refused at its 50,001st line) reads no more than it needs.
+   */
   async *fileText(fileId: string): AsyncGenerator<string> {
-    let from = 0
-    while (true) {
-      const parts = await this.repository.fileParts(fileId, from, 8)
-      for (const part of parts) yield part.data
-      if (parts.length < 8) return
-      from = parts[parts.length - 1]!.seq + 1
+    for (let from = 0; ; ) {
+      const [part] = await this.repository.fileParts(fileId, from, 1)
+      if (!part) return
+      yield part.data
+      from = part.seq + 1
     }
   }
 
-  /** A file's lines (1-based numbers), split across parts without holding the file whole. */
-  async *fileLines(fileId: string): AsyncGenerator<{ number: number; text: string }> {
-    let rest = ''
-    let number = 0
-    for await (const part of this.fileText(fileId)) {
-      const lines = (rest + part).split('\n')
-      rest = lines.pop()!
-      for (const line of lines) yield { number: ++number, text: line.replace(/\r$/, '') }
-    }
-    if (rest) yield { number: ++number, text: rest.replace(/\r$/, '') }
+  /** A file's lines (1-based numbers), split across parts without holding the file whole; a 400 for a line too long. */
+  fileLines(fileId: string): AsyncGenerator<{ number: number; text: string }> {
+    return splitLines(this.fileText(fileId), this.limits.maxLineBytes)
   }
 }

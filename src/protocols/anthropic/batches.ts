@@ -3,18 +3,20 @@ import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import { gatewayErrorOf, type ItemRecord, maxItems, type TaskRecord } from '../../edge/tasks.ts'
 import type { Caller } from '../../relay/types.ts'
-import { type BatchItemCodec, checkItem, CustomIds, itemInvalid, itemRequest } from '../shared/batch-item.ts'
+import { type BatchItemCodec, checkEach, checkItem, CustomIds, itemInvalid, itemRequest } from '../shared/batch-item.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { pageLimit } from '../shared/page-limit.ts'
+import { textStream } from '../shared/text-stream.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
 /** Anthropic batch items: each request's `params`, decoded as a Messages request. */
 export const anthropicBatchItems: BatchItemCodec = {
-  decode(body, _task, requestId) {
-    const exchange = anthropicMessages.decode(parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
+  decode(body, _task, requestId, parsed) {
+    const exchange = anthropicMessages.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
     return { protocol: anthropicMessages.name, operation: anthropicMessages.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
@@ -48,15 +50,21 @@ export function resultLine(item: ItemRecord): string {
   return `${head}{"type":${JSON.stringify(item.status)}}}`
 }
 
-/** POST /v1/messages/batches: every request checked (custom_id, params, model) before anything runs. */
+/**
+ * POST /v1/messages/batches: every request checked (custom_id, params, model) before anything runs. The body is
+ * checked as a live one is (`limits.json_depth`, the body cap), so each request is too. Under the key's rpm and
+ * concurrency, and the account's quota of batches not yet ended.
+ */
 async function createBatch(services: Services, caller: Caller, request: Request, text: string): Promise<Response> {
   const body = parseJsonBody(text, services.config.limits.jsonDepth)
   const requests = body.requests
   if (!Array.isArray(requests) || requests.length === 0) throw new GatewayError('invalid_request', 'requests: must be a non-empty array.', { param: 'requests' })
   if (requests.length > maxItems) throw new GatewayError('invalid_request', `requests: a batch holds at most ${maxItems} requests.`, { param: 'requests' })
+  // An account with as many batches running as it may is refused before its requests are checked.
+  await services.tasks.admitBatch(caller.accountId)
   const customIds = new CustomIds()
   const target = { endpoint: '/v1/messages', model: null }
-  const items = requests.map((entry, index) => {
+  const items = await checkEach(requests, (entry, index) => {
     const where = `requests[${index}]`
     if (!isObject(entry)) throw itemInvalid(where, new Error('expected an object.'))
     const customId = entry.custom_id
@@ -64,7 +72,7 @@ async function createBatch(services: Services, caller: Caller, request: Request,
     customIds.add(customId, where)
     if (!isObject(entry.params)) throw itemInvalid(`${where}.params`, new Error('must be an object.'))
     const params = JSON.stringify(entry.params)
-    checkItem(services.relay, caller, anthropicBatchItems, target, params, `${where} (custom_id ${customId})`)
+    checkItem(services.relay, caller, anthropicBatchItems, target, params, `${where} (custom_id ${customId})`, entry.params)
     return { customId, body: params }
   })
   const task = await services.tasks.create({ kind: 'anthropic', accountId: caller.accountId, keyId: caller.id, endpoint: '/v1/messages', items })
@@ -86,7 +94,7 @@ async function listBatches(services: Services, caller: Caller, request: Request)
 /** GET/DELETE /v1/messages/batches/{id}, POST …/{id}/cancel, GET …/{id}/results. */
 async function answerBatch(services: Services, caller: Caller, request: Request): Promise<Response> {
   const url = new URL(request.url)
-  const [id = '', action] = decodeURIComponent(url.pathname.slice('/v1/messages/batches/'.length)).split('/')
+  const [id = '', action] = decodePathPart(url.pathname.slice('/v1/messages/batches/'.length), 'message batch ID').split('/')
   const task = await services.tasks.find(caller.accountId, id)
   if (!task || task.kind !== 'anthropic') throw notFound(id)
   if (request.method === 'POST') {
@@ -101,21 +109,18 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   }
   if (action === 'results') {
     if (task.finishedAt === null) throw new GatewayError('invalid_request', `Message batch ${id} has not ended yet; its results are available once processing_status is "ended".`)
-    const items = services.tasks.items(id)
-    const body = new ReadableStream<string>({
-      async pull(controller) {
-        const next = await items.next()
-        if (next.done) controller.close()
-        else controller.enqueue(resultLine(next.value) + '\n')
-      },
-    })
-    return new Response(body, { headers: { 'content-type': 'application/x-jsonl' } })
+    return new Response(textStream(resultLines(services.tasks, id)), { headers: { 'content-type': 'application/x-jsonl' } })
   }
   if (action !== undefined) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
   return jsonResponse(presentMessageBatch(task, url.origin))
 }
 
-const create = defineEndpoint(anthropicMessages, createBatch)
+/** The results file, a line per item in input order. */
+async function* resultLines(tasks: Services['tasks'], id: string): AsyncGenerator<string> {
+  for await (const item of tasks.items(id)) yield resultLine(item) + '\n'
+}
+
+const create = defineEndpoint(anthropicMessages, createBatch, { admitted: true })
 const list = defineEndpoint(anthropicMessages, listBatches)
 const one = defineEndpoint(anthropicMessages, answerBatch)
 

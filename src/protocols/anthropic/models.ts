@@ -3,10 +3,15 @@ import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
+/** Anthropic's model object; `max_input_tokens` / `max_tokens` carry the configured context window and output cap. */
 function encodeModel(model: ModelConfig, key: Caller) {
   // The gateway has no release dates; the key's creation is when these models became available to it.
-  return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString() }
+  return {
+    type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString(),
+    max_input_tokens: model.contextWindow ?? null, max_tokens: model.maxOutputTokens,
+  }
 }
 
 function readLimit(value: string | null): number {
@@ -38,7 +43,7 @@ function selectPage<T extends { id: string }>(models: T[], query: URLSearchParam
 export function answerAnthropicModels(services: Services, key: Caller, request: Request): Response {
   const url = new URL(request.url)
   if (url.pathname.startsWith('/v1/models/')) {
-    const id = decodeModelId(url.pathname.slice('/v1/models/'.length))
+    const id = decodePathPart(url.pathname.slice('/v1/models/'.length), 'model id')
     const model = services.relay.resolveModel(key, id)
     if (model.kind !== 'chat') {
       throw new GatewayError('not_found', `The model '${id}' is not a chat model (kind: ${model.kind}): the Messages API cannot call it`, { code: 'model_not_found' })
@@ -48,12 +53,4 @@ export function answerAnthropicModels(services: Services, key: Caller, request: 
   // Anthropic's list holds the models its Messages API can call: chat models only.
   const models = services.relay.modelsFor(key).filter((model) => model.kind === 'chat').map((model) => encodeModel(model, key))
   return jsonResponse(selectPage(models, url.searchParams))
-}
-
-function decodeModelId(id: string): string {
-  try {
-    return decodeURIComponent(id)
-  } catch {
-    throw invalidRequest('The model id in the path is not valid URL encoding.')
-  }
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../core/errors.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
 /**
  * What follows `/models/` in a Gemini path (`gemini-2.5-flash:generateContent`), still URL-encoded; '' for the list.
@@ -12,11 +13,7 @@ export function modelPathOf(url: URL): string {
 
 /** The model id in a path; it may hold slashes and colons (`llama3:8b`), so it is taken whole. */
 export function readModel(rest: string): string {
-  try {
-    return decodeURIComponent(rest).replace(/^models\//, '')
-  } catch {
-    throw new GatewayError('invalid_request', 'The request path is not valid URL encoding.')
-  }
+  return decodePathPart(rest, 'model').replace(/^models\//, '')
 }
 
 /** `{model}:{method}`: the method is whatever follows the last colon. */

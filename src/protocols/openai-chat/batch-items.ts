@@ -18,9 +18,9 @@ export const batchEndpoints = Object.keys(batchProtocols)
 
 /** OpenAI batch items: the `body` of each input line, decoded as its endpoint's protocol. */
 export const openAiBatchItems: BatchItemCodec = {
-  decode(body, task, requestId) {
+  decode(body, task, requestId, parsed) {
     const protocol = batchProtocols[task.endpoint]!
-    const exchange = protocol.decode(parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
+    const exchange = protocol.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
     return { protocol: protocol.name, operation: protocol.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
   async finalize(task, tasks) {

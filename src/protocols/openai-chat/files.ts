@@ -6,11 +6,15 @@ import { describeBytes, FileTooLargeError, type FileRecord } from '../../edge/ta
 import type { Caller } from '../../relay/types.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import type { ProtocolFront } from '../shared/client-protocol.ts'
-import { bearerToken, knownCaller, lookUpCaller } from '../../edge/auth.ts'
+import { bearerToken } from '../../edge/auth.ts'
+import { bodyTimeout, knownRequestCaller, lookUpRequestCaller } from '../../edge/front-door.ts'
+import { admitRequest } from '../shared/admit-request.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { failResponse } from '../shared/fail-response.ts'
 import { openAiErrorResponse } from './error-response.ts'
 import { pageLimit } from '../shared/page-limit.ts'
+import { textStream } from '../shared/text-stream.ts'
+import { decodePathPart } from '../shared/path-id.ts'
 
 export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError: openAiErrorResponse }
 
@@ -29,7 +33,7 @@ export function noSuchFile(id: string): GatewayError {
 
 /** What follows /v1/files/: the id, and `/content` when the bytes are asked for. */
 function fileIdOf(request: Request): { id: string; content: boolean } {
-  const rest = decodeURIComponent(new URL(request.url).pathname.slice('/v1/files/'.length))
+  const rest = decodePathPart(new URL(request.url).pathname.slice('/v1/files/'.length), 'file ID')
   return rest.endsWith('/content') ? { id: rest.slice(0, -'/content'.length), content: true } : { id: rest, content: false }
 }
 
@@ -50,11 +54,17 @@ async function uploadFile(services: Services, caller: Caller, request: Request):
   // A body declared larger than the file limit and a form's fields together is refused before it is read.
   const declared = Number(request.headers.get('content-length') ?? 0)
   if (declared > maxFileBytes + formLimits.maxParts * (formLimits.maxHeaderBytes + maxFieldBytes)) throw fileTooLarge(maxFileBytes)
+  // An account at its quota is refused before anything is read (and again, exactly, as the file is recorded).
+  await services.tasks.admitUpload(caller.accountId)
   const fields = new Map<string, string>()
   let stored: { id: string; bytes: number } | undefined
   let filename = 'upload.jsonl'
+  // The whole form must arrive within the body deadline, as any request's body must: a trickled upload is cut there.
+  const { bodyTimeoutMs } = services.config.limits
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(bodyTimeout(bodyTimeoutMs)), bodyTimeoutMs)
   try {
-    for await (const part of readMultipart(request.body, boundary, formLimits)) {
+    for await (const part of readMultipart(request.body, boundary, { ...formLimits, signal: deadline.signal })) {
       if (part.name === 'file') {
         if (stored) throw new GatewayError('invalid_request', "Only one 'file' may be uploaded at a time.", { param: 'file' })
         filename = part.filename || filename
@@ -77,6 +87,8 @@ async function uploadFile(services: Services, caller: Caller, request: Request):
     if (stored) await services.tasks.discardFile(stored.id)
     if (error instanceof FileTooLargeError) throw fileTooLarge(maxFileBytes)
     throw error
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -111,30 +123,26 @@ async function answerFile(services: Services, caller: Caller, request: Request):
     return jsonResponse({ id, object: 'file', deleted: true })
   }
   if (!content) return jsonResponse(presentFile(file))
-  const parts = services.tasks.fileText(id)
-  const body = new ReadableStream<string>({
-    async pull(controller) {
-      const next = await parts.next()
-      if (next.done) controller.close()
-      else controller.enqueue(next.value)
-    },
-    async cancel() {
-      await parts.return(undefined)
-    },
-  })
-  return new Response(body, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
+  return new Response(textStream(services.tasks.fileText(id)), { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
 }
 
-/** The upload reads its own body (as a stream, not as text): the key is checked first, from the headers. */
+/**
+ * The upload reads its own body (as a stream, not as text): the key is checked first, from the headers, then the
+ * key's rpm and concurrency admit it, as any request.
+ */
 async function upload(services: Services, request: Request): Promise<Response> {
   const requestId = newRequestId()
+  let permit: Awaited<ReturnType<typeof admitRequest>> | undefined
   try {
     const secret = openAiFront.readSecret(request)
-    const caller = knownCaller(services.keys, secret) ?? await lookUpCaller(services.keys, secret)
+    const caller = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+    permit = await admitRequest(services, caller)
     return await uploadFile(services, caller, request)
   } catch (error) {
     await request.body?.cancel().catch(() => {})
     return failResponse(openAiFront, services.logger, error, request, requestId)
+  } finally {
+    permit?.release(0)
   }
 }
 const list = defineEndpoint(openAiFront, listFiles)

@@ -4,6 +4,7 @@ import { endHandling } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
 import type { ProtocolFront, ProtocolHandler } from './client-protocol.ts'
+import { admitRequest } from './admit-request.ts'
 import { failResponse } from './fail-response.ts'
 
 /** What an endpoint that is not relayed answers, once its caller is known and its body read (`''` for a GET). */
@@ -14,13 +15,16 @@ export type EndpointAnswer = (services: Services, caller: Caller, request: Reque
  * count_tokens, the model lists, Responses retrieval. Same order, same funnel: authenticate, read the body, answer;
  * any failure rendered in the protocol's shape.
  */
-export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer): ProtocolHandler {
+export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer, options: { admitted?: boolean } = {}): ProtocolHandler {
   return async (services, request) => {
     const requestId = newRequestId()
+    let permit: Awaited<ReturnType<typeof admitRequest>> | undefined
     try {
       // The key first, from the headers; then the body, within its deadline (define-protocol.ts, front-door.ts).
       const secret = front.readSecret(request)
       const caller = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+      // `admitted`: work a tenant could repeat at will (a batch's creation) counts against the key's rpm and concurrency.
+      if (options.admitted) permit = await admitRequest(services, caller)
       const text = await readBody(request, services.config.limits.bodyTimeoutMs)
       const response = await answer(services, caller, request, text, requestId)
       endHandling(services.server, request, services.config.limits.writeIdleMs)
@@ -28,6 +32,8 @@ export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer): Pr
     } catch (error) {
       endHandling(services.server, request, services.config.limits.writeIdleMs)
       return failResponse(front, services.logger, error, request, requestId)
+    } finally {
+      permit?.release(0)
     }
   }
 }

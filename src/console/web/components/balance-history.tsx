@@ -3,7 +3,16 @@ import type { BalanceHistory } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 import { Empty, Resolved, TableScroll } from './states.tsx'
 
-/** Credits (with who made them and why) and each day's spend, newest first, every amount exactly as recorded. */
+/** "2026-11-26 10:02–14:30": a piece of spending from its first request to its last, within one UTC day. */
+function span(from: string, to: string): string {
+  const [start, end] = [formatTime(from).replace(' UTC', ''), formatTime(to).replace(' UTC', '')]
+  return start === end ? start : `${start}–${end.slice(11)}`
+}
+
+/**
+ * Credits (with who made them and why) and spending, newest first in the order they happened, each with the
+ * balance after it, every amount exactly as recorded: spending is per day, split where a credit fell within it.
+ */
 export function BalanceHistoryView({ accountId, version = 0 }: { accountId: number; version?: number }) {
   const resource = useResource<BalanceHistory>(`/accounts/${accountId}/history?v=${version}`)
   return (
@@ -26,17 +35,17 @@ export function BalanceHistoryView({ accountId, version = 0 }: { accountId: numb
                     <td class="number">{usd(entry.balance_after_usd)}</td>
                   </tr>
                 ) : (
-                  <tr key={index}>
-                    <td class="nowrap">{entry.day}</td>
-                    <td>Usage: {count(entry.requests)} request{entry.requests === 1 ? '' : 's'}</td>
+                  <tr key={index} data-testid="history-usage">
+                    <td class="nowrap">{span(entry.from, entry.to)}</td>
+                    <td>Usage: {count(entry.succeeded)} answered{entry.refused > 0 ? `, ${count(entry.refused)} refused` : ''}{entry.failed > 0 ? `, ${count(entry.failed)} failed` : ''}</td>
                     <td class="number negative">{/^[0.]+$/.test(entry.spent_usd) ? usd(entry.spent_usd) : `-${usd(entry.spent_usd)}`}</td>
-                    <td class="number muted">—</td>
+                    <td class="number">{usd(entry.balance_after_usd)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </TableScroll>
-          <p class="hint">Spending is listed per day for the last 90 days (since {formatDate(spend_since)}); credits are listed in full.</p>
+          <p class="hint">Spending is listed per day for the last 90 days (since {formatDate(spend_since)}), from its first request to its last, and split where a credit was made during it; credits are listed in full.</p>
         </>
       )}
     </Resolved>

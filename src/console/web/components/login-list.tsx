@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
+import { can, roleNames } from '../access.ts'
 import { callApi, postJson, queryString } from '../api.ts'
 import { formatDate } from '../format.ts'
-import type { Account, User } from '../types.ts'
+import type { Role, SessionInfo, User } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 import { AccountSelect } from './account-select.tsx'
 import { ConfirmDialog } from './confirm-dialog.tsx'
@@ -60,18 +61,35 @@ function UnlockLogin({ user, onUnlocked }: { user: User; onUnlocked: () => void 
   )
 }
 
-/** Console logins (all, or one account's) with a form for a new one; a generated password is shown once. */
-export function LoginList({ account, selfId }: { account?: Account; selfId: number }) {
+const roleHints: Record<Role, string> = {
+  admin: 'everything, on every account',
+  'account-admin': "its account's keys, logins and spend",
+  viewer: "read only: its account's keys (never a secret), usage and spend",
+}
+
+/** The roles the form offers, weakest first: the first one, the least privilege, is what a hurried Enter creates. */
+function offeredRoles(session: SessionInfo, forAccount: boolean): Role[] {
+  return [...session.user.grantable_roles].reverse().filter((role) => !(forAccount && role === 'admin'))
+}
+
+/**
+ * Console logins (all, or one account's) with a form for a new one; a generated password is shown once. An account
+ * admin sees and makes its own account's logins only, and the form offers only the roles its user may give.
+ */
+export function LoginList({ account, session }: { account?: { id: number; name: string }; session: SessionInfo }) {
+  const selfId = session.user.id
+  const writes = can(session, 'users:write')
+  const roles = offeredRoles(session, account !== undefined)
   const users = useResource<User[]>(`/users${queryString({ account_id: account?.id })}`)
   const [name, setName] = useState('')
-  const [role, setRole] = useState(account ? 'account' : 'admin')
+  const [role, setRole] = useState<Role>(roles[0] ?? 'viewer')
   const [accountId, setAccountId] = useState(account ? String(account.id) : '')
   const [password, setPassword] = useState('')
   const [created, setCreated] = useState<{ name: string; password?: string }>()
   const [notice, setNotice] = useState<{ name: string; text: string; password?: string }>()
   const create = async () => {
     const result = await postJson<{ user: User; password?: string }>('/users', {
-      name: name.trim(), role, account_id: role === 'account' ? Number(accountId) || undefined : undefined, password: password || undefined,
+      name: name.trim(), role, account_id: role !== 'admin' ? Number(accountId) || undefined : undefined, password: password || undefined,
     })
     setCreated({ name: result.user.name, password: result.password })
     setName('')
@@ -88,8 +106,8 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
               <tbody>
                 {list.map((user) => (
                   <tr key={user.id}>
-                    <td>{user.name}</td><td>{user.role}</td>{!account && <td>{user.account ?? '—'}</td>}<td>{formatDate(user.created_at)}</td>
-                    <td class="row-actions">{user.id !== selfId && (
+                    <td>{user.name}</td><td>{roleNames[user.role]}</td>{!account && <td>{user.account ?? '—'}</td>}<td>{formatDate(user.created_at)}</td>
+                    <td class="row-actions">{writes && user.id !== selfId && (
                       <>
                         <ResetPassword user={user} onReset={(password) => setNotice({ name: user.name, text: `Password of ${user.name} reset; they are signed out everywhere.`, password })} />
                         <UnlockLogin user={user} onUnlocked={() => setNotice({ name: user.name, text: `${user.name} may sign in again at once: their failed sign-ins are forgotten.` })} />
@@ -109,20 +127,19 @@ export function LoginList({ account, selfId }: { account?: Account; selfId: numb
       {created && (created.password
         ? <SecretReveal label={`Password for ${created.name}`} secret={created.password} testId="new-login-password" />
         : <p class="notice" role="status">Login {created.name} created with the password you chose.</p>)}
-      <CreateForm title={account ? `New login for ${account.name}` : 'New login'} submitLabel="Create login" onSubmit={create}>
-        <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
-        {!account && (
-          <SelectField label="Role" value={role} onValue={setRole} hint="An admin sees every account; an account user only theirs.">
-            <option value="admin">Admin</option>
-            <option value="account">Account user</option>
+      {writes && (
+        <CreateForm title={account ? `New login for ${account.name}` : 'New login'} submitLabel="Create login" onSubmit={create}>
+          <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
+          <SelectField label="Role" value={role} onValue={(value) => setRole(value as Role)} hint={`${roleNames[role]}: ${roleHints[role]}.`}>
+            {roles.map((each) => <option key={each} value={each}>{roleNames[each]}</option>)}
           </SelectField>
-        )}
-        {!account && role === 'account' && (
-          <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />
-        )}
-        <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
-          hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
-      </CreateForm>
+          {!account && role !== 'admin' && (
+            <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />
+          )}
+          <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
+            hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
+        </CreateForm>
+      )}
     </>
   )
 }

@@ -15,9 +15,15 @@ export interface RequestFilter {
   until?: string
 }
 
+/** The status and, for a refusal or failure, its reason in words on the page (not only in a tooltip). */
 function StatusCell({ row }: { row: RequestRow }) {
-  const kind = row.status < 400 ? 'ok' : row.status === 429 ? 'warn' : 'error'
-  return <span class={`badge badge-${kind}`} title={row.error_type ?? undefined}>{row.status}</span>
+  const kind = row.outcome === 'succeeded' ? 'ok' : row.status === 429 ? 'warn' : 'error'
+  return (
+    <>
+      <span class={`badge badge-${kind}`}>{row.status}</span>
+      {row.outcome !== 'succeeded' && <span class="reason" data-testid="request-reason"> {row.outcome}{row.error_type ? `: ${row.error_type.replaceAll('_', ' ')}` : ''}</span>}
+    </>
+  )
 }
 
 /** The request log, newest first; "Load older" follows the keyset cursor, so page 1000 costs what page 1 does. */
@@ -49,7 +55,7 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
                   {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
                   <td data-label="Key"><a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a></td>
                   <td data-label="Model">
-                    {row.model}
+                    {row.model || <span class="muted">refused before the model was read</span>}
                     {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
                     {row.stream ? <span class="muted"> · stream</span> : null}
                   </td>

@@ -30,6 +30,9 @@ interface Operation {
   parameters?: Parameter[]
   requestBody?: { content?: Record<string, Content> }
   responses?: Record<string, { description?: string; content?: Record<string, Content> }>
+  /** Set on every signed-in route by its permission (console/server/access.ts): the README's role matrix, per route. */
+  'x-permission'?: string
+  'x-roles'?: string[]
 }
 interface OpenApiDocument {
   info: { title: string; description?: string; version: string }
@@ -66,6 +69,12 @@ function objectWithin(schema: Schema): Schema | undefined {
   return schema.anyOf?.map(objectWithin).find(Boolean)
 }
 
+/** A table with a header cell over every column (an empty header once left "required" under a blank one). */
+function table(headers: string[], rows: Node[]): Node {
+  return element('table', {}, element('thead', {}, element('tr', {}, ...headers.map((title) => element('th', { scope: 'col' }, title)))),
+    element('tbody', {}, ...rows))
+}
+
 function schemaView(schema: Schema): Node {
   const object = objectWithin(schema)
   if (!object?.properties) return element('p', { class: 'type' }, typeOf(schema))
@@ -74,11 +83,10 @@ function schemaView(schema: Schema): Node {
     return element('tr', {},
       element('td', {}, element('code', {}, name)),
       element('td', { class: 'type' }, typeOf(field)),
-      element('td', {}, object.required?.includes(name) ? 'required' : ''),
+      element('td', {}, object.required?.includes(name) ? 'required' : 'optional'),
       element('td', {}, field.description ?? '', nested && element('details', {}, element('summary', {}, 'fields'), schemaView(nested))))
   })
-  return element('table', {}, element('thead', {}, element('tr', {}, ...['Field', 'Type', '', 'Description'].map((title) => element('th', {}, title)))),
-    element('tbody', {}, ...rows))
+  return table(['Field', 'Type', 'Required', 'Description'], rows)
 }
 
 function operationView(method: string, path: string, operation: Operation): Node {
@@ -88,12 +96,13 @@ function operationView(method: string, path: string, operation: Operation): Node
     element('h3', {}, element('span', { class: `method ${method}` }, method.toUpperCase()), ' ', element('code', {}, path)),
     operation.summary && element('p', { class: 'summary' }, operation.summary),
     operation.description && element('p', {}, operation.description),
+    operation['x-permission'] && element('p', { class: 'permission' }, 'Permission ', element('code', {}, operation['x-permission']),
+      `: ${operation['x-roles']?.join(', ') || 'nobody'} (see the role matrix in the README).`),
     parameters.length > 0 && element('h4', {}, 'Parameters'),
-    parameters.length > 0 && element('table', {},
-      element('tbody', {}, ...parameters.map((parameter) => element('tr', {},
-        element('td', {}, element('code', {}, parameter.name)), element('td', {}, parameter.in),
-        element('td', { class: 'type' }, parameter.schema ? typeOf(parameter.schema) : ''),
-        element('td', {}, parameter.required ? 'required' : ''), element('td', {}, parameter.schema?.description ?? ''))))),
+    parameters.length > 0 && table(['Parameter', 'In', 'Type', 'Required', 'Description'], parameters.map((parameter) => element('tr', {},
+      element('td', {}, element('code', {}, parameter.name)), element('td', {}, parameter.in),
+      element('td', { class: 'type' }, parameter.schema ? typeOf(parameter.schema) : ''),
+      element('td', {}, parameter.required ? 'required' : 'optional'), element('td', {}, parameter.schema?.description ?? '')))),
     body && element('h4', {}, 'JSON body'),
     body && schemaView(body),
     element('h4', {}, 'Responses'),

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { can } from '../access.ts'
 import { postJson } from '../api.ts'
 import { BalanceCard } from '../components/balance-card.tsx'
 import { BalanceHistoryView } from '../components/balance-history.tsx'
@@ -45,14 +46,18 @@ export function AccountDetail({ session, params }: PageProps) {
           <PageHeader title={account.name}>
             <a class="button secondary" href={`/console/keys?account=${account.id}`}>Keys</a>
             <a class="button secondary" href={`/console/usage?account=${account.id}`}>Usage</a>
-            <a class="button" href={`/console/keys/new?account=${account.id}`}>Create key</a>
+            {can(session, 'keys:write') && <a class="button" href={`/console/keys/new?account=${account.id}`}>Create key</a>}
           </PageHeader>
           <BalanceCard accountId={account.id} version={version} />
-          <CreditForm account={account} onCredited={() => setVersion((value) => value + 1)} />
+          {can(session, 'accounts:credit') && <CreditForm account={account} onCredited={() => setVersion((value) => value + 1)} />}
           <h2>History</h2>
           <BalanceHistoryView accountId={account.id} version={version} />
-          <h2>Logins</h2>
-          <LoginList account={account} selfId={session.user.id} />
+          {can(session, 'users:read') && (
+            <>
+              <h2>Logins</h2>
+              <LoginList account={account} session={session} />
+            </>
+          )}
         </>
       )}
     </Resolved>

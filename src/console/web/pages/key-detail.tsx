@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
+import { can } from '../access.ts'
 import { KeyEditForm } from '../components/key-edit.tsx'
 import { RotateKeyButton } from '../components/rotate-key.tsx'
 import { SecretReveal } from '../components/secret-reveal.tsx'
@@ -26,6 +27,8 @@ export function KeyDetail({ session, params }: PageProps) {
   const resource = useResource<Key>(`/keys/${encodeURIComponent(params.id!)}`)
   const [editing, setEditing] = useState(false)
   const [rotated, setRotated] = useState<string>()
+  // A viewer reads the key; changing it is an account admin's or an admin's.
+  const writes = can(session, 'keys:write')
   return (
     <Resolved resource={resource} label="Loading the key…" missing={
       <>
@@ -36,9 +39,9 @@ export function KeyDetail({ session, params }: PageProps) {
       {(key) => (
         <>
           <PageHeader title={key.name ?? 'Unnamed key'}>
-            {key.status !== 'revoked' && !editing && <button type="button" class="button secondary" onClick={() => setEditing(true)}>Edit limits</button>}
-            {key.status !== 'revoked' && <RotateKeyButton apiKey={key} onRotated={(created) => { setRotated(created.secret); resource.reload() }} />}
-            {key.status === 'active' && <RevokeKeyButton apiKey={key} onRevoked={resource.reload} />}
+            {writes && key.status !== 'revoked' && !editing && <button type="button" class="button secondary" onClick={() => setEditing(true)}>Edit limits</button>}
+            {writes && key.status !== 'revoked' && <RotateKeyButton apiKey={key} onRotated={(created) => { setRotated(created.secret); resource.reload() }} />}
+            {writes && key.status === 'active' && <RevokeKeyButton apiKey={key} onRevoked={resource.reload} />}
           </PageHeader>
           {rotated && (
             <SecretReveal label={`New secret of ${key.name ?? 'this key'}`} secret={rotated} testId="rotated-key-secret">

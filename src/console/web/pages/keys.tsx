@@ -1,5 +1,6 @@
 import { fractionWidth, Money } from '../components/money.tsx'
 import { queryString } from '../api.ts'
+import { can } from '../access.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
 import { Empty, Resolved, StatusBadge, TableScroll } from '../components/states.tsx'
@@ -12,12 +13,13 @@ import { useResource } from '../use-resource.ts'
 
 export function Keys({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
+  const writes = can(session, 'keys:write')
   const account = search.get('account') ?? ''
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? account : undefined })}`)
   return (
     <>
       <PageHeader title="API keys">
-        <a class="button" href={`/console/keys/new${queryString({ account: admin ? account : undefined })}`}>Create key</a>
+        {writes && <a class="button" href={`/console/keys/new${queryString({ account: admin ? account : undefined })}`}>Create key</a>}
       </PageHeader>
       {admin && (
         <div class="filters">
@@ -28,7 +30,7 @@ export function Keys({ session, search }: PageProps) {
         {(list) => list.length === 0 ? (
           <Empty>
             <p>No keys yet.</p>
-            <p class="hint">A key is what an application sends as its API key. Create one to start making requests.</p>
+            <p class="hint">A key is what an application sends as its API key.{writes ? ' Create one to start making requests.' : ''}</p>
           </Empty>
         ) : (
           <TableScroll label="API keys">
@@ -51,7 +53,7 @@ export function Keys({ session, search }: PageProps) {
                     <td class="number" data-label="Spent"><Money amount={key.spent_usd} width={fractionWidth(list.map((item) => item.spent_usd))} /></td>
                     <td class="nowrap" data-label="Created">{formatTime(key.created_at).replace(' UTC', '')}</td>
                     <td class="nowrap" data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at).replace(' UTC', '') : <span class="muted">never</span>}</td>
-                    <td class="row-actions">{key.status === 'active' && <RevokeKeyButton apiKey={key} small onRevoked={keys.reload} />}</td>
+                    <td class="row-actions">{writes && key.status === 'active' && <RevokeKeyButton apiKey={key} small onRevoked={keys.reload} />}</td>
                   </tr>
                 ))}
               </tbody>
@@ -59,6 +61,7 @@ export function Keys({ session, search }: PageProps) {
           </TableScroll>
         )}
       </Resolved>
+      <p class="hint" data-testid="key-prefix-note">Key shows a secret's first characters, kept to recognise it; the secret itself is stored only as a hash and was shown once, when it was made.</p>
     </>
   )
 }

@@ -6,7 +6,7 @@ export function Logins({ session }: PageProps) {
   return (
     <>
       <PageHeader title="Logins" />
-      <LoginList selfId={session.user.id} />
+      <LoginList session={session} account={session.user.account ?? undefined} />
     </>
   )
 }

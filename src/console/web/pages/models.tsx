@@ -50,14 +50,20 @@ function ModelTable({ models }: { models: Model[] }) {
   )
 }
 
+/** "60 s", "5 min": how far back the breaker's counts reach. */
+function describeWindow(seconds: number): string {
+  return seconds % 60 === 0 && seconds >= 60 ? `${seconds / 60} min` : `${seconds} s`
+}
+
 function RouteTable({ routes }: { routes: RouteHealth[] }) {
+  const window = routes[0] ? ` (last ${describeWindow(routes[0].window_s)})` : ''
   return (
     <TableScroll label="Route health">
       <table class="stack" data-testid="routes-table">
         <thead>
           <tr>
-            <th scope="col">Route</th><th scope="col">Circuit</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Failures</th>
-            <th scope="col" class="number">Trips</th><th scope="col">Last failure</th>
+            <th scope="col">Route</th><th scope="col">Circuit</th><th scope="col" class="number">Requests{window}</th>
+            <th scope="col" class="number">Failures{window}</th><th scope="col" class="number">Trips (since start)</th><th scope="col">Last failure</th>
           </tr>
         </thead>
         <tbody>
@@ -97,9 +103,17 @@ export function Models({ session }: PageProps) {
       {admin && (
         <>
           <h2>Route health</h2>
-          <p class="hint">Each upstream route's circuit breaker over its recent window: an open circuit is skipped until a probe succeeds.</p>
           <Resolved resource={routes} label="Loading route health…">
-            {(list) => <RouteTable routes={list} />}
+            {(list) => (
+              <>
+                <p class="hint" data-testid="routes-window">
+                  Each upstream route's circuit breaker. Requests and failures count
+                  {list[0] ? ` the last ${describeWindow(list[0].window_s)} only` : ' a recent window only'} (<code>routing.window_s</code>), so
+                  they fall back to 0 when traffic stops; an open circuit is skipped until a probe succeeds.
+                </p>
+                <RouteTable routes={list} />
+              </>
+            )}
           </Resolved>
         </>
       )}

@@ -1,18 +1,19 @@
 import { BalanceCard } from '../components/balance-card.tsx'
+import { can } from '../access.ts'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
 import { PageHeader } from '../layout.tsx'
 import { AccountsTable } from './accounts.tsx'
 import type { PageProps } from '../routes.tsx'
 
-/** The first page: an account user's balance and last 30 days; for an admin, the whole gateway's. */
+/** The first page: an account's balance and last 30 days for its logins; for an admin, the whole gateway's. */
 export function Overview({ session }: PageProps) {
   const account = session.user.account
   if (!account) {
     return (
       <>
         <PageHeader title="Overview">
-          <a class="button secondary" href="/console/logins">Logins</a>
-          <a class="button" href="/console/accounts">New account</a>
+          {can(session, 'users:read') && <a class="button secondary" href="/console/logins">Logins</a>}
+          {can(session, 'accounts:create') && <a class="button" href="/console/accounts">New account</a>}
         </PageHeader>
         <h2>Accounts</h2>
         <AccountsTable />
@@ -24,7 +25,7 @@ export function Overview({ session }: PageProps) {
   return (
     <>
       <PageHeader title="Overview">
-        <a class="button" href="/console/keys/new">Create key</a>
+        {can(session, 'keys:write') && <a class="button" href="/console/keys/new">Create key</a>}
       </PageHeader>
       <BalanceCard accountId={account.id} />
       <h2>Last 30 days</h2>

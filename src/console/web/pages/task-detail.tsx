@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { can } from '../access.ts'
 import { getJson, queryString } from '../api.ts'
 import { fractionWidth, Money } from '../components/money.tsx'
 import { Empty, ErrorNotice, Loading, Resolved, TableScroll } from '../components/states.tsx'
@@ -81,7 +82,7 @@ export function TaskDetail({ session, params }: PageProps) {
       {(task) => (
         <>
           <PageHeader title={task.display_name ?? task.id}>
-            <a class="button" href={`/console/api/tasks/${encodeURIComponent(task.id)}/results`} download={`${task.id}_results.jsonl`}>Download results (JSONL)</a>
+            {can(session, 'tasks:results') && <a class="button" href={`/console/api/tasks/${encodeURIComponent(task.id)}/results`} download={`${task.id}_results.jsonl`}>Download results (JSONL)</a>}
             <button type="button" class="button secondary" onClick={resource.reload}>Refresh</button>
           </PageHeader>
           <section class="card">
@@ -99,7 +100,7 @@ export function TaskDetail({ session, params }: PageProps) {
               <Item label="Finished">{task.finished_at ? formatTime(task.finished_at) : `not yet (expires ${formatTime(task.expires_at)})`}</Item>
             </dl>
           </section>
-          <p class="hint">The results file holds one line per ended item, in the shape the {kindNames[task.kind].split(' ')[0]} API gives them.</p>
+          {can(session, 'tasks:results') && <p class="hint">The results file holds one line per ended item, in the shape the {kindNames[task.kind].split(' ')[0]} API gives them.</p>}
           <h2>Items</h2>
           <ItemList task={task} />
         </>

@@ -1,0 +1,103 @@
+// The long-stream scenarios of bench/capacity.ts: many concurrent streams through one proxy process, started fresh
+// for each run so that its memory readings are its own. `chunks`: every stream read to its end, for the CPU each
+// streamed chunk costs and the peak memory. `idle`: streams held open after their first chunk, for the memory each
+// open stream costs and how soon thousands of streams opened at once begin.
+import { join } from 'node:path'
+import { cpuMs, percentile, rssKb, type Server, spawnServer, raisedCeiling, watchPeakRss } from './processes.ts'
+
+export type Proxy = 'passthrough' | 'tollgate'
+
+export interface StreamRun {
+  firstChunkP50: number
+  firstChunkP99: number
+  begun: number
+  failed: number
+  /** Resident memory once warmed up, before the streams (MB). */
+  baselineMb: number
+  /** chunks: the highest reading during the run; idle: once every stream has begun and settled (MB). */
+  peakMb: number
+  /** chunks: CPU µs per streamed chunk (the process's CPU over the run / streams × chunks). */
+  cpuPerChunkUs?: number
+  /** idle: KB of resident memory per open stream. */
+  perStreamKb?: number
+}
+
+/** A fresh proxy process, warmed up: its JIT, its connection pools and (Tollgate) its account's lease. */
+async function startWarm(proxy: Proxy, upstreamUrl: string, model: string): Promise<Server> {
+  const server = await spawnServer(proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts', { UPSTREAM_URL: upstreamUrl }, import.meta.dir, 'ignore')
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.key ?? 'none'}` }
+  for (const stream of [false, true]) {
+    const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'warm up' }] })
+    await Promise.all(Array.from({ length: 10 }, async () => {
+      for (let index = 0; index < 20; index++) await (await fetch(`${server.info.url}/v1/chat/completions`, { method: 'POST', body, headers })).arrayBuffer()
+    }))
+  }
+  await Bun.sleep(1000)
+  return server
+}
+
+async function stop(server: Server): Promise<void> {
+  server.child.kill('SIGTERM')
+  await Promise.race([server.child.exited, Bun.sleep(5000)])
+  server.child.kill('SIGKILL')
+}
+
+function startClient(server: Server, model: string, count: number, content: string, hold: boolean) {
+  const argument = JSON.stringify({ url: server.info.url, key: server.info.key, model, count, content, hold })
+  const child = Bun.spawn(['bun', join(import.meta.dir, 'stream-client.ts'), argument], {
+    env: { ...process.env, ...raisedCeiling }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit',
+  })
+  const line = (async () => {
+    let text = ''
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      text += chunk
+      if (text.includes('\n')) break
+    }
+    return JSON.parse(text.slice(0, text.indexOf('\n'))) as { firstChunkMs: number[]; failed: number; errors: string[] }
+  })()
+  return { child, line }
+}
+
+function summarize(result: { firstChunkMs: number[]; failed: number; errors: string[] }, baselineKb: number, peakKb: number) {
+  if (result.errors.length) console.error(`  errors: ${result.errors.join(' | ')}`)
+  return {
+    firstChunkP50: percentile(result.firstChunkMs, 0.5), firstChunkP99: percentile(result.firstChunkMs, 0.99),
+    begun: result.firstChunkMs.length, failed: result.failed, baselineMb: baselineKb / 1024, peakMb: peakKb / 1024,
+  }
+}
+
+/** `streams` streams of `chunks` chunks, one every `intervalMs`, all at once through a fresh `proxy` on `model`'s route. */
+export async function runChunks(proxy: Proxy, upstreamUrl: string, model: string, streams: number, chunks: number, intervalMs: number): Promise<StreamRun> {
+  const server = await startWarm(proxy, upstreamUrl, model)
+  try {
+    const pid = server.child.pid
+    const baselineKb = await rssKb(pid)
+    const peak = watchPeakRss(pid)
+    const cpuBefore = await cpuMs(pid)
+    const client = startClient(server, model, streams, `long chunks=${chunks} interval_ms=${intervalMs}`, false)
+    const result = await client.line
+    await Bun.sleep(250) // the last settlements
+    const cpu = (await cpuMs(pid)) - cpuBefore
+    return { ...summarize(result, baselineKb, await peak.stop()), cpuPerChunkUs: (cpu * 1000) / (streams * chunks) }
+  } finally {
+    await stop(server)
+  }
+}
+
+/** `streams` streams opened at once through a fresh `proxy` and held open after their first chunk. */
+export async function runIdle(proxy: Proxy, upstreamUrl: string, model: string, streams: number): Promise<StreamRun> {
+  const server = await startWarm(proxy, upstreamUrl, model)
+  try {
+    const pid = server.child.pid
+    const baselineKb = await rssKb(pid)
+    const client = startClient(server, model, streams, 'hold', true)
+    const result = await client.line
+    await Bun.sleep(2000) // settled: every stream open and idle
+    const openKb = await rssKb(pid)
+    client.child.stdin.end()
+    await client.child.exited
+    return { ...summarize(result, baselineKb, openKb), perStreamKb: (openKb - baselineKb) / streams }
+  } finally {
+    await stop(server)
+  }
+}

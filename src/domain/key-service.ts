@@ -1,0 +1,116 @@
+import type { Logger } from '../core/logger.ts'
+import { silentLogger } from '../core/logger.ts'
+import { reportFailure } from '../core/report-failure.ts'
+import type { ChangeActor } from './change-actor.ts'
+import { checkKeyChanges, KeyInputError } from './key-rules.ts'
+import {
+  changeKey, type CreatedKey, createKey, type NewKeyInput, replaceSecret, requireKey, requireLiveKey, type RevokedKey,
+} from './keys.ts'
+import type { KeyRecord } from './records.ts'
+import type { KeyChanges, KeyRepository } from './repositories.ts'
+
+/** One change to one key, as its listeners hear of it (and as an audit row will record it). */
+export interface KeyChange {
+  action: 'create' | 'edit' | 'rotate' | 'revoke'
+  actor: ChangeActor
+  at: number
+  /** The key as it was; null for a new one. */
+  before: KeyRecord | null
+  /** The key as stored now. */
+  after: KeyRecord
+}
+
+/**
+ * Told of each change once it is stored, in order, before the caller gets its answer: this instance's key cache,
+ * then the other instances (Redis); the CLI's announcer. A listener's failure is logged and never undoes the change
+ * (the instances' polling finds it within a second).
+ */
+export type KeyChangeListener = (change: KeyChange) => void | Promise<unknown>
+
+export interface KeyServiceOptions {
+  repository: KeyRepository
+  /** The model ids a key may name, read at each change: a config reload's models count at once. */
+  configuredModels: () => readonly string[]
+  listeners?: readonly KeyChangeListener[]
+  logger?: Logger
+  clock?: () => number
+}
+
+/**
+ * The one owner of key changes — create, edit (its limits, models, budget, expiry, name), rotate, revoke — for the
+ * console, the admin API and the CLI alike. Each change checks its fields once (key-rules.ts), is stored, then told
+ * to every listener; the callers only turn their own input into values and present the result.
+ *
+ * Each change is read-before, write, read-after, with the `actor` that asked. Made for what comes next: an audit row
+ * (issue 28) is this change's `KeyChange` (who, from where, when, before and after) handed to the repository's write,
+ * to be stored in its transaction, with no caller changed; a key's project (issue 27) is one more field checked in
+ * `checkKeyChanges` against its project's rules. Who may change which key (an account's scope, a role) is decided by
+ * the caller before it asks.
+ */
+export class KeyService {
+  private readonly repository: KeyRepository
+  private readonly listeners: readonly KeyChangeListener[]
+  private readonly logger: Logger
+  private readonly clock: () => number
+
+  constructor(private readonly options: KeyServiceOptions) {
+    this.repository = options.repository
+    this.listeners = options.listeners ?? []
+    this.logger = options.logger ?? silentLogger
+    this.clock = options.clock ?? Date.now
+  }
+
+  /** A new key; the answer holds its secret, the only time it exists outside the caller's hands. */
+  async create(input: NewKeyInput, actor: ChangeActor): Promise<CreatedKey> {
+    const at = this.clock()
+    const fields = this.check(input, at)
+    const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at)
+    await this.announce({ action: 'create', actor, at, before: null, after: created.record })
+    return created
+  }
+
+  /** Change the fields given (undefined: as it is; null: cleared). A revoked key cannot change (a conflict). */
+  async edit(id: string, changes: KeyChanges, actor: ChangeActor): Promise<KeyRecord> {
+    const at = this.clock()
+    const fields = this.check(changes, at)
+    if (Object.keys(fields).length === 0) throw new KeyInputError(undefined, 'nothing to change')
+    const before = await requireLiveKey(this.repository, id)
+    const after = await changeKey(this.repository, before, fields, at)
+    await this.announce({ action: 'edit', actor, at, before, after })
+    return after
+  }
+
+  /** A new secret for the same key; the old one is refused from this answer on. A revoked key cannot (a conflict). */
+  async rotate(id: string, actor: ChangeActor): Promise<CreatedKey> {
+    const at = this.clock()
+    const before = await requireLiveKey(this.repository, id)
+    const rotated = await replaceSecret(this.repository, before, at)
+    await this.announce({ action: 'rotate', actor, at, before, after: rotated.record })
+    return rotated
+  }
+
+  /** Refuse the key from now on. Revoking a revoked key changes nothing, and nobody is told of it. */
+  async revoke(id: string, actor: ChangeActor): Promise<RevokedKey> {
+    const at = this.clock()
+    const before = await requireKey(this.repository, id)
+    if (before.revokedAt !== null) return { key: before, changed: false }
+    const changed = await this.repository.revoke(id, at) // false: revoked by someone else since it was read
+    const after = (await this.repository.findById(id))!
+    if (changed) await this.announce({ action: 'revoke', actor, at, before, after })
+    return { key: after, changed }
+  }
+
+  private check(changes: KeyChanges, now: number): KeyChanges {
+    return checkKeyChanges(changes, { configuredModels: this.options.configuredModels(), now })
+  }
+
+  private async announce(change: KeyChange): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(change)
+      } catch (error) {
+        reportFailure(this.logger, error, { route: `key ${change.action} announcement` })
+      }
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import type { Hold } from './records.ts'
+import type { LedgerRepository, Reservation } from './repositories.ts'
+import type { Logger } from '../core/logger.ts'
+import { randomBase62 } from '../core/ids.ts'
+import { type Lease, leaseKeyOf } from './lease.ts'
+import { type LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
+
+export interface LeasesOptions {
+  leaseFactor: number
+  leaseIdleMs: number
+  writeTimeoutMs: number
+  logger?: Logger
+}
+
+/** Why a lease could not grow: the balance or budget, this process declared gone, or no answer in time. */
+export type Shortfall = Reservation['short'] | 'unreachable'
+
+/**
+ * This process's leases (lease.ts) and their arithmetic: carving holds, growing a lease by a reservation, giving
+ * back idle room, and retiring every lease when the process finds it was declared gone. The ledger (ledger.ts)
+ * decides when; this knows how.
+ */
+export class Leases {
+  /** By account id, or by key id for the leases of keys with a budget (leaseKeyOf). */
+  private readonly current = new Map<number | string, Lease>()
+  /** Retired leases with requests in flight, by the id their holds carry (the lease's own id may be new). */
+  private readonly retired = new Map<string, Lease>()
+  /** Bumped each time the process is declared gone: a reservation made before then is not this process's any more. */
+  private epoch = 0
+
+  constructor(private readonly repository: LedgerRepository, private readonly writer: LedgerWriter, private readonly options: LeasesOptions) {}
+
+  /** The lease a hold of this account (and budgeted key) is carved from; made empty when there is none. */
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create: true): Lease
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create?: false): Lease | undefined
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create = false): Lease | undefined {
+    const leaseKey = leaseKeyOf(accountId, budgetKeyId)
+    let lease = this.current.get(leaseKey)
+    if (!lease && create) {
+      lease = { id: newLeaseId(), accountId, keyId, budgetKeyId, amount: 0, used: 0 }
+      this.current.set(leaseKey, lease)
+    }
+    return lease
+  }
+
+  /** The lease a settling hold was carved from, current or retired; undefined when it is gone (released). */
+  leaseOf(hold: Hold): Lease | undefined {
+    const lease = this.current.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
+    return lease?.id === hold.id ? lease : this.retired.get(hold.id)
+  }
+
+  /** A hold settled at `cost`: out of its lease's room and amount; returns the hold row its bill shrinks. */
+  settle(hold: Hold, cost: number): string {
+    const lease = this.leaseOf(hold)
+    if (!lease) return hold.id
+    lease.used -= hold.amount
+    lease.amount -= cost
+    this.giveBackIfIdle(lease)
+    return lease.id
+  }
+
+  /**
+   * Grow a lease by at least `need` (up to `want`); returns what fell short when it could not. A reservation that
+   * lands after its deadline still counts: its money is added to the lease (or given back, if nothing uses it).
+   */
+  async grow(lease: Lease, need: number, want: number): Promise<Shortfall> {
+    const epoch = this.epoch
+    let late = false
+    const reserved = this.repository
+      .reserve({ leaseId: lease.id, accountId: lease.accountId, keyId: lease.keyId, budgetKeyId: lease.budgetKeyId, need, want, at: Date.now() })
+      .then((result) => {
+        // Granted to a registration since declared gone: another instance released it (or will).
+        if (epoch !== this.epoch) return { granted: 0, short: 'gone' } satisfies Reservation
+        lease.amount += result.granted
+        lease.hasRow ||= result.granted > 0
+        if (late && result.granted > 0) this.giveBackIfIdle(lease)
+        return result
+      }, (error: unknown) => {
+        this.writer.markDown(error)
+        return undefined
+      })
+    let outcome: Shortfall = 'unreachable'
+    const growing: Promise<void> = withinDeadline(reserved, this.options.writeTimeoutMs).then((result) => {
+      if (result === overdue) {
+        late = true
+        this.writer.markDown(new Error(`a reservation took more than ${this.options.writeTimeoutMs} ms`))
+      } else if (result) outcome = result.granted > 0 ? undefined : result.short ?? 'balance'
+    }).finally(() => {
+      if (lease.growing === growing) lease.growing = undefined
+    })
+    lease.growing = growing
+    await growing
+    return outcome
+  }
+
+  /**
+   * Give the unused room of the account's other leases in this process back to its balance: an idle lease is released
+   * whole, a busy one shrinks to the holds of its requests in flight. Returns how much was given back (queued).
+   */
+  reclaimRoom(accountId: number, except: Lease): number {
+    let freed = 0
+    for (const lease of [...this.current.values()]) {
+      if (lease === except || lease.accountId !== accountId || lease.growing) continue
+      const room = lease.amount - lease.used
+      if (room <= 0) continue
+      freed += room
+      if (lease.used === 0) {
+        this.release(lease)
+        continue
+      }
+      lease.amount = lease.used
+      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId })
+    }
+    return freed
+  }
+
+  /** Give a current lease back now, if no request uses it (its empty row goes too); a growing one is looked at later. */
+  release(lease: Lease): void {
+    const leaseKey = leaseKeyOf(lease.accountId, lease.budgetKeyId)
+    if (lease.used !== 0 || this.current.get(leaseKey) !== lease) return
+    // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
+    if (lease.growing) return this.scheduleRelease(lease)
+    clearTimeout(lease.idleTimer)
+    this.current.delete(leaseKey)
+    if (lease.hasRow) this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId })
+  }
+
+  /** Give back every idle lease (shutdown). */
+  releaseAll(): void {
+    for (const lease of [...this.current.values()]) this.release(lease)
+  }
+
+  private scheduleRelease(lease: Lease): void {
+    clearTimeout(lease.idleTimer)
+    lease.idleTimer = setTimeout(() => this.release(lease), this.options.leaseIdleMs)
+    lease.idleTimer.unref?.()
+  }
+
+  /** A lease whose requests are all done: a current one waits `leaseIdleMs` for more, a retired one goes back at once. */
+  private giveBackIfIdle(lease: Lease): void {
+    if (lease.used !== 0) return
+    if (!lease.retired) return this.scheduleRelease(lease)
+    if (lease.growing) return // once reserved again (`retire`)
+    this.retired.delete(lease.heldAs ?? lease.id)
+    // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
+    this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: Math.max(0, lease.amount), budgetKeyId: lease.budgetKeyId })
+    lease.amount = 0
+  }
+
+  /**
+   * This process was declared gone: another instance released its holds. No lease is carved from again; each lease
+   * with requests in flight is reserved again under a new id (a hold row that exists), before any of their bills is
+   * written, so their debits land and shrink that — `reserved` never drops twice for one hold. A bill queued before
+   * this still names the old row, which is gone: it debits the balance and releases nothing.
+   */
+  retire(): void {
+    this.epoch++
+    for (const lease of this.current.values()) {
+      clearTimeout(lease.idleTimer)
+      lease.retired = true
+      if (lease.used > 0) this.retired.set(lease.id, lease)
+    }
+    this.current.clear()
+    const inFlight = [...this.retired.values()]
+    let held = 0
+    for (const lease of inFlight) {
+      lease.heldAs ??= lease.id
+      lease.id = newLeaseId()
+      lease.amount = 0
+      held += lease.used
+    }
+    this.options.logger?.warn({ leases_in_flight: inFlight.length, held },
+      'this instance had been declared gone (silent past the timeout) and its holds released: registered again, leases renewed')
+    if (inFlight.length === 0) return
+    void this.writer.serialize(() => Promise.all(inFlight.map(async (lease) => {
+      const short = await this.grow(lease, lease.used, lease.used)
+      if (short) this.options.logger?.warn({ account: lease.accountId, held: lease.used, short }, 'requests in flight could not be reserved again: they settle without a hold')
+      this.giveBackIfIdle(lease)
+    })))
+  }
+}
+
+function newLeaseId(): string {
+  return `lease_${randomBase62(16)}`
+}
+

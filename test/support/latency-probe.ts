@@ -1,0 +1,48 @@
+/**
+ * Latency as another tenant sees it while the gateway (in the test's own thread) works: requests sent from a Worker,
+ * whose event loop a stalled gateway cannot hold, so a stall shows as the delay it is. Used by the tests that hold
+ * batch and upload work to ISSUE 22's bound (p99 of /healthz and another tenant's requests within 50 ms).
+ */
+export interface ProbeTarget {
+  name: string
+  url: string
+  init?: RequestInit
+  /** Text the answer must carry (else it is counted as a failure). */
+  expect?: string
+}
+
+export interface ProbeReport {
+  samples: Record<string, number[]>
+  failures: string[]
+}
+
+export interface LatencyProbe {
+  stop(): Promise<ProbeReport>
+}
+
+export async function startLatencyProbe(targets: ProbeTarget[], intervalMs = 10): Promise<LatencyProbe> {
+  const worker = new Worker(new URL('./latency-probe-worker.ts', import.meta.url).href)
+  const started = new Promise<void>((resolve) => worker.addEventListener('message', () => resolve(), { once: true }))
+  worker.postMessage({ start: targets, intervalMs })
+  await started
+  return {
+    async stop() {
+      const report = new Promise<ProbeReport>((resolve) => worker.addEventListener('message', (event) => resolve(event.data as ProbeReport), { once: true }))
+      worker.postMessage({ stop: true })
+      const result = await report
+      worker.terminate()
+      return result
+    },
+  }
+}
+
+/** The value below which `share` of the samples fall (0.99: the p99). */
+export function percentile(values: number[], share: number): number {
+  if (values.length === 0) return Number.NaN
+  return [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
+}
+
+/** One line for the log: count, median, p99 and worst, in ms. */
+export function describeLatency(name: string, values: number[]): string {
+  return `${name}: ${values.length} probes, median ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms, slowest ${Math.max(...values).toFixed(1)} ms`
+}
