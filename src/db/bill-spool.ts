@@ -183,13 +183,24 @@ function readBills(path: string): LedgerWrite[] {
   lines.pop()
   const bills: LedgerWrite[] = []
   for (const line of lines) {
+    let bill: LedgerWrite
     try {
-      bills.push(JSON.parse(line) as LedgerWrite)
+      bill = JSON.parse(line) as LedgerWrite
     } catch {
-      // A torn line: nothing to replay.
+      continue // a torn line: nothing to replay
     }
+    bills.push(upgradeBill(bill))
   }
   return bills
+}
+
+/**
+ * A bill spooled by a build from before usage rows had an operation (an upgrade started on a spool a crash or an
+ * outage left) was a chat request with no units of its own: it is written as one, not refused by the columns' NOT NULL.
+ */
+function upgradeBill(bill: LedgerWrite): LedgerWrite {
+  if (bill.kind === 'release' || bill.usage.operation !== undefined) return bill
+  return { ...bill, usage: { ...bill.usage, operation: 'chat', units: bill.usage.units ?? 0 } }
 }
 
 function createdAtOf(bill: LedgerWrite): number | undefined {
