@@ -9,3 +9,12 @@ export const modelKinds = {
 } as const satisfies Record<string, ModelKindRules>
 
 export type ModelKind = keyof typeof modelKinds
+
+/** A model that declares no `kind:` is a chat model, as every model was before models had kinds. */
+export const defaultModelKind: ModelKind = 'chat'
+
+/**
+ * The operation of usage recorded before usage rows had one: the default kind's. The `*_usage_operation` migrations
+ * give old rows the same in SQL, and a bill spooled by a build from then is replayed as one (db/bill-spool.ts).
+ */
+export const operationBeforeOperations = modelKinds[defaultModelKind].operation

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { type ModelKind, modelKinds } from '../../core/model-kinds.ts'
+import { defaultModelKind, type ModelKind, modelKinds } from '../../core/model-kinds.ts'
 import { paidFeatures } from '../../core/paid-features.ts'
 import { priceSchema } from './price.ts'
 import { entry, oneOf, readOnly, text } from './shapes.ts'
@@ -28,7 +28,7 @@ const routeSchema = entry({
 export const modelSchema = Type.Transform(entry({
   id: text({ description: 'What clients send as `model`; unique.' }),
   kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
-    default: 'chat',
+    default: defaultModelKind,
     description: 'What the model serves: `chat` (chat, responses, messages, generateContent) or `embedding` '
       + '(`/v1/embeddings`, Gemini\'s embedContent); a request of the other kind is a 400. An embedding model\'s price '
       + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
