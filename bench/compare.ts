@@ -2,9 +2,11 @@
  * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
  * the raw passthrough, measured side by side:
  *
- *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--redis redis://127.0.0.1:6379/15]
+ *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--operation embeddings] [--redis redis://127.0.0.1:6379/15]
  *     [--postgres postgres://postgres@127.0.0.1:5432/test] ../tollgate-before [...]
  *
+ * `--operation embeddings` sends OpenAI embeddings requests instead of chat completions (bench/workloads.ts); a
+ * checkout from before embeddings answers them with 404s, so compare such a run with this checkout alone.
  * `--redis URL` adds two targets of this checkout whose key has an rpm limit (never reached): one counting it in
  * memory, one in Redis — the cost of shared limits (one script round trip per admission).
  * `--postgres URL` adds this checkout serving from a fresh PostgreSQL database made through URL (dropped at the end),
@@ -26,9 +28,10 @@
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
 import { measure } from './measure.ts'
+import { workload } from './workloads.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, operation: { type: 'string', default: 'chat' }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -81,8 +84,8 @@ if (values.postgres) {
 }
 const collector = values.telemetry ? await spawnServer(here, 'otlp-collector.ts') : undefined
 if (collector) targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })) })
-const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
-const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}/v1/chat/completions`, body,
+const { path, body, label } = workload(values.operation, values.stream)
+const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}${path}`, body,
   { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
 
 try {
@@ -101,7 +104,7 @@ try {
   }
   await Bun.sleep(1500) // let the last slice's deferred work (usage batch, checkpoint, collection) be counted
   const cpuAfter = await Promise.all(targets.map((target) => cpuMs(target.child.pid)))
-  console.log(`${slices} one-second slices each, ${connections} connections, ${values.stream ? 'streamed' : 'non-streaming'} chat completions`)
+  console.log(`${slices} one-second slices each, ${connections} connections, ${label}`)
   targets.forEach((target, index) => {
     const { requests, seconds, errors, p50 } = served[index]!
     const cpu = ((cpuAfter[index]! - cpuBefore[index]!) * 1000) / requests

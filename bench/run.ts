@@ -3,8 +3,9 @@
  * loaded in turn with the same requests by wrk (Debian's `wrk`) — or autocannon when wrk is absent.
  * Prints requests/s and p50/p99 latency for each, and the ratio Tollgate / passthrough.
  *
- *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream] [--upstream-delay-ms 0] [--rounds 3]
+ *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream] [--upstream-delay-ms 0] [--rounds 3] [--operation embeddings]
  *
+ * --operation embeddings sends OpenAI embeddings requests (bench/workloads.ts) instead of chat completions.
  * --upstream-delay-ms N makes the upstream wait N ms before answering: 0 measures the CPU-bound case (what each
  * proxy costs), a realistic delay (50) the latency-bound case. Also prints each proxy process's CPU time per request
  * (from /proc/<pid>/stat over the measured run), which is far less noisy than req/s on a shared machine.
@@ -13,8 +14,9 @@
  */
 import { parseArgs } from 'node:util'
 import { measure, type Measurement } from './measure.ts'
+import { workload } from './workloads.ts'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, 'upstream-delay-ms': { type: 'string', default: '0' }, rounds: { type: 'string', default: '3' } } })
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, 'upstream-delay-ms': { type: 'string', default: '0' }, rounds: { type: 'string', default: '3' }, operation: { type: 'string', default: 'chat' } } })
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
 const upstreamDelayMs = Number(values['upstream-delay-ms'])
@@ -31,7 +33,7 @@ async function spawnServer(script: string, env: Record<string, string> = {}) {
 const upstream = await spawnServer('upstream.ts', { UPSTREAM_DELAY_MS: String(upstreamDelayMs) })
 const passthrough = await spawnServer('passthrough.ts', { UPSTREAM_URL: upstream.info.url })
 const tollgate = await spawnServer('tollgate.ts', { UPSTREAM_URL: upstream.info.url })
-const body = JSON.stringify({ model: 'bench-model', stream: values.stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+const { path, body, label } = workload(values.operation, values.stream)
 
 /**
  * User + system CPU time so far, in ms (Linux only; NaN elsewhere): of the whole process, or with `thread` of that
@@ -55,10 +57,10 @@ async function measureTarget(target: Target): Promise<Result> {
   // A lead-in of load, not measured, right before every measured run: whatever the previous proxy left running (Tollgate
   // works on for 100-250 ms after its load stops: the last usage batch, the WAL checkpoint, a garbage collection) is
   // over by then, and the measured run starts in this proxy's steady state, its own deferred work included.
-  await measure(`${target.info.url}/v1/chat/completions`, body, headers, 2, connections)
+  await measure(`${target.info.url}${path}`, body, headers, 2, connections)
   const pid = target.child.pid
   const [cpuBefore, mainBefore] = [await cpuMs(pid), await cpuMs(pid, pid)]
-  const result = await measure(`${target.info.url}/v1/chat/completions`, body, headers, seconds, connections)
+  const result = await measure(`${target.info.url}${path}`, body, headers, seconds, connections)
   const cpuUsPerRequest = ((await cpuMs(pid)) - cpuBefore) * 1000 / result.requests
   const mainThreadUsPerRequest = ((await cpuMs(pid, pid)) - mainBefore) * 1000 / result.requests
   return { ...result, cpuUsPerRequest, mainThreadUsPerRequest }
@@ -78,7 +80,7 @@ try {
     for (const target of order) results.set(target, await measureTarget(target))
     const ratio = results.get(tollgate)!.rps / results.get(passthrough)!.rps
     ratios.push(ratio)
-    console.log(`\nround ${round} of ${rounds}: ${values.stream ? 'streaming' : 'non-streaming'} chat completions, ${connections} connections, ` +
+    console.log(`\nround ${round} of ${rounds}: ${label}, ${connections} connections, ` +
       `${seconds} s each, upstream delay ${upstreamDelayMs} ms, tool: ${results.get(tollgate)!.tool}`)
     console.log(row('passthrough', results.get(passthrough)!))
     console.log(row('tollgate', results.get(tollgate)!))

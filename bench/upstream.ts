@@ -20,6 +20,13 @@ const stream = [
   'data: [DONE]\n\n',
 ].join('')
 
+// An embeddings answer: one 256-float vector, as base64 (what the OpenAI SDKs ask for) or numbers.
+const vector = Float32Array.from({ length: 256 }, (_, index) => Math.sin(index) / 8)
+const embeddingsAs = (embedding: unknown) => JSON.stringify({
+  object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model: 'bench-embed-upstream', usage: { prompt_tokens: 7, total_tokens: 7 },
+})
+const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
+
 /** One wire format's events for a long stream: its opening, a text chunk, its ending (finish and usage). */
 interface LongStreamWire {
   open: string
@@ -86,8 +93,9 @@ const server = Bun.serve({
   port: Number(process.env.PORT ?? 0),
   idleTimeout: 0,
   async fetch(request) {
-    const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[] }
+    const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
     // Anthropic's route answers only in its own format: its short stream is a long one of six chunks without pauses.
     const anthropic = request.url.endsWith('/v1/messages')
     const wire = wires[new URL(request.url).pathname]

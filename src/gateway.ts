@@ -11,7 +11,7 @@ import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
 import { Ledger } from './domain/ledger.ts'
-import { createProviders } from './providers/registry.ts'
+import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
 import { SharedState } from './db/redis/shared-state.ts'
 import { TaskService } from './domain/tasks/service.ts'
@@ -52,6 +52,7 @@ function restartNeeded(current: Config, next: Config): string[] {
 
 /** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
   const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs } })
   await store.migrate()
@@ -149,6 +150,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   return {
     services, server, url,
     reload(next) {
+      refuseUnservedModels(next)
       const needsRestart = restartNeeded(services.config, next)
       const providers = createProviders(next.providers)
       services.relay.reconfigure(next, providers)

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { clientNames, type ClientName, features, type Json, kinds, type Kind, nativeKind, policyOf } from './support/matrix/features.ts'
 import { type MatrixUpstreams, startMatrixUpstreams } from './support/matrix/upstreams.ts'
+import { type EmbeddingsUpstreams, startEmbeddingsUpstreams } from './support/embeddings-upstreams.ts'
+import {
+  type EmbeddingClient, embeddingClients, embeddingFeatures, type EmbeddingKind, embeddingKinds, embeddingMatrixConfig, embeddingModels, embeddingNative,
+} from './support/matrix/embedding-features.ts'
 
 /**
  * Issue 17's conformance matrix: every request feature, from every client protocol, to every upstream kind, through
@@ -16,18 +20,23 @@ const results = new Map<string, Cell>()
 const cellKey = (feature: string, client: ClientName, kind: Kind) => `${feature}|${client}|${kind}`
 
 let upstreams: MatrixUpstreams
+let embeddingUpstreams: EmbeddingsUpstreams
 let gateway: TestGateway
 
 beforeAll(async () => {
   upstreams = startMatrixUpstreams()
+  embeddingUpstreams = startEmbeddingsUpstreams()
   // Room for a thinking budget under the output cap (Anthropic wants budget < max_tokens, and at least 1024).
   for (const model of upstreams.config.models as Json[]) model.max_output_tokens = 8192
-  gateway = await startTestGateway({ config: upstreams.config, balanceUsd: '1000' })
+  const embeddings = embeddingMatrixConfig(embeddingUpstreams)
+  const config = { ...upstreams.config, providers: [...upstreams.config.providers as Json[], ...embeddings.providers], models: [...upstreams.config.models as Json[], ...embeddings.models] }
+  gateway = await startTestGateway({ config, balanceUsd: '1000' })
 })
 
 afterAll(async () => {
   await gateway?.stop()
   await upstreams?.stop()
+  await embeddingUpstreams?.stop()
 })
 
 /** One raw request in the client's protocol, with its credentials; the body exactly as sent. */
@@ -89,6 +98,80 @@ describe.each(features.map((feature) => [feature.name, feature] as const))('%s',
   })
 })
 
+/** One raw embeddings request in the client's protocol; a Gemini body with `requests` is a batch, each naming its model. */
+async function sendEmbedding(client: EmbeddingClient, model: string, body: Json) {
+  let path = '/v1/embeddings'
+  let headers: Record<string, string> = { authorization: `Bearer ${gateway.key}` }
+  let full: Json = { model, ...body }
+  if (client === 'gemini-embeddings') {
+    path = `/v1beta/models/${model}:${body.requests ? 'batchEmbedContents' : 'embedContent'}`
+    headers = { 'x-goog-api-key': gateway.key }
+    full = body.requests ? { requests: body.requests.map((request: Json) => ({ model: `models/${model}`, ...request })) } : body
+  }
+  const sent = JSON.stringify(full)
+  const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent })
+  return { status: response.status, json: await response.json() as Json, sent }
+}
+
+const embeddingResults = new Map<string, Cell>()
+
+describe.each(embeddingFeatures.map((feature) => [feature.name, feature] as const))('embeddings: %s', (_, feature) => {
+  const cells = embeddingClients.flatMap((client) => (feature.body[client] ? embeddingKinds.map((kind) => [client, kind] as const) : []))
+  test.each(cells)('%s client → %s upstream', async (client, kind) => {
+    const server = embeddingUpstreams[kind]
+    const seen = server.requests.length
+    const reply = await sendEmbedding(client, embeddingModels[kind], feature.body[client]!)
+    let cell: Cell
+    if (embeddingNative[client] === kind) {
+      expect(reply.status).toBe(200)
+      expect(server.requests.at(-1)!.body).toMatchObject(JSON.parse(reply.sent))
+      cell = 'passthrough'
+    } else {
+      cell = feature.policy[kind]
+      if (cell === 'refused') {
+        expect(reply.status).toBe(400)
+        expect(reply.json.error.message).toContain(`(${kind})`)
+        expect(server.requests.length).toBe(seen)
+      } else {
+        expect({ status: reply.status, body: reply.status === 200 ? '' : reply.json }).toEqual({ status: 200, body: '' })
+        expect(server.requests.length).toBe(seen + 1)
+        if (cell !== 'ignored') expect(feature.received![kind]!(server.requests.at(-1)!)).toBe(true)
+      }
+    }
+    if (feature.answered && reply.status === 200) expect(feature.answered(client, kind, reply.json)).toBe(true)
+    embeddingResults.set(cellKey(feature.name, client as never, kind as never), cell)
+  })
+})
+
+/** The embeddings section of the doc: its own matrix (its clients and the upstream kinds that have embeddings). */
+function renderEmbeddings(): string[] {
+  const short: Record<EmbeddingClient, string> = { 'openai-embeddings': 'OpenAI', 'gemini-embeddings': 'Gemini' }
+  const columns = embeddingClients.flatMap((client) => embeddingKinds.map((kind) => [client, kind] as const))
+  const lines = [
+    '## Embeddings',
+    '',
+    'The same for embeddings: OpenAI\'s `POST /v1/embeddings` and Gemini\'s `:embedContent` / `:batchEmbedContents`, to each',
+    'upstream kind that has embeddings (an embedding model on an Anthropic provider is refused when the config loads).',
+    'A request with more inputs than the upstream takes in one call is split and joined back in order; the built-in',
+    'mock embeds every input (token ids included) and accepts task types and titles, which change nothing.',
+    '',
+    '| feature | ' + columns.map(([client, kind]) => `${short[client]} → ${kind}`).join(' | ') + ' |',
+    '|---|' + columns.map(() => '---').join('|') + '|',
+  ]
+  for (const feature of embeddingFeatures) {
+    lines.push(`| ${feature.name} | ` + columns.map(([client, kind]) => embeddingResults.get(cellKey(feature.name, client as never, kind as never)) ?? '—').join(' | ') + ' |')
+  }
+  lines.push('')
+  for (const feature of embeddingFeatures) {
+    for (const kind of embeddingKinds) {
+      const note = feature.notes?.[kind as EmbeddingKind]
+      if (note) lines.push(`- **${feature.name} → ${kind}** (${feature.policy[kind]}): ${note}`)
+    }
+  }
+  lines.push('')
+  return lines
+}
+
 /** The markdown: the matrix from this run's cells, then every non-plain cell's reason from the feature table. */
 function renderDoc(): string {
   const short: Record<string, string> = { 'openai-chat': 'Chat', 'openai-responses': 'Responses', anthropic: 'Messages', gemini: 'Gemini' }
@@ -143,6 +226,7 @@ function renderDoc(): string {
     '- The built-in mock provider ignores generation settings (it answers from the prompt), except structured output,',
     '  which it answers with an object that fits the schema.',
     '',
+    ...renderEmbeddings(),
   )
   return lines.join('\n')
 }

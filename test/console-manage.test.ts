@@ -155,7 +155,7 @@ describe('models and route health', () => {
     const carol = await signIn(url(), 'carol', await addLogin(store, 'carol', 'account-admin', account.id))
     const models = await (await carol.get('/console/api/models')).json()
     expect(models).toEqual([{
-      id: 'claude-up', owned_by: expect.any(String), max_output_tokens: 256, context_window: null, reasoning: false,
+      id: 'claude-up', kind: 'chat', owned_by: expect.any(String), max_output_tokens: 256, context_window: null, reasoning: false,
       price: { input_usd: '3.00', output_usd: '15.00', cached_input_usd: expect.any(String), cache_write_usd: expect.any(String) },
       batch_price: expect.objectContaining({ input_usd: '1.50', output_usd: '7.50' }),
     }])

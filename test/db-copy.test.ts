@@ -125,8 +125,9 @@ test('holds a crashed serve left are released before copying, and the message sa
   // Enough usage rows to cross several INSERT batches (1000 rows each): none lost or doubled at the edges.
   file.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2345)
     INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
-      cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at)
-    SELECT 'req_' || i, ?, 'key_x', 'mock-1', 'mock', 'mock-1', 'openai-chat', 1, 0, 0, 1, 0, i, 200, NULL, 1, i % 2, 0, i FROM n`, [source.accountId])
+      cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units)
+    SELECT 'req_' || i, ?, 'key_x', 'mock-1', 'mock', 'mock-1', 'openai-chat', 1, 0, 0, 1, 0, i, 200, NULL, 1, i % 2, 0, i,
+      CASE WHEN i % 5 = 0 THEN 'embeddings' ELSE 'chat' END, CASE WHEN i % 5 = 0 THEN 3 ELSE 0 END FROM n`, [source.accountId])
   file.close()
   const copy = runCli(cli, ['db', 'copy', '--from', `sqlite:${sqlitePath}`, '--to', database.url, '--force'])
   expect(copy.code).toBe(0)
@@ -136,6 +137,9 @@ test('holds a crashed serve left are released before copying, and the message sa
   const usage = copy.stdout.split('\n').find((line) => line.startsWith('usage_records '))!.split(/\s+/)
   expect(usage).toEqual(['usage_records', String(source.requests + 2345), String(source.requests + 2345), 'ok'])
   expect(await admin`SELECT count(*)::int AS count FROM usage_records WHERE stream`).toEqual([{ count: 1173 }])
+  // Each row's operation and units came along (469 of the 2,345 added are embeddings rows of 3 inputs each).
+  expect(await admin`SELECT operation, count(*)::int AS count, sum(units)::int AS units FROM usage_records GROUP BY operation ORDER BY operation`)
+    .toEqual([{ operation: 'chat', count: source.requests + 2345 - 469, units: 0 }, { operation: 'embeddings', count: 469, units: 1407 }])
 })
 
 test('a live serve on the source, or instances serving from the target, stop the copy before it writes', async () => {

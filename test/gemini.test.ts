@@ -205,7 +205,7 @@ describe('models, keys and errors in Gemini shape', () => {
   }
 
   test('unknown paths and methods under the Gemini API answer in Gemini shape', async () => {
-    for (const [method, path] of [['GET', '/v1beta/files'], ['POST', '/v1beta/models/gemini-mock:embedContent'], ['POST', '/v1/models/gemini-mock:batchEmbedContents']]) {
+    for (const [method, path] of [['GET', '/v1beta/files'], ['POST', '/v1beta/models/gemini-mock:predict'], ['POST', '/v1/models/gemini-mock:asyncBatchEmbedContent']]) {
       const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-goog-api-key': gateway.key }, body: method === 'POST' ? '{}' : undefined })
       expect(response.status).toBe(404)
       expect((await response.json()).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })

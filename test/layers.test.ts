@@ -41,9 +41,21 @@ function importsOf(file: string): Edge[] {
   return edges
 }
 
+/**
+ * An operation (chat, embeddings…) keeps everything of its own in one folder, operations/<name>/, with one part per
+ * layer it reaches: operations/<name>/core is core, …/relay is relay, …/providers and …/protocols likewise. Each part
+ * follows its layer's rule, so an operation's folder never lets an inner layer reach an outer one.
+ */
 function layerOf(path: string): string {
-  const inside = relative(src, path)
-  return inside.includes('/') ? inside.split('/')[0]! : inside
+  const parts = relative(src, path).split('/')
+  if (parts[0] === 'operations') return parts.length > 3 ? parts[2]! : `operations/${parts[1]}/${parts[2]}`
+  return parts.length > 1 ? parts[0]! : parts[0]!
+}
+
+/** The operation a file belongs to (its folder under operations/), if any. */
+function operationOf(path: string): string | undefined {
+  const parts = relative(src, path).split('/')
+  return parts[0] === 'operations' ? parts[1] : undefined
 }
 
 function violations(): string[] {
@@ -67,6 +79,12 @@ function violations(): string[] {
     }
     for (const edge of importsOf(file)) {
       if (relative(src, edge.target).startsWith('..')) continue // embedded files (migrations' SQL), not code
+      // Operations are independent of one another: what two share belongs to a layer, not to either of them.
+      const operation = operationOf(edge.target)
+      if (operation && operationOf(file) && operation !== operationOf(file)) {
+        found.push(`${path} → ${relative(src, edge.target)}: one operation's folder may not import another's`)
+        continue
+      }
       const to = layerOf(edge.target)
       if (to === from || rule.imports.includes(to)) continue
       if (to === 'config' && rule.configTypes && edge.typeOnly && relative(src, edge.target) === 'config/types.ts') continue
@@ -77,15 +95,53 @@ function violations(): string[] {
   return found
 }
 
+/**
+ * Where every operation is run but none is named (issue 26): what differs between chat, embeddings and the
+ * operations to come reaches these folders only through relay/types.ts `Operation` and core/provider.ts `Provider`.
+ */
+const operationAgnostic = ['relay', 'domain', 'db', 'edge', 'tasks', 'protocols/shared', 'providers/http.ts', 'providers/registry.ts']
+
+/** An import of an operation's folder, or an operation's own types or names in the code (comments aside). */
+function namesAnOperation(text: string): string | undefined {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+  return /from '[^']*operations\/[^']*'/.exec(code)?.[0] ?? /\b(?:Chat|Embedding)[A-Z]\w*|\b(?:chat|embeddings?)[A-Z]\w*|'(?:chat|embeddings?)'/.exec(code)?.[0]
+}
+
+function namingViolations(): string[] {
+  const found: string[] = []
+  for (const path of new Glob('**/*.ts').scanSync({ cwd: src })) {
+    if (path.endsWith('.test.ts') || !operationAgnostic.some((place) => path === place || path.startsWith(`${place}/`))) continue
+    // The registry lists each operation's upstream sides: that is its one line per operation.
+    const named = namesAnOperation(readFileSync(join(src, path), 'utf8'))
+    if (named && !(path === 'providers/registry.ts' && /^(?:from '|chat|embeddings)/.test(named))) found.push(`${path}: ${named}`)
+  }
+  return found
+}
+
 describe('layers', () => {
   test('no file imports across a forbidden edge', () => {
     expect(violations()).toEqual([])
   })
 
   test('the check sees a forbidden edge (core importing a provider)', () => {
-    const edges = importsOf(join(src, 'relay/open-attempt.ts'))
+    const edges = importsOf(join(src, 'relay/run-attempts.ts'))
     expect(edges.length).toBeGreaterThan(0)
     expect(layerOf(join(src, 'providers/http.ts'))).toBe('providers')
     expect(allowed.core!.imports).not.toContain('providers')
+  })
+
+  test('an operation\'s folder is split by layer, and each part follows its layer', () => {
+    expect(layerOf(join(src, 'operations/chat/core/ir.ts'))).toBe('core')
+    expect(layerOf(join(src, 'operations/chat/relay/operation.ts'))).toBe('relay')
+    expect(layerOf(join(src, 'operations/chat/protocols/openai-chat/protocol.ts'))).toBe('protocols')
+    expect(operationOf(join(src, 'operations/chat/providers/http.ts'))).toBe('chat')
+  })
+
+  test('the relay, holds, settlement, limits, routing, tracing, stores and batch runner name no operation', () => {
+    expect(namingViolations()).toEqual([])
+    // The check sees one: a relay file that imported chat's IR, or branched on an operation's name.
+    expect(namesAnOperation("import type { ChatRequest } from '../operations/chat/core/ir.ts'")).toBeDefined()
+    expect(namesAnOperation("if (call.operation.name === 'chat') return")).toBe("'chat'")
+    expect(namesAnOperation('// a comment may say chat')).toBeUndefined()
   })
 })

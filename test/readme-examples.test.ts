@@ -63,7 +63,7 @@ describe('examples/tollgate.yaml', () => {
     writeFileSync(path, uncommented)
     const config = loadConfig({ path, env: { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g' } })
     expect(config.providers.map((provider) => provider.name)).toEqual(['mock', 'openai', 'anthropic', 'gemini', 'local'])
-    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'gpt-mini', 'claude-sonnet', 'gemini-flash'])
+    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'mock-embed', 'gpt-mini', 'claude-sonnet', 'gemini-flash', 'embed-small', 'gemini-embed'])
   })
 })
 
@@ -76,6 +76,18 @@ describe('the README client examples against it', () => {
     expect(text).toContain('"object":"chat.completion.chunk"')
     expect(text).toContain('"delta":{"content":" Tollgate"}')
     expect(text.trimEnd()).toEndWith('data: [DONE]')
+  })
+
+  test.skipIf(!Bun.which('curl'))('curl embeds two texts with mock-embed (README "Embeddings")', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const command = /```sh\n(curl -s http:\/\/127\.0\.0\.1:8080\/v1\/embeddings[^`]*)```/.exec(readme)![1]!
+    const result = Bun.spawnSync(['sh', '-c', command.replace('http://127.0.0.1:8080', url)], { env: { ...process.env, KEY: key }, stdout: 'pipe', stderr: 'pipe' })
+    expect(result.exitCode).toBe(0)
+    const answer = JSON.parse(result.stdout.toString())
+    expect(answer).toMatchObject({ object: 'list', model: 'mock-embed', usage: { prompt_tokens: 11, total_tokens: 11 } })
+    expect(answer.data.map((item: { index: number; embedding: number[] }) => [item.index, item.embedding.length])).toEqual([[0, 4], [1, 4]])
+    // Unit vectors: the mock's are normalised.
+    expect(Math.hypot(...answer.data[0].embedding)).toBeCloseTo(1, 5)
   })
 
   test('the OpenAI SDK snippet streams an answer', () => {

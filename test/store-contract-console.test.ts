@@ -9,7 +9,7 @@ const day = 86_400_000
 
 function usage(accountId: number, overrides: Partial<UsageRecord>): UsageRecord {
   return {
-    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'key_a', model: 'm1', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'key_a', model: 'm1', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
     inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost: 100, status: 200,
     errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: 0, ...overrides,
   }

@@ -12,7 +12,7 @@ import { storeBackends } from './support/stores.ts'
  */
 function usage(accountId: number, keyId: string, cost: number): UsageRecord {
   return {
-    requestId: `req_${Math.random()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    requestId: `req_${Math.random()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
     inputTokens: 10, cachedInputTokens: 2, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost,
     status: 200, errorType: null, latencyMs: 3, stream: true, estimated: false, createdAt: Date.now(),
   }

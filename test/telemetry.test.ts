@@ -85,6 +85,7 @@ const models = [
   { id: 'gpt', provider: 'up', upstream_model: 'gpt-upstream', price: { input: 1, output: 2 } },
   { id: 'gpt-ir', provider: 'up-ir', upstream_model: 'gpt-upstream-ir', price: { input: 1, output: 2 } },
   { id: 'flaky', provider: 'up', upstream_model: 'flaky-upstream', price: { input: 1, output: 2 } },
+  { id: 'embed', kind: 'embedding', provider: 'mock', upstream_model: 'embed-upstream', price: { input: 1 } },
 ]
 
 describe('telemetry on', () => {
@@ -109,6 +110,7 @@ describe('telemetry on', () => {
         providers: [
           { name: 'up', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream-secret' },
           { name: 'up-ir', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream-secret', passthrough: false },
+          { name: 'mock', type: 'mock' },
         ],
         models,
       },
@@ -183,6 +185,21 @@ describe('telemetry on', () => {
     const sent = upstream.requests.slice(before)
     expect(sent).toHaveLength(1)
     expect(sent[0]!.headers.traceparent).toBe(`00-${parent.traceId}-${attempt.spanId}-01`)
+  })
+
+  test('an embeddings request: spans named for its operation, with the GenAI embeddings attributes', async () => {
+    const parent = clientTrace()
+    const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0, defaultHeaders: { traceparent: `00-${parent.traceId}-${parent.spanId}-01` } })
+    await client.embeddings.create({ model: 'embed', input: ['twelve chars', 'eight ch'], dimensions: 16 })
+    const spans = await spansOf(collector, parent.traceId)
+    const server = spans.find((span) => span.kind === 2)!
+    expect(server.name).toBe('embeddings embed')
+    expect(spans.find((span) => span.kind === 3)!.name).toBe('embeddings embed-upstream')
+    expect(attributesOf(server)).toMatchObject({
+      'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'embed', 'gen_ai.embeddings.dimension.count': 16,
+      'gen_ai.request.encoding_formats': ['base64'], 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.output_tokens': 0, 'tollgate.protocol': 'openai-embeddings',
+    })
+    expect(attributesOf(server)['gen_ai.response.finish_reasons']).toBeUndefined()
   })
 
   test('a retried request has two attempt spans: the failure with its reason, then the answer', async () => {

@@ -20,7 +20,7 @@ function row(account: AccountRecord, key: KeyRecord, index: number, createdAt: n
   const status = statuses[index % statuses.length]!
   return {
     requestId: `req_${index}_${crypto.randomUUID()}`, accountId: account.id, keyId: key.id, model: models[index % models.length]!, provider: 'p', upstreamModel: 'u',
-    protocol: 'openai-chat', inputTokens: 100 + index, cachedInputTokens: index % 7, cacheWriteTokens: index % 3, outputTokens: 50 + (index % 11),
+    protocol: 'openai-chat', operation: 'chat', units: 0, inputTokens: 100 + index, cachedInputTokens: index % 7, cacheWriteTokens: index % 3, outputTokens: 50 + (index % 11),
     reasoningTokens: index % 5, cost: status === 200 ? 1_234_567 + index * 89 : 0, status, errorType: status === 200 ? null : `e${status}`,
     latencyMs: 5, stream: false, estimated: false, createdAt,
   }

@@ -2,6 +2,7 @@ import { formatUsd } from '../core/money.ts'
 import type { Store } from '../domain/repositories.ts'
 import { DomainError } from '../domain/errors.ts'
 import { requireAccount } from '../domain/accounts.ts'
+import { totalsJson } from '../domain/presenters.ts'
 import { flagString, type ParsedArgs } from './args.ts'
 import { printResult } from './output.ts'
 
@@ -10,7 +11,8 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
   const keyId = flagString(args, 'key')
   const account = accountName ? await requireAccount(store.accounts, accountName) : undefined
   if (keyId && !(await store.keys.findById(keyId))) throw new DomainError('not_found', `key ${keyId} does not exist`)
-  const summary = await store.usage.summarize({ accountId: account?.id, keyId })
+  const filter = { accountId: account?.id, keyId }
+  const [summary, byOperation] = await Promise.all([store.usage.summarize(filter), store.usage.totalsBy('operation', filter)])
   const result = {
     account: accountName ?? null,
     key: keyId ?? null,
@@ -22,11 +24,19 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     cached_input_tokens: summary.cachedInputTokens,
     output_tokens: summary.outputTokens,
     spent_usd: formatUsd(summary.spent),
+    /** The same totals per kind of model call (chat, embeddings), largest spend first. */
+    by_operation: byOperation.map((group) => ({ operation: group.group, ...totalsJson(group) })),
   }
   printResult(json, result, () => [
     `requests:      ${result.requests} (${result.succeeded} answered, ${result.refused} refused, ${result.failed} failed)`,
     `input tokens:  ${result.input_tokens} (${result.cached_input_tokens} cached)`,
     `output tokens: ${result.output_tokens}`,
     `spent:         $${result.spent_usd}`,
+    // Split by kind of model call only once there is more than one (chat and embeddings).
+    ...(result.by_operation.length > 1 ? result.by_operation.map(describeOperation) : []),
   ].join('\n'))
+}
+
+function describeOperation(group: { operation: string; requests: number; spent_usd: string }): string {
+  return `  ${`${group.operation}:`.padEnd(13)}${group.requests} requests, $${group.spent_usd}`
 }

@@ -1,9 +1,11 @@
 import { ConfigError } from './errors.ts'
+import { checkModelKinds } from './kind-checks.ts'
 import type { ConfigDocument } from './types.ts'
 
 /**
  * What no single setting's schema can see: names used twice, a model naming a provider or fallback that does not
- * exist, settings that exclude or need each other. Runs on the checked document, so paths are the YAML's own.
+ * exist, settings that exclude or need each other, what a model's kind takes (config/kind-checks.ts). Runs on the
+ * checked document, so paths are the YAML's own.
  */
 export function checkAcrossFields(document: ConfigDocument): void {
   const providers = collectUnique(document.providers.map((provider) => provider.name), 'providers', 'name')
@@ -23,6 +25,7 @@ export function checkAcrossFields(document: ConfigDocument): void {
       if (!models.has(fallback)) throw new ConfigError(`${field}.fallbacks`, `"${fallback}" is not a configured model`)
     }
   }
+  checkModelKinds(document.models)
   if (!document.auth.passwords && !document.auth.oidc) {
     throw new ConfigError('auth.passwords', 'false needs auth.oidc: otherwise nobody could sign in to the console')
   }

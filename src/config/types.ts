@@ -26,6 +26,8 @@ export type Timeouts = ProviderConfig['timeouts']
 export type UpstreamCaps = ProviderConfig['caps']
 export type ModelConfig = Config['models'][number]
 export type RouteConfig = ModelConfig['routes'][number]
+/** What a model serves (`kind:`): `chat` or `embedding` (core/model-kinds.ts). */
+export type ModelKind = ModelConfig['kind']
 export type RoutingConfig = Config['routing']
 export type LimitsConfig = Config['limits']
 export type TelemetryConfig = NonNullable<Config['telemetry']>

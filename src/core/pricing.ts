@@ -1,4 +1,4 @@
-import type { Usage } from './ir.ts'
+import type { Usage } from './usage.ts'
 
 /** Prices in money units (nano-dollars) per one million tokens. */
 export interface Price {

@@ -1,11 +1,13 @@
 import type { SseParser } from './sse.ts'
 import type { ModelConfig, ProviderConfig } from '../config/types.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
+import type { AnswerEvent } from './operation.ts'
 import type { SseEvent } from './sse.ts'
 
 /**
- * What the relay needs of an upstream. The relay owns these contracts; `providers/` implements them, so the
- * request pipeline never depends on how any vendor's HTTP is spoken.
+ * What the relay needs of an upstream, whatever the operation. The relay owns these contracts; `providers/`
+ * implements them, so the request pipeline never depends on how any vendor's HTTP is spoken. What an upstream does
+ * for one operation (chat's `complete` and `stream`, embeddings' `embed`) is that operation's own contract, in its
+ * folder (operations/<name>/core/upstream.ts).
  */
 
 /** Where one attempt goes: a provider, the model id it knows, and the gateway model behind it. */
@@ -17,11 +19,11 @@ export interface Target {
   route?: string
 }
 
-/** Turns upstream SSE events into IR events; stateful, one per stream. */
-export interface StreamDecoder {
-  decode(event: SseEvent): StreamEvent[]
+/** Turns upstream SSE events into an operation's IR events; stateful, one per stream. */
+export interface StreamDecoder<Event extends AnswerEvent = AnswerEvent> {
+  decode(event: SseEvent): Event[]
   /** The body ended: close what is open (and report an error if the stream was cut short). */
-  finish(): StreamEvent[]
+  finish(): Event[]
 }
 
 /** A raw upstream request for the passthrough path: the client's own body, lightly rewritten. */
@@ -47,42 +49,42 @@ export interface BodyChunks {
  * The upstream's successful answer to a forwarded request. Its body is read under the provider's own timers
  * (idle, total), which end the attempt with a GatewayError when they run out.
  */
-export interface ForwardedStream {
+export interface ForwardedStream<Event extends AnswerEvent = AnswerEvent> {
   chunks: BodyChunks
-  decoder: StreamDecoder
+  decoder: StreamDecoder<Event>
   parser: SseParser
   maxHeldBytes: number
 }
 
-export interface ForwardedAnswer {
+export interface ForwardedAnswer<Answer = unknown, Event extends AnswerEvent = AnswerEvent> {
   /** A non-streamed answer, read whole: the bytes to relay as they are, and what they mean (for the meter). */
-  readWhole(): Promise<{ body: string; response: ChatResponse }>
+  readWhole(): Promise<{ body: string; answer: Answer }>
   /**
    * A streamed answer: its chunks as they come, a decoder that reads the same bytes' events as IR, the SSE parser to
    * read them with (it caps an event's size), and how many bytes may be held back before the answer begins.
    */
-  readStream(): ForwardedStream
+  readStream(): ForwardedStream<Event>
 }
 
 /** An upstream that speaks one client protocol natively, so requests in that protocol may be forwarded as bytes. */
-export interface Passthrough {
+export interface Passthrough<Answer = unknown, Event extends AnswerEvent = AnswerEvent> {
   /** The client protocol's name (`openai-chat`, `anthropic`, `gemini`). */
   readonly protocol: string
   /** Resolves once the upstream accepted the request (a refusal is thrown as a GatewayError). */
-  forward(request: ForwardRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ForwardedAnswer>
+  forward(request: ForwardRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ForwardedAnswer<Answer, Event>>
 }
 
+/**
+ * One configured upstream: its config, and its side of each operation it serves, by operation name. Each side's
+ * shape is its operation's own contract (operations/<name>/core/upstream.ts), which that operation reads back; an
+ * operation the upstream's kind cannot serve has no side (the config refuses a model that would need one).
+ *
+ * Each side's calls take `attempt`, the attempt's own controller (relay/abort-scope.ts): the relay aborts it when
+ * the client leaves, and the provider aborts it itself, with a GatewayError as the reason, when one of its timers
+ * runs out; and `traceparent`, when the request is traced (relay/tracing.ts), which goes upstream as the W3C
+ * header, so the upstream's own spans join the trace.
+ */
 export interface Provider {
   readonly config: ProviderConfig
-  /**
-   * `attempt` is this attempt's own controller (relay/abort-scope.ts): the relay aborts it when the client leaves,
-   * and the provider aborts it itself, with a GatewayError as the reason, when one of its timers runs out.
-   * `traceparent`, when the request is traced (relay/tracing.ts), goes upstream as the W3C header: the upstream's own
-   * spans join the trace.
-   */
-  complete(request: ChatRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ChatResponse>
-  /** Resolves once the upstream has accepted the request (status and headers in), before any event is read. */
-  stream(request: ChatRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<AsyncIterable<StreamEvent>>
-  /** Present when the upstream speaks a client protocol natively and passthrough is not turned off in the config. */
-  readonly passthrough?: Passthrough
+  readonly upstreams: ReadonlyMap<string, unknown>
 }

@@ -1,4 +1,27 @@
-import type { Usage } from './ir.ts'
+/**
+ * What an answer used, as the upstream reported it (or the gateway estimated it): the one measure every operation's
+ * meter produces and every price is applied to (each operation prices it: operations/<name>/core). Token counts
+ * first: `inputTokens` includes cached and cache-write tokens (the OpenAI convention); `outputTokens` includes
+ * reasoning.
+ */
+export interface Usage {
+  inputTokens: number
+  cachedInputTokens: number
+  cacheWriteTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  /**
+   * How much of the operation's own unit the answer used, for operations measured in more than tokens (embeddings:
+   * inputs embedded; later images, seconds of audio, characters, search units). Absent: none.
+   */
+  units?: number
+  /** True when the counts are our own estimate rather than the upstream's report. */
+  estimated?: boolean
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }
+}
 
 /**
  * Upstream usage reports are billed from, so their numbers are checked where they are decoded: every count must be a

@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, s
 import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBase62 } from '../core/ids.ts'
+import { operationBeforeOperations } from '../core/model-kinds.ts'
 import type { BillSpool, SpoolStats } from '../domain/bill-spool.ts'
 import type { LedgerWrite } from '../domain/records.ts'
 
@@ -183,13 +184,25 @@ function readBills(path: string): LedgerWrite[] {
   lines.pop()
   const bills: LedgerWrite[] = []
   for (const line of lines) {
+    let bill: LedgerWrite
     try {
-      bills.push(JSON.parse(line) as LedgerWrite)
+      bill = JSON.parse(line) as LedgerWrite
     } catch {
-      // A torn line: nothing to replay.
+      continue // a torn line: nothing to replay
     }
+    bills.push(upgradeBill(bill))
   }
   return bills
+}
+
+/**
+ * A bill spooled by a build from before usage rows had an operation (an upgrade started on a spool a crash or an
+ * outage left) was a chat request with no units of its own: it is written as one, as the migrations did for old rows,
+ * rather than refused by the columns' NOT NULL at every replay.
+ */
+function upgradeBill(bill: LedgerWrite): LedgerWrite {
+  if (bill.kind === 'release' || bill.usage.operation !== undefined) return bill
+  return { ...bill, usage: { ...bill.usage, operation: operationBeforeOperations, units: bill.usage.units ?? 0 } }
 }
 
 function createdAtOf(bill: LedgerWrite): number | undefined {

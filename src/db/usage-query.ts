@@ -182,17 +182,18 @@ export function mergeGroups(folded: UsageGroup[], live: UsageGroup[]): UsageGrou
  */
 export const foldBoundarySql = 'SELECT created_at, id FROM usage_records WHERE created_at < $1 ORDER BY created_at, id LIMIT 1 OFFSET $2'
 const foldedRows = 'FROM usage_records WHERE created_at <= $1 AND (created_at < $1 OR id <= $2)'
-export const foldInsertSql = `INSERT INTO usage_daily (day, account_id, key_id, model, status, requests, input_tokens, cached_input_tokens,
-  cache_write_tokens, output_tokens, reasoning_tokens, cost)
-SELECT (created_at / ${dayMs}) * ${dayMs}, account_id, key_id, model, status, count(*), sum(input_tokens), sum(cached_input_tokens),
-  sum(cache_write_tokens), sum(output_tokens), sum(reasoning_tokens), sum(cost)
+export const foldInsertSql = `INSERT INTO usage_daily (day, account_id, key_id, model, status, operation, requests, input_tokens,
+  cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, units, cost)
+SELECT (created_at / ${dayMs}) * ${dayMs}, account_id, key_id, model, status, operation, count(*), sum(input_tokens), sum(cached_input_tokens),
+  sum(cache_write_tokens), sum(output_tokens), sum(reasoning_tokens), sum(units), sum(cost)
 ${foldedRows}
-GROUP BY 1, 2, 3, 4, 5
-ON CONFLICT (day, account_id, key_id, model, status) DO UPDATE SET requests = usage_daily.requests + excluded.requests,
+GROUP BY 1, 2, 3, 4, 5, 6
+ON CONFLICT (day, account_id, key_id, model, status, operation) DO UPDATE SET requests = usage_daily.requests + excluded.requests,
   input_tokens = usage_daily.input_tokens + excluded.input_tokens,
   cached_input_tokens = usage_daily.cached_input_tokens + excluded.cached_input_tokens,
   cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens,
   output_tokens = usage_daily.output_tokens + excluded.output_tokens,
   reasoning_tokens = usage_daily.reasoning_tokens + excluded.reasoning_tokens,
+  units = usage_daily.units + excluded.units,
   cost = usage_daily.cost + excluded.cost`
 export const foldDeleteSql = `DELETE ${foldedRows}`

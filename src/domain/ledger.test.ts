@@ -10,6 +10,7 @@ import { Ledger } from './ledger.ts'
 function usage(accountId: number, cost: number): UsageRecord {
   return {
     requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
+    operation: 'chat', units: 0,
     inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost,
     status: 200, errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
   }

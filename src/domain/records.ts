@@ -50,11 +50,15 @@ export interface UsageRecord {
   provider: string
   upstreamModel: string
   protocol: string
+  /** The kind of model call billed: `chat`, `embeddings`… */
+  operation: string
   inputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
   outputTokens: number
   reasoningTokens: number
+  /** How much of the operation's own unit the request used (embeddings: inputs embedded; chat: 0). */
+  units: number
   cost: number
   /** HTTP status the client saw (or would have seen, for a client that left). */
   status: number

@@ -107,7 +107,7 @@ export interface UsageRepository {
   /** Totals per UTC day, oldest first; days without requests are absent. */
   dailyTotals(filter: UsageFilter): Promise<UsageDay[]>
   /** Totals per model, key or account, largest spend first. */
-  totalsBy(dimension: 'model' | 'keyId' | 'accountId', filter: UsageFilter): Promise<UsageGroup[]>
+  totalsBy(dimension: 'model' | 'keyId' | 'accountId' | 'operation', filter: UsageFilter): Promise<UsageGroup[]>
   /**
    * Fold up to `limit` of the oldest usage rows created before `cutoff` into the daily totals (usage_daily) and
    * delete them, in one transaction; returns how many were folded. Summaries (the three above) read both tables, so

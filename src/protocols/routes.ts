@@ -3,12 +3,13 @@ import { anthropicRoutes } from './anthropic/index.ts'
 import { geminiRoutes } from './gemini/index.ts'
 import { serveModels } from './models.ts'
 import { openAiChatRoutes } from './openai-chat/index.ts'
-import { openAiResponsesRoutes } from './openai-responses/index.ts'
+import { openAiResponsesRoutes } from '../operations/chat/protocols/openai-responses/index.ts'
 import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
 import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
+import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -20,6 +21,7 @@ export function protocolRoutes(services: Services): RouteTable {
   return mergeRoutes([
     openAiChatRoutes(services),
     openAiResponsesRoutes(services),
+    embeddingsRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -1,20 +1,25 @@
 import type { ProviderConfig } from '../config/types.ts'
 import type { GatewayError } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse } from '../core/ir.ts'
-import type { StreamDecoder, Target } from '../core/provider.ts'
+import type { AnswerEvent } from '../core/operation.ts'
+import type { StreamDecoder } from '../core/provider.ts'
 
 export interface StreamDecoderOptions {
   /** The provider's own key: an in-stream error event that quotes it (whole or in pieces) has it redacted. */
   apiKey?: string
 }
 
-/** What an HTTP-speaking provider folder supplies; providers/http.ts turns it into a Provider. */
-export interface HttpCodec {
-  nativeProtocol?: string
-  /** The upstream URL, headers and JSON body for an IR request. */
-  encodeRequest(request: ChatRequest, target: Target): { path: string; body: unknown; headers?: Record<string, string> }
+/**
+ * How to speak to one kind of HTTP upstream, whatever the operation: its credentials and what its refusals mean.
+ * Each vendor's folder (providers/<vendor>/index.ts) supplies one; http.ts makes a Transport of it.
+ */
+export interface HttpVendor {
   authHeaders(provider: ProviderConfig): Record<string, string>
-  decodeResponse(body: unknown): ChatResponse
-  createStreamDecoder(options?: StreamDecoderOptions): StreamDecoder
   decodeError(status: number, body: string, headers: Headers): GatewayError
+}
+
+/** An operation's answers as one kind of upstream writes them: a whole JSON body, and SSE when it streams. */
+export interface AnswerDecoder<Answer, Event extends AnswerEvent = AnswerEvent> {
+  decodeResponse(body: unknown): Answer
+  /** Absent for an operation whose answers are never streamed (embeddings). */
+  createStreamDecoder?(options?: StreamDecoderOptions): StreamDecoder<Event>
 }

@@ -1,10 +1,10 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
-import type { ChatRequest, ChatResponse, StreamEvent } from '../core/ir.ts'
+import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { ForwardedAnswer, ForwardedStream, ForwardRequest, Provider, StreamDecoder, Target } from '../core/provider.ts'
+import type { ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
-import type { HttpCodec } from './http-codec.ts'
+import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
   attemptDeadline, readBodyText, readCapped, setAttemptDeadline, UpstreamChunks, upstreamFailure, watchRead,
@@ -24,11 +24,11 @@ import {
  * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
  * The timers abort `attempt` — the attempt's own controller, which the relay aborts when the client leaves — so
  * whoever ends the attempt, the fetch stops at once and its abort reason says why.
- * A response that is not 2xx is read and thrown as the GatewayError `codec` makes of it (here rather than in a
+ * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it (here rather than in a
  * wrapper: one async frame fewer per request).
  */
-export async function fetchUpstream(
-  provider: ProviderConfig, path: string, init: { body: string; headers: HeadersInit }, attempt: AbortController, codec: HttpCodec,
+async function fetchUpstream(
+  provider: ProviderConfig, path: string, init: { body: string; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
 ): Promise<Response> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
@@ -43,7 +43,7 @@ export async function fetchUpstream(
     })
     setAttemptDeadline(response, head.deadline)
     head.stop()
-    return response.ok ? response : await refusal(response, codec, provider, attempt)
+    return response.ok ? response : await refusal(response, vendor, provider, attempt)
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
@@ -98,7 +98,9 @@ function fireHeadTimer(head: HeadTimer): void {
   head.timer = setTimeout(fireHeadTimer, head.headBy - elapsed, head)
 }
 
-async function* decodeBody(response: Response, decoder: StreamDecoder, provider: ProviderConfig, attempt: AbortController): AsyncGenerator<StreamEvent> {
+async function* decodeBody<Event extends AnswerEvent>(
+  response: Response, decoder: StreamDecoder<Event>, provider: ProviderConfig, attempt: AbortController,
+): AsyncGenerator<Event> {
   const parser = new SseParser(provider.caps.eventBytes)
   const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
   try {
@@ -116,12 +118,12 @@ async function* decodeBody(response: Response, decoder: StreamDecoder, provider:
  * An upstream refusal as the GatewayError its body describes: its first `caps.errorBytes` read (under the same
  * timers as any body), the rest discarded — a refusal is never relayed or held whole, however large.
  */
-async function refusal(response: Response, codec: HttpCodec, provider: ProviderConfig, attempt: AbortController): Promise<never> {
+async function refusal(response: Response, vendor: HttpVendor, provider: ProviderConfig, attempt: AbortController): Promise<never> {
   const timer = watchRead(provider, attempt, attemptDeadline(response))
   const text = await readCapped(response, provider.caps.errorBytes, true).catch(() => '').finally(() => clearTimeout(timer))
-  // Our own key out first, whole or in pieces (an upstream may quote what it refused); the codec's mapping then caps
+  // Our own key out first, whole or in pieces (an upstream may quote what it refused); the vendor's mapping then caps
   // the text and scrubs anything else key-shaped.
-  throw codec.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
+  throw vendor.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
 }
 
 /** A whole upstream body as JSON, or a 502 naming the provider. */
@@ -134,70 +136,83 @@ function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
 }
 
 /** A forwarded request's answer, read under the attempt's timers: one object per passthrough request. */
-class HttpForwardedAnswer implements ForwardedAnswer {
+class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements ForwardedAnswer<Answer, Event> {
   constructor(
-    private readonly response: Response, private readonly config: ProviderConfig, private readonly codec: HttpCodec,
+    private readonly response: Response, private readonly config: ProviderConfig, private readonly decoder: AnswerDecoder<Answer, Event>,
     private readonly attempt: AbortController,
   ) {}
 
-  async readWhole(): Promise<{ body: string; response: ChatResponse }> {
+  async readWhole(): Promise<{ body: string; answer: Answer }> {
     const body = await readBodyText(this.response, this.config, this.attempt)
-    return { body, response: this.codec.decodeResponse(parseUpstreamJson(body, this.config)) }
+    return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
   }
 
-  readStream(): ForwardedStream {
+  readStream(): ForwardedStream<Event> {
     const { response, config } = this
+    if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', 'This operation\'s answers are never streamed')
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
       chunks: new UpstreamChunks(response.body, config, this.attempt, attemptDeadline(response)),
-      decoder: this.codec.createStreamDecoder({ apiKey: config.apiKey }),
+      decoder: this.decoder.createStreamDecoder({ apiKey: config.apiKey }),
       parser: new SseParser(config.caps.eventBytes),
       maxHeldBytes: config.caps.bodyBytes,
     }
   }
 }
 
-/** Build a Provider from a codec: the HTTP mechanics live here once, the wire format in the provider's folder. */
-export function createHttpProvider(config: ProviderConfig, codec: HttpCodec): Provider {
-  const auth = codec.authHeaders(config)
-  const common = { 'content-type': 'application/json', ...config.headers }
-  // What most requests send, built once: fetch copies a Headers natively, where a plain object is read property
-  // by property (~1 µs a request, bench/, 2026-11-23). Requests with headers of their own get a fresh object.
-  const usual = new Headers({ ...common, ...auth })
+/** A request to an HTTP upstream: the path below its base URL (with query), the body as JSON text, extra headers. */
+export interface OutgoingRequest {
+  path: string
+  body: string
+  /** Headers that change what the body means upstream (Anthropic's `anthropic-beta`); never credentials. */
+  headers?: Record<string, string>
+}
 
-  function send(path: string, body: string, headers: HeadersInit, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
+/**
+ * One HTTP upstream as every operation's side reaches it (operations/<name>/providers): requests sent with the
+ * vendor's credentials, and answers read, under the provider's timers and caps. The HTTP mechanics live here once;
+ * each operation's wire format lives in its own folder, each vendor's credentials and errors in providers/<vendor>.
+ */
+export class Transport {
+  private readonly auth: Record<string, string>
+  private readonly common: Record<string, string>
+  /**
+   * What most requests send, built once: fetch copies a Headers natively, where a plain object is read property by
+   * property (~1 µs a request, bench/, 2026-11-23). Requests with headers of their own get a fresh object.
+   */
+  private readonly usual: Headers
+
+  constructor(readonly config: ProviderConfig, private readonly vendor: HttpVendor) {
+    this.auth = vendor.authHeaders(config)
+    this.common = { 'content-type': 'application/json', ...config.headers }
+    this.usual = new Headers({ ...this.common, ...this.auth })
+  }
+
+  /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
+  send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
+    // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
+    let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
     // Only a traced request pays for a headers object of its own (the usual one is shared by every request).
     if (traceparent) {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(config, path, { body, headers }, attempt, codec)
+    return fetchUpstream(this.config, request.path, { body: request.body, headers }, attempt, this.vendor)
   }
 
-  function sendRequest(request: ChatRequest, target: Target, attempt: AbortController, traceparent: string | null | undefined) {
-    const encoded = codec.encodeRequest(request, target)
-    return send(encoded.path, JSON.stringify(encoded.body), encoded.headers ? { ...common, ...auth, ...encoded.headers } : usual, attempt, traceparent)
+  /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */
+  async readJson(response: Response, attempt: AbortController): Promise<unknown> {
+    return parseUpstreamJson(await readBodyText(response, this.config, attempt), this.config)
   }
 
-  const protocol = config.passthrough ? codec.nativeProtocol : undefined
-  return {
-    config,
-    async complete(request, target, attempt, traceparent) {
-      const response = await sendRequest({ ...request, stream: false }, target, attempt, traceparent)
-      return codec.decodeResponse(parseUpstreamJson(await readBodyText(response, config, attempt), config))
-    },
-    async stream(request, target, attempt, traceparent) {
-      const response = await sendRequest({ ...request, stream: true }, target, attempt, traceparent)
-      if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
-      return decodeBody(response, codec.createStreamDecoder({ apiKey: config.apiKey }), config, attempt)
-    },
-    passthrough: protocol === undefined ? undefined : {
-      protocol,
-      async forward(request: ForwardRequest, _target, attempt, traceparent) {
-        // The client's meaning-changing headers, then our credentials: a client header can never replace them.
-        const response = await send(request.path, request.body, request.headers ? { ...common, ...request.headers, ...auth } : usual, attempt, traceparent)
-        return new HttpForwardedAnswer(response, config, codec, attempt)
-      },
-    },
+  /** A streamed answer's events, as `decoder` reads its SSE. */
+  readEvents<Event extends AnswerEvent>(response: Response, decoder: StreamDecoder<Event>, attempt: AbortController): AsyncGenerator<Event> {
+    if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty stream`)
+    return decodeBody(response, decoder, this.config, attempt)
+  }
+
+  /** A forwarded request's answer (passthrough), read whole or as a stream by `decoder`'s lights. */
+  forwarded<Answer, Event extends AnswerEvent>(response: Response, decoder: AnswerDecoder<Answer, Event>, attempt: AbortController): ForwardedAnswer<Answer, Event> {
+    return new HttpForwardedAnswer(response, this.config, decoder, attempt)
   }
 }

@@ -1,99 +1,30 @@
-import { countTokens, promptText } from '../core/estimate.ts'
-import type { ChatRequest, ChatResponse, ContentPart, FinishReason, StreamEvent, Usage } from '../core/ir.ts'
-import { checkedUsage } from '../core/usage.ts'
+import type { AnswerEvent } from '../core/operation.ts'
+import type { Usage } from '../core/usage.ts'
 
 /**
- * Watches an answer go by (streamed or whole) and knows, at the end, what to bill: the upstream's usage report
- * when one came, otherwise an estimate from the text actually produced.
+ * What an attempt's answer is billed from, whatever the operation: it watches the answer go by (streamed or whole)
+ * and knows, at the end, what to bill — the upstream's report when one came, else an estimate of what was produced.
+ * Each operation has its own (operations/<name>/relay/meter.ts), made per attempt by `Operation.createMeter`.
  */
-export class Meter {
-  private reported: Usage | undefined
-  private produced = ''
-  finishReason: FinishReason | undefined
-  /** True once any answer content has been seen. */
-  private sawOutput = false
-  /** The answer was read to its natural end (a whole body, or a stream's last event with no error): its report is final. */
-  ended = false
-
+export interface Meter {
   /** The answer has begun: from here on bytes may reach the client, so the request can no longer be retried. */
-  get begun(): boolean {
-    return this.sawOutput || this.finishReason !== undefined
-  }
-
-  observe(event: StreamEvent): void {
-    switch (event.type) {
-      case 'text-delta':
-      case 'reasoning-delta':
-        this.produced += event.text
-        this.sawOutput = true
-        break
-      case 'tool-call-start':
-        this.produced += event.name
-        this.sawOutput = true
-        break
-      case 'tool-call-delta':
-        this.produced += event.arguments
-        break
-      case 'usage':
-        this.reported = checkedUsage(event.usage) // decoders check already; a provider that does not cannot wedge billing
-        break
-      case 'finish':
-        this.finishReason = event.reason
-        break
-    }
-  }
-
-  observeResponse(response: ChatResponse): void {
-    for (const part of response.content) this.produced += partText(part)
-    this.sawOutput = response.content.length > 0
-    this.ended = true
-    this.reported = response.usage && checkedUsage(response.usage)
-    this.finishReason = response.finishReason
-  }
-
+  readonly begun: boolean
+  /** The answer was read to its natural end (a whole body, or a stream's last event with no error): its report is final. */
+  ended: boolean
   /**
-   * What to bill. A complete answer: the upstream's report when it has one, else an estimate. An answer cut short
-   * (the client left, the stream broke): the report may be partial (Anthropic reports input first, output last), so
-   * each count is the report's when it has one and at least the estimate of the text actually produced.
+   * How the answer said it finished, once it did: a passthrough stream holds back what follows (usage, the closing
+   * event) until the bill is durable (passthrough-tap.ts). Also a trace attribute.
    */
-  estimatedUsage(request: ChatRequest): Promise<Usage> {
-    return this.estimate(request, this.usefulReport())
-  }
-
+  readonly finishReason: string | undefined
+  /** One event of a streamed answer. */
+  observe(event: AnswerEvent): void
+  /** A whole (non-streamed) answer, in the operation's IR: read to its end. */
+  observeAnswer(answer: unknown): void
   /**
-   * The usual case, a finished answer with the upstream's report, which needs no tokenizer: answered at once,
-   * without a promise (callers write `meter.finalReport() ?? await meter.estimatedUsage(request)`).
+   * The usual case, a finished answer with the upstream's report: answered at once, without a promise (callers write
+   * `meter.finalReport() ?? await meter.estimatedUsage()`).
    */
-  finalReport(): Usage | undefined {
-    return this.ended ? this.usefulReport() : undefined
-  }
-
-  private usefulReport(): Usage | undefined {
-    return this.reported && (this.reported.inputTokens > 0 || this.reported.outputTokens > 0) ? this.reported : undefined
-  }
-
-  private async estimate(request: ChatRequest, reported: Usage | undefined): Promise<Usage> {
-    const outputTokens = await safeCount(this.produced)
-    const inputTokens = reported?.inputTokens || await safeCount(promptText(request))
-    if (reported) {
-      if (reported.outputTokens >= outputTokens) return reported
-      return { ...reported, inputTokens, outputTokens, estimated: true }
-    }
-    return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens: 0, estimated: true }
-  }
-}
-
-/** The tokenizer's count, or ~4 characters a token should it ever fail: an estimate that rejects would never settle. */
-async function safeCount(text: string): Promise<number> {
-  try {
-    return await countTokens(text)
-  } catch {
-    return Math.ceil(text.length / 4)
-  }
-}
-
-function partText(part: ContentPart): string {
-  if (part.type === 'text' || part.type === 'reasoning') return part.text
-  if (part.type === 'tool-call') return part.name + part.arguments
-  return ''
+  finalReport(): Usage | undefined
+  /** What to bill otherwise: the report so far where there is one, and at least an estimate of what was produced. */
+  estimatedUsage(): Promise<Usage>
 }

@@ -1,6 +1,7 @@
 import type { BodyChunks, ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
+import { isErrorEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
@@ -211,7 +212,7 @@ export class PassthroughTap {
       if (drop !== undefined && !dropping) dropping = drop(event)
       for (const ir of this.decoder.decode(event)) {
         this.observe(ir)
-        if (ir.type === 'error' && failedAt === -1) {
+        if (isErrorEvent(ir) && failedAt === -1) {
           failedAt = index
           failure = ir.error
         }
@@ -238,7 +239,7 @@ export class PassthroughTap {
 
   private observe(event: Parameters<Meter['observe']>[0]): void {
     this.meter.observe(event)
-    if (event.type !== 'error' || this.failure) return
+    if (!isErrorEvent(event) || this.failure) return
     this.failure = event.error
     this.failedMidAnswer = this.meter.begun
   }

@@ -9,6 +9,8 @@ import type { Caller } from './types.ts'
 export interface Refused {
   key: Caller
   protocol: string
+  /** The operation the client asked for (`chat`, `embeddings`), known from the endpoint before the body is read. */
+  operation: string
   requestId: string
   /** The model the client named, when its body got that far ('' before it was decoded). */
   model: string
@@ -38,13 +40,14 @@ export function recordRefusal(deps: { ledger: Ledger; metrics: Metrics; logger: 
   const model = boundModel(refused.model)
   const usage: UsageRecord = {
     requestId: refused.requestId, accountId: refused.key.accountId, keyId: refused.key.id, model, provider: '', upstreamModel: '',
-    protocol: refused.protocol, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, cost: 0,
+    protocol: refused.protocol, operation: refused.operation, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0,
+    reasoningTokens: 0, units: 0, cost: 0,
     status: failure.status, errorType, latencyMs, stream: refused.stream, estimated: false, createdAt: Date.now(),
   }
   deps.ledger.recordRefusal(usage)
   deps.metrics.refused.add(1, failure.status, errorType)
   deps.logger.info({
-    request_id: refused.requestId, key: refused.key.id, model, status: failure.status, error: errorType, latency_ms: latencyMs, cost: 0,
+    request_id: refused.requestId, key: refused.key.id, operation: refused.operation, model, status: failure.status, error: errorType, latency_ms: latencyMs, cost: 0,
     stream: refused.stream,
   }, 'request')
 }

@@ -4,23 +4,20 @@ import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import { KeyLimiter, type LimitedKey, type Limiter, type Permit } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
-import type { RelayCall, RelayResult } from './types.ts'
+import type { Operation, RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { runAttempts } from './run-attempts.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { type RouteHealth } from './route-health.ts'
 import { GatewayError, toGatewayError } from '../core/errors.ts'
-import { promptText } from '../core/estimate.ts'
 import { reportFailure } from '../core/report-failure.ts'
 import type { Logger } from '../core/logger.ts'
 import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
-import { worstCaseCost } from '../core/pricing.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
 import { recordRefusal, type Refused } from './refusal.ts'
 import type { RequestSpan, Tracer } from './tracing.ts'
-import { inputBoundOn, readsOnAfterClientLeaves, refuseUnpricedFeatures } from './request-bounds.ts'
 
 export interface RelayDeps {
   config: Config
@@ -44,9 +41,11 @@ export interface RelayDeps {
 }
 
 /**
- * The path of every request, whatever its protocol: resolve the model, admit it under the key's limits, hold its
- * worst-case cost, then try the routes (attempts.ts) and meter what comes back. Also counts requests in flight, so
- * a shutdown can wait for them and, past its deadline, end them — each still settles, so no usage is lost.
+ * The path of every request, whatever its protocol and operation: resolve the model, admit it under the key's
+ * limits, hold its worst-case cost, then try the routes (run-attempts.ts) and meter what comes back. What differs
+ * between operations (the hold rule, the upstream call, the meter, the price) comes with the call (`Operation`).
+ * Also counts requests in flight, so a shutdown can wait for them and, past its deadline, end them — each still
+ * settles, so no usage is lost.
  */
 export class Relay {
   readonly breaker: CircuitBreaker
@@ -90,29 +89,36 @@ export class Relay {
     return this.catalog.config.models.filter((model) => keyAllowsModel(key, model.id))
   }
 
-  resolveModel(key: KeyRecord, modelId: string): ModelConfig {
+  /**
+   * The model a request names, if it exists and the key may use it; with `operation`, also only if the model serves
+   * that operation (its `kind:`): a 400 naming the model and what it serves otherwise.
+   */
+  resolveModel(key: KeyRecord, modelId: string, operation?: Operation): ModelConfig {
     const model = this.catalog.models.get(modelId)
     if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist`, { code: 'model_not_found', param: 'model' })
     if (!keyAllowsModel(key, modelId)) {
       throw new GatewayError('permission', `This API key is not permitted to use the model '${modelId}'`, { code: 'model_not_permitted', param: 'model' })
     }
+    if (operation && model.kind !== operation.modelKind) throw wrongKind(model, operation)
     return model
   }
 
   async run(call: RelayCall): Promise<RelayResult> {
     const started = performance.now()
     const span = this.tracer?.start(call, started)
+    const { operation, request } = call
     let plan: readonly Target[]
     let permit: Permit
     let worstCase: number
     try {
-      const model = this.resolveModel(call.key, call.request.model)
-      if (readsOnAfterClientLeaves(model, call.request)) call.scope.readOnAfterClientLeaves()
+      const model = this.resolveModel(call.key, request.model, operation)
+      if (operation.readsOnAfterClientLeaves(model, request)) call.scope.readOnAfterClientLeaves()
       plan = this.catalog.planner.plan(model)
-      refuseUnpricedFeatures(call.request, plan)
+      operation.checkPlan?.(request, plan)
       worstCase = worstCaseOf(call, plan)
       // In memory the permit comes at once; only limits shared through Redis cost a round trip (and a promise).
-      const tokens = promptTokensOf(call)
+      // Only a token limit needs the input's estimate: other keys skip the walk.
+      const tokens = call.key.tpm === null ? 0 : operation.admittedTokens(request)
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
@@ -124,7 +130,7 @@ export class Relay {
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
     const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started, span)
-    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started, span)
+    const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
     try {
       const result = await runAttempts({
         call, plan, settlement, span, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
@@ -229,7 +235,8 @@ export class Relay {
 
   private refused(call: RelayCall, started: number, error: unknown): void {
     this.recordRefusal({
-      key: call.key, protocol: call.protocol, requestId: call.requestId, model: call.request.model, stream: call.request.stream, started,
+      key: call.key, protocol: call.protocol, operation: call.operation.name, requestId: call.requestId, model: call.request.model,
+      stream: call.request.stream, started,
     }, error)
   }
 
@@ -240,23 +247,27 @@ export class Relay {
   }
 }
 
-/** The prompt estimate (chars / 4, refined at the end); only a token limit needs it, other keys skip the walk. */
-function promptTokensOf(call: RelayCall): number {
-  return call.key.tpm === null ? 0 : Math.ceil(promptText(call.request).length / 4)
-}
-
-/** The most the request can cost on any model it may end up on (a fallback may be dearer): what its hold reserves. */
+/**
+ * The most the request can cost on any model it may end up on (a fallback may be dearer), by its operation's hold
+ * rule: what its hold reserves.
+ */
 function worstCaseOf(call: RelayCall, plan: readonly Target[]): number {
   let amount = 0
   let priced: ModelConfig | undefined
   for (const { model } of plan) {
     if (model === priced) continue // a model's routes are next to each other in the plan
     priced = model
-    const inputBound = inputBoundOn(call.request, call.inputBound, model)
-    const outputBound = Math.min(call.request.maxOutputTokens ?? model.maxOutputTokens, model.maxOutputTokens)
-    amount = Math.max(amount, worstCaseCost(inputBound, outputBound, model.price))
+    amount = Math.max(amount, call.operation.worstCaseOn(call.request, call.inputBound, model))
   }
   return amount
+}
+
+/** A request for an operation its model does not serve (an embedding model asked to chat, and the reverse). */
+function wrongKind(model: ModelConfig, operation: Operation): GatewayError {
+  const article = /^[aeiou]/.test(model.kind) ? 'an' : 'a'
+  return new GatewayError('invalid_request', `The model '${model.id}' is ${article} ${model.kind} model (kind: ${model.kind}): it cannot serve ${operation.name} requests.`, {
+    code: 'wrong_model_kind', param: 'model',
+  })
 }
 
 /** What a config says requests may be routed to, built once per config (start, and each reload). */

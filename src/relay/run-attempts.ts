@@ -1,37 +1,15 @@
-import type { RoutingConfig } from '../config/types.ts'
-import type { Provider, Target } from '../core/provider.ts'
-import { meterEvents, openAttempt, type OpenedAttempt, readOn } from './open-attempt.ts'
-import type { CircuitBreaker } from './circuit-breaker.ts'
-import type { RouteTicket } from './route-health.ts'
+import type { Target } from '../core/provider.ts'
+import { Attempt, type AttemptContext, type Route } from './attempt.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
-import type { ChatResponse, Usage } from '../core/ir.ts'
+import type { Usage } from '../core/usage.ts'
 import { reportFailure } from '../core/report-failure.ts'
-import type { Logger } from '../core/logger.ts'
-import { Meter } from './meter.ts'
-import type { Metrics } from './metrics.ts'
-import type { Outcome, RelayCall, RelayResult } from './types.ts'
+import type { Meter } from './meter.ts'
+import { meterEvents, readOn } from './meter-events.ts'
+import type { OpenedAttempt, Outcome, RelayCall, RelayResult } from './types.ts'
 import { outcomeOf } from './outcome.ts'
 import { backoffMs, isRetryable } from './retry.ts'
 import { sleep } from '../core/sleep.ts'
 import { routeId } from './route-planner.ts'
-import type { Settlement } from './settlement.ts'
-import type { RequestSpan } from './tracing.ts'
-
-export interface AttemptContext {
-  call: RelayCall
-  /** Every target the request may use, best first (routing.ts `RoutePlanner.plan`). */
-  plan: readonly Target[]
-  providers: Map<string, Provider>
-  breaker: CircuitBreaker
-  metrics: Metrics
-  logger: Logger
-  routing: RoutingConfig
-  settlement: Settlement
-  /** The request's trace span, when telemetry is on and the request is sampled. */
-  span: RequestSpan | undefined
-  /** limits.write_idle_ms: how long a streamed answer waits on a client that takes nothing. */
-  writeIdleMs: number
-}
 
 /**
  * Try the plan's targets until one answers, at most `routing.max_attempts` times: an untried healthy route first
@@ -64,9 +42,9 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (ticket instanceof Promise) ticket = await ticket // a shared half-open probe slot, claimed in Redis
     if (!ticket) continue
     attempts++
-    const attempt = await runAttempt(context, choice.target, route, ticket, attempts)
-    if (!(attempt instanceof AttemptFailure)) return attempt
-    const { failure } = attempt
+    const result = await runAttempt(new Attempt(context, choice, ticket, attempts))
+    if (!(result instanceof AttemptFailure)) return result
+    const { failure } = result
     const retry = isRetryable(failure)
     if (failure.code !== 'client_closed') {
       context.logger.warn({
@@ -75,7 +53,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       }, 'upstream attempt failed')
     }
     if (!retry) {
-      context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: attempt.usage }, attempts)
+      context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
       throw failure
     }
     ;(failures ??= new Map()).set(route, failure)
@@ -101,14 +79,13 @@ function distinctRoutes(plan: readonly Target[]): Route[] {
   return routes
 }
 
-type Route = { target: Target; route: string }
 /** Most plans are built once and shared by every request of their model (routing.ts), and so are their routes. */
 const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
 
 /** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
 function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<string, GatewayError> | undefined, excluded: Set<string> | undefined, attempts: number) {
   const backoff = backoffMs(attempts, context.routing)
-  let best: { target: Target; route: string; waitMs: number } | undefined
+  let best: (Route & { waitMs: number }) | undefined
   for (const { target, route } of routes) {
     if (excluded?.has(route) || context.breaker.waitFor(route) > 0) continue
     const failure = failures?.get(route)
@@ -135,90 +112,52 @@ async function readUnsent(opened: OpenedAttempt, meter: Meter): Promise<void> {
   if (opened.kind === 'stream') return readOn(opened.events, meter)
 }
 
-async function runAttempt(context: AttemptContext, target: Target, route: string, ticket: RouteTicket, attempts: number): Promise<RelayResult | AttemptFailure> {
-  const { call } = context
-  const provider = context.providers.get(target.provider.name)!
-  const upstream = call.scope.attempt()
-  const meter = new Meter()
-  // A traced attempt sends its own span's traceparent; an untraced one passes on the client's (unsampled) one, if any.
-  const traceparent = context.span ? context.span.startAttempt(target, route, attempts) : call.traceparent
+async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailure> {
+  const { call, settlement } = attempt.context
+  const { target } = attempt
   let opened: OpenedAttempt
   try {
-    opened = await openAttempt(provider, target, call, meter, upstream, traceparent)
+    opened = await call.operation.open(attempt, call.request)
   } catch (error) {
-    upstream.abort()
+    attempt.upstream.abort()
     // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
-    const failure = call.scope.clientGone ? clientClosed() : reportFailure(context.logger, error, { request_id: call.requestId, route })
-    report(context, route, ticket, outcomeOf(failure))
-    // A client that left is billed for what was produced so far (the prompt, at least, was read upstream).
-    return new AttemptFailure(failure, failure.status === 499 ? await meter.estimatedUsage(call.request) : undefined)
+    const failure = call.scope.clientGone ? clientClosed() : reportFailure(attempt.context.logger, error, { request_id: call.requestId, route: attempt.route.route })
+    attempt.report(outcomeOf(failure))
+    // A client that left is billed for what was produced so far (the input, at least, was read upstream).
+    return new AttemptFailure(failure, failure.status === 499 ? await attempt.meter.estimatedUsage() : undefined)
   }
-  // A reasoning request whose client left while its answer was being opened: nobody will read the answer, but it is
-  // read to its end, unsent, so that its hidden tokens are billed from the upstream's report.
+  // A request that reads on (a reasoning answer) whose client left while its answer was being opened: nobody will
+  // read the answer, but it is read to its end, unsent, so that its hidden work is billed from the upstream's report.
   if (call.scope.readsOn) {
-    await readUnsent(opened, meter)
-    await endAttempt(context, target, route, ticket, meter, upstream, attempts, clientLeft)
+    await readUnsent(opened, attempt.meter)
+    await attempt.end(clientLeft)
     return new AttemptFailure(clientClosed())
   }
   // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here,
   // written in the client's wire format before it is settled, so that what is billed is what the client gets; a
   // stream ends when it is read to its end or dropped, so only a stream needs `end` as a closure.
-  if (opened.kind === 'response' || opened.kind === 'raw') {
-    const body = opened.kind === 'raw' ? opened.body : encodeWhole(call.codec, opened.response)
+  if (opened.kind === 'answer' || opened.kind === 'raw') {
+    const body = opened.kind === 'raw' ? opened.body : encodeWhole(call.codec, opened.answer)
     if (typeof body !== 'string') {
       // The upstream answered well (the route is healthy), but the client gets nothing: a 500 that costs nothing.
-      report(context, route, ticket, finished)
-      context.settlement.settle(target, outcomeOf(body), attempts)
+      attempt.report(finished)
+      settlement.settle(target, outcomeOf(body), attempt.number)
       throw body
     }
-    await endAttempt(context, target, route, ticket, meter, upstream, attempts, finished)
+    await attempt.end(finished)
     return { kind: 'whole', body, target }
   }
-  const end = (outcome: Omit<Outcome, 'usage'>) => endAttempt(context, target, route, ticket, meter, upstream, attempts, outcome)
-  if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, meter, call.scope, end), target }
-  return { kind: 'raw-stream', body: opened.tap.toStream(end, context.writeIdleMs), target }
+  if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, attempt), target }
+  return { kind: 'raw-stream', body: opened.tap.toStream((outcome) => attempt.end(outcome), attempt.context.writeIdleMs), target }
 }
 
 /** The protocol's encoding of a whole answer, or the internal failure (with its cause) when encoding threw. */
-function encodeWhole(codec: RelayCall['codec'], response: ChatResponse): string | GatewayError {
+function encodeWhole(codec: RelayCall['codec'], answer: unknown): string | GatewayError {
   try {
-    return codec.encodeWhole(response)
+    return codec.encodeWhole(answer)
   } catch (error) {
     return new GatewayError('internal', 'The answer could not be encoded', { cause: error })
   }
-}
-
-/**
- * An attempt whose answer began has ended: report it and settle the request. Settles at once when the bill needs no
- * token estimate (a finished answer with a usage report), else once the estimate is ready.
- */
-function endAttempt(
-  context: AttemptContext, target: Target, route: string, ticket: RouteTicket, meter: Meter, upstream: AbortController,
-  attempts: number, outcome: Omit<Outcome, 'usage'>,
-): Promise<void> {
-  // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
-  if (outcome.status !== 200) upstream.abort()
-  if (context.span) context.span.finishReason = meter.finishReason
-  report(context, route, ticket, outcome)
-  // The answer began, so text reached the client: however it ended (finished, the client leaving, the upstream
-  // cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was read to
-  // its end, else the report so far and at least the estimate of the text produced.
-  const usage = meter.finalReport()
-  if (usage) return context.settlement.settle(target, { ...outcome, usage }, attempts)
-  return meter.estimatedUsage(context.call.request).then((estimated) => context.settlement.settle(target, { ...outcome, usage: estimated }, attempts))
-}
-
-/** Tell the circuit breaker and the metrics how an attempt went. */
-function report(context: AttemptContext, route: string, ticket: RouteTicket, outcome: Omit<Outcome, 'usage'>): void {
-  const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
-  context.metrics.attempts.add(1, route, reason)
-  context.span?.endAttempt(outcome.status, reason)
-  if (outcome.status === 200) ticket.succeeded()
-  // Not the upstream's doing: the client leaving, the gateway stopping, or the gateway's own failure (a bug, or a
-  // request that broke the encoder) — counting that would let one tenant's requests open a route for everyone.
-  else if (reason === 'client_closed' || reason === 'shutting_down' || outcome.failure?.kind === 'internal') ticket.released()
-  else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)
-  else ticket.succeeded() // the upstream answered; it was the request that was at fault
 }
 
 function noRoute(context: AttemptContext): GatewayError {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { costOf } from '../core/pricing.ts'
 import type { Target } from '../core/provider.ts'
 import { KeyLimiter } from '../domain/limits.ts'
 import type { Ledger } from '../domain/ledger.ts'
@@ -17,9 +18,11 @@ function harness(ledger: Pick<Ledger, 'settle'>, price: Target['model']['price']
   const errors: Record<string, any>[] = []
   let finished = 0
   const logger = { info() {}, warn() {}, error: (fields: Record<string, any>) => errors.push(fields) }
-  const call = { key, protocol: 'openai-chat', requestId: 'req_1', request: { model: 'm', stream: false }, scope: new AbortScope() } as unknown as RelayCall
+  const operation = { name: 'chat', costOf }
+  const call = { key, protocol: 'openai-chat', operation, requestId: 'req_1', request: { model: 'm', stream: false }, scope: new AbortScope() } as unknown as RelayCall
   const target = { model: { id: 'm', price }, provider: { name: 'p' }, upstreamModel: 'u' } as unknown as Target
-  const settlement = new Settlement({ ledger: ledger as Ledger, logger, metrics: new Metrics(), finished: () => finished++ }, call, hold, limiter.admit(key, 0), performance.now())
+  const deps = { ledger: ledger as Ledger, logger, metrics: new Metrics(), finished: () => finished++ }
+  const settlement = new Settlement(deps, { call, hold, permit: limiter.admit(key, 0), started: performance.now() })
   return { limiter, errors, settlement, target, finished: () => finished }
 }
 

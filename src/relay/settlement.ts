@@ -5,7 +5,6 @@ import type { Target } from '../core/provider.ts'
 import type { AbortScope } from './abort-scope.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Metrics } from './metrics.ts'
-import { costOf } from '../core/pricing.ts'
 import { formatUsd } from '../core/money.ts'
 import { reportFailure } from '../core/report-failure.ts'
 import { routeId } from './route-planner.ts'
@@ -22,6 +21,16 @@ export interface SettlementDeps {
   finished(scope: AbortScope): void
 }
 
+/** What a request was admitted with: its hold and rate-limit permit, and when it reached the relay (performance.now()). */
+export interface Admitted {
+  call: RelayCall
+  hold: Hold
+  permit: Permit
+  started: number
+  /** The request's trace span, when it is traced. */
+  span?: RequestSpan
+}
+
 /**
  * The one place a request ends: its usage row and debit (priced at the model that actually served it, which is a
  * fallback model's price after a fallback), its rate-limit permit, its metrics and its log line. Later calls are
@@ -31,11 +40,7 @@ export interface SettlementDeps {
 export class Settlement {
   private settled = false
 
-  /** `started`: `performance.now()` when the request reached the relay. */
-  constructor(
-    private readonly deps: SettlementDeps, private readonly call: RelayCall, private readonly hold: Hold,
-    private readonly permit: Permit, private readonly started: number, private readonly span?: RequestSpan,
-  ) {}
+  constructor(private readonly deps: SettlementDeps, private readonly admitted: Admitted) {}
 
   /**
    * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
@@ -50,21 +55,22 @@ export class Settlement {
     if (this.settled) return alreadySettled
     this.settled = true
     let committed = alreadySettled
-    const { deps, call } = this
+    const { deps, admitted } = this
+    const { call } = admitted
     // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
     if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
     const usage = outcome.usage
     let tokensUsed = 0
     try {
       const model = target?.model.id ?? call.request.model
-      const latencyMs = Math.round(performance.now() - this.started)
+      const latencyMs = Math.round(performance.now() - admitted.started)
       let cost = 0
       let estimated = usage?.estimated ?? false
       try {
-        cost = usage && target ? costOf(usage, target.model.price) : 0
+        cost = usage && target ? call.operation.costOf(usage, target.model.price) : 0
       } catch (error) {
         reportFailure(deps.logger, error, { request_id: call.requestId, route: 'pricing' })
-        cost = this.hold.amount
+        cost = admitted.hold.amount
         estimated = true
       }
       tokensUsed = usage ? usage.inputTokens + usage.outputTokens : 0
@@ -77,11 +83,13 @@ export class Settlement {
           provider: target?.provider.name ?? '',
           upstreamModel: target?.upstreamModel ?? '',
           protocol: call.protocol,
+          operation: call.operation.name,
           inputTokens: usage?.inputTokens ?? 0,
           cachedInputTokens: usage?.cachedInputTokens ?? 0,
           cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
           outputTokens: usage?.outputTokens ?? 0,
           reasoningTokens: usage?.reasoningTokens ?? 0,
+          units: usage?.units ?? 0,
           cost,
           status: outcome.status,
           errorType: outcome.errorType ?? null,
@@ -90,7 +98,7 @@ export class Settlement {
           estimated,
           createdAt: Date.now(),
         }
-        committed = deps.ledger.settle(this.hold, record)
+        committed = deps.ledger.settle(admitted.hold, record)
         call.onBilled?.(record, committed)
       } catch (error) {
         reportFailure(deps.logger, error, { request_id: call.requestId, route: 'ledger' })
@@ -98,16 +106,16 @@ export class Settlement {
       deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
       deps.logger.info({
-        request_id: call.requestId, key: call.key.id, model, provider: target?.provider.name, status: outcome.status,
+        request_id: call.requestId, key: call.key.id, operation: call.operation.name, model, provider: target?.provider.name, status: outcome.status,
         error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
         cost_usd: formatUsd(cost), estimated, stream: call.request.stream, attempts,
       }, 'request')
-      this.span?.end(target, outcome, attempts, cost, estimated)
+      admitted.span?.end(target, outcome, attempts, cost, estimated)
     } catch (error) {
       reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
     } finally {
       try {
-        this.permit.release(tokensUsed)
+        admitted.permit.release(tokensUsed)
       } finally {
         deps.finished(call.scope)
       }

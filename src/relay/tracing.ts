@@ -1,4 +1,3 @@
-import type { FinishReason } from '../core/ir.ts'
 import type { ProviderType } from '../config/types.ts'
 import type { Target } from '../core/provider.ts'
 import { formatUsd } from '../core/money.ts'
@@ -7,7 +6,7 @@ import type { Outcome, RelayCall } from './types.ts'
 
 /**
  * What a request's trace says, in the OpenTelemetry GenAI semantic conventions: one SERVER span per request
- * (`chat {model}`, its usage, cost and how it ended) and one CLIENT span per upstream attempt, children of the
+ * (`{operation} {model}`, e.g. `chat gpt-mini`, its usage, cost and how it ended) and one CLIENT span per upstream attempt, children of the
  * client's own span when it sent a W3C `traceparent`. Only ids, model names, counts and codes go in a span: never a
  * prompt, an answer, an error's text (an upstream may quote the prompt) or a header.
  *
@@ -75,7 +74,7 @@ export class RequestSpan {
   private readonly startMs: number
   private attempt: OpenAttempt | undefined
   /** How the answer finished, when it did (the meter's, set as the attempt that answered ends). */
-  finishReason: FinishReason | undefined
+  finishReason: string | undefined
 
   constructor(
     private readonly sink: SpanSink, private readonly call: RelayCall, startedAt: number, readonly traceId: string,
@@ -97,8 +96,9 @@ export class RequestSpan {
     if (!attempt) return
     this.attempt = undefined
     const failed = result !== 'ok'
+    const operation = this.call.operation.name
     const attributes: FinishedSpan['attributes'] = {
-      'gen_ai.operation.name': 'chat',
+      'gen_ai.operation.name': operation,
       'gen_ai.provider.name': providerNames[attempt.target.provider.type],
       'gen_ai.request.model': attempt.target.upstreamModel,
       'tollgate.route': attempt.route,
@@ -108,7 +108,7 @@ export class RequestSpan {
     }
     if (failed) attributes['error.type'] = result
     this.sink.add({
-      traceId: this.traceId, spanId: attempt.spanId, parentSpanId: this.spanId, name: `chat ${attempt.target.upstreamModel}`, kind: 'client',
+      traceId: this.traceId, spanId: attempt.spanId, parentSpanId: this.spanId, name: `${operation} ${attempt.target.upstreamModel}`, kind: 'client',
       startMs: attempt.startMs, endMs: performance.timeOrigin + performance.now(), attributes, failed,
     })
   }
@@ -116,11 +116,11 @@ export class RequestSpan {
   /** The request settled (settlement.ts): `target` served it if any route did; `cost` in nano-dollars. */
   end(target: Target | undefined, outcome: Outcome, attempts: number, cost: number, estimated: boolean): void {
     const { call } = this
-    const { request } = call
+    const { request, operation } = call
     // A refused request's model may be any text the client sent: cut, as its usage row's is.
     const model = boundModel(request.model)
     const attributes: FinishedSpan['attributes'] = {
-      'gen_ai.operation.name': 'chat',
+      'gen_ai.operation.name': operation.name,
       'gen_ai.request.model': model,
       'tollgate.request_id': call.requestId,
       'tollgate.key_id': call.key.id,
@@ -138,8 +138,7 @@ export class RequestSpan {
       attributes['gen_ai.system'] = provider
       attributes['gen_ai.response.model'] = target.upstreamModel
     }
-    if (request.maxOutputTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.maxOutputTokens
-    if (request.temperature !== undefined) attributes['gen_ai.request.temperature'] = request.temperature
+    operation.describe?.(request, attributes)
     const { usage } = outcome
     if (usage) {
       attributes['gen_ai.usage.input_tokens'] = usage.inputTokens
@@ -153,7 +152,7 @@ export class RequestSpan {
     }
     this.endAttempt(outcome.status, outcome.errorType ?? (outcome.status === 200 ? 'ok' : String(outcome.status))) // one a bug left open
     this.sink.add({
-      traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: `chat ${model}`, kind: 'server',
+      traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: `${operation.name} ${model}`, kind: 'server',
       startMs: this.startMs, endMs: performance.timeOrigin + performance.now(), attributes,
       // A server span fails on the gateway's or the upstream's fault (5xx), not on a client's mistake (4xx).
       failed: outcome.status >= 500,

@@ -186,18 +186,19 @@ export class TaskRunner {
       await failWith(reportFailure(this.deps.logger, error, { request_id: item.id, route: 'tasks' }))
       return
     }
-    decoded.exchange.chat.stream = false
+    decoded.exchange.request.stream = false
     const { exchange } = decoded
     let billed: { usage: UsageRecord; committed: Promise<void> } | undefined
     let staged: Promise<void> | undefined
     const owner = this.owner
     try {
       const result = await this.deps.relay.run({
-        key, protocol: decoded.protocol, requestId: item.id, request: exchange.chat, inputBound: decoded.inputBound, scope: new AbortScope(),
+        key, protocol: decoded.protocol, operation: decoded.operation, requestId: item.id, request: exchange.request, inputBound: decoded.inputBound,
+        scope: new AbortScope(),
         // No `forward`: every answer is encoded here, so it can be staged before its bill commits.
         codec: {
-          encodeWhole(response) {
-            const body = exchange.encodeWhole(response)
+          encodeWhole(answer) {
+            const body = exchange.encodeWhole(answer)
             staged = repository.stageResult(item.id, owner, body)
             return body
           },

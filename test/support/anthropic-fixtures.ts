@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../src/core/ir.ts'
+import type { StreamEvent } from '../../src/operations/chat/core/ir.ts'
 import type { SseEvent } from '../../src/core/sse.ts'
 import type { StreamDecoder } from '../../src/core/provider.ts'
 import { readFixture as readAnyFixture, readStreamFixture } from './fixtures.ts'
@@ -15,7 +15,7 @@ export function readFixtureEvents(name: string): SseEvent[] {
   return readStreamFixture(`anthropic/${name}`).map((event) => event.event ? event : { event: JSON.parse(event.data).type, data: event.data })
 }
 
-export function decodeAll(decoder: StreamDecoder, events: SseEvent[]): StreamEvent[] {
+export function decodeAll(decoder: StreamDecoder<StreamEvent>, events: SseEvent[]): StreamEvent[] {
   return [...events.flatMap((event) => decoder.decode(event)), ...decoder.finish()]
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import OpenAI from 'openai'
-import type { FinishReason, StreamEvent, Usage } from '../../src/core/ir.ts'
+import type { FinishReason, StreamEvent, Usage } from '../../src/operations/chat/core/ir.ts'
 import { SseParser } from '../../src/core/sse.ts'
 
 /** Recorded OpenAI Responses captures (see test/fixtures/openai-responses/README.md) and helpers to replay them. */

@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox'
+import { defaultModelKind, type ModelKind, modelKinds } from '../../core/model-kinds.ts'
 import { paidFeatures } from '../../core/paid-features.ts'
 import { priceSchema } from './price.ts'
 import { entry, oneOf, readOnly, text } from './shapes.ts'
+
+/** The defaults of chat's own settings, which models of other kinds do not take. */
+const chatDefaults = { maxOutputTokens: 4096 }
 
 /** What a route weighs and where it stands when the model names its provider directly (no `routes:`). */
 const routeDefaults = { weight: 1, priority: 0 }
@@ -23,6 +27,12 @@ const routeSchema = entry({
 
 export const modelSchema = Type.Transform(entry({
   id: text({ description: 'What clients send as `model`; unique.' }),
+  kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
+    default: defaultModelKind,
+    description: 'What the model serves: `chat` (chat, responses, messages, generateContent) or `embedding` '
+      + '(`/v1/embeddings`, Gemini\'s embedContent); a request of the other kind is a 400. An embedding model\'s price '
+      + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
+  }),
   provider: Type.Optional(text({ description: 'The one provider serving this model (a `providers:` name); or give `routes`.' })),
   upstream_model: upstreamModel('The model name the provider knows it by (with `provider`).'),
   routes: Type.Optional(Type.Array(routeSchema, {
@@ -34,42 +44,45 @@ export const modelSchema = Type.Transform(entry({
     description: 'Other models (by id) tried in this order when every route of this one failed; billed at their own price.',
   }),
   price: priceSchema,
-  max_output_tokens: Type.Integer({
-    minimum: 1, default: 4096,
-    description: 'The output cap a request\'s hold is sized for; a client asking for more is clamped to it.',
-  }),
+  // Chat's own settings (operations/chat/core/model-kind.ts) have no schema default, so that config/cross-checks.ts
+  // can tell one given to a model of another kind; their defaults are filled in below.
+  max_output_tokens: Type.Optional(Type.Integer({
+    minimum: 1, defaultText: `\`${chatDefaults.maxOutputTokens}\``,
+    description: 'The output cap a request\'s hold is sized for; a client asking for more is clamped to it (chat models).',
+  })),
   context_window: Type.Optional(Type.Integer({
     minimum: 1,
     description: 'Bounds the input side of the hold for content given by URL or file id; without it such requests are refused.',
   })),
   owned_by: text({ default: 'tollgate', description: 'The `owned_by` the model list shows.' }),
-  reasoning: Type.Boolean({
-    default: false,
+  reasoning: Type.Optional(Type.Boolean({
+    defaultText: '`false`',
     description: '`true` for a model with hidden reasoning tokens: a client leaving does not stop its answer, which is '
-      + 'read to the end and billed exactly.',
-  }),
-  allow: Type.Array(oneOf(paidFeatures), {
-    default: [],
+      + 'read to the end and billed exactly (chat models).',
+  })),
+  allow: Type.Optional(Type.Array(oneOf(paidFeatures), {
+    defaultText: '`[]`',
     description: 'Paid upstream features this model\'s requests may use, billed at the token price only (see "Money"); '
-      + 'any other is refused with a 400.',
-  }),
+      + 'any other is refused with a 400 (chat models).',
+  })),
 }))
   .Decode((model) => {
     // A model with neither provider nor routes is refused by config/cross-checks.ts, which runs right after decoding.
     const routes = model.routes ?? [{ provider: model.provider ?? '', upstream_model: model.upstream_model, ...routeDefaults }]
     return {
       id: model.id,
+      kind: model.kind,
       routes: routes.map((route) => ({
         provider: route.provider, upstreamModel: route.upstream_model ?? model.id, weight: route.weight, priority: route.priority,
       })),
       fallbacks: model.fallbacks,
       price: model.price.live,
       batchPrice: model.price.batch,
-      maxOutputTokens: model.max_output_tokens,
+      maxOutputTokens: model.max_output_tokens ?? chatDefaults.maxOutputTokens,
       contextWindow: model.context_window,
       ownedBy: model.owned_by,
-      reasoning: model.reasoning,
-      allow: model.allow,
+      reasoning: model.reasoning ?? false,
+      allow: model.allow ?? [],
     }
   })
   .Encode(readOnly)

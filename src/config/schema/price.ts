@@ -24,18 +24,22 @@ function usdPerMillion(description: string, defaultText?: string) {
 
 const amounts = {
   input: usdPerMillion('Each uncached input token.'),
-  output: usdPerMillion('Each output token (hidden reasoning tokens included).'),
+  // Required of a chat model, refused for an embedding model (config/cross-checks.ts: the kind decides).
+  output: Type.Optional(usdPerMillion(
+    'Each output token (hidden reasoning tokens included). Chat models only, and required for them.', '**required** (chat)',
+  )),
   cached_input: Type.Optional(usdPerMillion('Each input token read from the upstream\'s prompt cache.', 'the `input` price')),
   cache_write: Type.Optional(usdPerMillion('Each input token written to the upstream\'s prompt cache.', 'the `input` price')),
 } satisfies TProperties
 
-function toPrice(fields: { input: number; output: number; cached_input?: number; cache_write?: number }): Price {
-  const { input, output } = fields
-  return { input, output, cachedInput: fields.cached_input ?? input, cacheWrite: fields.cache_write ?? input }
+/** A price field a model's kind does not bill (an embedding model's output) costs nothing. */
+function toPrice(fields: { input: number; output?: number; cached_input?: number; cache_write?: number }): Price {
+  const { input } = fields
+  return { input, output: fields.output ?? 0, cachedInput: fields.cached_input ?? input, cacheWrite: fields.cache_write ?? input }
 }
 
 const batchPriceSchema = Type.Transform(entry(amounts, {
-  description: 'What batch items pay instead (the same four prices); absent, batch items pay the live price.',
+  description: 'What batch items pay instead (the same prices); absent, batch items pay the live price.',
 }))
   .Decode(toPrice)
   .Encode(readOnly)

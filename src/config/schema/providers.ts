@@ -49,6 +49,11 @@ export const providerSchema = Type.Transform(entry({
       + 'the gateway\'s internal format.',
   }),
   chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
+  embedding_inputs_per_call: Type.Optional(Type.Integer({
+    minimum: 1, defaultText: 'openai 2048, gemini 100, mock unlimited',
+    description: 'The most inputs one embeddings call to this upstream carries; a request with more is split into '
+      + 'several calls, joined back in order (text-embeddings-inference takes 32 by default).',
+  })),
 }))
   .Decode((provider) => {
     const baseUrl = (provider.base_url ?? defaultBaseUrls[provider.type]).replace(/\/+$/, '')
@@ -62,6 +67,7 @@ export const providerSchema = Type.Transform(entry({
       timeouts: provider.timeouts,
       passthrough: provider.passthrough,
       chunkDelayMs: provider.chunk_delay_ms,
+      embeddingInputsPerCall: provider.embedding_inputs_per_call,
     }
   })
   .Encode(readOnly)

@@ -19,7 +19,7 @@ function priceJson(price: Price) {
 
 function modelJson(model: ModelConfig) {
   return {
-    id: model.id, owned_by: model.ownedBy, price: priceJson(model.price), batch_price: model.batchPrice ? priceJson(model.batchPrice) : null,
+    id: model.id, kind: model.kind, owned_by: model.ownedBy, price: priceJson(model.price), batch_price: model.batchPrice ? priceJson(model.batchPrice) : null,
     context_window: model.contextWindow ?? null, max_output_tokens: model.maxOutputTokens, reasoning: model.reasoning,
   }
 }

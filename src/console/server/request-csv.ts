@@ -4,8 +4,9 @@ import type { UsageCursor, UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 
 const columns = [
-  'at', 'request_id', 'account_id', 'account', 'key_id', 'key_name', 'key_prefix', 'model', 'provider', 'protocol', 'status', 'outcome', 'error_type',
-  'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'cost_usd', 'latency_ms', 'stream', 'estimated',
+  'at', 'request_id', 'account_id', 'account', 'key_id', 'key_name', 'key_prefix', 'model', 'provider', 'protocol', 'operation', 'status',
+  'outcome', 'error_type', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'units', 'cost_usd', 'latency_ms',
+  'stream', 'estimated',
 ] as const
 const pageRows = 1000
 

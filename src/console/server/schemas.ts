@@ -96,6 +96,7 @@ const prices = t.Object({
 
 export const model = t.Object({
   id: t.String(),
+  kind: t.String({ description: 'What the model serves: chat, or embedding (billed by input tokens only)' }),
   owned_by: t.String(),
   price: prices,
   batch_price: nullable(t.Intersect([prices], { description: 'What batch items pay, when the operator set a batch price; null: the same as `price`' })),
@@ -203,6 +204,7 @@ export const usage = t.Object({
   totals,
   daily: t.Array(day, { description: 'One entry per UTC day of the range, zeros included' }),
   by_model: t.Array(group),
+  by_operation: t.Array(group, { description: 'By kind of model call: chat, embeddings' }),
   by_key: t.Array(group),
   by_account: t.Optional(t.Array(group, { description: 'Only for an admin looking at every account' })),
 })
@@ -219,6 +221,7 @@ export const request = t.Object({
   model: t.String({ description: '"" when it was refused before its model was read (a bad body, a body too large or too slow)' }),
   provider: t.String(),
   protocol: t.String(),
+  operation: t.String({ description: 'The kind of model call billed: chat, embeddings' }),
   status: whole({ description: 'The HTTP status the client saw' }),
   outcome: t.Union([t.Literal('succeeded'), t.Literal('refused'), t.Literal('failed')], { description: 'succeeded: answered; refused: turned down before an answer (4xx but 499); failed: 5xx, or 499 when the client left mid-answer' }),
   error_type: nullable(t.String({ description: 'Why it was refused or failed: a code such as rate_limit_exceeded, model_not_permitted, insufficient_balance' })),
@@ -226,6 +229,7 @@ export const request = t.Object({
   cached_input_tokens: whole(),
   output_tokens: whole(),
   reasoning_tokens: whole(),
+  units: whole({ description: 'How much of the operation\'s own unit the request used (embeddings: inputs embedded; chat: 0)' }),
   cost_usd: usd('What the request cost'),
   latency_ms: t.Number(),
   stream: t.Boolean(),

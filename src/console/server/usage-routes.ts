@@ -69,8 +69,9 @@ async function keyLabels(services: Services, ids: Iterable<string>): Promise<Map
 export async function usageReport(services: Services, requested: UsageFilter, everyAccount: boolean) {
   const { usage } = services.store
   const filter = { ...requested, ...dayRange(requested) }
-  const [totals, days, byModel, byKey] = await Promise.all([
-    usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('keyId', filter),
+  const [totals, days, byModel, byOperation, byKey] = await Promise.all([
+    usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('operation', filter),
+    usage.totalsBy('keyId', filter),
   ])
   const systemWide = everyAccount && filter.accountId === undefined && filter.keyId === undefined
   const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
@@ -82,6 +83,7 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
     totals: totalsJson(totals),
     daily: fillDays(days, filter.since, filter.until).map(dayJson),
     by_model: byModel.map((group) => groupJson(group, modelLabel(services, group.group))),
+    by_operation: byOperation.map((group) => groupJson(group)),
     by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
     by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
   }

@@ -71,6 +71,7 @@ export interface UsageSummary {
   totals: Totals
   daily: Day[]
   by_model: Group[]
+  by_operation: Group[]
   by_key: Group[]
   by_account?: Group[]
 }
@@ -86,6 +87,8 @@ export interface RequestRow {
   key_prefix: string | null
   model: string
   provider: string
+  /** The kind of model call: chat, embeddings. */
+  operation: string
   status: number
   outcome: 'succeeded' | 'refused' | 'failed'
   error_type: string | null
@@ -130,6 +133,8 @@ export interface Prices {
 
 export interface Model {
   id: string
+  /** chat, or embedding: billed by input tokens only (no output, cache or output cap). */
+  kind: string
   owned_by: string
   price: Prices
   batch_price: Prices | null

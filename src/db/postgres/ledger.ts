@@ -84,6 +84,7 @@ async function applyBatch(tx: TransactionSQL, batch: LedgerWrite[], batchId: str
     output_tokens: write.usage.outputTokens, reasoning_tokens: write.usage.reasoningTokens, cost: write.usage.cost,
     status: write.usage.status, error_type: write.usage.errorType, latency_ms: write.usage.latencyMs,
     stream: write.usage.stream, estimated: write.usage.estimated, created_at: write.usage.createdAt,
+    operation: write.usage.operation, units: write.usage.units,
   }] : [])
   let writes = batch
   if (rows.length && !once) await tx`INSERT INTO usage_records ${tx(rows)}`

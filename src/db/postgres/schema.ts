@@ -88,6 +88,12 @@ export const usageRecords = pgTable('usage_records', {
   stream: boolean('stream').notNull(),
   estimated: boolean('estimated').notNull(),
   createdAt: time('created_at').notNull(),
+  /**
+   * The operation billed and how much of its own unit it used (embeddings: inputs). Every row names its operation;
+   * the migration that added the column (`*_usage_operation`) gave the rows before it the only one there was: chat.
+   */
+  operation: text('operation').notNull(),
+  units: integer('units').notNull().default(0),
 }, (table) => [
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
@@ -118,8 +124,10 @@ export const usageDaily = pgTable('usage_daily', {
   outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
   reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
   cost: money('cost').notNull(),
+  operation: text('operation').notNull(),
+  units: bigint('units', { mode: 'number' }).notNull().default(0),
 }, (table) => [
-  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status] }),
+  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status, table.operation] }),
   index('usage_daily_account_day').on(table.accountId, table.day),
   index('usage_daily_key_day').on(table.keyId, table.day),
 ])

@@ -130,9 +130,9 @@ function prepareLedger(client: Database): LedgerRepository {
 }
 
 const usageColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
-  cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at`
-const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
-/** Rows per INSERT statement: 19 columns × 32 = 608 parameters, far below SQLite's limit. */
+  cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
+const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
+/** Rows per INSERT statement: 21 columns × 32 = 672 parameters, far below SQLite's limit. */
 const rowsPerInsert = 32
 
 /**
@@ -158,7 +158,7 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
       const row = write.usage
       params.push(row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
         row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,
-        row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt)
+        row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt, row.operation, row.units)
       if (++rows === rowsPerInsert) {
         statementFor(rows).run(...params)
         params = []

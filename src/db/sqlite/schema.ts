@@ -72,6 +72,12 @@ export const usageRecords = sqliteTable('usage_records', {
   stream: integer('stream', { mode: 'boolean' }).notNull(),
   estimated: integer('estimated', { mode: 'boolean' }).notNull(),
   createdAt: integer('created_at').notNull(),
+  /**
+   * The operation billed and how much of its own unit it used (embeddings: inputs). Every row names its operation;
+   * the migration that added the column (`*_usage_operation`) gave the rows before it the only one there was: chat.
+   */
+  operation: text('operation').notNull(),
+  units: integer('units').notNull().default(0),
 }, (table) => [
   index('usage_account_time').on(table.accountId, table.createdAt, table.id),
   index('usage_key_time').on(table.keyId, table.createdAt, table.id),
@@ -84,7 +90,8 @@ export const usageRecords = sqliteTable('usage_records', {
 ])
 
 /**
- * Usage rows older than `retention.requests_days`, folded into one row per UTC day, account, key, model and status
+ * Usage rows older than `retention.requests_days`, folded into one row per UTC day, account, key, model, status and
+ * operation
  * (the stores' `usage.fold`) and kept forever: summaries read these for folded days and usage_records for the rest.
  * `day` is the day's midnight (UTC, epoch ms).
  */
@@ -101,8 +108,10 @@ export const usageDaily = sqliteTable('usage_daily', {
   outputTokens: integer('output_tokens').notNull(),
   reasoningTokens: integer('reasoning_tokens').notNull(),
   cost: integer('cost').notNull(),
+  operation: text('operation').notNull(),
+  units: integer('units').notNull().default(0),
 }, (table) => [
-  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status] }),
+  primaryKey({ columns: [table.day, table.accountId, table.keyId, table.model, table.status, table.operation] }),
   index('usage_daily_account_day').on(table.accountId, table.day),
   index('usage_daily_key_day').on(table.keyId, table.day),
 ])

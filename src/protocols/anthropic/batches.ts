@@ -10,14 +10,14 @@ import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { pageLimit } from '../shared/page-limit.ts'
 import { textStream } from '../shared/text-stream.ts'
 import { encodeAnthropicError } from './encode-error.ts'
-import { anthropicMessages } from './protocol.ts'
+import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
 import { decodePathPart } from '../shared/path-id.ts'
 
 /** Anthropic batch items: each request's `params`, decoded as a Messages request. */
 export const anthropicBatchItems: BatchItemCodec = {
   decode(body, _task, requestId, parsed) {
     const exchange = anthropicMessages.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest('/v1/messages'), requestId)
-    return { protocol: anthropicMessages.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: anthropicMessages.name, operation: anthropicMessages.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
 

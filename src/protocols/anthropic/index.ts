@@ -1,9 +1,9 @@
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import { defineProtocol } from '../shared/define-protocol.ts'
 import type { ProtocolRoutes } from '../shared/route-table.ts'
-import { countMessageTokens } from './count-tokens.ts'
+import { countMessageTokens } from '../../operations/chat/protocols/anthropic/count-tokens.ts'
 import { answerAnthropicModels } from './models.ts'
-import { anthropicMessages } from './protocol.ts'
+import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
 
 export const createMessage = defineProtocol(anthropicMessages)
 

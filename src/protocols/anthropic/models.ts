@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../../config/types.ts'
-import { invalidRequest } from '../../core/errors.ts'
+import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
 import type { Caller } from '../../relay/types.ts'
@@ -43,8 +43,14 @@ function selectPage<T extends { id: string }>(models: T[], query: URLSearchParam
 export function answerAnthropicModels(services: Services, key: Caller, request: Request): Response {
   const url = new URL(request.url)
   if (url.pathname.startsWith('/v1/models/')) {
-    return jsonResponse(encodeModel(services.relay.resolveModel(key, decodePathPart(url.pathname.slice('/v1/models/'.length), 'model id')), key))
+    const id = decodePathPart(url.pathname.slice('/v1/models/'.length), 'model id')
+    const model = services.relay.resolveModel(key, id)
+    if (model.kind !== 'chat') {
+      throw new GatewayError('not_found', `The model '${id}' is not a chat model (kind: ${model.kind}): the Messages API cannot call it`, { code: 'model_not_found' })
+    }
+    return jsonResponse(encodeModel(model, key))
   }
-  const models = services.relay.modelsFor(key).map((model) => encodeModel(model, key))
+  // Anthropic's list holds the models its Messages API can call: chat models only.
+  const models = services.relay.modelsFor(key).filter((model) => model.kind === 'chat').map((model) => encodeModel(model, key))
   return jsonResponse(selectPage(models, url.searchParams))
 }

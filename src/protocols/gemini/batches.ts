@@ -10,14 +10,14 @@ import { pageLimit } from '../shared/page-limit.ts'
 import { isObject, parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 import { operationResponse, presentOperation } from './present-batch.ts'
 import { modelPathOf, splitModelPath } from './model-path.ts'
-import { geminiGenerate } from './protocol.ts'
+import { geminiGenerate } from '../../operations/chat/protocols/gemini/protocol.ts'
 import { decodePathPart } from '../shared/path-id.ts'
 
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {
   decode(body, task, requestId, parsed) {
     const exchange = geminiGenerate.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
-    return { protocol: geminiGenerate.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: geminiGenerate.name, operation: geminiGenerate.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
 

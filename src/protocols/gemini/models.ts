@@ -1,4 +1,4 @@
-import type { ModelConfig } from '../../config/types.ts'
+import type { ModelConfig, ModelKind } from '../../config/types.ts'
 import { invalidRequest } from '../../core/errors.ts'
 import { jsonResponse } from '../../edge/respond.ts'
 import type { Services } from '../../edge/services.ts'
@@ -9,6 +9,12 @@ import { modelPathOf, readModel } from './model-path.ts'
 /** A model without a configured context window: a common size, so clients that budget by it stay conservative. */
 const defaultInputTokenLimit = 128_000
 
+/** What each kind of model can be called with, as Gemini lists it: clients pick models by these methods. */
+const methodsByKind: Record<ModelKind, string[]> = {
+  chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  embedding: ['embedContent', 'batchEmbedContents'],
+}
+
 function describeModel(model: ModelConfig) {
   return {
     name: `models/${model.id}`,
@@ -16,8 +22,9 @@ function describeModel(model: ModelConfig) {
     displayName: model.id,
     description: `${model.id}, served by Tollgate`,
     inputTokenLimit: model.contextWindow ?? defaultInputTokenLimit,
-    outputTokenLimit: model.maxOutputTokens,
-    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+    // An embedding answers with a vector, not tokens: Gemini lists its embedding models with an output limit of 1.
+    outputTokenLimit: model.kind === 'chat' ? model.maxOutputTokens : 1,
+    supportedGenerationMethods: methodsByKind[model.kind],
   }
 }
 

@@ -1,19 +1,27 @@
 import { encodeOpenAiError } from './encode-error.ts'
-import { openAiChat } from './protocol.ts'
-import { openAiResponses } from '../openai-responses/protocol.ts'
+import { openAiChat } from '../../operations/chat/protocols/openai-chat/protocol.ts'
+import { openAiResponses } from '../../operations/chat/protocols/openai-responses/protocol.ts'
+import { openAiEmbeddings } from '../../operations/embeddings/protocols/openai/protocol.ts'
 import { gatewayErrorOf, type ItemRecord, type TaskRecord, type TaskService } from '../../edge/tasks.ts'
 import { type BatchItemCodec, itemRequest } from '../shared/batch-item.ts'
+import type { ClientProtocol } from '../shared/client-protocol.ts'
 import { parseJsonBody, storedItemDepth } from '../shared/validate.ts'
 
-/** The endpoints an OpenAI batch may target: those relayed through the IR. */
-export const batchEndpoints = ['/v1/chat/completions', '/v1/responses']
+/** The endpoints an OpenAI batch may target, each with the protocol its items are decoded and answered by. */
+const batchProtocols: Record<string, ClientProtocol> = {
+  '/v1/chat/completions': openAiChat,
+  '/v1/responses': openAiResponses,
+  '/v1/embeddings': openAiEmbeddings,
+}
+
+export const batchEndpoints = Object.keys(batchProtocols)
 
 /** OpenAI batch items: the `body` of each input line, decoded as its endpoint's protocol. */
 export const openAiBatchItems: BatchItemCodec = {
   decode(body, task, requestId, parsed) {
-    const protocol = task.endpoint === '/v1/responses' ? openAiResponses : openAiChat
+    const protocol = batchProtocols[task.endpoint]!
     const exchange = protocol.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(task.endpoint), requestId)
-    return { protocol: protocol.name, exchange, inputBound: Buffer.byteLength(body) }
+    return { protocol: protocol.name, operation: protocol.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
   async finalize(task, tasks) {
     const suffix = task.id.slice('batch_'.length)

@@ -2,7 +2,7 @@ import { defineEndpoint } from '../shared/define-endpoint.ts'
 import { defineProtocol } from '../shared/define-protocol.ts'
 import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { listOpenAiModels } from './models.ts'
-import { openAiChat } from './protocol.ts'
+import { openAiChat } from '../../operations/chat/protocols/openai-chat/protocol.ts'
 
 export const completeChat = defineProtocol(openAiChat)
 

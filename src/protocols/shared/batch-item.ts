@@ -2,7 +2,7 @@ import { GatewayError } from '../../core/errors.ts'
 import { Pacer } from '../../core/pace.ts'
 import type { TaskRecord, TaskService } from '../../edge/tasks.ts'
 import type { Relay } from '../../relay/relay.ts'
-import type { Caller } from '../../relay/types.ts'
+import type { Caller, Operation } from '../../relay/types.ts'
 import type { Exchange } from './client-protocol.ts'
 import type { Json } from './validate.ts'
 
@@ -10,6 +10,8 @@ import type { Json } from './validate.ts'
 export interface DecodedItem {
   /** The protocol name recorded with its usage row (`openai-chat`, `anthropic`, …). */
   protocol: string
+  /** The kind of call the item is (chat, embeddings). */
+  operation: Operation
   exchange: Exchange
   inputBound: number
 }
@@ -45,9 +47,9 @@ const standIns = new Map<string, Request>()
  */
 export function checkItem(relay: Relay, key: Caller, codec: BatchItemCodec, task: Pick<TaskRecord, 'endpoint' | 'model'>, body: string, where: string, parsed?: Json): void {
   try {
-    const { exchange } = codec.decode(body, task, 'batch_check', parsed)
-    if (exchange.chat.stream) throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
-    relay.resolveModel(key, exchange.chat.model)
+    const { exchange, operation } = codec.decode(body, task, 'batch_check', parsed)
+    if (exchange.request.stream) throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
+    relay.resolveModel(key, exchange.request.model, operation)
   } catch (error) {
     throw itemInvalid(where, error)
   }

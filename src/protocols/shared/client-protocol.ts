@@ -1,18 +1,18 @@
 import type { GatewayError, RateLimitState } from '../../core/errors.ts'
-import type { ChatRequest, StreamEvent } from '../../core/ir.ts'
+import type { AnswerEvent, OperationRequest } from '../../core/operation.ts'
 import type { Services } from '../../edge/services.ts'
-import type { AnswerCodec } from '../../relay/types.ts'
+import type { AnswerCodec, Operation } from '../../relay/types.ts'
 import type { Json } from './validate.ts'
 
 /**
- * One request as its protocol decoded it: the IR request, and how its answer is written back (whole, streamed,
- * forwarded). A small class per protocol, made once per request: the relay holds it as the call's codec, so no
- * closure is made for any of its methods.
+ * One request as its protocol decoded it: the request in its operation's IR, and how its answer is written back
+ * (whole, streamed, forwarded). A small class per protocol, made once per request: the relay holds it as the call's
+ * codec, so no closure is made for any of its methods.
  */
 export interface Exchange extends AnswerCodec {
-  readonly chat: ChatRequest
-  /** IR events → the protocol's streamed text. */
-  encodeStream(events: AsyncIterable<StreamEvent>): AsyncIterable<string>
+  readonly request: OperationRequest
+  /** IR events → the protocol's streamed text (for an operation whose answers stream). */
+  encodeStream?(events: AsyncIterable<AnswerEvent>): AsyncIterable<string>
   /** A streamed answer's content type, when it is not SSE (Gemini's JSON-array stream). */
   readonly streamContentType?: string
 }
@@ -32,6 +32,8 @@ export interface ProtocolFront {
 export interface ClientProtocol extends ProtocolFront {
   /** Recorded with each request, and compared with a provider's for passthrough (`openai-chat`, `anthropic`, …). */
   readonly name: string
+  /** The kind of model call its requests are (chat, embeddings): how the relay holds, meters and prices them. */
+  readonly operation: Operation
   /** The parsed body (and its text, for passthrough) → this request's exchange; a 400 when the body is not valid. */
   decode(body: Json, text: string, request: Request, requestId: string): Exchange
   /** A fresh object of headers for an answer: the request id as the protocol's SDKs read it, rate limits. */

@@ -40,13 +40,18 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const scope = AbortScope.of(request)
     relayed = true
     const result = await services.relay.run({
-      key, protocol: protocol.name, requestId, request: exchange.chat, inputBound: Buffer.byteLength(text), scope, codec: exchange,
+      key, protocol: protocol.name, operation: protocol.operation, requestId, request: exchange.request, inputBound: Buffer.byteLength(text), scope, codec: exchange,
       // The client's trace, which the gateway's span joins: read only when telemetry is on.
       traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
-    if (result.kind === 'whole') return wholeAnswer(protocol, result.body, requestId, result.rateLimit, services, request)
+    if (result.kind === 'whole') {
+      // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
+      const headers = protocol.answerHeaders(requestId, result.rateLimit)
+      headers['content-type'] = protocol.wholeContentType
+      return wholeResponse(result.body, headers, request, services.server, services.config.limits.writeIdleMs)
+    }
     // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
     scope.afterClose = () => endHandling(services.server, request, services.config.limits.writeIdleMs)
     return answer(protocol, exchange, result, requestId, watcher)
@@ -56,7 +61,8 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     if (relayed) return response
     if (key) {
       services.relay.recordRefusal({
-        key, protocol: protocol.name, requestId, model: exchange?.chat.model ?? '', stream: exchange?.chat.stream ?? false, started,
+        key, protocol: protocol.name, operation: protocol.operation.name, requestId, model: exchange?.request.model ?? '',
+        stream: exchange?.request.stream ?? false, started,
       }, error)
     } else noteUnauthenticated(services, request, requestId, response.status, error)
     return response
@@ -75,15 +81,8 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<Re
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream(result.events), headers, watcher!)
+      return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
   }
-}
-
-/** A whole answer: already the client's bytes (encoded, and billed, by the relay), sent under the write deadline. */
-function wholeAnswer(protocol: ClientProtocol, body: string, requestId: string, rateLimit: RelayResult['rateLimit'], services: Services, request: Request): Response {
-  const headers = protocol.answerHeaders(requestId, rateLimit)
-  headers['content-type'] = protocol.wholeContentType
-  return wholeResponse(body, headers, request, services.server, services.config.limits.writeIdleMs)
 }
 
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */

@@ -1,21 +1,8 @@
-import type { ProviderConfig } from '../../config/types.ts'
-import { keepFirstToolCall } from '../first-tool-call.ts'
-import { createHttpProvider } from '../http.ts'
-import type { Provider } from '../../core/provider.ts'
+import type { HttpVendor } from '../http-codec.ts'
 import { decodeGeminiError } from './decode-error.ts'
-import { decodeGeminiResponse } from './decode-response.ts'
-import { createGeminiStreamDecoder } from './decode-stream.ts'
-import { encodeGeminiRequest } from './encode-request.ts'
 
 /** Google's Gemini API (generativelanguage v1beta), or anything that speaks it. */
-export function createGeminiProvider(config: ProviderConfig): Provider {
-  // Gemini has no switch for parallel calls: a client that turned them off gets the first call only.
-  return keepFirstToolCall(createHttpProvider(config, {
-    nativeProtocol: 'gemini',
-    encodeRequest: encodeGeminiRequest,
-    authHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
-    decodeResponse: decodeGeminiResponse,
-    createStreamDecoder: createGeminiStreamDecoder,
-    decodeError: decodeGeminiError,
-  }))
+export const geminiVendor: HttpVendor = {
+  authHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
+  decodeError: decodeGeminiError,
 }

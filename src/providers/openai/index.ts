@@ -1,19 +1,8 @@
-import type { ProviderConfig } from '../../config/types.ts'
-import { createHttpProvider } from '../http.ts'
-import type { Provider } from '../../core/provider.ts'
+import type { HttpVendor } from '../http-codec.ts'
 import { decodeOpenAiError } from './decode-error.ts'
-import { decodeOpenAiResponse } from './decode-response.ts'
-import { createOpenAiStreamDecoder } from './decode-stream.ts'
-import { encodeOpenAiRequest } from './encode-request.ts'
 
-/** Any OpenAI-compatible Chat Completions server: OpenAI itself, vLLM, llama.cpp, Ollama, OpenRouter… */
-export function createOpenAiProvider(config: ProviderConfig): Provider {
-  return createHttpProvider(config, {
-    nativeProtocol: 'openai-chat',
-    encodeRequest: encodeOpenAiRequest,
-    authHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
-    decodeResponse: decodeOpenAiResponse,
-    createStreamDecoder: createOpenAiStreamDecoder,
-    decodeError: decodeOpenAiError,
-  })
+/** Any OpenAI-compatible server: OpenAI itself, vLLM, llama.cpp, Ollama, text-embeddings-inference, OpenRouter… */
+export const openAiVendor: HttpVendor = {
+  authHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+  decodeError: decodeOpenAiError,
 }

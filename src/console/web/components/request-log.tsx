@@ -54,7 +54,11 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
                   <td class="nowrap" data-label="Time" title={row.request_id}>{formatTime(row.at).replace(' UTC', '')}</td>
                   {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
                   <td data-label="Key"><a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a></td>
-                  <td data-label="Model">{row.model || <span class="muted">refused before the model was read</span>}{row.stream ? <span class="muted"> · stream</span> : null}</td>
+                  <td data-label="Model">
+                    {row.model || <span class="muted">refused before the model was read</span>}
+                    {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
+                    {row.stream ? <span class="muted"> · stream</span> : null}
+                  </td>
                   <td data-label="Status"><StatusCell row={row} /></td>
                   <td class="number" data-label="Input tokens">{count(row.input_tokens)}</td>
                   <td class="number" data-label="Output tokens">{count(row.output_tokens)}</td>

@@ -77,6 +77,8 @@ export function UsageSummaryView({ query, showKeys = true }: { query: UsageQuery
                 <DailyChart days={summary.daily} totals={summary.totals} kind="tokens" title="Tokens per day" />
               </div>
               <GroupTable title="By model" groups={summary.by_model} />
+              {/* Only once there is more than one kind of call (chat and embeddings): one row would say nothing. */}
+              {summary.by_operation.length > 1 && <GroupTable title="By operation" groups={summary.by_operation} />}
               {summary.by_account && <GroupTable title="By account" groups={summary.by_account} linkPrefix="/console/accounts/" />}
               {showKeys && <GroupTable title="By key" groups={summary.by_key} linkPrefix="/console/keys/" />}
             </>

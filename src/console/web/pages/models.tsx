@@ -29,18 +29,19 @@ function ModelTable({ models }: { models: Model[] }) {
         <tbody>
           {models.map((model) => (
             <tr key={model.id}>
-              <td data-label="Model"><code>{model.id}</code>{model.reasoning && <span class="muted"> · reasoning</span>}</td>
+              <td data-label="Model"><code>{model.id}</code>{model.reasoning && <span class="muted"> · reasoning</span>}{model.kind !== 'chat' && <span class="muted"> · {model.kind}</span>}</td>
               <td class="number" data-label="Input per 1M"><Money amount={model.price.input_usd} width={widths.input} /></td>
-              <td class="number" data-label="Output per 1M"><Money amount={model.price.output_usd} width={widths.output} /></td>
-              <td class="number" data-label="Cached input per 1M"><Money amount={model.price.cached_input_usd} width={widths.cached} /></td>
+              {/* An embedding model is billed by input tokens only: its other prices do not exist. */}
+              <td class="number" data-label="Output per 1M">{model.kind === 'chat' ? <Money amount={model.price.output_usd} width={widths.output} /> : <span class="muted">—</span>}</td>
+              <td class="number" data-label="Cached input per 1M">{model.kind === 'chat' ? <Money amount={model.price.cached_input_usd} width={widths.cached} /> : <span class="muted">—</span>}</td>
               {withBatch && (
                 <>
                   <td class="number" data-label="Batch input per 1M" data-testid="batch-input">{model.batch_price ? <Money amount={model.batch_price.input_usd} width={widths.batchInput} /> : <span class="muted">as live</span>}</td>
-                  <td class="number" data-label="Batch output per 1M">{model.batch_price ? <Money amount={model.batch_price.output_usd} width={widths.batchOutput} /> : <span class="muted">as live</span>}</td>
+                  <td class="number" data-label="Batch output per 1M">{model.kind !== 'chat' ? <span class="muted">—</span> : model.batch_price ? <Money amount={model.batch_price.output_usd} width={widths.batchOutput} /> : <span class="muted">as live</span>}</td>
                 </>
               )}
               <td class="number" data-label="Context window">{model.context_window === null ? <span class="muted">—</span> : count(model.context_window)}</td>
-              <td class="number" data-label="Max output">{count(model.max_output_tokens)}</td>
+              <td class="number" data-label="Max output">{model.kind === 'chat' ? count(model.max_output_tokens) : <span class="muted">—</span>}</td>
             </tr>
           ))}
         </tbody>

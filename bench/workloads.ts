@@ -1,0 +1,13 @@
+/**
+ * What a benchmark sends (`--operation`): a chat completion (streamed with `--stream`), or an embeddings request as
+ * the official OpenAI SDK sends it (one text, base64 vectors) — the same path and body to Tollgate and the passthrough.
+ */
+export function workload(operation: string, stream: boolean): { path: string; body: string; label: string } {
+  if (operation === 'embeddings') {
+    const body = JSON.stringify({ model: 'bench-embed', input: 'How fast is this gateway?', encoding_format: 'base64' })
+    return { path: '/v1/embeddings', body, label: 'embeddings' }
+  }
+  if (operation !== 'chat') throw new Error(`--operation must be chat or embeddings, not ${operation}`)
+  const body = JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+  return { path: '/v1/chat/completions', body, label: stream ? 'streamed chat completions' : 'non-streaming chat completions' }
+}

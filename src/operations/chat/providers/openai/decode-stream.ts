@@ -1,0 +1,101 @@
+import { GatewayError } from '../../../../core/errors.ts'
+import type { StreamEvent } from '../../core/ir.ts'
+import type { SseEvent } from '../../../../core/sse.ts'
+import type { StreamDecoder } from '../../../../core/provider.ts'
+import { decodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
+import { decodeOpenAiUsage } from './decode-usage.ts'
+import { unreportedUsage } from '../../../../core/usage.ts'
+import { mapOpenAiFinishReason } from './map-finish-reason.ts'
+import { decodeOpenAiError } from '../../../../providers/openai/decode-error.ts'
+import { finishStream, StreamBlocks } from '../stream-blocks.ts'
+import type { StreamDecoderOptions } from '../../../../providers/http-codec.ts'
+import { redactKey } from '../../../../providers/scrub-upstream-text.ts'
+
+interface ChunkToolCall {
+  index?: number
+  id?: string
+  function?: { name?: string; arguments?: string }
+}
+
+interface Chunk {
+  id?: string
+  created?: number
+  model?: string
+  choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null; logprobs?: unknown }[]
+  usage?: Parameters<typeof decodeOpenAiUsage>[0] | null
+  error?: unknown
+}
+
+/**
+ * Chat Completions chunks → IR events. Only choice 0 is followed (the gateway asks for one choice).
+ * Block indexes: text, reasoning and every tool call each get the next number as they first appear;
+ * an open text or reasoning block is closed when a different block starts.
+ */
+export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder<StreamEvent> {
+  let started = false
+  const blocks = new StreamBlocks()
+  const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index
+  let finished = false
+  let done = false
+
+  function closeAll(events: StreamEvent[]) {
+    blocks.close(events)
+    for (const index of toolBlocks.values()) events.push({ type: 'tool-call-end', index })
+    toolBlocks.clear()
+  }
+
+  return {
+    decode(event: SseEvent): StreamEvent[] {
+      if (event.data === '[DONE]') {
+        done = true
+        return []
+      }
+      let chunk: Chunk
+      try {
+        chunk = JSON.parse(event.data) as Chunk
+      } catch {
+        return [{ type: 'error', error: new GatewayError('upstream', 'Upstream sent a malformed stream chunk') }]
+      }
+      const events: StreamEvent[] = []
+      if (chunk.error || event.event === 'error') {
+        closeAll(events)
+        events.push({ type: 'error', error: decodeOpenAiError(500, redactKey(event.data, options.apiKey)) })
+        return events
+      }
+      if (!started) {
+        started = true
+        events.push({ type: 'start', id: chunk.id ?? '', model: chunk.model ?? '', created: chunk.created ?? Math.floor(Date.now() / 1000) })
+      }
+      const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
+      const delta = choice?.delta
+      // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
+      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
+      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
+      if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
+      if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
+      if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
+      for (const call of delta?.tool_calls ?? []) {
+        const key = call.index ?? 0
+        let index = toolBlocks.get(key)
+        if (index === undefined) {
+          blocks.close(events)
+          index = blocks.take()
+          toolBlocks.set(key, index)
+          events.push({ type: 'tool-call-start', index, id: call.id ?? `call_${index}`, name: call.function?.name ?? '' })
+        }
+        if (call.function?.arguments) events.push({ type: 'tool-call-delta', index, arguments: call.function.arguments })
+      }
+      if (choice?.finish_reason) {
+        closeAll(events)
+        finished = true
+        events.push({ type: 'finish', reason: delta?.refusal ? 'refusal' : mapOpenAiFinishReason(choice.finish_reason) })
+      }
+      // A report the gateway cannot bill from wipes any earlier one: the meter then estimates (core/usage.ts).
+      if (chunk.usage) events.push({ type: 'usage', usage: decodeOpenAiUsage(chunk.usage) ?? unreportedUsage() })
+      return events
+    },
+    finish(): StreamEvent[] {
+      return finishStream(finished, done, closeAll)
+    },
+  }
+}

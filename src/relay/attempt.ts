@@ -1,0 +1,92 @@
+import type { RoutingConfig } from '../config/types.ts'
+import type { Logger } from '../core/logger.ts'
+import type { Provider, Target } from '../core/provider.ts'
+import type { CircuitBreaker } from './circuit-breaker.ts'
+import type { Meter } from './meter.ts'
+import type { Metrics } from './metrics.ts'
+import type { RouteTicket } from './route-health.ts'
+import type { Settlement } from './settlement.ts'
+import type { RequestSpan } from './tracing.ts'
+import type { Outcome, RelayCall } from './types.ts'
+
+/** What every attempt of one request shares: made once per request by the relay (run-attempts.ts). */
+export interface AttemptContext {
+  call: RelayCall
+  /** Every target the request may use, best first (routing.ts `RoutePlanner.plan`). */
+  plan: readonly Target[]
+  providers: Map<string, Provider>
+  breaker: CircuitBreaker
+  metrics: Metrics
+  logger: Logger
+  routing: RoutingConfig
+  settlement: Settlement
+  /** The request's trace span, when telemetry is on and the request is sampled. */
+  span: RequestSpan | undefined
+  /** limits.write_idle_ms: how long a streamed answer waits on a client that takes nothing. */
+  writeIdleMs: number
+}
+
+/** A target and its route's name, as the attempt loop chooses them. */
+export interface Route {
+  target: Target
+  route: string
+}
+
+/**
+ * One upstream attempt of a request: where it goes, its own abort controller (relay/abort-scope.ts), the meter its
+ * answer is billed from, the traceparent it sends, and its route's circuit-breaker ticket. The operation's `open`
+ * sends it; `end` reports how it went and settles the request.
+ */
+export class Attempt {
+  readonly provider: Provider
+  readonly target: Target
+  readonly upstream: AbortController
+  readonly meter: Meter
+  /** A traced attempt sends its own span's traceparent; an untraced one passes on the client's (unsampled) one, if any. */
+  readonly traceparent: string | null | undefined
+
+  constructor(readonly context: AttemptContext, readonly route: Route, private readonly ticket: RouteTicket, readonly number: number) {
+    const { call, span } = context
+    this.target = route.target
+    this.provider = context.providers.get(route.target.provider.name)!
+    this.upstream = call.scope.attempt()
+    this.meter = call.operation.createMeter(call.request)
+    this.traceparent = span ? span.startAttempt(route.target, route.route, number) : call.traceparent
+  }
+
+  get call(): RelayCall {
+    return this.context.call
+  }
+
+  /**
+   * An attempt whose answer began has ended: report it and settle the request. Settles at once when the bill needs no
+   * token estimate (a finished answer with a usage report), else once the estimate is ready.
+   */
+  end(outcome: Omit<Outcome, 'usage'>): Promise<void> {
+    const { context, meter } = this
+    // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
+    if (outcome.status !== 200) this.upstream.abort()
+    if (context.span) context.span.finishReason = meter.finishReason
+    this.report(outcome)
+    // The answer began, so some of it reached the client: however it ended (finished, the client leaving, the
+    // upstream cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was
+    // read to its end, else the report so far and at least the estimate of what was produced.
+    const usage = meter.finalReport()
+    if (usage) return context.settlement.settle(this.target, { ...outcome, usage }, this.number)
+    return meter.estimatedUsage().then((estimated) => context.settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
+  }
+
+  /** Tell the circuit breaker and the metrics how the attempt went. */
+  report(outcome: Omit<Outcome, 'usage'>): void {
+    const { context, ticket } = this
+    const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
+    context.metrics.attempts.add(1, this.route.route, reason)
+    context.span?.endAttempt(outcome.status, reason)
+    if (outcome.status === 200) ticket.succeeded()
+    // Not the upstream's doing: the client leaving, the gateway stopping, or the gateway's own failure (a bug, or a
+    // request that broke the encoder) — counting that would let one tenant's requests open a route for everyone.
+    else if (reason === 'client_closed' || reason === 'shutting_down' || outcome.failure?.kind === 'internal') ticket.released()
+    else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)
+    else ticket.succeeded() // the upstream answered; it was the request that was at fault
+  }
+}
