@@ -13,7 +13,7 @@ const pageRows = 1000
  * One CSV field. Text a spreadsheet would run as a formula (a key named `=HYPERLINK(…)`) gets a leading quote mark;
  * numbers and money are written as they are, money as the exact decimal string.
  */
-function field(value: unknown): string {
+export function field(value: unknown): string {
   if (value === null || value === undefined) return ''
   if (typeof value !== 'string') return String(value)
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value

@@ -11,6 +11,7 @@ import usageDaily from '../../../drizzle/postgres/0007_usage_daily.sql' with { t
 import singleSignOn from '../../../drizzle/postgres/0008_single_sign_on.sql' with { type: 'text' }
 import roles from '../../../drizzle/postgres/0009_roles.sql' with { type: 'text' }
 import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
+import auditLog from '../../../drizzle/postgres/0012_audit_log.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -25,4 +26,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0008_single_sign_on', sql: singleSignOn },
   { name: '0009_roles', sql: roles },
   { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
+  { name: '0012_audit_log', sql: auditLog },
 ]

@@ -10,6 +10,7 @@ import usageDaily from '../../../drizzle/sqlite/0006_usage_daily.sql' with { typ
 import singleSignOn from '../../../drizzle/sqlite/0007_single_sign_on.sql' with { type: 'text' }
 import roles from '../../../drizzle/sqlite/0008_roles.sql' with { type: 'text' }
 import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
+import auditLog from '../../../drizzle/sqlite/0011_audit_log.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -23,4 +24,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0007_single_sign_on', sql: singleSignOn },
   { name: '0008_roles', sql: roles },
   { name: '0009_ledger_batches', sql: ledgerBatches },
+  { name: '0011_audit_log', sql: auditLog },
 ]
