@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setSystemTime, test } from 'bun:
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose'
 import { parseConfig } from '../src/config/load.ts'
 import type { Logger } from '../src/core/logger.ts'
+import { auditRowsOf } from './support/audit.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -204,6 +205,54 @@ describe('the callback checks the ID token', () => {
     } finally {
       setSystemTime()
     }
+  })
+})
+
+describe('the audit log records single sign-on', () => {
+  const rowsOf = (action: () => Promise<unknown>) => auditRowsOf(gateway.gateway.services.store, action)
+  const signsIn = (claims: JWTPayload) => async () => expect((await finishFlow(await beginFlow(), (nonce) => sign({ nonce, ...claims }))).status).toBe(303)
+
+  test('a first sign-on makes the login (by the person), a later one that changes it is user.edit; each sign-in is a row', async () => {
+    const first = await rowsOf(signsIn({ sub: 'erin', email: 'erin@example.com' }))
+    const erin = (await gateway.gateway.services.store.users.findByName('erin@example.com'))!
+    const asErin = (name: string) => ({ kind: 'user', id: String(erin.id), label: name, address: '127.0.0.1' })
+    expect(first).toMatchObject([
+      {
+        action: 'user.create', objectType: 'user', objectId: String(erin.id), accountId: null, actor: asErin('erin@example.com'), before: null,
+        after: { name: 'erin@example.com', role: 'admin', account_id: null, password: 'none', via: 'single sign-on' },
+      },
+      { action: 'user.sign-in', objectId: String(erin.id), actor: asErin('erin@example.com'), before: null, after: { method: 'single sign-on', how: 'created' } },
+    ])
+    expect(first).toHaveLength(2)
+    const renamed = await rowsOf(signsIn({ sub: 'erin', email: 'erin.b@example.com' }))
+    expect(renamed).toMatchObject([
+      { action: 'user.edit', objectId: String(erin.id), actor: asErin('erin.b@example.com'), before: { name: 'erin@example.com' }, after: { name: 'erin.b@example.com', via: 'single sign-on' } },
+      { action: 'user.sign-in', after: { method: 'single sign-on', how: 'returning' } },
+    ])
+    expect(renamed).toHaveLength(2)
+    expect(await rowsOf(signsIn({ sub: 'erin', email: 'erin.b@example.com' }))).toMatchObject([{ action: 'user.sign-in', after: { how: 'returning' } }])
+  })
+
+  test('a refused sign-on is one user.sign-in-failed row with its reason: of the login when the provider vouched for it', async () => {
+    const erin = (await gateway.gateway.services.store.users.findByName('erin.b@example.com'))!
+    const refusal = (claims: (nonce: string) => Promise<string>) => rowsOf(async () => expect((await finishFlow(await beginFlow(), claims)).status).toBe(403))
+    const anonymous = { kind: 'anonymous', id: null, label: 'anonymous', address: '127.0.0.1' }
+    // The claims now make erin an account admin, and there is no account for her: refused, and it is hers.
+    expect(await refusal((nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com', role: 'account-admin' }))).toEqual([expect.objectContaining({
+      action: 'user.sign-in-failed', objectId: String(erin.id), actor: anonymous, after: { method: 'single sign-on', reason: 'no_account' },
+    })])
+    // A token that cannot be trusted proves nobody: the attempt, with no login.
+    expect(await refusal(() => sign({ nonce: 'not-the-one-sent', sub: 'erin' }))).toEqual([expect.objectContaining({
+      action: 'user.sign-in-failed', objectId: null, actor: anonymous, after: { method: 'single sign-on', reason: 'id_token_nonce' },
+    })])
+    expect(await refusal((nonce) => sign({ nonce, aud: 'some-other-app' }))).toEqual([expect.objectContaining({ after: { method: 'single sign-on', reason: 'id_token_audience' } })])
+  })
+
+  test('a callback without a sign-in this gateway started (replayed, another browser) is logged, not recorded', async () => {
+    const flow = await beginFlow()
+    expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(303)
+    expect(await rowsOf(async () => expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(400))).toEqual([])
+    expect(await rowsOf(async () => expect((await finishFlow(await beginFlow(), (nonce) => sign({ nonce }), {}, '')).status).toBe(400))).toEqual([])
   })
 })
 
