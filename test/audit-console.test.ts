@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import type { AuditRow } from '../src/domain/audit/records.ts'
 import type { AccountRecord, UserRecord } from '../src/domain/records.ts'
 import { auditRowsOf } from './support/audit.ts'
@@ -128,6 +129,28 @@ describe('each change through the console is one audit row', () => {
       action: 'user.delete', objectId: String(vera.id), actor: byOps(), after: null,
       before: { name: 'vera', role: 'viewer', account_id: account.id, password: 'set' },
     })
+  })
+
+  test('a change whose transaction fails leaves no row; a row that cannot be written fails its change', async () => {
+    // Force failures below the gateway, in its own database file: the ledger entry of a credit, then the audit row itself.
+    const raw = new Database(gateway.gateway.services.config.database.slice('sqlite:'.length))
+    const before = (await store().accounts.findById(account.id))!.balance
+    try {
+      raw.exec(`CREATE TRIGGER ledger_broken BEFORE INSERT ON ledger_entries BEGIN SELECT RAISE(ABORT, 'forced failure'); END`)
+      expect(await rowsOf(async () => expect((await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '1', note: 'lost' })).status).toBe(500))).toEqual([])
+      raw.exec('DROP TRIGGER ledger_broken')
+      raw.exec(`CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'forced failure'); END`)
+      const keys = (await store().keys.list(account.id)).length
+      expect((await ops.send('POST', '/console/api/keys', { account_id: account.id, name: 'never' })).status).toBe(500)
+      expect((await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '1', note: 'lost' })).status).toBe(500)
+      expect((await store().keys.list(account.id)).length).toBe(keys)
+    } finally {
+      raw.exec('DROP TRIGGER IF EXISTS ledger_broken')
+      raw.exec('DROP TRIGGER IF EXISTS audit_broken')
+      raw.close()
+    }
+    expect((await store().accounts.findById(account.id))!.balance).toBe(before)
+    expect((await store().accounts.ledgerEntries(account.id)).some((entry) => entry.note === 'lost')).toBe(false)
   })
 
   test('a refused change (a debit below zero, a duplicate account) records nothing', async () => {
