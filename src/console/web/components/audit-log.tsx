@@ -35,6 +35,9 @@ function Changes({ entry }: { entry: AuditEntry }) {
   )
 }
 
+/** A login is plainly a person; `cli:root`, `admin-token:deploy`, `anonymous` say what they are already. */
+const namesItsKind = ({ kind, name }: AuditEntry['actor']) => kind === 'user' || name === kind || name.startsWith(`${kind}:`)
+
 /** The object a row is about, linked where the console has a page for it. */
 function ObjectCell({ entry }: { entry: AuditEntry }) {
   const id = entry.object_id
@@ -66,7 +69,7 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
               {rows.map((entry) => (
                 <tr key={entry.id}>
                   <td class="nowrap" data-label="Time">{formatTime(entry.at).replace(' UTC', '')}</td>
-                  <td data-label="Actor">{entry.actor.name}{entry.actor.kind !== 'user' && <span class="muted"> · {entry.actor.kind}</span>}</td>
+                  <td data-label="Actor">{entry.actor.name}{!namesItsKind(entry.actor) && <span class="muted"> · {entry.actor.kind}</span>}</td>
                   <td data-label="Address">{entry.actor.address ?? <span class="muted">—</span>}</td>
                   <td data-label="Action"><span class={`badge ${entry.action.endsWith('-failed') ? 'badge-error' : 'badge-info'}`}>{entry.action}</span></td>
                   <td data-label="Object"><ObjectCell entry={entry} /></td>
