@@ -18,6 +18,10 @@ import { startSession } from '../src/domain/sessions.ts'
 import { signOn } from '../src/domain/single-sign-on/sign-on.ts'
 import { cancelTask } from '../src/domain/tasks/service.ts'
 import { changePassword, createUser, deleteUser } from '../src/domain/users.ts'
+import { parseConfig } from '../src/config/load.ts'
+import { silentLogger } from '../src/core/logger.ts'
+import { AuditRetention } from '../src/domain/audit/retention.ts'
+import { mockConfig } from './support/gateway.ts'
 import { createTestDatabase } from './support/postgres.ts'
 
 /**
@@ -174,3 +178,26 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
     })
   })
 }
+
+describe('retention.audit_days', () => {
+  test('rows older than the setting go, a batch at a time; newer ones stay; 0 (the default) never deletes one', async () => {
+    const backend = await openSqlite()
+    try {
+      const { audit } = backend.store
+      const now = Date.UTC(2026, 5, 1)
+      for (let day = 0; day < 10; day++) await audit.record(entry(now - day * 86_400_000 - 1, 'key.edit', 1))
+      const keepForever = new AuditRetention(audit, { auditDays: 0, logger: silentLogger, firstDelayMs: 0 })
+      keepForever.start()
+      await Bun.sleep(20)
+      await keepForever.stop()
+      expect(await audit.list({}, 100)).toHaveLength(10)
+      const week = new AuditRetention(audit, { auditDays: 7, logger: silentLogger, batchRows: 1, pauseMs: 0 })
+      expect(await week.pruneNow(now)).toBe(3)
+      expect((await audit.list({}, 100)).map((row) => Math.round((now - row.at) / 86_400_000))).toEqual([0, 1, 2, 3, 4, 5, 6])
+      expect(parseConfig({ ...mockConfig, retention: { audit_days: 400 } }, 'test').retention.auditDays).toBe(400)
+      expect(parseConfig(mockConfig, 'test').retention.auditDays).toBe(0)
+    } finally {
+      await backend.close()
+    }
+  })
+})

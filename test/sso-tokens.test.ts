@@ -210,49 +210,30 @@ describe('the callback checks the ID token', () => {
 
 describe('the audit log records single sign-on', () => {
   const rowsOf = (action: () => Promise<unknown>) => auditRowsOf(gateway.gateway.services.store, action)
-  const signsIn = (claims: JWTPayload) => async () => expect((await finishFlow(await beginFlow(), (nonce) => sign({ nonce, ...claims }))).status).toBe(303)
+  const signOn = (status: number, mintToken: Mint) => rowsOf(async () => expect((await finishFlow(await beginFlow(), mintToken)).status).toBe(status))
+  const anonymous = { kind: 'anonymous', id: null, label: 'anonymous', address: '127.0.0.1' }
 
   test('a first sign-on makes the login (by the person), a later one that changes it is user.edit; each sign-in is a row', async () => {
-    const first = await rowsOf(signsIn({ sub: 'erin', email: 'erin@example.com' }))
-    const erin = (await gateway.gateway.services.store.users.findByName('erin@example.com'))!
-    const asErin = (name: string) => ({ kind: 'user', id: String(erin.id), label: name, address: '127.0.0.1' })
-    expect(first).toMatchObject([
-      {
-        action: 'user.create', objectType: 'user', objectId: String(erin.id), accountId: null, actor: asErin('erin@example.com'), before: null,
-        after: { name: 'erin@example.com', role: 'admin', account_id: null, password: 'none', via: 'single sign-on' },
-      },
-      { action: 'user.sign-in', objectId: String(erin.id), actor: asErin('erin@example.com'), before: null, after: { method: 'single sign-on', how: 'created' } },
-    ])
-    expect(first).toHaveLength(2)
-    const renamed = await rowsOf(signsIn({ sub: 'erin', email: 'erin.b@example.com' }))
-    expect(renamed).toMatchObject([
-      { action: 'user.edit', objectId: String(erin.id), actor: asErin('erin.b@example.com'), before: { name: 'erin@example.com' }, after: { name: 'erin.b@example.com', via: 'single sign-on' } },
-      { action: 'user.sign-in', after: { method: 'single sign-on', how: 'returning' } },
-    ])
-    expect(renamed).toHaveLength(2)
-    expect(await rowsOf(signsIn({ sub: 'erin', email: 'erin.b@example.com' }))).toMatchObject([{ action: 'user.sign-in', after: { how: 'returning' } }])
+    const first = await signOn(303, (nonce) => sign({ nonce, sub: 'erin', email: 'erin@example.com' }))
+    const id = String((await gateway.gateway.services.store.users.findByName('erin@example.com'))!.id)
+    const as = (label: string) => ({ kind: 'user', id, label, address: '127.0.0.1' })
+    expect(first).toEqual([expect.objectContaining({
+      action: 'user.create', objectType: 'user', objectId: id, accountId: null, actor: as('erin@example.com'), before: null,
+      after: { name: 'erin@example.com', role: 'admin', account_id: null, password: 'none', via: 'single sign-on' },
+    }), expect.objectContaining({ action: 'user.sign-in', objectId: id, actor: as('erin@example.com'), after: { method: 'single sign-on', how: 'created' } })])
+    expect(await signOn(303, (nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com' }))).toEqual([expect.objectContaining({
+      action: 'user.edit', objectId: id, actor: as('erin.b@example.com'), before: { name: 'erin@example.com' }, after: { name: 'erin.b@example.com', via: 'single sign-on' },
+    }), expect.objectContaining({ action: 'user.sign-in', after: { method: 'single sign-on', how: 'returning' } })])
+    // The claims now make her an account admin, and there is no account for her: refused, and the row is about her.
+    expect(await signOn(403, (nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com', role: 'account-admin' }))).toEqual([expect.objectContaining({
+      action: 'user.sign-in-failed', objectId: id, actor: anonymous, after: { method: 'single sign-on', reason: 'no_account' },
+    })])
   })
 
-  test('a refused sign-on is one user.sign-in-failed row with its reason: of the login when the provider vouched for it', async () => {
-    const erin = (await gateway.gateway.services.store.users.findByName('erin.b@example.com'))!
-    const refusal = (claims: (nonce: string) => Promise<string>) => rowsOf(async () => expect((await finishFlow(await beginFlow(), claims)).status).toBe(403))
-    const anonymous = { kind: 'anonymous', id: null, label: 'anonymous', address: '127.0.0.1' }
-    // The claims now make erin an account admin, and there is no account for her: refused, and it is hers.
-    expect(await refusal((nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com', role: 'account-admin' }))).toEqual([expect.objectContaining({
-      action: 'user.sign-in-failed', objectId: String(erin.id), actor: anonymous, after: { method: 'single sign-on', reason: 'no_account' },
-    })])
-    // A token that cannot be trusted proves nobody: the attempt, with no login.
-    expect(await refusal(() => sign({ nonce: 'not-the-one-sent', sub: 'erin' }))).toEqual([expect.objectContaining({
-      action: 'user.sign-in-failed', objectId: null, actor: anonymous, after: { method: 'single sign-on', reason: 'id_token_nonce' },
-    })])
-    expect(await refusal((nonce) => sign({ nonce, aud: 'some-other-app' }))).toEqual([expect.objectContaining({ after: { method: 'single sign-on', reason: 'id_token_audience' } })])
-  })
-
-  test('a callback without a sign-in this gateway started (replayed, another browser) is logged, not recorded', async () => {
-    const flow = await beginFlow()
-    expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(303)
-    expect(await rowsOf(async () => expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(400))).toEqual([])
-    expect(await rowsOf(async () => expect((await finishFlow(await beginFlow(), (nonce) => sign({ nonce }), {}, '')).status).toBe(400))).toEqual([])
+  test('a token that cannot be trusted proves nobody: one user.sign-in-failed row with its reason and no login', async () => {
+    for (const [mintToken, reason] of [[() => sign({ nonce: 'not-the-one-sent', sub: 'erin' }), 'id_token_nonce'], [(nonce: string) => sign({ nonce, aud: 'other' }), 'id_token_audience']] as const) {
+      expect(await signOn(403, mintToken)).toEqual([expect.objectContaining({ action: 'user.sign-in-failed', objectId: null, actor: anonymous, after: { method: 'single sign-on', reason } })])
+    }
   })
 })
 
@@ -262,7 +243,10 @@ describe('the callback checks the redirect', () => {
     expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(303)
     const requests = tokenRequests
     const before = failures().length
-    await expectRefused(await finishFlow(flow, (nonce) => sign({ nonce })), 400, 'state_unknown', 'Start again', before)
+    // Logged, not in the audit log: it used up no sign-in this gateway started.
+    expect(await auditRowsOf(gateway.gateway.services.store, async () => {
+      await expectRefused(await finishFlow(flow, (nonce) => sign({ nonce })), 400, 'state_unknown', 'Start again', before)
+    })).toEqual([])
     expect(tokenRequests).toBe(requests)
   })
 
