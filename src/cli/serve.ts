@@ -7,6 +7,7 @@ import { ceilingVariable, upstreamConnections } from './upstream-connections.ts'
 import { takeReloadRequester } from './reload.ts'
 import { cliActor, systemActor } from '../domain/actor.ts'
 import { configReloadEntry } from '../domain/audit/settings.ts'
+import type { AuditEntry } from '../domain/audit/records.ts'
 import { reportFailure } from '../core/report-failure.ts'
 
 /**
@@ -41,7 +42,7 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
     setTimeout(() => process.exit(0), 2000).unref()
   }
   process.on('SIGHUP', () => {
-    let entry
+    let entry: AuditEntry
     try {
       const previous = gateway.services.config
       const next = reread()
