@@ -106,6 +106,7 @@ describe('each change through the CLI is one audit row naming its OS user', () =
       return result
     })
     expect(rotated).toMatchObject({ action: 'key.rotate', actor: byOperator, after: { secret: 'rotated' } })
+    expect(await onlyRow(() => run('key', 'revoke', keyId))).toMatchObject({ action: 'key.revoke', actor: byOperator, before: { revoked_at: null } })
   })
 
   test('user create, password, delete; admin-token create and revoke', async () => {
@@ -186,9 +187,9 @@ describe('each change through the CLI is one audit row naming its OS user', () =
   test('`tollgate audit` reads it back, filtered, as a table or JSON', () => {
     const json = run('audit', '--actor', operator, '--object', 'key', '--json')
     expect(json.code).toBe(0)
-    expect(json.json().map((entry: { action: string }) => entry.action)).toEqual(['key.create', 'key.rotate', 'key.edit', 'key.create'])
+    expect(json.json().map((entry: { action: string }) => entry.action)).toEqual(['key.create', 'key.revoke', 'key.rotate', 'key.edit', 'key.create'])
     expect(json.json()[0]).toMatchObject({ object_type: 'key', actor: { kind: 'cli', name: operator, address: null } })
-    const text = run('audit', '--object-id', keyId, '--limit', '2')
+    const text = run('audit', '--object-id', keyId, '--limit', '3')
     expect(text.stdout.split('\n')[0]).toMatch(/^TIME\s+ACTOR\s+ADDRESS\s+ACTION\s+OBJECT\s+CHANGES$/)
     expect(text.stdout).toContain(`key.rotate  key ${keyId}  secret: rotated`)
     expect(text.stdout).toContain('tpm: - → 5000')
