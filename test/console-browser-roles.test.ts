@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, saveScreenshot, watchConsole } from './support/browser.ts'
+import { launchChromium, saveScreenshot, signInPage } from './support/browser.ts'
 import { pollUntil } from './support/batches.ts'
 import { addLogin } from './support/console.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -33,17 +33,7 @@ afterAll(async () => {
   await gateway?.stop()
 })
 
-async function signIn(username: string): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  const page = await context.newPage()
-  const problems = watchConsole(page)
-  await page.goto(`${gateway.url}/console`)
-  await page.getByLabel('Username').fill(username)
-  await page.getByLabel('Password').fill(passwords[username]!)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-  return { page, problems, close: () => context.close() }
-}
+const signIn = (username: string) => signInPage(browser, gateway.url, username, passwords[username]!)
 
 const navigation = async (page: Page) => (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents())
 const options = (page: Page) => page.getByLabel('Role').locator('option').allTextContents()
