@@ -20,6 +20,7 @@ import { batchConfigOf, createBatchRelay } from './tasks/batch-relay.ts'
 import { batchCodecs } from './tasks/codecs.ts'
 import { taskResultLines } from './tasks/results.ts'
 import { UsageFolder } from './domain/usage-folder.ts'
+import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
 import { Tracer } from './relay/tracing.ts'
 import packageJson from '../package.json' with { type: 'json' }
@@ -110,7 +111,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   })
   // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
-  runners.set(tasks, { runner, batchRelay, folder })
+  // Audit rows past retention.audit_days (by default none: they are kept forever).
+  const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
+  runners.set(tasks, { runner, batchRelay, folder, auditRetention })
   spools.set(ledger, spool)
   const services: Services = {
     config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
@@ -120,7 +123,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 }
 
 /** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
-const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder }>()
+const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder; auditRetention: AuditRetention }>()
 /** Each ledger's spool, closed when its gateway stops. */
 const spools = new WeakMap<Ledger, FileSpool>()
 
@@ -143,9 +146,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   services.server = server
-  const { runner, batchRelay, folder } = runners.get(services.tasks)!
+  const { runner, batchRelay, folder, auditRetention } = runners.get(services.tasks)!
   await runner.start()
   folder.start()
+  auditRetention.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
@@ -174,6 +178,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       }
       server.stop(true)
       await folder.stop()
+      await auditRetention.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()

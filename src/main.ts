@@ -2,6 +2,7 @@
 import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
 import { runAdminTokenCommand } from './cli/admin-tokens.ts'
+import { runAuditCommand } from './cli/audit.ts'
 import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
 import { findCommand, groupHelp, help } from './cli/commands.ts'
 import { checkGlobalFlags, describeMigration, printFailure } from './cli/top-level.ts'
@@ -125,6 +126,9 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'usage':
         await runUsageCommand(store, args, json)
+        break
+      case 'audit':
+        await runAuditCommand(store, args, json)
         break
       case 'task':
         await runTaskCommand(store, args, json)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, saveScreenshot, watchConsole } from './support/browser.ts'
+import { launchChromium, saveScreenshot, signInPage } from './support/browser.ts'
 import { pollUntil } from './support/batches.ts'
 import { addLogin } from './support/console.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -33,17 +33,7 @@ afterAll(async () => {
   await gateway?.stop()
 })
 
-async function signIn(username: string): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  const page = await context.newPage()
-  const problems = watchConsole(page)
-  await page.goto(`${gateway.url}/console`)
-  await page.getByLabel('Username').fill(username)
-  await page.getByLabel('Password').fill(passwords[username]!)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-  return { page, problems, close: () => context.close() }
-}
+const signIn = (username: string) => signInPage(browser, gateway.url, username, passwords[username]!)
 
 const navigation = async (page: Page) => (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents())
 const options = (page: Page) => page.getByLabel('Role').locator('option').allTextContents()
@@ -80,6 +70,7 @@ describe('roles in Chromium', () => {
     // Pages of what a viewer cannot do do not exist for it, even typed in.
     await open(page, '/console/keys/new', 'Page not found')
     await open(page, '/console/logins', 'Page not found')
+    await open(page, '/console/audit', 'Page not found')
     await saveScreenshot(page, 'roles-viewer-4-no-logins-page')
     expect(problems).toEqual([])
     await close()
@@ -88,7 +79,7 @@ describe('roles in Chromium', () => {
   test("an account admin manages its account's keys and logins; New login offers viewer first, never admin", async () => {
     const { page, problems, close } = await signIn('ann')
     expect(await page.getByTestId('who-role').textContent()).toBe(` · Account admin of ${gateway.account.name}`)
-    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins', 'Balance'])
+    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Balance'])
     await page.getByRole('link', { name: 'Create key' }).waitFor()
 
     await open(page, `/console/keys/${keyId}`, 'shared-laptop')
@@ -116,7 +107,7 @@ describe('roles in Chromium', () => {
   test('an admin is offered all three roles, viewer first and chosen; an admin login asks for no account', async () => {
     const { page, problems, close } = await signIn('ops')
     expect(await page.getByTestId('who-role').textContent()).toBe(' · Administrator')
-    expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins'])
+    expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log'])
     await open(page, '/console/logins', 'Logins')
     expect(await options(page)).toEqual(['Viewer', 'Account admin', 'Admin'])
     expect(await page.getByLabel('Role').inputValue()).toBe('viewer')

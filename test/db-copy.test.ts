@@ -75,6 +75,14 @@ test('a copied database serves the same keys with the same balances, sign-ins an
   expect(rows).toMatchObject({ accounts: 2, api_keys: 1, users: 1, sessions: 0, holds: 0, tasks: 1, task_items: 1, task_files: 2 })
   expect(rows.usage_records).toBe(source.requests)
   expect(report.sums.find((row: { sum: string }) => row.sum === 'accounts.balance')).toEqual({ sum: 'accounts.balance', source: String(source.balance + 1_000_000_000), target: String(source.balance + 1_000_000_000) })
+  // The audit log, row for row: same ids, times, actors and fields.
+  const sqlite = new Database(sqlitePath, { readonly: true })
+  const sourceAudit = sqlite.query('SELECT * FROM audit_log ORDER BY id').all() as Record<string, unknown>[]
+  sqlite.close()
+  const targetAudit = (await admin`SELECT * FROM audit_log ORDER BY id`) as Record<string, unknown>[]
+  const numbers = (row: Record<string, unknown>) => ({ ...row, id: Number(row.id), at: Number(row.at), account_id: row.account_id === null ? null : Number(row.account_id) })
+  expect(sourceAudit.length).toBeGreaterThanOrEqual(4)
+  expect(targetAudit.map(numbers)).toEqual(sourceAudit.map(numbers))
 
   const gateway = await startGateway(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
   try {
@@ -99,6 +107,9 @@ test('a copied database serves the same keys with the same balances, sign-ins an
     const created = runCli(cli, ['account', 'create', 'after-copy', '--json'], { TOLLGATE_DATABASE: database.url })
     expect(created.code).toBe(0)
     expect(created.json().id).toBe(3)
+    // Its audit row, and the sign-in's before it, follow the copied rows.
+    const newest = (await admin`SELECT id, action FROM audit_log ORDER BY id DESC LIMIT 2`) as { id: string; action: string }[]
+    expect(newest.map((row) => [Number(row.id), row.action])).toEqual([[sourceAudit.length + 2, 'account.create'], [sourceAudit.length + 1, 'user.sign-in']])
   } finally {
     await gateway.stop(1000)
   }

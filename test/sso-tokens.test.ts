@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setSystemTime, test } from 'bun:
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose'
 import { parseConfig } from '../src/config/load.ts'
 import type { Logger } from '../src/core/logger.ts'
+import { auditRowsOf } from './support/audit.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -207,13 +208,45 @@ describe('the callback checks the ID token', () => {
   })
 })
 
+describe('the audit log records single sign-on', () => {
+  const rowsOf = (action: () => Promise<unknown>) => auditRowsOf(gateway.gateway.services.store, action)
+  const signOn = (status: number, mintToken: Mint) => rowsOf(async () => expect((await finishFlow(await beginFlow(), mintToken)).status).toBe(status))
+  const anonymous = { kind: 'anonymous', id: null, label: 'anonymous', address: '127.0.0.1' }
+
+  test('a first sign-on makes the login (by the person), a later one that changes it is user.edit; each sign-in is a row', async () => {
+    const first = await signOn(303, (nonce) => sign({ nonce, sub: 'erin', email: 'erin@example.com' }))
+    const id = String((await gateway.gateway.services.store.users.findByName('erin@example.com'))!.id)
+    const as = (label: string) => ({ kind: 'user', id, label, address: '127.0.0.1' })
+    expect(first).toEqual([expect.objectContaining({
+      action: 'user.create', objectType: 'user', objectId: id, accountId: null, actor: as('erin@example.com'), before: null,
+      after: { name: 'erin@example.com', role: 'admin', account_id: null, password: 'none', via: 'single sign-on' },
+    }), expect.objectContaining({ action: 'user.sign-in', objectId: id, actor: as('erin@example.com'), after: { method: 'single sign-on', how: 'created' } })])
+    expect(await signOn(303, (nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com' }))).toEqual([expect.objectContaining({
+      action: 'user.edit', objectId: id, actor: as('erin.b@example.com'), before: { name: 'erin@example.com' }, after: { name: 'erin.b@example.com', via: 'single sign-on' },
+    }), expect.objectContaining({ action: 'user.sign-in', after: { method: 'single sign-on', how: 'returning' } })])
+    // The claims now make her an account admin, and there is no account for her: refused, and the row is about her.
+    expect(await signOn(403, (nonce) => sign({ nonce, sub: 'erin', email: 'erin.b@example.com', role: 'account-admin' }))).toEqual([expect.objectContaining({
+      action: 'user.sign-in-failed', objectId: id, actor: anonymous, after: { method: 'single sign-on', reason: 'no_account' },
+    })])
+  })
+
+  test('a token that cannot be trusted proves nobody: one user.sign-in-failed row with its reason and no login', async () => {
+    for (const [mintToken, reason] of [[() => sign({ nonce: 'not-the-one-sent', sub: 'erin' }), 'id_token_nonce'], [(nonce: string) => sign({ nonce, aud: 'other' }), 'id_token_audience']] as const) {
+      expect(await signOn(403, mintToken)).toEqual([expect.objectContaining({ action: 'user.sign-in-failed', objectId: null, actor: anonymous, after: { method: 'single sign-on', reason } })])
+    }
+  })
+})
+
 describe('the callback checks the redirect', () => {
   test('a replayed state is refused, without a second token request', async () => {
     const flow = await beginFlow()
     expect((await finishFlow(flow, (nonce) => sign({ nonce }))).status).toBe(303)
     const requests = tokenRequests
     const before = failures().length
-    await expectRefused(await finishFlow(flow, (nonce) => sign({ nonce })), 400, 'state_unknown', 'Start again', before)
+    // Logged, not in the audit log: it used up no sign-in this gateway started.
+    expect(await auditRowsOf(gateway.gateway.services.store, async () => {
+      await expectRefused(await finishFlow(flow, (nonce) => sign({ nonce })), 400, 'state_unknown', 'Start again', before)
+    })).toEqual([])
     expect(tokenRequests).toBe(requests)
   })
 

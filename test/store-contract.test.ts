@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { UsageRecord } from '../src/domain/records.ts'
 import type { Store } from '../src/domain/repositories.ts'
 import { createAdminToken } from '../src/domain/admin-tokens.ts'
+import { systemActor } from '../src/domain/actor.ts'
 import { createKey, hashKey, rotateKey, updateKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
 import { storeBackends } from './support/stores.ts'
@@ -89,7 +90,7 @@ for (const [name, prepare] of backends) {
     })
 
     test('admin tokens: stored hashed, listed, touched, revoked once', async () => {
-      const { record, secret } = await createAdminToken(store.adminTokens, `ops-${name}`, 'read', 1000)
+      const { record, secret } = await createAdminToken(store.adminTokens, `ops-${name}`, 'read', systemActor(), 1000)
       expect(secret).toStartWith('tga-')
       expect(record.hash).toBe(hashKey(secret))
       expect(await other.adminTokens.findByHash(hashKey(secret))).toEqual(record)

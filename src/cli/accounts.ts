@@ -3,6 +3,7 @@ import type { AccountRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { createAccount, creditAccount, parseAmount, requireAccount } from '../domain/accounts.ts'
 import { accountJson } from '../domain/presenters.ts'
+import { changeByCli } from './actor.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { printResult, table } from './output.ts'
 
@@ -16,12 +17,12 @@ export async function runAccountCommand(store: Store, args: ParsedArgs, json: bo
     case 'create': {
       if (!name) throw new UsageError('usage: tollgate account create NAME [--balance USD]')
       const balance = parseAmount(flagString(args, 'balance') ?? '0')
-      const account = await createAccount(store.accounts, name, balance, 'cli')
+      const account = await createAccount(store.accounts, name, balance, changeByCli())
       return printResult(json, accountJson(account), () => `created account ${describe(account)}`)
     }
     case 'credit': {
       if (!name || amount === undefined) throw new UsageError('usage: tollgate account credit NAME USD [--note TEXT]')
-      const account = await creditAccount(store.accounts, name, parseAmount(amount), flagString(args, 'note') ?? 'credit from CLI', 'cli')
+      const account = await creditAccount(store.accounts, name, parseAmount(amount), flagString(args, 'note') ?? 'credit from CLI', changeByCli())
       return printResult(json, accountJson(account), () => `credited ${describe(account)}`)
     }
     case 'show': {

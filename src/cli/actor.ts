@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os'
-import type { ChangeActor } from '../domain/change-actor.ts'
+import { type Actor, cliActor } from '../domain/actor.ts'
 
 /** The OS user the CLI runs as; where the system has no entry for it (some containers), what the shell says. */
-function osUser(): string {
+export function osUser(): string {
   try {
     return userInfo().username
   } catch {
@@ -11,6 +11,6 @@ function osUser(): string {
 }
 
 /** A change made with the CLI, named by the OS user who ran it (`cli:alice`). */
-export function changeByCli(): ChangeActor {
-  return { kind: 'cli', label: `cli:${osUser()}`, userId: null, adminTokenId: null, address: null }
+export function changeByCli(): Actor {
+  return cliActor(osUser())
 }

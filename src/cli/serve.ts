@@ -4,6 +4,11 @@ import { createLogger } from '../edge/logger.ts'
 import { pidFileOf, removePidFile, writePidFile } from './pid-file.ts'
 import { describeDatabase } from '../db/open.ts'
 import { ceilingVariable, upstreamConnections } from './upstream-connections.ts'
+import { takeReloadRequester } from './reload.ts'
+import { cliActor, systemActor } from '../domain/actor.ts'
+import { configReloadEntry } from '../domain/audit/settings.ts'
+import type { AuditEntry } from '../domain/audit/records.ts'
+import { reportFailure } from '../core/report-failure.ts'
 
 /**
  * Run until SIGTERM/SIGINT, then drain: stop accepting, finish what is in flight, write all usage, exit 0. SIGHUP
@@ -37,13 +42,20 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
     setTimeout(() => process.exit(0), 2000).unref()
   }
   process.on('SIGHUP', () => {
+    let entry: AuditEntry
     try {
+      const previous = gateway.services.config
       const next = reread()
       const needsRestart = gateway.reload(next)
       logger.info({ config: next.source, models: next.models.map((model) => model.id), restart_needed_for: needsRestart.length ? needsRestart : undefined }, 'config reloaded')
+      const requester = takeReloadRequester(pidFileOf(config))
+      entry = configReloadEntry(requester ? cliActor(requester) : systemActor('signal:SIGHUP'), next.source, previous, next, needsRestart, Date.now())
     } catch (error) {
       logger.error({ error: (error as Error).message }, 'config reload refused: the running config stays')
+      return
     }
+    // The reload changed no stored row, so its audit row is written after it: the database may be away meanwhile.
+    gateway.services.store.audit.record(entry).catch((error: unknown) => reportFailure(logger, error, { route: 'config reload audit row' }))
   })
   // `tollgate reload` finds this process here. Under systemd the config folder is read-only (ProtectSystem): there
   // ExecReload signals $MAINPID instead, so a pid file that cannot be written is only worth a note.

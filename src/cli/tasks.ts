@@ -2,6 +2,8 @@ import { requireAccount } from '../domain/accounts.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../domain/repositories.ts'
 import { presentTask } from '../domain/tasks/present.ts'
+import { cancelTask } from '../domain/tasks/service.ts'
+import { changeByCli } from './actor.ts'
 import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 import { printResult, table } from './output.ts'
 
@@ -30,7 +32,7 @@ export async function runTaskCommand(store: Store, args: ParsedArgs, json: boole
     const taskId = id.replace(/^batches\//, '')
     if (!(await store.tasks.findTask(taskId))) throw new DomainError('not_found', `task ${taskId} does not exist`)
     // The running gateway notices on its next sweep: running items finish, the task then ends `cancelled`.
-    if (action === 'cancel') await store.tasks.requestCancel(taskId, Date.now())
+    if (action === 'cancel') await cancelTask(store.tasks, taskId, changeByCli(), Date.now())
     const view = presentTask((await store.tasks.findTask(taskId))!)
     printResult(json, view, () => [
       table([header, row(view)]),

@@ -4,6 +4,7 @@ import { userJson } from '../domain/presenters.ts'
 import { changePassword, createUser, deleteUser, listUsers, type UserWithPassword } from '../domain/users.ts'
 import type { UserRole } from '../domain/records.ts'
 import { belongsToAccount, userRoles } from '../domain/roles.ts'
+import { changeByCli } from './actor.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
@@ -49,7 +50,7 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
       const account = accountName === undefined ? undefined : await requireAccount(store.accounts, accountName)
       const singleSignOn = args.flags.has('sso')
       if (singleSignOn && args.flags.has('password-stdin')) throw new UsageError('--sso and --password-stdin exclude each other: a single sign-on login has no password')
-      const result = await createUser(store, { name, role, accountId: account?.id, password: await readPassword(args), singleSignOn })
+      const result = await createUser(store, { name, role, accountId: account?.id, password: await readPassword(args), singleSignOn }, changeByCli())
       const shown = { name, role: result.user.role, account: account?.name ?? null, password: result.generated ? result.password : undefined, ...(singleSignOn && { single_sign_on: true }) }
       const done = `created ${role === 'admin' ? 'admin' : `${role} of account ${accountName}`} ${name}`
       // The bootstrap admin of a gateway with auth.passwords: false is made this way.
@@ -66,12 +67,12 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
     }
     case 'delete': {
       if (!name) throw new UsageError(usage)
-      await deleteUser(store.users, name)
+      await deleteUser(store.users, name, changeByCli())
       return printResult(json, { name, deleted: true }, () => `deleted user ${name} (signed out everywhere)`)
     }
     case 'password': {
       if (!name) throw new UsageError(usage)
-      const result = await changePassword(store, name, await readPassword(args))
+      const result = await changePassword(store, name, await readPassword(args), changeByCli())
       return printResult(json, { name, password: result.generated ? result.password : undefined }, () =>
         describePassword(result, `changed the password of ${name} (signed out everywhere)`))
     }

@@ -12,6 +12,7 @@ import { taskRoutes } from './server/task-routes.ts'
 import { SignInLimiter } from './server/sign-in-limiter.ts'
 import { usageRoutes } from './server/usage-routes.ts'
 import { userRoutes } from './server/user-routes.ts'
+import { auditRoutes } from './server/audit-routes.ts'
 
 export { adminApiRoutes } from './admin/index.ts'
 export { apiDocs } from './server/docs.ts'
@@ -32,6 +33,7 @@ export function consoleRoutes(services: Services) {
     .use(userRoutes(services, limiter))
     .use(modelRoutes(services))
     .use(taskRoutes(services))
+    .use(auditRoutes(services))
     .use(pageRoutes(services))
 }
 

@@ -59,6 +59,8 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.taskItems, rows: 100 },
   // Release batches applied lately (db/*/ledger.ts): pruned after a day, copied so nothing is left behind.
   { table: pg.ledgerBatches },
+  // Who changed what: kept with the same ids and times, so the history reads the same on the new database.
+  { table: pg.auditLog },
 ]
 
 /** The tables `db copy` writes, by name, in order. */

@@ -3,6 +3,9 @@ import { requireValidName } from './names.ts'
 import type { AccountRecord } from './records.ts'
 import type { AccountRepository } from './repositories.ts'
 import { formatUsd, parseUsd } from '../core/money.ts'
+import { type Actor, systemActor } from './actor.ts'
+import { auditChange } from './audit/note.ts'
+import { accountObject } from './audit/objects.ts'
 
 /**
  * The largest balance an account may hold: money is a count of nano-dollars in a JavaScript number, exact up to 2^53
@@ -24,14 +27,18 @@ export function parseAmount(value: string): number {
   }
 }
 
-export async function createAccount(accounts: AccountRepository, name: string, openingBalance: number, actor: string): Promise<AccountRecord> {
+/** Who made a change: an actor, or (fixtures, scripts) a label the gateway itself is recorded under. */
+const actorOf = (actor: Actor | string) => (typeof actor === 'string' ? systemActor(actor) : actor)
+
+/** A new account, its opening balance (a ledger entry) and its audit row, in one transaction. */
+export async function createAccount(accounts: AccountRepository, name: string, openingBalance: number, by: Actor | string): Promise<AccountRecord> {
   requireValidName('account name', name)
   if (openingBalance < 0) throw new DomainError('invalid', 'the opening balance cannot be negative')
   if (await accounts.findByName(name)) throw new DomainError('conflict', `account "${name}" already exists`)
-  const now = Date.now()
-  const account = await accounts.create(name, now)
-  if (openingBalance > 0) return accounts.credit(account.id, openingBalance, 'opening balance', actor, now)
-  return account
+  const at = Date.now()
+  const actor = actorOf(by)
+  const opening = openingBalance > 0 ? { amount: openingBalance, note: 'opening balance', actor: actor.label } : undefined
+  return accounts.create(name, at, { opening, audit: auditChange(actor, 'account.create', accountObject, { at }) })
 }
 
 export async function requireAccount(accounts: AccountRepository, name: string): Promise<AccountRecord> {
@@ -40,13 +47,17 @@ export async function requireAccount(accounts: AccountRepository, name: string):
   return account
 }
 
-export async function creditAccount(accounts: AccountRepository, name: string, amount: number, note: string, actor: string): Promise<AccountRecord> {
+/** Money in (or, negative, out): the balance, its ledger entry and the audit row (`account.credit` or `account.debit`) change together. */
+export async function creditAccount(accounts: AccountRepository, name: string, amount: number, note: string, by: Actor | string): Promise<AccountRecord> {
   if (amount === 0) throw new DomainError('invalid', 'the amount must not be zero')
   const account = await requireAccount(accounts, name)
   // Checked here for a clear answer, and again by the repository in the same statement as the change (a race).
   const after = account.balance + amount
   if (after < 0 || after > maxBalance) throw balanceOutOfRange(account.balance, amount)
-  return accounts.credit(account.id, amount, note, actor, Date.now())
+  const at = Date.now()
+  const actor = actorOf(by)
+  const audit = auditChange(actor, amount > 0 ? 'account.credit' : 'account.debit', accountObject, { at, detail: { amount_usd: formatUsd(amount), note } })
+  return accounts.credit(account.id, amount, note, actor.label, at, audit)
 }
 
 /** Every account's name by ID: what lists of keys, users and usage show instead of bare account IDs. */

@@ -1,4 +1,7 @@
 import { randomBase62 } from '../core/ids.ts'
+import { type Actor, systemActor } from './actor.ts'
+import { auditChange } from './audit/note.ts'
+import { adminTokenObject } from './audit/objects.ts'
 import { DomainError } from './errors.ts'
 import { hashKey } from './keys.ts'
 import { requireValidName } from './names.ts'
@@ -25,14 +28,14 @@ export function readAdminScope(value: string | undefined): AdminScope {
   throw new DomainError('invalid', `the scope must be "read" or "full"${value === undefined ? '' : `, got "${value}"`}`)
 }
 
-export async function createAdminToken(repository: AdminTokenRepository, name: string, scope: AdminScope, now = Date.now()): Promise<CreatedAdminToken> {
+export async function createAdminToken(repository: AdminTokenRepository, name: string, scope: AdminScope, actor: Actor = systemActor(), now = Date.now()): Promise<CreatedAdminToken> {
   requireValidName('token name', name)
   const secret = adminTokenPrefix + randomBase62(secretLength)
   const record: AdminTokenRecord = {
     id: `adm_${randomBase62(12)}`, name, scope, prefix: secret.slice(0, shownPrefixLength), hash: hashKey(secret),
     createdAt: now, lastUsedAt: null, revokedAt: null,
   }
-  await repository.insert(record)
+  await repository.insert(record, auditChange(actor, 'admin-token.create', adminTokenObject, { at: now }))
   return { record, secret }
 }
 
@@ -40,9 +43,9 @@ export function listAdminTokens(repository: AdminTokenRepository): Promise<Admin
   return repository.list()
 }
 
-export async function revokeAdminToken(repository: AdminTokenRepository, id: string, now = Date.now()): Promise<{ token: AdminTokenRecord; changed: boolean }> {
+export async function revokeAdminToken(repository: AdminTokenRepository, id: string, actor: Actor = systemActor(), now = Date.now()): Promise<{ token: AdminTokenRecord; changed: boolean }> {
   if (!(await repository.findById(id))) throw new DomainError('not_found', `admin token ${id} does not exist`)
-  const changed = await repository.revoke(id, now)
+  const changed = await repository.revoke(id, now, auditChange(actor, 'admin-token.revoke', adminTokenObject, { at: now }))
   return { token: (await repository.findById(id))!, changed }
 }
 

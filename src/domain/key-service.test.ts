@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSqliteStore } from '../db/sqlite/store.ts'
 import type { Logger } from '../core/logger.ts'
-import type { ChangeActor } from './change-actor.ts'
+import { cliActor } from './actor.ts'
 import { DomainError } from './errors.ts'
 import { KeyInputError } from './key-rules.ts'
 import { type KeyChange, KeyService } from './key-service.ts'
 import type { Store } from './repositories.ts'
 
-const actor: ChangeActor = { kind: 'cli', label: 'cli:ops', userId: null, adminTokenId: null, address: null }
+const actor = cliActor('ops')
 const now = Date.parse('2030-01-01T00:00:00Z')
 
 let store: Store

@@ -1,7 +1,9 @@
 import type { Logger } from '../core/logger.ts'
 import { silentLogger } from '../core/logger.ts'
 import { reportFailure } from '../core/report-failure.ts'
-import type { ChangeActor } from './change-actor.ts'
+import type { Actor } from './actor.ts'
+import { auditChange } from './audit/note.ts'
+import { keyObject } from './audit/objects.ts'
 import { checkKeyChanges, KeyInputError } from './key-rules.ts'
 import {
   changeKey, type CreatedKey, createKey, type NewKeyInput, replaceSecret, requireKey, requireLiveKey, type RevokedKey,
@@ -9,10 +11,10 @@ import {
 import type { KeyRecord } from './records.ts'
 import type { KeyChanges, KeyRepository } from './repositories.ts'
 
-/** One change to one key, as its listeners hear of it (and as an audit row will record it). */
+/** One change to one key, as its listeners hear of it (its audit row was written with it). */
 export interface KeyChange {
   action: 'create' | 'edit' | 'rotate' | 'revoke'
-  actor: ChangeActor
+  actor: Actor
   at: number
   /** The key as it was; null for a new one. */
   before: KeyRecord | null
@@ -41,11 +43,11 @@ export interface KeyServiceOptions {
  * console, the admin API and the CLI alike. Each change checks its fields once (key-rules.ts), is stored, then told
  * to every listener; the callers only turn their own input into values and present the result.
  *
- * Each change is read-before, write, read-after, with the `actor` that asked. Made for what comes next: an audit row
- * (issue 28) is this change's `KeyChange` (who, from where, when, before and after) handed to the repository's write,
- * to be stored in its transaction, with no caller changed; a key's project (issue 27) is one more field checked in
- * `checkKeyChanges` against its project's rules. Who may change which key (an account's scope, a role) is decided by
- * the caller before it asks.
+ * Each change is read-before, write, read-after, with the `actor` that asked; the write records its audit row
+ * (`key.create`, `key.edit`, `key.rotate`, `key.revoke`: who, from where, when, the fields before and after, a new
+ * secret only as "rotated") in its own transaction (domain/audit). A key's project (issue 27) is one more field
+ * checked in `checkKeyChanges` against its project's rules. Who may change which key (an account's scope, a role) is
+ * decided by the caller before it asks.
  */
 export class KeyService {
   private readonly repository: KeyRepository
@@ -61,40 +63,41 @@ export class KeyService {
   }
 
   /** A new key; the answer holds its secret, the only time it exists outside the caller's hands. */
-  async create(input: NewKeyInput, actor: ChangeActor): Promise<CreatedKey> {
+  async create(input: NewKeyInput, actor: Actor): Promise<CreatedKey> {
     const at = this.clock()
     const fields = this.check(input, at)
-    const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at)
+    const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at, auditChange(actor, 'key.create', keyObject, { at }))
     await this.announce({ action: 'create', actor, at, before: null, after: created.record })
     return created
   }
 
   /** Change the fields given (undefined: as it is; null: cleared). A revoked key cannot change (a conflict). */
-  async edit(id: string, changes: KeyChanges, actor: ChangeActor): Promise<KeyRecord> {
+  async edit(id: string, changes: KeyChanges, actor: Actor): Promise<KeyRecord> {
     const at = this.clock()
     const fields = this.check(changes, at)
     if (Object.keys(fields).length === 0) throw new KeyInputError(undefined, 'nothing to change')
     const before = await requireLiveKey(this.repository, id)
-    const after = await changeKey(this.repository, before, fields, at)
+    const after = await changeKey(this.repository, before, fields, at, auditChange(actor, 'key.edit', keyObject, { at }))
     await this.announce({ action: 'edit', actor, at, before, after })
     return after
   }
 
   /** A new secret for the same key; the old one is refused from this answer on. A revoked key cannot (a conflict). */
-  async rotate(id: string, actor: ChangeActor): Promise<CreatedKey> {
+  async rotate(id: string, actor: Actor): Promise<CreatedKey> {
     const at = this.clock()
     const before = await requireLiveKey(this.repository, id)
-    const rotated = await replaceSecret(this.repository, before, at)
+    const rotated = await replaceSecret(this.repository, before, at, auditChange(actor, 'key.rotate', keyObject, { at, rotated: 'secret' }))
     await this.announce({ action: 'rotate', actor, at, before, after: rotated.record })
     return rotated
   }
 
   /** Refuse the key from now on. Revoking a revoked key changes nothing, and nobody is told of it. */
-  async revoke(id: string, actor: ChangeActor): Promise<RevokedKey> {
+  async revoke(id: string, actor: Actor): Promise<RevokedKey> {
     const at = this.clock()
     const before = await requireKey(this.repository, id)
     if (before.revokedAt !== null) return { key: before, changed: false }
-    const changed = await this.repository.revoke(id, at) // false: revoked by someone else since it was read
+    // false: revoked by someone else since it was read (and then no row: this call changed nothing)
+    const changed = await this.repository.revoke(id, at, auditChange(actor, 'key.revoke', keyObject, { at }))
     const after = (await this.repository.findById(id))!
     if (changed) await this.announce({ action: 'revoke', actor, at, before, after })
     return { key: after, changed }

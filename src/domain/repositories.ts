@@ -5,31 +5,37 @@ import type {
 import type { LeaseTerm } from './lease.ts'
 import type { TaskRepository } from './tasks/repository.ts'
 import type { IdentityRepository } from './single-sign-on/repository.ts'
+import type { AuditEntry, AuditNote, AuditRepository } from './audit/records.ts'
 
 /**
  * The storage contract. Every method is async so that SQLite (synchronous underneath) and PostgreSQL
  * (a network round trip) are interchangeable; the domain never sees SQL.
+ *
+ * A change that takes an `audit` note records its audit row in its own transaction (domain/audit): the repository
+ * reads the object as it was and as it is inside that transaction and hands both to the note. A change that fails
+ * (or changes nothing) leaves no row.
  */
 export interface AccountRepository {
-  create(name: string, createdAt: number): Promise<AccountRecord>
+  /** With `opening`, its first credit and ledger entry too: all of it, and the audit row, in one transaction. */
+  create(name: string, createdAt: number, options?: { opening?: { amount: number; note: string; actor: string }; audit?: AuditNote<AccountRecord> }): Promise<AccountRecord>
   findByName(name: string): Promise<AccountRecord | undefined>
   findById(id: number): Promise<AccountRecord | undefined>
   list(): Promise<AccountRecord[]>
   /** Adds (or with a negative amount removes) money and writes the ledger entry in the same transaction. */
-  credit(accountId: number, amount: number, note: string, actor: string, at: number): Promise<AccountRecord>
+  credit(accountId: number, amount: number, note: string, actor: string, at: number, audit?: AuditNote<AccountRecord>): Promise<AccountRecord>
   ledgerEntries(accountId: number): Promise<LedgerEntry[]>
 }
 
 export interface KeyRepository {
-  insert(key: KeyRecord): Promise<void>
+  insert(key: KeyRecord, audit?: AuditNote<KeyRecord>): Promise<void>
   findById(id: string): Promise<KeyRecord | undefined>
   findByHash(hash: string): Promise<KeyRecord | undefined>
   list(accountId?: number): Promise<KeyRecord[]>
-  revoke(id: string, at: number): Promise<boolean>
+  revoke(id: string, at: number, audit?: AuditNote<KeyRecord>): Promise<boolean>
   /** Change the fields given (undefined leaves one as it is) of a key not revoked; false when it is revoked or missing. */
-  update(id: string, changes: KeyChanges, at: number): Promise<boolean>
+  update(id: string, changes: KeyChanges, at: number, audit?: AuditNote<KeyRecord>): Promise<boolean>
   /** Give a key not revoked a new secret (its hash and shown prefix); false when it is revoked or missing. */
-  rotate(id: string, secret: { hash: string; prefix: string }, at: number): Promise<boolean>
+  rotate(id: string, secret: { hash: string; prefix: string }, at: number, audit?: AuditNote<KeyRecord>): Promise<boolean>
   /** Keys created, revoked or changed at or after `since`: how every instance keeps its key cache fresh. */
   changedSince(since: number): Promise<KeyRecord[]>
 }
@@ -46,13 +52,13 @@ export interface KeyChanges {
 }
 
 export interface AdminTokenRepository {
-  insert(token: AdminTokenRecord): Promise<void>
+  insert(token: AdminTokenRecord, audit?: AuditNote<AdminTokenRecord>): Promise<void>
   findById(id: string): Promise<AdminTokenRecord | undefined>
   findByHash(hash: string): Promise<AdminTokenRecord | undefined>
   /** Oldest first. */
   list(): Promise<AdminTokenRecord[]>
   /** False when the token was already revoked or does not exist. */
-  revoke(id: string, at: number): Promise<boolean>
+  revoke(id: string, at: number, audit?: AuditNote<AdminTokenRecord>): Promise<boolean>
   touch(id: string, at: number): Promise<void>
 }
 
@@ -118,19 +124,20 @@ export interface UsageRepository {
 }
 
 export interface UserRepository {
-  create(user: Omit<UserRecord, 'id'>): Promise<UserRecord>
+  create(user: Omit<UserRecord, 'id'>, audit?: AuditNote<UserRecord>): Promise<UserRecord>
   findByName(name: string): Promise<UserRecord | undefined>
   findById(id: number): Promise<UserRecord | undefined>
   list(): Promise<UserRecord[]>
   /** Deletes the user and, with it, every session it had. */
-  delete(id: number): Promise<boolean>
-  setPasswordHash(id: number, passwordHash: string, at: number): Promise<boolean>
+  delete(id: number, audit?: AuditNote<UserRecord>): Promise<boolean>
+  setPasswordHash(id: number, passwordHash: string, at: number, audit?: AuditNote<UserRecord>): Promise<boolean>
   /** Role, account or name as single sign-on last mapped them (domain/single-sign-on). */
-  update(id: number, changes: Pick<UserRecord, 'name' | 'role' | 'accountId'>, at: number): Promise<UserRecord | undefined>
+  update(id: number, changes: Pick<UserRecord, 'name' | 'role' | 'accountId'>, at: number, audit?: AuditNote<UserRecord>): Promise<UserRecord | undefined>
 }
 
 export interface SessionRepository {
-  create(session: SessionRecord): Promise<void>
+  /** With `audit`, the sign-in's row in the same transaction. */
+  create(session: SessionRecord, audit?: AuditEntry): Promise<void>
   find(id: string): Promise<SessionRecord | undefined>
   extend(id: string, lastSeenAt: number, expiresAt: number): Promise<void>
   delete(id: string): Promise<void>
@@ -150,6 +157,8 @@ export interface Store {
   adminTokens: AdminTokenRepository
   /** Single sign-on identities and sign-ins in progress (domain/single-sign-on). */
   identities: IdentityRepository
+  /** Who changed what (domain/audit): read, pruned, and written alone for changes that store nothing else. */
+  audit: AuditRepository
   /** Create or update the tables; says what it applied and whether the database was new. */
   migrate(): Promise<{ applied: string[]; created: boolean }>
   close(): Promise<void>

@@ -26,6 +26,7 @@ export const permissions = [
   'routes:read', // every upstream route's health (the whole gateway's, not an account's)
   'tasks:read', // batches and their items' status and cost
   'tasks:results', // batch results: the model's answers, content rather than usage
+  'audit:read', // the audit log: who changed what, when, from where (an account admin: its account's rows)
 ] as const
 
 export type Permission = (typeof permissions)[number]
@@ -38,7 +39,7 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results']),
+  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read']),
   viewer: new Set(readOnly),
 }
 

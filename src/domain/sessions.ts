@@ -1,3 +1,4 @@
+import type { AuditEntry } from './audit/records.ts'
 import type { SessionRecord } from './records.ts'
 import type { SessionRepository } from './repositories.ts'
 import { randomBase62 } from '../core/ids.ts'
@@ -21,14 +22,15 @@ export interface StartedSession {
   session: SessionRecord
 }
 
-export async function startSession(sessions: SessionRepository, userId: number, now = Date.now()): Promise<StartedSession> {
+/** A new session; with `audit` (a sign-in's row, audit/sign-ins.ts), recorded in the same transaction. */
+export async function startSession(sessions: SessionRepository, userId: number, now = Date.now(), audit?: AuditEntry): Promise<StartedSession> {
   await sessions.deleteExpired(now)
   const token = randomBase62(43) // ≈ 256 bits
   const session: SessionRecord = {
     id: hashSessionToken(token), userId, csrfToken: randomBase62(32),
     createdAt: now, lastSeenAt: now, expiresAt: Math.min(now + sessionIdleMs, now + sessionLifetimeMs),
   }
-  await sessions.create(session)
+  await sessions.create(session, audit)
   return { token, session }
 }
 

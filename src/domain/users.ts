@@ -4,6 +4,9 @@ import { DomainError } from './errors.ts'
 import { requireValidName } from './names.ts'
 import { belongsToAccount } from './roles.ts'
 import { randomBase62 } from '../core/ids.ts'
+import { type Actor, systemActor } from './actor.ts'
+import { auditChange } from './audit/note.ts'
+import { userObject } from './audit/objects.ts'
 
 export const minimumPasswordLength = 12
 /**
@@ -47,8 +50,9 @@ function choosePassword(password: string | undefined): { password: string; gener
   return { password, generated: false }
 }
 
+/** A new login, recorded in the audit log as made by `actor` (without one: by the gateway itself, as fixtures are). */
 export async function createUser(
-  repositories: { users: UserRepository; accounts: AccountRepository }, input: NewUserInput, now = Date.now(),
+  repositories: { users: UserRepository; accounts: AccountRepository }, input: NewUserInput, actor: Actor = systemActor(), now = Date.now(),
 ): Promise<UserWithPassword> {
   requireValidName('user name', input.name)
   if (input.role === 'admin' && input.accountId !== undefined) throw new DomainError('invalid', 'an admin does not belong to an account')
@@ -63,7 +67,7 @@ export async function createUser(
     name: input.name, role: input.role, accountId: input.accountId ?? null,
     // An empty hash matches no password (verifyCredentials): the login can only be signed on to.
     passwordHash: input.singleSignOn ? '' : await hashPassword(password), createdAt: now, updatedAt: now,
-  })
+  }, auditChange(actor, 'user.create', userObject, { at: now }))
   return { user, password, generated }
 }
 
@@ -73,20 +77,24 @@ export async function requireUser(users: UserRepository, name: string): Promise<
   return user
 }
 
-/** A new password signs the user out everywhere: whoever knew the old one loses their sessions too. */
+/**
+ * A new password signs the user out everywhere: whoever knew the old one loses their sessions too. The audit row
+ * (`user.password`) says only that it was rotated, and by whom: the login itself, or an admin resetting it.
+ */
 export async function changePassword(
-  repositories: { users: UserRepository; sessions: SessionRepository }, name: string, newPassword?: string,
+  repositories: { users: UserRepository; sessions: SessionRepository }, name: string, newPassword?: string, actor: Actor = systemActor(),
 ): Promise<UserWithPassword> {
   const user = await requireUser(repositories.users, name)
   const { password, generated } = choosePassword(newPassword)
-  await repositories.users.setPasswordHash(user.id, await hashPassword(password), Date.now())
+  const at = Date.now()
+  await repositories.users.setPasswordHash(user.id, await hashPassword(password), at, auditChange(actor, 'user.password', userObject, { at, rotated: 'password' }))
   await repositories.sessions.deleteForUser(user.id)
   return { user, password, generated }
 }
 
-export async function deleteUser(users: UserRepository, name: string): Promise<UserRecord> {
+export async function deleteUser(users: UserRepository, name: string, actor: Actor = systemActor()): Promise<UserRecord> {
   const user = await requireUser(users, name)
-  await users.delete(user.id)
+  await users.delete(user.id, auditChange(actor, 'user.delete', userObject, { at: Date.now() }))
   return user
 }
 

@@ -37,3 +37,16 @@ export function watchConsole(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(error.message))
   return problems
 }
+
+/** A fresh browser context signed in to the console as `username`, on the overview; `problems` collects what the page complains about. */
+export async function signInPage(browser: Browser, url: string, username: string, password: string): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+  const page = await context.newPage()
+  const problems = watchConsole(page)
+  await page.goto(`${url}/console`)
+  await page.getByLabel('Username').fill(username)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+  return { page, problems, close: () => context.close() }
+}

@@ -37,4 +37,9 @@ export const retentionSchema = renamedSection({
     description: 'Usage rows older than this many whole UTC days are folded into daily totals per key, model and status '
       + '(kept forever); 0 keeps every row. The ledger is never pruned.',
   }),
-}, { description: 'How long the request log keeps its rows.' })
+  audit_days: Type.Integer({
+    minimum: 0, default: 0,
+    description: 'Audit log rows older than this many days are deleted (hourly, a batch at a time); 0, the default, keeps '
+      + 'them forever. Nothing else ever edits or deletes one.',
+  }),
+}, { description: 'How long the request log and the audit log keep their rows.' })

@@ -20,7 +20,7 @@ export function adminAccountRoutes(services: Services) {
     })
     .post('/admin/api/accounts', async ({ actor, body, status }) => {
       const opening = readUsd(body.balance_usd?.trim() || '0', 'balance_usd')
-      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor.label)))
+      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor)))
     }, {
       permission: 'accounts:create',
       ...schema.jsonBody(schema.newAccountBody),
@@ -37,7 +37,7 @@ export function adminAccountRoutes(services: Services) {
     .post('/admin/api/accounts/:id/credits', async ({ actor, params, body, status }) => {
       const account = await visibleAccount(services, { actor }, params.id)
       const amount = readUsd(body.amount_usd.trim(), 'amount_usd')
-      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor.label)))
+      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor)))
     }, {
       permission: 'accounts:credit',
       params: schema.idParams('account'),

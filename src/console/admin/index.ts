@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../../edge/services.ts'
 import { adminAccountRoutes } from './account-routes.ts'
+import { adminAuditRoutes } from './audit-routes.ts'
 import { adminKeyRoutes } from './key-routes.ts'
 import { adminUsageRoutes } from './usage-routes.ts'
 
@@ -14,4 +15,5 @@ export function adminApiRoutes(services: Services) {
     .use(adminAccountRoutes(services))
     .use(adminKeyRoutes(services))
     .use(adminUsageRoutes(services))
+    .use(adminAuditRoutes(services))
 }

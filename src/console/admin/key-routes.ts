@@ -4,7 +4,6 @@ import { accountNames } from '../../domain/accounts.ts'
 import { listKeys } from '../../domain/keys.ts'
 import { keyJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
-import { changeByAdminToken } from '../server/change-actor.ts'
 import { readKeyChanges, readNewKey } from '../server/key-input.ts'
 import * as schema from '../server/schemas.ts'
 import { findAccount, findKey } from '../server/scope.ts'
@@ -32,10 +31,10 @@ export function adminKeyRoutes(services: Services) {
       response: { 200: t.Array(schema.key), ...schema.errorResponses },
       detail: adminDetail('List keys, newest first'),
     })
-    .post('/admin/api/keys', async ({ body, status, token, request }) => {
+    .post('/admin/api/keys', async ({ body, status, actor }) => {
       if (body.account_id === undefined || body.account_id === null) throw invalidRequest(`Missing 'account_id': the account the key belongs to.`, 'account_id')
       const account = await findAccount(services, undefined, body.account_id)
-      const { record, secret } = await keyService.create(readNewKey(body, account.id), changeByAdminToken(services, token, request))
+      const { record, secret } = await keyService.create(readNewKey(body, account.id), actor)
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
       permission: 'keys:write',
@@ -52,9 +51,9 @@ export function adminKeyRoutes(services: Services) {
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Show a key'),
     })
-    .patch('/admin/api/keys/:id', async ({ params, body, token, request }) => {
+    .patch('/admin/api/keys/:id', async ({ params, body, actor }) => {
       const found = await findKey(services, undefined, params.id)
-      const key = await keyService.edit(found.id, readKeyChanges(body), changeByAdminToken(services, token, request))
+      const key = await keyService.edit(found.id, readKeyChanges(body), actor)
       return keyJson(key, await accountName(key.accountId))
     }, {
       permission: 'keys:write',
@@ -64,9 +63,9 @@ export function adminKeyRoutes(services: Services) {
       detail: adminDetail('Change a key',
         `Limits, models, budget, expiry or name: an absent field stays as it is, null clears it. A revoked key cannot change (409). ${atOnce} ${writes}`),
     })
-    .post('/admin/api/keys/:id/revoke', async ({ params, token, request }) => {
+    .post('/admin/api/keys/:id/revoke', async ({ params, actor }) => {
       const found = await findKey(services, undefined, params.id)
-      const { key } = await keyService.revoke(found.id, changeByAdminToken(services, token, request))
+      const { key } = await keyService.revoke(found.id, actor)
       return keyJson(key, await accountName(key.accountId))
     }, {
       permission: 'keys:write',
@@ -74,9 +73,9 @@ export function adminKeyRoutes(services: Services) {
       response: { 200: schema.key, ...schema.errorResponses },
       detail: adminDetail('Revoke a key', `Revoking a revoked key changes nothing. ${atOnce} ${writes}`),
     })
-    .post('/admin/api/keys/:id/rotate', async ({ params, token, request }) => {
+    .post('/admin/api/keys/:id/rotate', async ({ params, actor }) => {
       const found = await findKey(services, undefined, params.id)
-      const { record, secret } = await keyService.rotate(found.id, changeByAdminToken(services, token, request))
+      const { record, secret } = await keyService.rotate(found.id, actor)
       return { key: keyJson(record, await accountName(record.accountId)), secret }
     }, {
       permission: 'keys:write',

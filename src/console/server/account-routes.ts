@@ -54,7 +54,7 @@ function accountAdminRoutes(services: Services) {
     .use(signedIn(services))
     .post('/console/api/accounts', async ({ actor, body, status }) => {
       const opening = readUsd(body.balance_usd?.trim() || '0', 'balance_usd')
-      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor.label)))
+      return status(201, accountJson(await createAccount(accounts, body.name.trim(), opening, actor)))
     }, {
       permission: 'accounts:create',
       ...schema.jsonBody(schema.newAccountBody),
@@ -65,7 +65,7 @@ function accountAdminRoutes(services: Services) {
     .post('/console/api/accounts/:id/credits', async ({ viewer, actor, params, body, status }) => {
       const account = await visibleAccount(services, viewer, params.id)
       const amount = readUsd(body.amount_usd.trim(), 'amount_usd')
-      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor.label)))
+      return status(201, accountJson(await creditAccount(accounts, account.name, amount, body.note.trim(), actor)))
     }, {
       permission: 'accounts:credit',
       params: schema.idParams('account'),

@@ -60,7 +60,8 @@ export function apiDocs() {
           { name: 'Logins', description: 'Console users (admins only)' },
           { name: 'Models', description: 'Models, prices and route health' },
           { name: 'Tasks', description: 'Batches of every kind, their items and results' },
-          { name: 'Admin API', description: 'Accounts, keys and usage for automation, with an admin token (Authorization: Bearer tga-…)' },
+          { name: 'Audit log', description: 'Who changed what, when and from where' },
+          { name: 'Admin API', description: 'Accounts, keys, usage and the audit log for automation, with an admin token (Authorization: Bearer tga-…)' },
         ],
       },
     }))

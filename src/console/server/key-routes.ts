@@ -4,7 +4,6 @@ import { accountNames } from '../../domain/accounts.ts'
 import { listKeys } from '../../domain/keys.ts'
 import { keyJson } from '../../domain/presenters.ts'
 import type { Services } from '../../edge/services.ts'
-import { changeByLogin } from './change-actor.ts'
 import { readKeyChanges, readNewKey } from './key-input.ts'
 import * as schema from './schemas.ts'
 import { ownAccountId, visibleAccount, visibleKey } from './scope.ts'
@@ -28,12 +27,12 @@ export function keyRoutes(services: Services) {
       response: { 200: t.Array(schema.key), ...schema.errorResponses },
       detail: { tags, summary: 'List keys, newest first', description: "An account user sees only their own account's keys." },
     })
-    .post('/console/api/keys', async ({ viewer, body, status, request }) => {
+    .post('/console/api/keys', async ({ viewer, actor, body, status }) => {
       // An account user's keys always go to their own account; naming another one is a 404 like any foreign ID.
       const accountId = body.account_id ?? ownAccountId(viewer)
       if (accountId === undefined || accountId === null) throw invalidRequest(`Missing 'account_id': choose the account the key belongs to.`, 'account_id')
       const account = await visibleAccount(services, viewer, accountId)
-      const { record, secret } = await keyService.create(readNewKey(body, account.id), changeByLogin(services, viewer.user, request))
+      const { record, secret } = await keyService.create(readNewKey(body, account.id), actor)
       return status(201, { key: keyJson(record, account.name), secret })
     }, {
       permission: 'keys:write',
@@ -50,10 +49,10 @@ export function keyRoutes(services: Services) {
       response: { 200: schema.key, ...schema.errorResponses },
       detail: { tags, summary: 'Show a key' },
     })
-    .patch('/console/api/keys/:id', async ({ viewer, params, body, request }) => {
+    .patch('/console/api/keys/:id', async ({ viewer, actor, params, body }) => {
       const visible = await visibleKey(services, viewer, params.id)
       // New limits count for the next request on this instance, at once on the others with Redis, else within a poll.
-      const key = await keyService.edit(visible.id, readKeyChanges(body), changeByLogin(services, viewer.user, request))
+      const key = await keyService.edit(visible.id, readKeyChanges(body), actor)
       return keyJson(key, await accountName(key.accountId))
     }, {
       permission: 'keys:write',
@@ -65,10 +64,10 @@ export function keyRoutes(services: Services) {
         description: 'Only the fields sent change; null removes a limit. A revoked key cannot change (409).',
       },
     })
-    .post('/console/api/keys/:id/rotate', async ({ viewer, params, request }) => {
+    .post('/console/api/keys/:id/rotate', async ({ viewer, actor, params }) => {
       const visible = await visibleKey(services, viewer, params.id)
       // The cache forgets the old secret's hash: from this response on, the old secret is refused here.
-      const { record, secret } = await keyService.rotate(visible.id, changeByLogin(services, viewer.user, request))
+      const { record, secret } = await keyService.rotate(visible.id, actor)
       return { key: keyJson(record, await accountName(record.accountId)), secret }
     }, {
       permission: 'keys:write',
@@ -80,10 +79,10 @@ export function keyRoutes(services: Services) {
           + 'A revoked key cannot be rotated (409).',
       },
     })
-    .post('/console/api/keys/:id/revoke', async ({ viewer, params, request }) => {
+    .post('/console/api/keys/:id/revoke', async ({ viewer, actor, params }) => {
       const visible = await visibleKey(services, viewer, params.id)
       // This instance refuses the key from now on; the others as soon as they hear of it (Redis) or poll (≤ 1 s).
-      const { key } = await keyService.revoke(visible.id, changeByLogin(services, viewer.user, request))
+      const { key } = await keyService.revoke(visible.id, actor)
       return keyJson(key, await accountName(key.accountId))
     }, {
       permission: 'keys:write',

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { GatewayError, invalidRequest } from '../../core/errors.ts'
+import { failedSignInEntry, signInEntry } from '../../domain/audit/sign-ins.ts'
 import type { UserRecord } from '../../domain/records.ts'
 import { allows, grantableRoles, permissionsOf } from '../../domain/roles.ts'
 import { endSession, startSession } from '../../domain/sessions.ts'
@@ -39,7 +40,11 @@ function requirePasswords(services: Services): void {
 /** One answer for every wrong name or password, so the form cannot be used to find out which usernames exist. */
 const wrongCredentials = () => new GatewayError('authentication', 'Wrong username or password.', { code: 'wrong_credentials' })
 
-async function checkPassword(services: Services, limiter: SignInLimiter, request: Request, username: string, password: string): Promise<UserRecord> {
+/**
+ * The login behind a name and password, under the sign-in throttle. A wrong one is recorded in the audit log
+ * (`user.sign-in-failed`, with `reason`); one the throttle turns away before checking is not: nothing was tried.
+ */
+async function checkPassword(services: Services, limiter: SignInLimiter, request: Request, username: string, password: string, reason = 'wrong_credentials'): Promise<UserRecord> {
   const address = clientAddress(request, services.server, services.config.trustedProxies)
   const wait = await limiter.retryAfter(username, address)
   if (wait > 0) {
@@ -56,7 +61,9 @@ async function checkPassword(services: Services, limiter: SignInLimiter, request
   }
   if (!user) {
     // Where the count is kept depends on whether the name exists (invented names cannot flush real ones); the answer does not.
-    await limiter.recordFailure(username, address, (await services.store.users.findByName(username)) !== undefined)
+    const named = await services.store.users.findByName(username)
+    await limiter.recordFailure(username, address, named !== undefined)
+    await services.store.audit.record(failedSignInEntry(named, 'password', reason, address, Date.now()))
     throw wrongCredentials()
   }
   await limiter.recordSuccess(username, address)
@@ -81,7 +88,9 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
       // Refused before it is counted: no login has such a name, and a count must not be kept for megabytes of one.
       if (Buffer.byteLength(username) > maxUsernameBytes) throw invalidRequest(`The username is too long: at most ${maxUsernameBytes} bytes.`, 'username')
       const user = await checkPassword(services, limiter, request, username, body.password)
-      const { token, session } = await startSession(services.store.sessions, user.id)
+      const now = Date.now()
+      const signedIn = signInEntry(user, 'password', clientAddress(request, services.server, services.config.trustedProxies), now)
+      const { token, session } = await startSession(services.store.sessions, user.id, now, signedIn)
       set.headers['set-cookie'] = sessionCookie(request, token)
       return describeViewer(services, user, session.csrfToken, session.expiresAt)
     }, {
@@ -98,7 +107,7 @@ function signInRoute(services: Services, limiter: SignInLimiter) {
 /** The current password, checked under the sign-in throttle (a borrowed session must not become a guessing oracle). */
 async function checkCurrentPassword(services: Services, limiter: SignInLimiter, request: Request, user: UserRecord, password: string): Promise<void> {
   try {
-    await checkPassword(services, limiter, request, user.name, password)
+    await checkPassword(services, limiter, request, user.name, password, 'wrong_current_password')
   } catch (error) {
     // Not a 401: the session is fine, and the console signs out on any 401.
     if (error instanceof GatewayError && error.code === 'wrong_credentials') throw invalidRequest('The current password is wrong.', 'current_password')
@@ -114,13 +123,13 @@ export function sessionRoutes(services: Services, limiter = new SignInLimiter(se
       response: { 200: schema.session, ...schema.errorResponses },
       detail: { tags, summary: 'Who is signed in', description: 'Also hands out the CSRF token the page needs for changes.' },
     })
-    .post('/console/api/session/password', async ({ viewer, request, body, set }) => {
+    .post('/console/api/session/password', async ({ viewer, actor, request, body, set }) => {
       requirePasswords(services)
       await checkCurrentPassword(services, limiter, request, viewer.user, body.current_password)
       if (body.new_password === body.current_password) throw invalidRequest('The new password is the current one; choose another.', 'new_password')
       if (body.new_password === '') throw invalidRequest(`Missing 'new_password': at least 12 characters.`, 'new_password')
       try {
-        await changePassword(services.store, viewer.user.name, body.new_password)
+        await changePassword(services.store, viewer.user.name, body.new_password, actor)
       } catch (error) {
         throw error instanceof Error && /password/.test(error.message) ? invalidRequest(`Invalid value for 'new_password': ${error.message}.`, 'new_password') : error
       }

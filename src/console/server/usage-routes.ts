@@ -33,14 +33,16 @@ function fillDays(days: UsageDay[], since: number, until: number): UsageDay[] {
   return filled
 }
 
-function parseCursor(value: string | undefined): UsageCursor | undefined {
+/** A keyset cursor `TIME_ID` (the request log's and the audit log's `next`), or a 400. */
+export function parseCursor(value: string | undefined): UsageCursor | undefined {
   if (!value) return undefined
   const match = /^(\d{1,15})_(\d{1,15})$/.exec(value)
   if (!match) throw invalidRequest(`Invalid value for 'before': use the "next" value of the previous page.`, 'before')
   return { createdAt: Number(match[1]), id: Number(match[2]) }
 }
 
-function readLimit(value: string | undefined): number {
+/** Rows per page of a keyset list: 1 to 200, 50 when absent. */
+export function readLimit(value: string | undefined): number {
   if (value === undefined) return 50
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 200) {
     throw invalidRequest(`Invalid value for 'limit': expected a whole number from 1 to 200.`, 'limit')

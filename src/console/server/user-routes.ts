@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import type { Actor } from '../../domain/actor.ts'
 import { accountNames } from '../../domain/accounts.ts'
+import { auditEvent } from '../../domain/audit/note.ts'
 import { userJson } from '../../domain/presenters.ts'
 import type { UserRole } from '../../domain/records.ts'
 import { belongsToAccount, grantableRoles } from '../../domain/roles.ts'
@@ -43,7 +44,7 @@ export function userRoutes(services: Services, limiter: SignInLimiter) {
       const accountId = body.account_id ?? ownAccountId(viewer)
       if (belongsToAccount(role) && (accountId === undefined || accountId === null)) throw invalidRequest(`Missing 'account_id': a login with the role ${role} belongs to one account.`, 'account_id')
       const account = belongsToAccount(role) ? await visibleAccount(services, viewer, accountId) : undefined
-      const result = await createUser(store, { name: body.name.trim(), role, accountId: account?.id, password: body.password || undefined })
+      const result = await createUser(store, { name: body.name.trim(), role, accountId: account?.id, password: body.password || undefined }, actor)
       // A generated password is returned this once, like a key's secret.
       return status(201, { user: userJson(result.user, account?.name), password: result.generated ? result.password : undefined })
     }, {
@@ -52,10 +53,10 @@ export function userRoutes(services: Services, limiter: SignInLimiter) {
       response: { 201: schema.createdUser, ...schema.errorResponses },
       detail: { tags, summary: 'Create a login', description: `Without a role, a viewer. Without a password, one is generated and returned once. ${scoped}` },
     })
-    .delete('/console/api/users/:id', async ({ viewer, params }) => {
+    .delete('/console/api/users/:id', async ({ viewer, actor, params }) => {
       const user = await visibleUser(services, viewer, params.id)
       if (user.id === viewer.user.id) throw invalidRequest('You cannot delete the login you are signed in with.')
-      await deleteUser(store.users, user.name)
+      await deleteUser(store.users, user.name, actor)
       return { deleted: true as const, id: user.id }
     }, {
       permission: 'users:write',
@@ -63,10 +64,10 @@ export function userRoutes(services: Services, limiter: SignInLimiter) {
       response: { 200: schema.deletedUser, ...schema.errorResponses },
       detail: { tags, summary: 'Delete a login', description: `Its sessions end at once. ${scoped}` },
     })
-    .post('/console/api/users/:id/password', async ({ viewer, params, body }) => {
+    .post('/console/api/users/:id/password', async ({ viewer, actor, params, body }) => {
       const user = await visibleUser(services, viewer, params.id)
       if (user.id === viewer.user.id) throw invalidRequest('Change your own password with POST /console/api/session/password (it asks for the current one).')
-      const result = await changePassword(store, user.name, body.password || undefined)
+      const result = await changePassword(store, user.name, body.password || undefined, actor)
       return { user: userJson(user, await accountName(user.accountId)), password: result.generated ? result.password : undefined }
     }, {
       permission: 'users:write',
@@ -78,9 +79,11 @@ export function userRoutes(services: Services, limiter: SignInLimiter) {
         description: `Without a password, one is generated and returned once. That login is signed out everywhere. ${scoped}`,
       },
     })
-    .post('/console/api/users/:id/unlock', async ({ viewer, params }) => {
+    .post('/console/api/users/:id/unlock', async ({ viewer, actor, params }) => {
       const user = await visibleUser(services, viewer, params.id)
       await limiter.clear(user.name)
+      // The throttle's counts live in memory or Redis, not in the database: the row is written once they are cleared.
+      await store.audit.record(auditEvent(actor, 'user.unlock', { type: 'user', id: String(user.id), accountId: user.accountId }, Date.now(), { sign_in: 'unlocked' }))
       return { unlocked: true as const, name: user.name }
     }, {
       permission: 'users:write',

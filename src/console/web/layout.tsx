@@ -11,6 +11,7 @@ function navigationFor(session: SessionInfo): [string, string][] {
   if (seesEveryAccount(session)) pages.push(['/console/accounts', 'Accounts'])
   pages.push(['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'])
   if (can(session, 'users:read')) pages.push(['/console/logins', 'Logins'])
+  if (can(session, 'audit:read')) pages.push(['/console/audit', 'Audit log'])
   if (!seesEveryAccount(session)) pages.push(['/console/balance', 'Balance'])
   return pages
 }

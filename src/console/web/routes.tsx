@@ -3,6 +3,7 @@ import { can, seesEveryAccount } from './access.ts'
 import { Empty } from './components/states.tsx'
 import { PageHeader } from './layout.tsx'
 import { AccountDetail } from './pages/account-detail.tsx'
+import { Audit } from './pages/audit.tsx'
 import { Accounts } from './pages/accounts.tsx'
 import { Balance } from './pages/balance.tsx'
 import { KeyDetail } from './pages/key-detail.tsx'
@@ -43,6 +44,7 @@ const routes: [string, FunctionComponent<PageProps>, Audience][] = [
   ['/console/accounts', Accounts, seesEveryAccount],
   ['/console/accounts/:id', AccountDetail, seesEveryAccount],
   ['/console/logins', Logins, allowed('users:read')],
+  ['/console/audit', Audit, allowed('audit:read')],
 ]
 
 export function Routes({ session }: { session: SessionInfo }) {

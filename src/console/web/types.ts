@@ -196,3 +196,23 @@ export interface SignInMethods {
   passwords: boolean
   single_sign_on: { name: string; url: string } | null
 }
+
+/** A field's value in an audit row: money as an exact decimal string, a time as ISO-8601, never a secret. */
+export type AuditValue = string | number | boolean | null | string[]
+
+export interface AuditEntry {
+  id: number
+  at: string
+  action: string
+  object_type: string
+  object_id: string | null
+  account_id: number | null
+  actor: { kind: string; id: string | null; name: string; address: string | null }
+  before: Record<string, AuditValue> | null
+  after: Record<string, AuditValue> | null
+}
+
+export interface AuditPage {
+  entries: AuditEntry[]
+  next: string | null
+}

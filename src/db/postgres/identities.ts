@@ -1,6 +1,7 @@
 import { and, count, eq, gt, lte } from 'drizzle-orm'
 import type { UserRecord } from '../../domain/records.ts'
 import type { IdentityRepository } from '../../domain/single-sign-on/repository.ts'
+import { writeAudit } from './audit.ts'
 import { identities, signInFlows, users } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
@@ -13,10 +14,11 @@ export function createPostgresIdentities(db: PostgresDatabase): IdentityReposito
     async listForUser(userId) {
       return db.select().from(identities).where(eq(identities.userId, userId))
     },
-    async createLinkedUser(user, identity) {
+    async createLinkedUser(user, identity, audit) {
       return db.transaction(async (tx) => {
         const [created] = await tx.insert(users).values(user).returning()
         await tx.insert(identities).values({ ...identity, userId: created!.id })
+        await writeAudit(tx, audit?.(undefined, created as UserRecord))
         return created as UserRecord
       })
     },

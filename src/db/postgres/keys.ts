@@ -1,6 +1,8 @@
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
+import type { AuditNote } from '../../domain/audit/records.ts'
 import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
+import { writeAudit } from './audit.ts'
 import { apiKeys } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
@@ -21,9 +23,20 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
   // Polled every 500 ms by every instance's key cache: the query is built once, not per poll (sqlite/keys.ts).
   let changed: ReturnType<typeof prepareChanged> | undefined
   const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare('changed_keys')
+  /** Set columns of a key not revoked, and record the change's audit row, in one transaction; false: revoked or missing. */
+  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) => db.transaction(async (tx) => {
+    // Locked until the commit, so "before" is the key this change changed.
+    const [before] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update')
+    const [after] = await tx.update(apiKeys).set(columns).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning()
+    if (after) await writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+    return after !== undefined
+  })
   return {
-    async insert(key) {
-      await db.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) })
+    async insert(key, audit) {
+      await db.transaction(async (tx) => {
+        await tx.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) })
+        await writeAudit(tx, audit?.(undefined, key))
+      })
     },
     async findById(id) {
       const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id))
@@ -38,20 +51,14 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
       const rows = accountId === undefined ? await query.orderBy(apiKeys.createdAt) : await query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt)
       return rows.map(toRecord)
     },
-    async revoke(id, at) {
-      const rows = await db.update(apiKeys).set({ revokedAt: at, updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
-      return rows.length > 0
+    async revoke(id, at, audit) {
+      return changeLiveKey(id, { revokedAt: at, updatedAt: at }, audit)
     },
-    async update(id, changes, at) {
-      const rows = await db.update(apiKeys).set({ ...columnsOf(changes), updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
-      return rows.length > 0
+    async update(id, changes, at, audit) {
+      return changeLiveKey(id, { ...columnsOf(changes), updatedAt: at }, audit)
     },
-    async rotate(id, secret, at) {
-      const rows = await db.update(apiKeys).set({ hash: secret.hash, prefix: secret.prefix, updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id })
-      return rows.length > 0
+    async rotate(id, secret, at, audit) {
+      return changeLiveKey(id, { hash: secret.hash, prefix: secret.prefix, updatedAt: at }, audit)
     },
     async changedSince(since) {
       return (await (changed ??= prepareChanged()).execute({ since })).map(toRecord)

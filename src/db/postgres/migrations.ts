@@ -12,6 +12,7 @@ import singleSignOn from '../../../drizzle/postgres/0008_single_sign_on.sql' wit
 import roles from '../../../drizzle/postgres/0009_roles.sql' with { type: 'text' }
 import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
 import usageOperation from '../../../drizzle/postgres/0011_usage_operation.sql' with { type: 'text' }
+import auditLog from '../../../drizzle/postgres/0012_audit_log.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -27,4 +28,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0009_roles', sql: roles },
   { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
   { name: '0011_usage_operation', sql: usageOperation },
+  { name: '0012_audit_log', sql: auditLog },
 ]

@@ -245,3 +245,24 @@ export const adminTokens = pgTable('admin_tokens', {
   lastUsedAt: time('last_used_at'),
   revokedAt: time('revoked_at'),
 })
+
+/** The audit log: the twin of sqlite/schema.ts's, append-only the same way (a trigger refuses any UPDATE). */
+export const auditLog = pgTable('audit_log', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  at: time('at').notNull(),
+  action: text('action').notNull(),
+  objectType: text('object_type').notNull(),
+  objectId: text('object_id'),
+  accountId: bigint('account_id', { mode: 'number' }),
+  actorKind: text('actor_kind').notNull(),
+  actorId: text('actor_id'),
+  actorLabel: text('actor_label').notNull(),
+  address: text('address'),
+  before: text('before'),
+  after: text('after'),
+}, (table) => [
+  index('audit_log_time').on(table.at, table.id),
+  index('audit_log_account_time').on(table.accountId, table.at, table.id),
+  index('audit_log_object_time').on(table.objectType, table.objectId, table.at),
+  index('audit_log_actor_time').on(table.actorLabel, table.at),
+])

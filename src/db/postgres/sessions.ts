@@ -1,12 +1,16 @@
 import { eq, lte } from 'drizzle-orm'
 import type { SessionRepository } from '../../domain/repositories.ts'
+import { writeAudit } from './audit.ts'
 import { sessions } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
 export function createPostgresSessions(db: PostgresDatabase): SessionRepository {
   return {
-    async create(session) {
-      await db.insert(sessions).values(session)
+    async create(session, audit) {
+      await db.transaction(async (tx) => {
+        await tx.insert(sessions).values(session)
+        await writeAudit(tx, audit)
+      })
     },
     async find(id) {
       const [session] = await db.select().from(sessions).where(eq(sessions.id, id))

@@ -2,6 +2,7 @@ import { SQL } from 'bun'
 import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
+import { createPostgresAudit } from './audit.ts'
 import { createPostgresAccounts } from './accounts.ts'
 import { createPostgresAdminTokens } from './admin-tokens.ts'
 import { createPostgresKeys } from './keys.ts'
@@ -33,6 +34,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     tasks: createPostgresTasks(client),
     adminTokens: createPostgresAdminTokens(db),
     identities: createPostgresIdentities(db),
+    audit: createPostgresAudit(db),
     async migrate() {
       return runMigrations({
         async appliedNames() {

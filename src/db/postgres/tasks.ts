@@ -3,6 +3,7 @@ import type { ItemOutcome, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, TaskRepository } from '../../domain/tasks/repository.ts'
 import { quotaPassed } from '../../domain/tasks/quotas.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+import { writeAuditRaw } from './audit.ts'
 
 type Row = Record<string, any>
 type Runner = Pick<SQL, 'unsafe'>
@@ -115,11 +116,14 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
       return (await run('DELETE FROM tasks WHERE id = ?', [id], tx)) > 0
     }),
-    requestCancel: (id, at) => client.begin(async (tx) => {
+    requestCancel: (id, at, audit) => client.begin(async (tx) => {
+      const before = await first('SELECT * FROM tasks WHERE id = ? FOR UPDATE', [id], tx)
       const changed = await run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, [at, id], tx)
       if (changed === 0) return undefined
       await endPending(id, 'canceled', at, tx)
-      return findTask(id, tx)
+      const after = await findTask(id, tx)
+      await writeAuditRaw(tx, audit?.(before && taskOf(before), after))
+      return after
     }),
     async items(taskId, afterSeq, limit) {
       return (await all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', [taskId, afterSeq, limit])).map(itemOf)

@@ -1,6 +1,7 @@
 import { and, count, eq, gt, lte } from 'drizzle-orm'
 import type { UserRecord } from '../../domain/records.ts'
 import type { IdentityRepository } from '../../domain/single-sign-on/repository.ts'
+import { writeAudit } from './audit.ts'
 import { identities, signInFlows, users } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
 
@@ -12,10 +13,11 @@ export function createSqliteIdentities(db: SqliteDatabase): IdentityRepository {
     async listForUser(userId) {
       return db.select().from(identities).where(eq(identities.userId, userId)).all()
     },
-    async createLinkedUser(user, identity) {
+    async createLinkedUser(user, identity, audit) {
       return db.transaction((tx) => {
         const created = tx.insert(users).values(user).returning().get() as UserRecord
         tx.insert(identities).values({ ...identity, userId: created.id }).run()
+        writeAudit(tx, audit?.(undefined, created))
         return created
       }, { behavior: 'immediate' })
     },

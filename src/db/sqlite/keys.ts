@@ -1,6 +1,8 @@
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
+import type { AuditNote } from '../../domain/audit/records.ts'
 import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
+import { writeAudit } from './audit.ts'
 import { apiKeys } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
 
@@ -24,9 +26,19 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
   // not per poll — building the query each time cost ~1 ms of CPU, about a third of an idle gateway's (2026-11-26).
   let changed: ReturnType<typeof prepareChanged> | undefined
   const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare()
+  /** Set columns of a key not revoked, and record the change's audit row, in one transaction; false: revoked or missing. */
+  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) => db.transaction((tx) => {
+    const before = tx.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
+    const after = tx.update(apiKeys).set(columns).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
+    if (after) writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+    return after !== undefined
+  }, { behavior: 'immediate' })
   return {
-    async insert(key) {
-      db.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) }).run()
+    async insert(key, audit) {
+      db.transaction((tx) => {
+        tx.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) }).run()
+        writeAudit(tx, audit?.(undefined, key))
+      }, { behavior: 'immediate' })
     },
     async findById(id) {
       const row = db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
@@ -41,20 +53,14 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
       const rows = accountId === undefined ? query.orderBy(apiKeys.createdAt).all() : query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt).all()
       return rows.map(toRecord)
     },
-    async revoke(id, at) {
-      const result = db.update(apiKeys).set({ revokedAt: at, updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all()
-      return result.length > 0
+    async revoke(id, at, audit) {
+      return changeLiveKey(id, { revokedAt: at, updatedAt: at }, audit)
     },
-    async update(id, changes, at) {
-      const result = db.update(apiKeys).set({ ...columnsOf(changes), updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all()
-      return result.length > 0
+    async update(id, changes, at, audit) {
+      return changeLiveKey(id, { ...columnsOf(changes), updatedAt: at }, audit)
     },
-    async rotate(id, secret, at) {
-      const result = db.update(apiKeys).set({ hash: secret.hash, prefix: secret.prefix, updatedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all()
-      return result.length > 0
+    async rotate(id, secret, at, audit) {
+      return changeLiveKey(id, { hash: secret.hash, prefix: secret.prefix, updatedAt: at }, audit)
     },
     async changedSince(since) {
       return (changed ??= prepareChanged()).all({ since }).map(toRecord)

@@ -246,3 +246,28 @@ export const ledgerBatches = sqliteTable('ledger_batches', {
   id: text('id').primaryKey(),
   appliedAt: integer('applied_at').notNull(),
 }, (table) => [index('ledger_batches_time').on(table.appliedAt)])
+
+/**
+ * The audit log (domain/audit): who changed what, when and from where, with the changed fields before and after as
+ * JSON. Written in the transaction of each change; never updated (a trigger refuses it), deleted only by retention
+ * (`retention.audit_days`). No foreign keys: a row outlives the object it is about.
+ */
+export const auditLog = sqliteTable('audit_log', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  at: integer('at').notNull(),
+  action: text('action').notNull(),
+  objectType: text('object_type').notNull(),
+  objectId: text('object_id'),
+  accountId: integer('account_id'),
+  actorKind: text('actor_kind').notNull(),
+  actorId: text('actor_id'),
+  actorLabel: text('actor_label').notNull(),
+  address: text('address'),
+  before: text('before'),
+  after: text('after'),
+}, (table) => [
+  index('audit_log_time').on(table.at, table.id),
+  index('audit_log_account_time').on(table.accountId, table.at, table.id),
+  index('audit_log_object_time').on(table.objectType, table.objectId, table.at),
+  index('audit_log_actor_time').on(table.actorLabel, table.at),
+])

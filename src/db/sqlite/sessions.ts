@@ -1,12 +1,16 @@
 import { eq, lte } from 'drizzle-orm'
 import type { SessionRepository } from '../../domain/repositories.ts'
+import { writeAudit } from './audit.ts'
 import { sessions } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
 
 export function createSqliteSessions(db: SqliteDatabase): SessionRepository {
   return {
-    async create(session) {
-      db.insert(sessions).values(session).run()
+    async create(session, audit) {
+      db.transaction((tx) => {
+        tx.insert(sessions).values(session).run()
+        writeAudit(tx, audit)
+      }, { behavior: 'immediate' })
     },
     async find(id) {
       return db.select().from(sessions).where(eq(sessions.id, id)).get()

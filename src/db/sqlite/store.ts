@@ -5,6 +5,7 @@ import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { sql } from 'drizzle-orm'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
+import { createSqliteAudit } from './audit.ts'
 import { createSqliteAccounts } from './accounts.ts'
 import { createSqliteAdminTokens } from './admin-tokens.ts'
 import { startCheckpointer } from './checkpointer.ts'
@@ -57,6 +58,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     tasks: createSqliteTasks(client),
     adminTokens: createSqliteAdminTokens(db),
     identities: createSqliteIdentities(db),
+    audit: createSqliteAudit(db),
     async migrate() {
       return runMigrations({
         async appliedNames() {

@@ -4,6 +4,8 @@ import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } 
 import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+import type { AuditNote } from '../../domain/audit/records.ts'
+import { writeAuditRaw } from './audit.ts'
 import { createTaskSlices } from './task-slices.ts'
 
 type Row = Record<string, any>
@@ -32,9 +34,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
   })
   const countOpen = (accountId: number) => Number(get(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, accountId)!.open)
 
-  /** The task turns `cancelling` at once; its pending items then end `canceled` a slice at a time. */
-  const markCancelling = (id: string, at: number) =>
-    run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id) > 0
+  /** The task turns `cancelling` at once, with its audit row; its pending items then end `canceled` a slice at a time. */
+  const markCancelling = client.transaction((id: string, at: number, audit?: AuditNote<TaskRecord>) => {
+    const before = findTask(id)
+    if (run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id) === 0) return false
+    writeAuditRaw(client, audit?.(before, findTask(id)))
+    return true
+  })
 
   const nextPending = (taskId: string, now: number) =>
     get(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
@@ -158,8 +164,8 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return rows.map(taskOf)
     },
     deleteTask,
-    async requestCancel(id, at) {
-      if (!markCancelling(id, at)) return undefined
+    async requestCancel(id, at, audit) {
+      if (!markCancelling.immediate(id, at, audit)) return undefined
       await slices.endPending(id, 'canceled', at)
       return findTask(id)
     },

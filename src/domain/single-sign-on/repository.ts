@@ -1,3 +1,4 @@
+import type { AuditNote } from '../audit/records.ts'
 import type { UserRecord } from '../records.ts'
 
 /**
@@ -36,8 +37,8 @@ export interface IdentityRepository {
   findIdentity(issuer: string, subject: string): Promise<IdentityRecord | undefined>
   /** The identities linked to a login (none for a local login or one still waiting for its first sign-on). */
   listForUser(userId: number): Promise<IdentityRecord[]>
-  /** A new login and its identity, in one transaction: a login is never left half made. */
-  createLinkedUser(user: Omit<UserRecord, 'id'>, identity: Omit<IdentityRecord, 'userId'>): Promise<UserRecord>
+  /** A new login and its identity (and its audit row), in one transaction: a login is never left half made. */
+  createLinkedUser(user: Omit<UserRecord, 'id'>, identity: Omit<IdentityRecord, 'userId'>, audit?: AuditNote<UserRecord>): Promise<UserRecord>
   link(identity: IdentityRecord): Promise<void>
   recordSignIn(issuer: string, subject: string, email: string | null, at: number): Promise<void>
   saveFlow(flow: FlowRecord): Promise<void>

@@ -1,3 +1,7 @@
+import { userActor } from '../actor.ts'
+import { auditChange } from '../audit/note.ts'
+import { userObject } from '../audit/objects.ts'
+import type { AuditNote } from '../audit/records.ts'
 import type { UserRecord, UserRole } from '../records.ts'
 import type { AccountRepository, SessionRepository, UserRepository } from '../repositories.ts'
 import { isValidName } from '../names.ts'
@@ -41,9 +45,10 @@ function chooseName(email: string | undefined, claims: Record<string, unknown>):
  * operator made for that name (`tollgate user create NAME --admin --sso`); any other login of that name is refused,
  * so an identity provider can never take over a local login. Role and account follow the claims on every sign-on
  * (where claims are configured; otherwise they stay as the operator set them), and a person the claims no longer
- * admit is refused and signed out everywhere.
+ * admit is refused and signed out everywhere. A login made or changed here is recorded in the audit log (`user.create`,
+ * `user.edit`) as done by the person signing on, from `address`.
  */
-export async function signOn(repositories: SignOnRepositories, rules: ClaimRules, identity: ProvenIdentity, now = Date.now()): Promise<SignedOn> {
+export async function signOn(repositories: SignOnRepositories, rules: ClaimRules, identity: ProvenIdentity, now = Date.now(), address: string | null = null): Promise<SignedOn> {
   const { users, identities } = repositories
   const known = await identities.findIdentity(identity.issuer, identity.subject)
   const existing = known ? await users.findById(known.userId) : undefined
@@ -58,7 +63,8 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
     const record = { issuer: identity.issuer, subject: identity.subject, email: email ?? null }
     if (!current) {
       const user = await identities.createLinkedUser(
-        { name, role, accountId, passwordHash: '', createdAt: now, updatedAt: now }, { ...record, createdAt: now, lastSignInAt: now })
+        { name, role, accountId, passwordHash: '', createdAt: now, updatedAt: now }, { ...record, createdAt: now, lastSignInAt: now },
+        bySignOn('user.create', address, now))
       return { user, how: 'created', changed: [] }
     }
     if (waiting) await identities.link({ ...record, userId: waiting.id, createdAt: now, lastSignInAt: now })
@@ -66,13 +72,18 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
     const rename = name !== current.name && !(await users.findByName(name))
     const next = { name: rename ? name : current.name, role, accountId }
     const changed = (['name', 'role', 'accountId'] as const).filter((field) => next[field] !== current[field])
-    const user = changed.length > 0 ? (await users.update(current.id, next, now)) ?? current : current
+    const user = changed.length > 0 ? (await users.update(current.id, next, now, bySignOn('user.edit', address, now))) ?? current : current
     return { user, how: waiting ? 'linked' : 'returning', changed }
   } catch (error) {
     // Access taken away at the provider ends this person's console sessions here too.
     if (error instanceof SignOnRefused && existing) await repositories.sessions.deleteForUser(existing.id)
     throw error
   }
+}
+
+/** The audit note of a login single sign-on makes or changes: its actor is the person signing on, as that login. */
+function bySignOn(action: string, address: string | null, at: number): AuditNote<UserRecord> {
+  return (before, after) => auditChange(userActor(after!, address), action, userObject, { at, detail: { via: 'single sign-on' } })(before, after)
 }
 
 /** A login made by an operator for this name that has no password and no identity yet: it waits for its person. */

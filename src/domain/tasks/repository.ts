@@ -1,5 +1,6 @@
 import type { BilledUsage, FileRecord, ItemOutcome, ItemRecord, NewItem, TaskKind, TaskRecord, TaskStatus } from './records.ts'
 import type { FileQuota, FileQuotaOutcome, StoredFiles } from './quotas.ts'
+import type { AuditNote } from '../audit/records.ts'
 
 export interface TaskPage {
   limit: number
@@ -70,8 +71,11 @@ export interface TaskRepository {
   findTask(id: string): Promise<TaskRecord | undefined>
   listTasks(accountId: number, page: TaskPage): Promise<TaskRecord[]>
   deleteTask(id: string): Promise<boolean>
-  /** Stop starting items: the task turns `cancelling`, its pending items `canceled`. Undefined when it had ended. */
-  requestCancel(id: string, at: number): Promise<TaskRecord | undefined>
+  /**
+   * Stop starting items: the task turns `cancelling`, its pending items `canceled` (and the audit row is written), in
+   * one transaction. Undefined when it had ended.
+   */
+  requestCancel(id: string, at: number, audit?: AuditNote<TaskRecord>): Promise<TaskRecord | undefined>
   /** Items in input order, from `afterSeq` (exclusive). */
   items(taskId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>
 

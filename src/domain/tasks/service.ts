@@ -1,5 +1,8 @@
 import { randomBase62 } from '../../core/ids.ts'
 import { Pacer } from '../../core/pace.ts'
+import type { Actor } from '../actor.ts'
+import { auditChange } from '../audit/note.ts'
+import { taskObject } from '../audit/objects.ts'
 import { LineMeter, splitLines } from './lines.ts'
 import type { FilePurpose, FileRecord, ItemRecord, NewItem, TaskKind, TaskRecord } from './records.ts'
 import type { TaskPage, TaskRepository } from './repository.ts'
@@ -19,6 +22,15 @@ export interface NewTask {
   metadata?: Record<string, unknown> | null
   displayName?: string | null
   items: Omit<NewItem, 'id' | 'seq'>[]
+}
+
+/**
+ * Stop starting a task's items, recorded in the audit log as `task.cancel` by `actor` (a key's holder, an operator's
+ * CLI); undefined when it had already ended (and then nothing is recorded). The running gateway notices on its next
+ * sweep: running items finish and are billed, the task then ends `cancelled`.
+ */
+export function cancelTask(repository: TaskRepository, id: string, actor: Actor, at: number): Promise<TaskRecord | undefined> {
+  return repository.requestCancel(id, at, auditChange(actor, 'task.cancel', taskObject, { at }))
 }
 
 /** A file too large, or not text: the protocol says so in its shape. */
@@ -81,10 +93,11 @@ export class TaskService {
     return { tasks, hasMore }
   }
 
-  async cancel(accountId: number, id: string): Promise<TaskRecord | undefined> {
+  /** Stop a task of this account; `actor` (its key's holder, an operator) is recorded in the audit log as `task.cancel`. */
+  async cancel(accountId: number, id: string, actor: Actor): Promise<TaskRecord | undefined> {
     const task = await this.find(accountId, id)
     if (!task) return undefined
-    await this.repository.requestCancel(id, this.clock())
+    await cancelTask(this.repository, id, actor, this.clock())
     this.onWork()
     return this.repository.findTask(id)
   }

@@ -12,6 +12,7 @@ import { textStream } from '../shared/text-stream.ts'
 import { encodeAnthropicError } from './encode-error.ts'
 import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
 import { decodePathPart } from '../shared/path-id.ts'
+import { keyHolder } from '../../edge/actors.ts'
 
 /** Anthropic batch items: each request's `params`, decoded as a Messages request. */
 export const anthropicBatchItems: BatchItemCodec = {
@@ -99,7 +100,7 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   if (!task || task.kind !== 'anthropic') throw notFound(id)
   if (request.method === 'POST') {
     if (action !== 'cancel') throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
-    return jsonResponse(presentMessageBatch((await services.tasks.cancel(caller.accountId, id))!, url.origin))
+    return jsonResponse(presentMessageBatch((await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))!, url.origin))
   }
   if (request.method === 'DELETE') {
     if ((await services.tasks.delete(caller.accountId, id)) === 'running') {

@@ -12,6 +12,7 @@ import { operationResponse, presentOperation } from './present-batch.ts'
 import { modelPathOf, splitModelPath } from './model-path.ts'
 import { geminiGenerate } from '../../operations/chat/protocols/gemini/protocol.ts'
 import { decodePathPart } from '../shared/path-id.ts'
+import { keyHolder } from '../../edge/actors.ts'
 
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {
@@ -77,7 +78,7 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   const task = await services.tasks.find(caller.accountId, id)
   if (!task || task.kind !== 'gemini') throw notFound(id)
   if (cancel) {
-    await services.tasks.cancel(caller.accountId, id)
+    await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request))
     return jsonResponse({})
   }
   if (request.method === 'DELETE') {

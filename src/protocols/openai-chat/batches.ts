@@ -11,6 +11,7 @@ import { readFileRequests } from './batch-lines.ts'
 import { noSuchFile, openAiFront } from './files.ts'
 import { pageLimit } from '../shared/page-limit.ts'
 import { decodePathPart } from '../shared/path-id.ts'
+import { keyHolder } from '../../edge/actors.ts'
 
 const statusNames: Record<TaskStatus, string> = {
   queued: 'validating', in_progress: 'in_progress', completed: 'completed', failed: 'failed', cancelling: 'cancelling', cancelled: 'cancelled', expired: 'expired',
@@ -80,7 +81,7 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   const id = cancel ? rest.slice(0, -'/cancel'.length) : rest
   const task = await services.tasks.find(caller.accountId, id)
   if (!task || task.kind !== 'openai') throw noSuchBatch(id)
-  return jsonResponse(presentBatch(cancel ? (await services.tasks.cancel(caller.accountId, id))! : task))
+  return jsonResponse(presentBatch(cancel ? (await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))! : task))
 }
 
 export const createOpenAiBatch = defineEndpoint(openAiFront, createBatch, { admitted: true })

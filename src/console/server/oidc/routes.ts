@@ -2,7 +2,8 @@ import { Elysia, t } from 'elysia'
 import type { OidcConfig } from '../../../config/types.ts'
 import { reportFailure } from '../../../core/report-failure.ts'
 import { startSession } from '../../../domain/sessions.ts'
-import { signOn, SignOnRefused } from '../../../domain/single-sign-on/sign-on.ts'
+import { failedSignInEntry, signInEntry } from '../../../domain/audit/sign-ins.ts'
+import { type ProvenIdentity, signOn, SignOnRefused } from '../../../domain/single-sign-on/sign-on.ts'
 import { clientAddress } from '../../../edge/client-address.ts'
 import type { Services } from '../../../edge/services.ts'
 import { isSecureRequest, readCookie, sessionCookie } from '../cookies.ts'
@@ -66,19 +67,40 @@ async function start(services: Services, request: Request): Promise<Response> {
   return new Response(null, { status: 302, headers: { ...securityHeaders, location, 'cache-control': 'no-store', 'set-cookie': flowCookie(request, state) } })
 }
 
+/**
+ * Failures before a sign-in's state was found cost an anonymous caller nothing to repeat, so they are only logged; any
+ * later one used up a sign-in started from this address (a bounded number) and is recorded in the audit log.
+ */
+const unrecordedFailures = new Set(['not_configured', 'state_missing', 'state_not_this_browser', 'state_unknown'])
+
+async function recordFailure(services: Services, error: unknown, address: string, identity?: ProvenIdentity): Promise<void> {
+  if (!(error instanceof SignInFailure) || unrecordedFailures.has(error.reason)) return
+  const known = identity && (await services.store.identities.findIdentity(identity.issuer, identity.subject))
+  const user = known ? await services.store.users.findById(known.userId) : undefined
+  await services.store.audit.record(failedSignInEntry(user, 'single sign-on', error.reason, address, Date.now()))
+}
+
 async function callback(services: Services, request: Request, query: Record<string, string | undefined>): Promise<Response> {
   const config = services.config.auth.oidc
   if (!config) throw notConfigured()
+  const address = clientAddress(request, services.server, services.config.trustedProxies)
   const claimNames = ['email', config.roleClaim, config.accountClaim].filter((name): name is string => name !== undefined)
   const identity = await completeSignIn(services.store.identities, config, await discover(config),
-    { query, browserState: readCookie(request, flowCookieName) }, claimNames)
-  const signedOn = await signOn(services.store, config, identity).catch((error: unknown) => {
+    { query, browserState: readCookie(request, flowCookieName) }, claimNames).catch(async (error: unknown) => {
+    await recordFailure(services, error, address)
+    throw error
+  })
+  const now = Date.now()
+  const signedOn = await signOn(services.store, config, identity, now, address).catch(async (error: unknown) => {
     // The operator needs to know who was turned away, not only why.
     const email = typeof identity.claims.email === 'string' ? ` (${identity.claims.email})` : ''
-    throw error instanceof SignOnRefused ? new SignInFailure(error.reason, 403, error.message, `subject ${identity.subject}${email}`) : error
+    const failure = error instanceof SignOnRefused ? new SignInFailure(error.reason, 403, error.message, `subject ${identity.subject}${email}`) : error
+    await recordFailure(services, failure, address, identity)
+    throw failure
   })
   services.logger.info({ user: signedOn.user.name, role: signedOn.user.role, how: signedOn.how, changed: signedOn.changed }, 'single sign-on')
-  const { token } = await startSession(services.store.sessions, signedOn.user.id)
+  const signedIn = signInEntry(signedOn.user, 'single sign-on', address, now, { how: signedOn.how })
+  const { token } = await startSession(services.store.sessions, signedOn.user.id, now, signedIn)
   const headers = new Headers({ ...securityHeaders, location: '/console', 'cache-control': 'no-store' })
   headers.append('set-cookie', sessionCookie(request, token))
   headers.append('set-cookie', flowCookie(request, undefined))

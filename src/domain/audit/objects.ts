@@ -1,0 +1,58 @@
+import { formatUsd } from '../../core/money.ts'
+import type { AccountRecord, AdminTokenRecord, KeyRecord, UserRecord } from '../records.ts'
+import type { TaskRecord } from '../tasks/records.ts'
+import type { AuditFields, AuditObjectType } from './records.ts'
+
+/**
+ * How each kind of object appears in the audit log: its id, the account it belongs to, and the fields a row shows.
+ * Only what a person changes is listed — never a secret, a password hash, a key's hash or its shown prefix (part of
+ * the secret), nor what moves by itself (a key's spend, its last use).
+ */
+export interface AuditObject<Row> {
+  type: AuditObjectType
+  id(row: Row): string
+  accountId(row: Row): number | null
+  fields(row: Row): AuditFields
+}
+
+const isoTime = (time: number | null) => (time === null ? null : new Date(time).toISOString())
+const usd = (amount: number | null) => (amount === null ? null : formatUsd(amount))
+
+export const accountObject: AuditObject<AccountRecord> = {
+  type: 'account',
+  id: (account) => String(account.id),
+  accountId: (account) => account.id,
+  fields: (account) => ({ name: account.name, balance_usd: formatUsd(account.balance) }),
+}
+
+export const keyObject: AuditObject<KeyRecord> = {
+  type: 'key',
+  id: (key) => key.id,
+  accountId: (key) => key.accountId,
+  fields: (key) => ({
+    account_id: key.accountId, name: key.name, models: key.models, rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
+    budget_usd: usd(key.budget), expires_at: isoTime(key.expiresAt), revoked_at: isoTime(key.revokedAt),
+  }),
+}
+
+export const userObject: AuditObject<UserRecord> = {
+  type: 'user',
+  id: (user) => String(user.id),
+  accountId: (user) => user.accountId,
+  // Whether it has a password at all (a single sign-on login has none), never what it is.
+  fields: (user) => ({ name: user.name, role: user.role, account_id: user.accountId, password: user.passwordHash === '' ? 'none' : 'set' }),
+}
+
+export const adminTokenObject: AuditObject<AdminTokenRecord> = {
+  type: 'admin-token',
+  id: (token) => token.id,
+  accountId: () => null,
+  fields: (token) => ({ name: token.name, scope: token.scope, revoked_at: isoTime(token.revokedAt) }),
+}
+
+export const taskObject: AuditObject<TaskRecord> = {
+  type: 'task',
+  id: (task) => task.id,
+  accountId: (task) => task.accountId,
+  fields: (task) => ({ kind: task.kind, status: task.status, key_id: task.keyId }),
+}
