@@ -10,6 +10,7 @@ import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
+import { imagesRoutes } from '../operations/images/protocols/routes.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -22,6 +23,7 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiChatRoutes(services),
     openAiResponsesRoutes(services),
     embeddingsRoutes(services),
+    imagesRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -29,8 +29,8 @@ export const modelSchema = Type.Transform(entry({
   id: text({ description: 'What clients send as `model`; unique.' }),
   kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
     default: defaultModelKind,
-    description: 'What the model serves: `chat` (chat, responses, messages, generateContent) or `embedding` '
-      + '(`/v1/embeddings`, Gemini\'s embedContent); a request of the other kind is a 400. An embedding model\'s price '
+    description: 'What the model serves: `chat` (chat, responses, messages, generateContent), `embedding` '
+      + '(`/v1/embeddings`, Gemini\'s embedContent) or `image` (`/v1/images/generations`, `/v1/images/edits`); a request of another kind is a 400. An embedding model\'s price '
       + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
   }),
   provider: Type.Optional(text({ description: 'The one provider serving this model (a `providers:` name); or give `routes`.' })),
@@ -65,6 +65,9 @@ export const modelSchema = Type.Transform(entry({
     description: 'Paid upstream features this model\'s requests may use, billed at the token price only (see "Money"); '
       + 'any other is refused with a 400 (chat models).',
   })),
+  max_images: Type.Optional(Type.Integer({
+    minimum: 1, defaultText: '`10`', description: 'The most images one request may ask for (`n`); more is a 400 (image models).',
+  })),
 }))
   .Decode((model) => {
     // A model with neither provider nor routes is refused by config/cross-checks.ts, which runs right after decoding.
@@ -83,6 +86,7 @@ export const modelSchema = Type.Transform(entry({
       ownedBy: model.owned_by,
       reasoning: model.reasoning ?? false,
       allow: model.allow ?? [],
+      maxImages: model.max_images ?? 10,
     }
   })
   .Encode(readOnly)

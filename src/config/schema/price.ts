@@ -2,6 +2,7 @@ import { type TProperties, Type } from '@sinclair/typebox'
 import { parseUsd } from '../../core/money.ts'
 import type { Price } from '../../core/pricing.ts'
 import { entry, readOnly, refuse } from './shapes.ts'
+import { unitPriceFields, unitPricesOf } from './unit-prices.ts'
 
 /**
  * A model's prices, USD per million tokens as the operator writes them, read into exact nano-dollars. A quoted
@@ -23,19 +24,21 @@ function usdPerMillion(description: string, defaultText?: string) {
 }
 
 const amounts = {
-  input: usdPerMillion('Each uncached input token.'),
+  // Required of chat and embedding models (config/kind-checks.ts); speech and transcription may bill by tokens too.
+  input: Type.Optional(usdPerMillion('Each uncached input token. Required for chat and embedding models.', '**required** (chat, embedding)')),
   // Required of a chat model, refused for an embedding model (config/cross-checks.ts: the kind decides).
   output: Type.Optional(usdPerMillion(
     'Each output token (hidden reasoning tokens included). Chat models only, and required for them.', '**required** (chat)',
   )),
   cached_input: Type.Optional(usdPerMillion('Each input token read from the upstream\'s prompt cache.', 'the `input` price')),
   cache_write: Type.Optional(usdPerMillion('Each input token written to the upstream\'s prompt cache.', 'the `input` price')),
+  ...unitPriceFields,
 } satisfies TProperties
 
 /** A price field a model's kind does not bill (an embedding model's output) costs nothing. */
-function toPrice(fields: { input: number; output?: number; cached_input?: number; cache_write?: number }): Price {
-  const { input } = fields
-  return { input, output: fields.output ?? 0, cachedInput: fields.cached_input ?? input, cacheWrite: fields.cache_write ?? input }
+function toPrice(fields: { input?: number; output?: number; cached_input?: number; cache_write?: number; images?: Record<string, number>; search_unit?: number }): Price {
+  const input = fields.input ?? 0
+  return { input, output: fields.output ?? 0, cachedInput: fields.cached_input ?? input, cacheWrite: fields.cache_write ?? input, ...unitPricesOf(fields) }
 }
 
 const batchPriceSchema = Type.Transform(entry(amounts, {

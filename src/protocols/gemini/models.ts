@@ -13,6 +13,7 @@ const defaultInputTokenLimit = 128_000
 const methodsByKind: Record<ModelKind, string[]> = {
   chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
   embedding: ['embedContent', 'batchEmbedContents'],
+  image: [],
 }
 
 function describeModel(model: ModelConfig) {
