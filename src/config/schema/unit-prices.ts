@@ -22,9 +22,21 @@ function usdEach(description: string) {
     .Encode((units: number) => units)
 }
 
+/** `size/quality` or `size`: `1024x1024/low`, `1024x1024`. */
+const imagePriceKey = /^\d+x\d+(\/[a-z]+)?$/
+
+/** Each key of `price.images` is a size, with or without its quality: anything else would never match a request. */
+function checkImageKeys(prices: Record<string, number>): Record<string, number> {
+  if (Object.keys(prices).length === 0) refuse('lists no price: every request would be refused')
+  for (const key of Object.keys(prices)) {
+    if (!imagePriceKey.test(key)) refuse(`"${key}" is not a size and quality like "1024x1024/low" (or a size alone, "1024x1024")`, key)
+  }
+  return prices
+}
+
 export const unitPriceFields = {
-  images: Type.Optional(Type.Record(
-    Type.String({ pattern: '^(auto|\\d+x\\d+)(/[a-z]+)?$' }),
+  images: Type.Optional(Type.Transform(Type.Record(
+    Type.String(),
     usdEach('One image of this size and quality.'),
     {
       unit: '`size/quality` → USD per image',
@@ -33,7 +45,7 @@ export const unitPriceFields = {
         + 'be answered at. Give this, or `input` and `output` to bill the tokens the upstream reports.',
       errorMessage: 'must map `size/quality` (like "1024x1024/low") to USD per image',
     },
-  )),
+  )).Decode(checkImageKeys).Encode((prices) => prices)),
   search_unit: Type.Optional(usdEach(
     'Rerank models: USD per search unit (a query with up to 100 documents, as Cohere bills). Give this, or `input` '
       + 'to bill the tokens the upstream reports.',
