@@ -11,6 +11,7 @@ import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
 import { imagesRoutes } from '../operations/images/protocols/routes.ts'
+import { rerankRoutes } from '../operations/rerank/protocols/routes.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -24,6 +25,7 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiResponsesRoutes(services),
     embeddingsRoutes(services),
     imagesRoutes(services),
+    rerankRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -14,6 +14,7 @@ const methodsByKind: Record<ModelKind, string[]> = {
   chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
   embedding: ['embedContent', 'batchEmbedContents'],
   image: [],
+  rerank: [],
 }
 
 function describeModel(model: ModelConfig) {

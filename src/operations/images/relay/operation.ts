@@ -2,11 +2,11 @@ import { ceilPerMillion } from '../../../core/pricing.ts'
 import { GatewayError, invalidRequest } from '../../../core/errors.ts'
 import type { Attempt } from '../../../relay/attempt.ts'
 import type { OpenedAttempt, Operation } from '../../../relay/types.ts'
-import { imagesCost, roughPromptTokens, usageOfAnswer } from '../core/bill.ts'
+import { imagesCost, requestVariant, roughPromptTokens, usageOfAnswer } from '../core/bill.ts'
 import { dearestImagePrice } from '../core/image-prices.ts'
 import type { ImagesRequest } from '../core/ir.ts'
 import { imagesOperationName, imagesUpstreamOf } from '../core/upstream.ts'
-import { ImagesMeter } from './meter.ts'
+import { WholeAnswerMeter } from '../../../relay/whole-answer-meter.ts'
 
 /**
  * Images as the relay runs them (relay/types.ts `Operation`), generations and edits alike: held for `n` images at
@@ -33,7 +33,10 @@ export const imagesOperation: Operation<ImagesRequest> = {
   admittedTokens: roughPromptTokens,
   readsOnAfterClientLeaves: () => false,
   open: openImagesAttempt,
-  createMeter: (request) => new ImagesMeter(request),
+  // A client that leaves before its images is billed for its prompt (a model priced per image: nothing).
+  createMeter: (request) => new WholeAnswerMeter(() => ({
+    inputTokens: roughPromptTokens(request), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, units: 0, variant: requestVariant(request), estimated: true,
+  })),
   costOf: imagesCost,
   describe(request, attributes) {
     attributes['gen_ai.request.choice.count'] = request.n
