@@ -30,7 +30,7 @@ export const modelSchema = Type.Transform(entry({
   kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
     default: defaultModelKind,
     description: 'What the model serves: `chat` (chat, responses, messages, generateContent), `embedding` '
-      + '(`/v1/embeddings`, Gemini\'s embedContent) `image` (`/v1/images/generations`, `/v1/images/edits`) or `rerank` (`/v1/rerank`); a request of another kind is a 400. An embedding model\'s price '
+      + '(`/v1/embeddings`, Gemini\'s embedContent), `image` (`/v1/images/generations`, `/v1/images/edits`) or `rerank` (`/v1/rerank`); a request of another kind is a 400. An embedding model\'s price '
       + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
   }),
   provider: Type.Optional(text({ description: 'The one provider serving this model (a `providers:` name); or give `routes`.' })),
