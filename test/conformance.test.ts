@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { clientNames, type ClientName, features, type Json, kinds, type Kind, nativeKind, policyOf } from './support/matrix/features.ts'
 import { type MatrixUpstreams, startMatrixUpstreams } from './support/matrix/upstreams.ts'
+import { defineMediaMatrix, renderMediaMatrix } from './support/matrix/media-matrix.ts'
 import { type EmbeddingsUpstreams, startEmbeddingsUpstreams } from './support/embeddings-upstreams.ts'
 import {
   type EmbeddingClient, embeddingClients, embeddingFeatures, type EmbeddingKind, embeddingKinds, embeddingMatrixConfig, embeddingModels, embeddingNative,
@@ -227,9 +228,12 @@ function renderDoc(): string {
     '  which it answers with an object that fits the schema.',
     '',
     ...renderEmbeddings(),
+    ...renderMediaMatrix(),
   )
   return lines.join('\n')
 }
+
+describe('images and rerank', defineMediaMatrix)
 
 test('docs/conformance.md is what this run produces', async () => {
   const doc = renderDoc()
