@@ -15,6 +15,8 @@ export interface ImagesUpstream {
   urls: boolean
   /** Report no usage (as dall-e models). */
   noUsage: boolean
+  /** Wait this long before answering (a client may leave meanwhile). */
+  delayMs: number
   stop(): void
 }
 
@@ -22,7 +24,7 @@ export const upstreamOutputTokensPerImage = 100
 
 export function startImagesUpstream(): ImagesUpstream {
   const upstream: ImagesUpstream = {
-    url: '', received: [], failNext: [], urls: false, noUsage: false,
+    url: '', received: [], failNext: [], urls: false, noUsage: false, delayMs: 0,
     stop: () => server.stop(true),
   }
   const server = Bun.serve({
@@ -43,6 +45,7 @@ export function startImagesUpstream(): ImagesUpstream {
         }
       } else Object.assign(fields, await request.json())
       upstream.received.push({ path, fields, files })
+      await Bun.sleep(upstream.delayMs)
       const status = upstream.failNext.shift()
       if (status !== undefined) return Response.json({ error: { message: `failing on purpose (${status})`, type: 'server_error' } }, { status })
       const n = Number(fields.n ?? 1)

@@ -10,6 +10,8 @@ export interface RerankUpstream {
   server: TestUpstream
   failNext: number[]
   noUsage: boolean
+  /** Wait this long before answering (a client may leave meanwhile). */
+  delayMs: number
   stop(): Promise<void>
 }
 
@@ -22,7 +24,9 @@ export function startRerankUpstream(): RerankUpstream {
   const upstream: RerankUpstream = {
     failNext: [],
     noUsage: false,
-    server: startUpstream((request) => {
+    delayMs: 0,
+    server: startUpstream(async (request) => {
+      await Bun.sleep(upstream.delayMs)
       const status = upstream.failNext.shift()
       if (status !== undefined) return jsonReply({ error: { message: `failing on purpose (${status})` } }, status)
       const { query, documents, top_n: topN } = request.body as { query: string; documents: string[]; top_n?: number }
