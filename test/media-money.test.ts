@@ -22,7 +22,7 @@ beforeAll(async () => {
   const imageModels = imagesConfig(images)
   const rerankModels = rerankConfig(rerank)
   gateway = await startTestGateway({
-    config: { providers: [...imageModels.providers, rerankModels.providers[1]!], models: [...imageModels.models, ...rerankModels.models.slice(1)] },
+    config: { providers: [...imageModels.providers, ...rerankModels.providers.slice(1)], models: [...imageModels.models, ...rerankModels.models.slice(1)] },
   })
 })
 
