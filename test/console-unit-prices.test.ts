@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { launchChromium, saveScreenshot, signInPage } from './support/browser.ts'
 import { addLogin, signIn } from './support/console.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
@@ -36,3 +37,23 @@ test('GET /console/api/models: images_usd and search_unit_usd, exact, only where
   expect(byId.get('rank')).toMatchObject({ kind: 'rerank', price: { search_unit_usd: '0.002' } })
   expect(byId.get('mock-1')!.price).not.toHaveProperty('search_unit_usd')
 })
+
+test('the Models page in Chromium: per image by size and quality, per search unit, where a token model shows its input price', async () => {
+  const browser = await launchChromium()
+  try {
+    const password = await addLogin(gateway.gateway.services.store, 'viewer', 'admin')
+    const { page, problems, close } = await signInPage(browser, gateway.url, 'viewer', password)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click()
+    await page.getByTestId('models-table').waitFor()
+    const rows = await page.getByTestId('models-table').locator('tbody tr').allTextContents()
+    expect(rows.find((row) => row.startsWith('draw ·'))).toContain('1024x1024/low $0.011 · 256x256 $0.016 per image')
+    expect(rows.find((row) => row.startsWith('rank'))).toContain('$0.002 per search unit')
+    expect(rows.find((row) => row.startsWith('draw-tokens'))).toContain('$5.00$40.00') // input, then output: its images' tokens
+    expect(rows.find((row) => row.startsWith('draw-tokens'))).toContain('6,240')
+    await saveScreenshot(page, 'models-unit-prices')
+    expect(problems).toEqual([])
+    await close()
+  } finally {
+    await browser.close()
+  }
+}, 60_000)
