@@ -6,6 +6,10 @@ export interface Price {
   output: number
   cachedInput: number
   cacheWrite: number
+  /** Speech: per one million input characters. */
+  characters?: number
+  /** Transcription: per minute of audio, counted in whole seconds. */
+  audioMinute?: number
 }
 
 const TOKENS_PER_PRICE = 1_000_000n

@@ -9,6 +9,7 @@ import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
+import { speechRoutes } from '../operations/speech/protocols/routes.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
 
 /**
@@ -22,6 +23,7 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiChatRoutes(services),
     openAiResponsesRoutes(services),
     embeddingsRoutes(services),
+    speechRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

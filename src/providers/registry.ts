@@ -4,6 +4,7 @@ import { modelKinds } from '../core/model-kinds.ts'
 import type { Provider } from '../core/provider.ts'
 import { chatUpstreams } from '../operations/chat/providers/index.ts'
 import { embeddingsUpstreams } from '../operations/embeddings/providers/index.ts'
+import { speechUpstreams } from '../operations/speech/providers/index.ts'
 import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
@@ -26,6 +27,7 @@ const vendors: Record<ProviderType, HttpVendor | undefined> = {
 const operations: Record<string, UpstreamFactories> = {
   chat: chatUpstreams,
   embeddings: embeddingsUpstreams,
+  speech: speechUpstreams,
 }
 
 export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {
