@@ -1,6 +1,7 @@
 import { chatModels } from '../operations/chat/core/model-kind.ts'
 import { embeddingModels } from '../operations/embeddings/core/model-kind.ts'
 import { speechModels } from '../operations/speech/core/model-kind.ts'
+import { transcriptionModels } from '../operations/transcription/core/model-kind.ts'
 import type { ModelKindRules } from './model-kind.ts'
 
 /** Every `kind:` a model may declare, and what it takes: one line per operation. */
@@ -8,6 +9,7 @@ export const modelKinds = {
   chat: chatModels,
   embedding: embeddingModels,
   speech: speechModels,
+  transcription: transcriptionModels,
 } as const satisfies Record<string, ModelKindRules>
 
 export type ModelKind = keyof typeof modelKinds

@@ -10,6 +10,7 @@ import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
 import { speechRoutes } from '../operations/speech/protocols/routes.ts'
+import { transcriptionRoutes } from '../operations/transcription/protocols/routes.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
 
 /**
@@ -24,6 +25,7 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiResponsesRoutes(services),
     embeddingsRoutes(services),
     speechRoutes(services),
+    transcriptionRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -5,6 +5,7 @@ import type { Provider } from '../core/provider.ts'
 import { chatUpstreams } from '../operations/chat/providers/index.ts'
 import { embeddingsUpstreams } from '../operations/embeddings/providers/index.ts'
 import { speechUpstreams } from '../operations/speech/providers/index.ts'
+import { transcriptionUpstreams } from '../operations/transcription/providers/index.ts'
 import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
@@ -28,6 +29,7 @@ const operations: Record<string, UpstreamFactories> = {
   chat: chatUpstreams,
   embeddings: embeddingsUpstreams,
   speech: speechUpstreams,
+  transcription: transcriptionUpstreams,
 }
 
 export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {
