@@ -1,22 +1,20 @@
 import type { Target } from '../../../core/provider.ts'
 import type { Transport } from '../../../providers/http.ts'
+import { type FileForm, fileForm } from '../../../providers/file-form.ts'
 import { readBodyText } from '../../../providers/upstream-body.ts'
 import type { TranscriptionRequest } from '../core/ir.ts'
 import type { TranscriptionReply, TranscriptionUpstream } from '../core/upstream.ts'
 import { decodeTranscriptionAnswer } from './decode-answer.ts'
 
 /**
- * IR → the multipart form OpenAI's `/audio/transcriptions` and `/audio/translations` take: the spooled file as a
- * file-backed part (fetch reads it from disk as it sends, so a large upload is never in memory), the upstream's model
- * id, then the client's other fields as it sent them.
+ * IR → the multipart form OpenAI's `/audio/transcriptions` and `/audio/translations` take: the upstream's model id,
+ * the client's other fields as it sent them, then the spooled file, read from disk as it is sent (file-form.ts).
  */
-export function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target): { path: string; body: FormData } {
-  const form = new FormData()
+export function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target): { path: string; body: FileForm } {
   const { audio } = request
-  form.append('file', Bun.file(audio.path, { type: audio.contentType }), audio.filename)
-  form.append('model', target.upstreamModel)
-  for (const [name, value] of request.fields) form.append(name, value)
-  return { path: request.task === 'translation' ? '/audio/translations' : '/audio/transcriptions', body: form }
+  const fields: [string, string][] = [['model', target.upstreamModel], ...request.fields]
+  const body = fileForm(fields, { field: 'file', path: audio.path, filename: audio.filename, contentType: audio.contentType, size: audio.bytes })
+  return { path: request.task === 'translation' ? '/audio/translations' : '/audio/transcriptions', body }
 }
 
 /** Transcription toward an OpenAI-compatible server: a whole answer read within the body cap, or an SSE stream's bytes. */
