@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { parseUsd } from '../src/core/money.ts'
 import { mockSpeechAudio, mockSpeechTokens } from '../src/operations/speech/providers/mock.ts'
-import { type AudioUpstream, startAudioUpstream } from './support/audio-upstream.ts'
+import { audioGatewayConfig, type AudioUpstream, startAudioUpstream } from './support/audio-upstream.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -21,15 +21,10 @@ const tokenPrice = { input: '2.5', output: '10.0001' }
 beforeAll(async () => {
   upstream = startAudioUpstream()
   gateway = await startTestGateway({
-    config: {
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'oai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' }],
-      routing: { max_attempts: 2, backoff_ms: 1 },
-      models: [
-        { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
-        { id: 'tts-openai', kind: 'speech', provider: 'oai', upstream_model: 'gpt-4o-mini-tts', price: { characters: characterPrice, ...tokenPrice } },
-        { id: 'tts-mock', kind: 'speech', provider: 'mock', price: { characters: characterPrice, ...tokenPrice } },
-      ],
-    },
+    config: audioGatewayConfig(upstream, [
+      { id: 'tts-openai', kind: 'speech', provider: 'oai', upstream_model: 'gpt-4o-mini-tts', price: { characters: characterPrice, ...tokenPrice } },
+      { id: 'tts-mock', kind: 'speech', provider: 'mock', price: { characters: characterPrice, ...tokenPrice } },
+    ]),
   })
   client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
 })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import OpenAI, { toFile } from 'openai'
 import { readAudioDuration } from '../src/core/audio-duration/index.ts'
 import { parseUsd } from '../src/core/money.ts'
-import { type AudioUpstream, startAudioUpstream, streamedTranscriptionTokens, transcriptOf } from './support/audio-upstream.ts'
+import { audioGatewayConfig, type AudioUpstream, startAudioUpstream, streamedTranscriptionTokens, transcriptOf } from './support/audio-upstream.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -26,16 +26,11 @@ const wav = fixture('wav-pcm16.wav') // 1.5 s: billed as 2
 beforeAll(async () => {
   upstream = startAudioUpstream()
   gateway = await startTestGateway({
-    config: {
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'oai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' }],
-      routing: { max_attempts: 2, backoff_ms: 1 },
-      models: [
-        { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
-        { id: 'stt-openai', kind: 'transcription', provider: 'oai', upstream_model: 'gpt-4o-transcribe', price: { audio_minute: minutePrice, ...tokenPrice } },
-        { id: 'stt-mock', kind: 'transcription', provider: 'mock', price: { audio_minute: minutePrice } },
-        { id: 'stt-any', kind: 'transcription', provider: 'oai', max_audio_seconds: 600, price: { audio_minute: minutePrice } },
-      ],
-    },
+    config: audioGatewayConfig(upstream, [
+      { id: 'stt-openai', kind: 'transcription', provider: 'oai', upstream_model: 'gpt-4o-transcribe', price: { audio_minute: minutePrice, ...tokenPrice } },
+      { id: 'stt-mock', kind: 'transcription', provider: 'mock', price: { audio_minute: minutePrice } },
+      { id: 'stt-any', kind: 'transcription', provider: 'oai', max_audio_seconds: 600, price: { audio_minute: minutePrice } },
+    ]),
   })
   client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
 })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { type AudioUpstream, startAudioUpstream, transcriptOf } from './support/audio-upstream.ts'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { memoryOf } from './support/memory.ts'
 
 /**
  * A large audio upload is spooled to disk as it streams in and sent upstream from there, never held whole: the
@@ -34,12 +35,6 @@ afterAll(async () => {
   await server.process.exited
   await upstream.stop()
 })
-
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)![1]) / 1024
-  return { rss: field('VmRSS'), peak: field('VmHWM') }
-}
 
 /** A WAV of `bytes` bytes of 16-bit mono 8 kHz silence (header included). */
 function wavOf(bytes: number): Uint8Array<ArrayBuffer> {

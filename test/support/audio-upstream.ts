@@ -120,3 +120,12 @@ export function startAudioUpstream(): AudioUpstream {
   upstream.url = `http://127.0.0.1:${server.port}`
   return upstream
 }
+
+/** A gateway config with the mock and an OpenAI-kind provider on `upstream`, two attempts per request, and `models`. */
+export function audioGatewayConfig(upstream: AudioUpstream, models: Record<string, unknown>[]) {
+  return {
+    providers: [{ name: 'mock', type: 'mock' }, { name: 'oai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' }],
+    routing: { max_attempts: 2, backoff_ms: 1 },
+    models: [{ id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } }, ...models],
+  }
+}

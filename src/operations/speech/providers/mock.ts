@@ -1,4 +1,5 @@
 import type { BodyChunks } from '../../../core/provider.ts'
+import { listedChunks } from '../../../providers/listed-chunks.ts'
 import { formatSse } from '../../../core/sse.ts'
 import { refuseField } from '../../../providers/refuse-field.ts'
 import { countCharacters, type SpeechRequest } from '../core/ir.ts'
@@ -52,8 +53,8 @@ function sseChunks(audio: Uint8Array, request: SpeechRequest): Uint8Array[] {
 }
 
 /**
- * The built-in provider's speech: silence as WAV or PCM, handed out a chunk at a time with a turn of the event loop
- * between chunks, as a network body comes. Other formats would need an encoder: they are refused, naming the field.
+ * The built-in provider's speech: silence as WAV or PCM, handed out a chunk at a time (listed-chunks.ts). Other
+ * formats would need an encoder: they are refused, naming the field.
  */
 export function createMockSpeechUpstream(): SpeechUpstream {
   return {
@@ -63,17 +64,7 @@ export function createMockSpeechUpstream(): SpeechUpstream {
       const chunks: Uint8Array[] = []
       if (request.streamFormat === 'sse') chunks.push(...sseChunks(audio, request))
       else for (let start = 0; start < audio.length; start += chunkBytes) chunks.push(audio.subarray(start, start + chunkBytes))
-      let next = 0
-      return {
-        async read() {
-          await Bun.sleep(0)
-          if (attempt.signal.aborted) throw attempt.signal.reason
-          return next < chunks.length ? { done: false, value: chunks[next++]! } : { done: true, value: undefined }
-        },
-        cancel() {
-          next = chunks.length
-        },
-      }
+      return listedChunks(chunks, attempt)
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { BodyChunks } from '../../../core/provider.ts'
+import { listedChunks } from '../../../providers/listed-chunks.ts'
 import { formatSse } from '../../../core/sse.ts'
 import type { TranscriptionRequest } from '../core/ir.ts'
 import type { TranscriptionReply, TranscriptionUpstream } from '../core/upstream.ts'
@@ -42,17 +43,7 @@ function streamOf(request: TranscriptionRequest, attempt: AbortController): Body
   const text = mockTranscript(request)
   const chunks = text.split(' ').map((word, index) => Buffer.from(formatSse(JSON.stringify({ type: 'transcript.text.delta', delta: (index ? ' ' : '') + word }))))
   chunks.push(Buffer.from(formatSse(JSON.stringify({ type: 'transcript.text.done', text }))))
-  let next = 0
-  return {
-    async read() {
-      await Bun.sleep(0)
-      if (attempt.signal.aborted) throw attempt.signal.reason
-      return next < chunks.length ? { done: false, value: chunks[next++]! } : { done: true, value: undefined }
-    },
-    cancel() {
-      next = chunks.length
-    },
-  }
+  return listedChunks(chunks, attempt)
 }
 
 /** The built-in provider's transcription: it hears only the file's length and container (deterministic). */
