@@ -130,3 +130,23 @@ test('an upstream failing before any audio is retried, and a request that fails 
   expect((await gateway.settled()).balance).toBe(middle.balance)
   expect(await lastRow()).toMatchObject({ operation: 'speech', cost: 0, units: 0 })
 })
+
+test('a client that leaves mid-audio pays for its characters (the upstream read them all), as a 499', async () => {
+  let release!: () => void
+  upstream.holdLastChunk = new Promise((resolve) => (release = resolve))
+  try {
+    const before = await gateway.settled()
+    const input = 'Leaving before the end of this sentence, which makes several chunks.'
+    const response = await client.audio.speech.create({ model: 'tts-openai', voice: 'alloy', input, response_format: 'wav' })
+    const reader = response.body!.getReader()
+    expect((await reader.read()).value!.byteLength).toBeGreaterThan(0)
+    await reader.cancel()
+    release()
+    for (let waited = 0; waited < 100 && (await lastRow()).status !== 499; waited++) await Bun.sleep(20)
+    expect(await lastRow()).toMatchObject({ operation: 'speech', status: 499, units: input.length, cost: costOf(input.length) })
+    expect(before.balance - (await gateway.settled()).balance).toBe(costOf(input.length))
+  } finally {
+    release()
+    upstream.holdLastChunk = undefined
+  }
+})
