@@ -49,6 +49,7 @@ export interface KeyChanges {
   concurrency?: number | null
   budget?: number | null
   expiresAt?: number | null
+  allowedIps?: string[] | null
 }
 
 export interface AdminTokenRepository {

@@ -43,6 +43,7 @@ export interface Key {
   budget_usd: string | null
   spent_usd: string
   expires_at: string | null
+  allowed_ips: string[] | null
 }
 
 export interface Totals {

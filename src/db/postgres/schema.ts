@@ -43,6 +43,8 @@ export const apiKeys = pgTable('api_keys', {
   spent: money('spent').notNull().default(0),
   /** Money held for this key's requests in flight, when it has a budget: spent + reserved never exceeds budget. */
   reserved: money('reserved').notNull().default(0),
+  /** JSON array of addresses and CIDR blocks the key may be used from, or null for every address. */
+  allowedIps: text('allowed_ips'),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = pgTable('holds', {

@@ -32,6 +32,7 @@ export const keyObject: AuditObject<KeyRecord> = {
   fields: (key) => ({
     account_id: key.accountId, name: key.name, models: key.models, rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
     budget_usd: usd(key.budget), expires_at: isoTime(key.expiresAt), revoked_at: isoTime(key.revokedAt),
+    allowed_ips: key.allowedIps,
   }),
 }
 
