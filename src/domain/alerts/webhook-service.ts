@@ -29,7 +29,8 @@ export class WebhookInputError extends DomainError {
   }
 }
 
-export const maxWebhooksPerAccount = 10
+/** Each alert is a delivery per webhook: an account's fan-out is bounded. */
+export const maxWebhooksPerAccount = 50
 
 export interface WebhookServiceOptions {
   repository: WebhookRepository
