@@ -54,7 +54,9 @@ describe('webhooks', () => {
     alerts.spendObserved({ scope, budgetId: 'bud_1', periodStart: periodStart + 30 * 86_400_000, spent: 6e9, limit: 10e9 })
     const sent = await pollUntil(async () => ofType('budget.threshold'), (found) => found.length >= 4)
     await Bun.sleep(200) // nothing more comes
-    expect(ofType('budget.threshold').map((delivery) => [delivery.body.data.percent, delivery.body.data.period_start])).toEqual([
+    // Sent side by side: in any order, each once.
+    const told = ofType('budget.threshold').map((delivery) => [delivery.body.data.percent, delivery.body.data.period_start])
+    expect(told.sort((left, right) => left[1].localeCompare(right[1]) || left[0] - right[0])).toEqual([
       [50, '2026-11-01T00:00:00.000Z'], [80, '2026-11-01T00:00:00.000Z'], [100, '2026-11-01T00:00:00.000Z'], [50, '2026-12-01T00:00:00.000Z'],
     ])
     for (const delivery of sent) {

@@ -9,7 +9,7 @@ import { type AlertEvent, alertEvents, defaultBudgetPercents, defaultExpiryDays,
 export interface NewWebhookInput {
   accountId: number
   url: string
-  /** Every event when absent. */
+  /** Every event when absent (balance.below only with `balanceBelow`). */
   events?: AlertEvent[]
   balanceBelow?: number | null
   expiryDays?: number
@@ -55,14 +55,16 @@ export class WebhookService {
 
   async create(input: NewWebhookInput, actor: Actor): Promise<CreatedWebhook> {
     const at = this.clock()
-    const events = checkEvents(input.events)
+    const url = checkUrl(input.url, this.options.allowPrivate())
     const balanceBelow = input.balanceBelow ?? null
     if (balanceBelow !== null && (!Number.isSafeInteger(balanceBelow) || balanceBelow <= 0)) throw new WebhookInputError('balanceBelow', 'must be more than 0')
-    if (events.includes('balance.below') && balanceBelow === null && input.events !== undefined) {
+    // Every event by default; the balance's only with an amount to be told below.
+    const events = checkEvents(input.events ?? alertEvents.filter((event) => event !== 'balance.below' || balanceBelow !== null))
+    if (events.includes('balance.below') && balanceBelow === null) {
       throw new WebhookInputError('balanceBelow', 'is needed for balance.below: the balance to be told below')
     }
     const record: WebhookRecord = {
-      id: `wh_${randomBase62(12)}`, accountId: input.accountId, projectId: null, url: checkUrl(input.url, this.options.allowPrivate()),
+      id: `wh_${randomBase62(12)}`, accountId: input.accountId, projectId: null, url,
       secret: `whsec_${randomBase62(32)}`, events, balanceBelow, expiryDays: checkExpiryDays(input.expiryDays ?? defaultExpiryDays),
       budgetPercents: checkPercents(input.budgetPercents ?? [...defaultBudgetPercents]), createdAt: at, updatedAt: at,
     }
@@ -99,8 +101,7 @@ function checkUrl(url: string, allowPrivate: boolean): string {
   return verdict.url.href
 }
 
-function checkEvents(events: AlertEvent[] | undefined): AlertEvent[] {
-  if (events === undefined) return [...alertEvents]
+function checkEvents(events: readonly AlertEvent[]): AlertEvent[] {
   if (events.length === 0) throw new WebhookInputError('events', `must name at least one of ${alertEvents.join(', ')}`)
   const unknown = events.filter((event) => !alertEvents.includes(event))
   if (unknown.length) throw new WebhookInputError('events', `names unknown event(s) ${unknown.join(', ')}; known: ${alertEvents.join(', ')}`)
