@@ -4,15 +4,7 @@ import {
   balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
 } from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
-
-type Row = Record<string, any>
-type Runner = Pick<SQL, 'unsafe'>
-
-/** `?` placeholders (shared with SQLite) as PostgreSQL's `$n`. */
-const numbered = (sql: string) => {
-  let index = 0
-  return sql.replace(/\?/g, () => `$${++index}`)
-}
+import { rawSql, type Runner } from './raw-sql.ts'
 
 /**
  * Webhooks and deliveries on PostgreSQL, shared by several instances: a due delivery is claimed with
@@ -20,9 +12,7 @@ const numbered = (sql: string) => {
  * died mid-attempt) lets another instance take it.
  */
 export function createPostgresWebhooks(client: SQL): WebhookRepository {
-  const all = (sql: string, params: unknown[] = [], on: Runner = client): Promise<Row[]> => on.unsafe(numbered(sql), params as any[]) as unknown as Promise<Row[]>
-  const first = async (sql: string, params: unknown[] = [], on: Runner = client) => (await all(sql, params, on))[0]
-  const run = async (sql: string, params: unknown[] = [], on: Runner = client) => ((await on.unsafe(numbered(sql), params as any[])) as unknown as { count: number }).count
+  const { all, first, run } = rawSql(client)
   const findById = async (id: string, on: Runner = client) => {
     const row = await first('SELECT * FROM webhooks WHERE id = ?', [id], on)
     return row ? webhookOf(row) : undefined
