@@ -22,6 +22,7 @@ import { taskResultLines } from './tasks/results.ts'
 import { UsageFolder } from './domain/usage-folder.ts'
 import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
+import { createAlerting } from './edge/alerting.ts'
 import { Tracer } from './relay/tracing.ts'
 import packageJson from '../package.json' with { type: 'json' }
 
@@ -42,10 +43,13 @@ export interface Gateway {
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
 const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks', 'ledger'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
+const restartOnlyWebhooks = ['timeoutMs', 'pollMs', 'firstRetryMs', 'expiryCheckS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
   const changed: string[] = restartOnly.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
   for (const field of restartOnlyRouting) if (current.routing[field] !== next.routing[field]) changed.push(`routing.${field}`)
+  // Webhooks' timers and timeouts are set at start; whether private receivers are allowed is read at each use.
+  for (const field of restartOnlyWebhooks) if (current.webhooks[field] !== next.webhooks[field]) changed.push(`webhooks.${field}`)
   // Bun reads its fetch ceiling once, at the process's start (cli/upstream-connections.ts).
   if (current.limits.upstreamConnections !== next.limits.upstreamConnections) changed.push('limits.upstream_connections')
   return changed
@@ -66,8 +70,11 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   await keys.start()
   // Bills wait in the spool while the database does not answer; those a crash left there are replayed first.
   const spool = new FileSpool(config.ledger.spoolDir ?? defaultSpoolDir(config.database))
+  // Alerts watch committed settlements (a balance falling below a webhook's amount), never a request in flight.
+  const alerting = createAlerting(store, config.webhooks, () => services.config, logger)
   const ledger = new Ledger(store.ledger, {
     spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
+    onWritten: (batch) => alerting.ledgerWritten(batch),
   })
   const spooled = spool.stats().entries
   await ledger.replaySpool()
@@ -116,7 +123,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   runners.set(tasks, { runner, batchRelay, folder, auditRetention })
   spools.set(ledger, spool)
   const services: Services = {
-    config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config, store, keys, keyService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
   }
   return services
@@ -150,6 +157,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   await runner.start()
   folder.start()
   auditRetention.start()
+  await services.alerting.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
@@ -179,6 +187,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       server.stop(true)
       await folder.stop()
       await auditRetention.stop()
+      await services.alerting.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()

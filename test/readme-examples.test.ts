@@ -63,7 +63,7 @@ describe('examples/tollgate.yaml', () => {
     writeFileSync(path, uncommented)
     const config = loadConfig({ path, env: { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g' } })
     expect(config.providers.map((provider) => provider.name)).toEqual(['mock', 'openai', 'anthropic', 'gemini', 'local'])
-    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'mock-embed', 'mock-image', 'mock-rerank', 'gpt-mini', 'claude-sonnet', 'gemini-flash', 'embed-small', 'gemini-embed'])
+    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'mock-embed', 'mock-image', 'mock-rerank', 'mock-tts', 'mock-stt', 'gpt-mini', 'claude-sonnet', 'gemini-flash', 'embed-small', 'gemini-embed'])
   })
 })
 
@@ -112,6 +112,19 @@ describe('the README client examples against it', () => {
     const answer = readmeCurl('/v1/rerank')
     expect(answer.results).toEqual([{ index: 1, relevance_score: 1, document: { text: 'Paris is the capital of France.' } }])
     expect(answer.meta).toEqual({ billed_units: { search_units: 1 } })
+  })
+
+  test.skipIf(!Bun.which('curl'))('curl speaks a WAV with mock-tts, then transcribes it with mock-stt (README "Speech and transcription")', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const commands = /```sh\n(curl -s http:\/\/127\.0\.0\.1:8080\/v1\/audio\/speech[^`]*)```/.exec(readme)![1]!
+    const work = mkdtempSync(join(tmpdir(), 'tollgate-readme-audio-'))
+    const result = Bun.spawnSync(['sh', '-c', commands.replaceAll('http://127.0.0.1:8080', url)], { cwd: work, env: { ...process.env, KEY: key }, stdout: 'pipe', stderr: 'pipe' })
+    expect(result.exitCode).toBe(0)
+    const wav = readFileSync(join(work, 'hello.wav'))
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF') // 19 characters × 40 ms of 24 kHz 16-bit silence
+    expect(wav.length).toBe(44 + Math.round(19 * 0.04 * 24_000) * 2)
+    expect(JSON.parse(result.stdout.toString())).toMatchObject({ task: 'transcribe', duration: 0.76, text: '0.76 seconds of wav', usage: { type: 'duration', seconds: 1 } })
+    rmSync(work, { recursive: true, force: true })
   })
 
   test('the OpenAI SDK snippet streams an answer', () => {

@@ -10,6 +10,10 @@ export interface Price {
   images?: Readonly<Record<string, number>>
   /** Nano-dollars per search unit (rerank models priced per search unit). */
   searchUnit?: number
+  /** Speech: per one million input characters. */
+  characters?: number
+  /** Transcription: per minute of audio, counted in whole seconds. */
+  audioMinute?: number
 }
 
 const TOKENS_PER_PRICE = 1_000_000n

@@ -6,6 +6,8 @@ import { chatUpstreams } from '../operations/chat/providers/index.ts'
 import { embeddingsUpstreams } from '../operations/embeddings/providers/index.ts'
 import { imagesUpstreams } from '../operations/images/providers/index.ts'
 import { rerankUpstreams } from '../operations/rerank/providers/index.ts'
+import { speechUpstreams } from '../operations/speech/providers/index.ts'
+import { transcriptionUpstreams } from '../operations/transcription/providers/index.ts'
 import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
@@ -30,6 +32,8 @@ const operations: Record<string, UpstreamFactories> = {
   embeddings: embeddingsUpstreams,
   images: imagesUpstreams,
   rerank: rerankUpstreams,
+  speech: speechUpstreams,
+  transcription: transcriptionUpstreams,
 }
 
 export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {

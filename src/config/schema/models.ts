@@ -30,7 +30,9 @@ export const modelSchema = Type.Transform(entry({
   kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
     default: defaultModelKind,
     description: 'What the model serves: `chat` (chat, responses, messages, generateContent), `embedding` '
-      + '(`/v1/embeddings`, Gemini\'s embedContent), `image` (`/v1/images/generations`, `/v1/images/edits`) or `rerank` (`/v1/rerank`); a request of another kind is a 400. An embedding model\'s price '
+      + '(`/v1/embeddings`, Gemini\'s embedContent), `image` (`/v1/images/generations`, `/v1/images/edits`), `rerank` (`/v1/rerank`), '
+      + '`speech` (`/v1/audio/speech`) or `transcription` (`/v1/audio/transcriptions` and `/translations`); '
+      + 'a request of another kind is a 400. An embedding model\'s price '
       + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
   }),
   provider: Type.Optional(text({ description: 'The one provider serving this model (a `providers:` name); or give `routes`.' })),
@@ -53,6 +55,11 @@ export const modelSchema = Type.Transform(entry({
   context_window: Type.Optional(Type.Integer({
     minimum: 1,
     description: 'Bounds the input side of the hold for content given by URL or file id; without it such requests are refused.',
+  })),
+  max_audio_seconds: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: 'The longest audio a request may send (transcription models): a file whose duration cannot be read from '
+      + 'its header is held against it instead of refused.',
   })),
   owned_by: text({ default: 'tollgate', description: 'The `owned_by` the model list shows.' }),
   reasoning: Type.Optional(Type.Boolean({
@@ -83,6 +90,7 @@ export const modelSchema = Type.Transform(entry({
       batchPrice: model.price.batch,
       maxOutputTokens: model.max_output_tokens ?? chatDefaults.maxOutputTokens,
       contextWindow: model.context_window,
+      maxAudioSeconds: model.max_audio_seconds,
       ownedBy: model.owned_by,
       reasoning: model.reasoning ?? false,
       allow: model.allow ?? [],

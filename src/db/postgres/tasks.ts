@@ -4,15 +4,7 @@ import type { ClaimedItem, TaskRepository } from '../../domain/tasks/repository.
 import { quotaPassed } from '../../domain/tasks/quotas.ts'
 import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
 import { writeAuditRaw } from './audit.ts'
-
-type Row = Record<string, any>
-type Runner = Pick<SQL, 'unsafe'>
-
-/** `?` placeholders (shared with SQLite) as PostgreSQL's `$n`. */
-function numbered(sql: string): string {
-  let index = 0
-  return sql.replace(/\?/g, () => `$${++index}`)
-}
+import { rawSql, type Runner } from './raw-sql.ts'
 
 /**
  * Tasks on PostgreSQL, shared by several instances: an item is claimed with `FOR UPDATE SKIP LOCKED`, so two
@@ -20,9 +12,7 @@ function numbered(sql: string): string {
  * orphan of a dead instance.
  */
 export function createPostgresTasks(client: SQL): TaskRepository {
-  const all = (sql: string, params: unknown[] = [], on: Runner = client): Promise<Row[]> => on.unsafe(numbered(sql), params as any[]) as unknown as Promise<Row[]>
-  const first = async (sql: string, params: unknown[] = [], on: Runner = client) => (await all(sql, params, on))[0]
-  const run = async (sql: string, params: unknown[] = [], on: Runner = client) => ((await on.unsafe(numbered(sql), params as any[])) as unknown as { count: number }).count
+  const { all, first, run } = rawSql(client)
   const findTask = async (id: string, on: Runner = client) => {
     const row = await first('SELECT * FROM tasks WHERE id = ?', [id], on)
     return row ? taskOf(row) : undefined

@@ -135,7 +135,7 @@ async function upload(services: Services, request: Request): Promise<Response> {
   let permit: Awaited<ReturnType<typeof admitRequest>> | undefined
   try {
     const secret = openAiFront.readSecret(request)
-    const caller = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+    const caller = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
     permit = await admitRequest(services, caller)
     return await uploadFile(services, caller, request)
   } catch (error) {

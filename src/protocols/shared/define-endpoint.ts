@@ -22,7 +22,7 @@ export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer, opt
     try {
       // The key first, from the headers; then the body, within its deadline (define-protocol.ts, front-door.ts).
       const secret = front.readSecret(request)
-      const caller = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+      const caller = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
       // `admitted`: work a tenant could repeat at will (a batch's creation) counts against the key's rpm and concurrency.
       if (options.admitted) permit = await admitRequest(services, caller)
       const text = await readBody(request, services.config.limits.bodyTimeoutMs)
