@@ -1,3 +1,4 @@
+import { readErrorCode } from '../core/error-codes.ts'
 import { GatewayError } from '../core/errors.ts'
 import { scrubUpstreamText } from './scrub-upstream-text.ts'
 
@@ -9,7 +10,7 @@ import { scrubUpstreamText } from './scrub-upstream-text.ts'
  * any client or log sees it.
  */
 export function mapUpstreamStatus(status: number, message: string | undefined, detail: { code?: string; param?: string } = {}, headers?: Headers): GatewayError {
-  const code = detail.code === undefined ? undefined : scrubUpstreamText(detail.code)
+  const code = detail.code === undefined ? undefined : readErrorCode(scrubUpstreamText(detail.code))
   const param = detail.param === undefined ? undefined : scrubUpstreamText(detail.param)
   // Size-capped and stripped of anything key-shaped, here where every upstream's error text passes (decode-error.ts).
   const text = message === undefined ? `Upstream answered HTTP ${status}` : scrubUpstreamText(message)

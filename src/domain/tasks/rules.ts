@@ -1,3 +1,4 @@
+import { readErrorCode } from '../../core/error-codes.ts'
 import { GatewayError } from '../../core/errors.ts'
 import type { ItemError, ItemOutcome, TaskRecord, TaskStatus } from './records.ts'
 import type { OrphanedItem } from './repository.ts'
@@ -48,7 +49,7 @@ export function itemErrorOf(error: GatewayError): ItemError {
 
 /** An item's stored error back as a GatewayError, for a protocol to render in its own shape. */
 export function gatewayErrorOf(error: ItemError): GatewayError {
-  return new GatewayError(error.kind, error.message, { code: error.code, param: error.param, status: error.status })
+  return new GatewayError(error.kind, error.message, { code: error.code === undefined ? undefined : readErrorCode(error.code), param: error.param, status: error.status })
 }
 
 /**
