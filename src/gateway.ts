@@ -55,7 +55,7 @@ function restartNeeded(current: Config, next: Config): string[] {
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
-  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs } })
+  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger } })
   await store.migrate()
   // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
   // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.

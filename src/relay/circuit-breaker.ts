@@ -1,3 +1,4 @@
+import { BackgroundJob } from '../core/background-failures.ts'
 import type { Logger } from '../core/logger.ts'
 
 import { type BreakerOptions, type ProbeSlot, readRouteChange, type RouteChange, type RouteHealth, type RouteState, type RouteTicket } from './route-health.ts'
@@ -47,7 +48,11 @@ export class CircuitBreaker {
 
   constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
+    this.probeClaims = new BackgroundJob(logger, 'shared probe claim', 'each instance probes a half-open route on its own until it works again')
   }
+
+  /** Claims of the shared probe slot that failed (Redis unreachable): this instance then probes alone. */
+  private readonly probeClaims: BackgroundJob
 
   /**
    * Apply a change another instance decided: a route it found down is skipped here too until the same time (epoch
@@ -118,7 +123,13 @@ export class CircuitBreaker {
    * a prober that died lets the claim expire and the next request here claims again. Redis unreachable: probe alone.
    */
   private async claimProbe(routeId: string, route: Route, slot: ProbeSlot): Promise<RouteTicket | undefined> {
-    const won = await slot.claim(routeId, this.options.cooldownMs).catch(() => true)
+    const won = await slot.claim(routeId, this.options.cooldownMs).then((claimed) => {
+      this.probeClaims.succeeded()
+      return claimed
+    }, (error: unknown) => {
+      this.probeClaims.failed(error)
+      return true
+    })
     if (route.state !== 'half-open') {
       // Another instance's verdict arrived while we asked: follow it.
       if (won) slot.free(routeId)
