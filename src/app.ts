@@ -27,7 +27,7 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
       // Anything else is unexpected: logged once, with its stack, through the same funnel as the protocol handlers.
       return render(reportFailure(services.logger, error, { route: routeOf(request) }))
     })
-    // A body declared larger than the gateway takes is refused before it is read, in the caller's shape (read-body.ts).
+    // A body declared larger than the gateway takes is refused before it is read, in the caller's shape (edge/front-door.ts readBody).
     .onRequest(({ request }) => {
       const declared = request.headers.get('content-length')
       if (declared !== null && Number(declared) > maxBodyBytes) throw bodyTooLarge()

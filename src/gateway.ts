@@ -142,7 +142,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     port: config.listen.port,
     fetch: notReadyYet,
     // Bun answers a body over this with an empty 413 no SDK can explain: the gateway's own limit, below it, answers
-    // in the caller's protocol (read-body.ts); this one only stops what would not be refused before it is read.
+    // in the caller's protocol (edge/front-door.ts readBody); this one only stops what would not be refused before it is read.
     // An uploaded batch file (POST /v1/files, streamed) may be up to tasks.max_file_bytes, plus its form's fields.
     maxRequestBodySize: Math.max(2 * maxBodyBytes, config.tasks.maxFileBytes + 1024 * 1024),
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.

@@ -19,7 +19,7 @@ const byKind: ErrorRule = { retry: 'kind', breaker: 'status', billing: 'nothing'
 const notUpstreams: ErrorRule = { retry: 'never', breaker: 'ignore', billing: 'nothing' }
 
 /** Every code the gateway itself gives a failure, with its rule; what is not said here follows the failure's kind. */
-export const errorRules = {
+const errorRules = {
   // The caller and its credentials.
   missing_api_key: byKind,
   invalid_api_key: byKind,
@@ -126,7 +126,7 @@ const kindRules: Record<ErrorKind, { retry: 'yes' | 'no' | 'when 5xx'; breaker: 
 }
 
 /** The rule for a code; an upstream's own code, or none, follows its kind. */
-export function ruleOf(code: string | undefined): ErrorRule {
+function ruleOf(code: string | undefined): ErrorRule {
   return (code !== undefined && Object.hasOwn(errorRules, code) ? errorRules[code as GatewayCode] : byKind)
 }
 

@@ -35,7 +35,7 @@ export function reportedCount(value: unknown): number {
   return typeof value === 'number' ? value : Number.NaN
 }
 
-export function isTokenCount(value: unknown): value is number {
+function isTokenCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0
 }
 

@@ -30,7 +30,7 @@ export function mapUpstreamStatus(status: number, message: string | undefined, d
 export const upstreamRefusedCredentials = "The upstream refused the gateway's credentials; the gateway's operator must check this provider's API key."
 
 /** Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function parseRetryAfter(headers?: Headers): number | undefined {
+function parseRetryAfter(headers?: Headers): number | undefined {
   if (!headers) return undefined
   const milliseconds = Number(headers.get('retry-after-ms'))
   if (headers.get('retry-after-ms') && Number.isFinite(milliseconds)) return milliseconds / 1000

@@ -151,7 +151,7 @@ export class Relay {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
       const failure = toGatewayError(error)
-      settlement.settle(undefined, outcomeOf(failure), 0)
+      void settlement.settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }

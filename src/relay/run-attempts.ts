@@ -35,7 +35,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       if (choice.waitMs > 0 || call.scope.ended) await sleep(choice.waitMs, call.scope.attempt().signal)
     } catch (error) {
       const failure = toGatewayError(error)
-      context.settlement.settle(last?.target, outcomeOf(failure), attempts)
+      void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
     const { route } = choice
@@ -54,7 +54,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       }, 'upstream attempt failed')
     }
     if (!retry) {
-      context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
+      void context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
       throw failure
     }
     ;(failures ??= new Map()).set(route, failure)
@@ -63,7 +63,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     last = { target: choice.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
-  context.settlement.settle(last?.target, outcomeOf(failure), attempts)
+  void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
   throw failure
 }
 
@@ -142,7 +142,7 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
     if (typeof body !== 'string') {
       // The upstream answered well (the route is healthy), but the client gets nothing: a 500 that costs nothing.
       attempt.report(finished)
-      settlement.settle(target, outcomeOf(body), attempt.number)
+      void settlement.settle(target, outcomeOf(body), attempt.number)
       throw body
     }
     await attempt.end(finished)

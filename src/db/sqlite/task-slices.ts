@@ -13,7 +13,7 @@ const bytesPerSlice = 1024 * 1024
 const slicedMs = 3
 
 /** Run `slice` (one short transaction: how many rows it did) until it does none, pacing between slices. */
-export async function inSlices(slice: () => number): Promise<number> {
+async function inSlices(slice: () => number): Promise<number> {
   const pacer = new Pacer()
   let total = 0
   while (true) {

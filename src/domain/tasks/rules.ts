@@ -33,9 +33,6 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`
 }
 
-/** Statuses in which a task may still start items or end. */
-export const activeStatuses: readonly TaskStatus[] = ['queued', 'in_progress', 'cancelling']
-
 /** How a task whose items have all ended is finally marked: a cancel wins over an expiry, which wins over success. */
 export function finalStatusOf(task: TaskRecord): TaskStatus {
   if (task.cancelRequestedAt !== null) return 'cancelled'

@@ -17,7 +17,7 @@ export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
 
-export function presentFile(file: FileRecord) {
+function presentFile(file: FileRecord) {
   return {
     id: file.id, object: 'file', bytes: file.bytes, created_at: seconds(file.createdAt), filename: file.filename, purpose: file.purpose,
     status: 'processed', status_details: null, expires_at: seconds(file.expiresAt),
