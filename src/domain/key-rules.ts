@@ -9,8 +9,8 @@ export type KeyField = keyof KeyChanges
 export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps']
 
 /** The largest rpm, tpm or concurrency a key may have (the database column is a 32-bit integer). */
-export const maxKeyLimit = 1_000_000_000
-export const maxKeyNameLength = 100
+const maxKeyLimit = 1_000_000_000
+const maxKeyNameLength = 100
 
 /**
  * A key change the rules refuse: `field` is the one at fault (undefined when the change sets no field at all) and

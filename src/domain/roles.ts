@@ -1,5 +1,4 @@
 import type { UserRole } from './records.ts'
-import { DomainError } from './errors.ts'
 
 /**
  * The roles, strongest first: a single sign-on claim listing several gets the first one here (single-sign-on/claims.ts),
@@ -70,10 +69,4 @@ export function belongsToAccount(role: UserRole): boolean {
  */
 export function grantableRoles(role: UserRole): UserRole[] {
   return userRoles.slice(userRoles.indexOf(role))
-}
-
-export function readRole(value: string): UserRole {
-  const role = userRoles.find((candidate) => candidate === value)
-  if (!role) throw new DomainError('invalid', `the role must be ${userRoles.map((name) => `"${name}"`).join(', ')}; got "${value}"`)
-  return role
 }

@@ -13,9 +13,10 @@ import type { TaskRecord } from '../domain/tasks/records.ts'
 import type { OtlpExporter } from './otlp-exporter.ts'
 import type { Alerting } from './alerting.ts'
 
-/** Everything a route needs, built once at start and handed to each plugin as plain values. */
+/** Everything a route needs, built once at start (gateway.ts) and handed to each plugin as plain values. */
 export interface Services {
-  config: Config
+  /** The config as it stands now: a reload replaces what this reads. */
+  readonly config: Config
   store: Store
   keys: KeyCache
   /** Every key change (create, edit, rotate, revoke) from the console and the admin API: checked, stored, announced. */

@@ -146,7 +146,7 @@ export const taskPage = t.Object({
   next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
 })
 
-export const taskItem = t.Object({
+const taskItem = t.Object({
   position: whole({ description: 'Its place in the input, from 0' }),
   custom_id: t.String(),
   status: t.Union([t.Literal('pending'), t.Literal('running'), t.Literal('succeeded'), t.Literal('errored'), t.Literal('canceled'), t.Literal('expired')]),

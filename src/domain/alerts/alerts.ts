@@ -78,7 +78,8 @@ export class Alerts {
         due.push(budgetThreshold(webhook, observation, percent, at))
       }
     }
-    if (due.length) this.store(due)
+    // store() reports its own failures: nothing to wait for here.
+    if (due.length) void this.store(due)
   }
 
   /** Keys within their webhooks' `expiry_days` of expiring (and not expired, nor revoked): stored once per expiry. */
@@ -117,7 +118,7 @@ export class Alerts {
   private readBalances(): void {
     const accounts = [...this.moved]
     this.moved.clear()
-    this.store((async () => {
+    void this.store((async () => {
       const due: NewDelivery[] = []
       for (const accountId of accounts) {
         const state = await this.options.repository.balanceOf(accountId)

@@ -50,7 +50,7 @@ export class Deliverer {
 
   /** Look for due deliveries now (new alerts were stored); one round at a time, another after it when asked meanwhile. */
   wake(): void {
-    if (this.running) {
+    if (this.running !== undefined) {
       this.again = true
       return
     }
@@ -67,7 +67,7 @@ export class Deliverer {
 
   /** Resolves when the round in progress (and any it asked for) is over: tests, and shutdown. */
   async idle(): Promise<void> {
-    while (this.running) await this.running
+    while (this.running !== undefined) await this.running
   }
 
   stop(): void {
