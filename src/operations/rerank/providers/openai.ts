@@ -45,12 +45,12 @@ function decodeRerank(body: unknown): RerankAnswer {
  * IR → text-embeddings-inference's `/rerank` body: `texts`, no model (a TEI server serves one), scores as the model
  * gives them (`raw_scores: false`), no text back. TEI has no `top_n`: the gateway cuts the ranking itself.
  */
-export function encodeTeiRerank(request: RerankRequest): { path: string; body: string } {
+function encodeTeiRerank(request: RerankRequest): { path: string; body: string } {
   return { path: '/rerank', body: JSON.stringify({ query: request.query, texts: request.documents, raw_scores: false, return_text: false }) }
 }
 
 /** TEI's answer, a list of `{ index, score }` (best first); it reports no usage in its body. */
-export function decodeTeiRerank(body: unknown): RerankAnswer {
+function decodeTeiRerank(body: unknown): RerankAnswer {
   if (!Array.isArray(body)) throw malformed('is not a list of scores')
   const results = body.map((result: { index?: unknown; score?: unknown }) => {
     if (typeof result?.index !== 'number' || typeof result.score !== 'number') throw malformed('holds a result without an index and a score')
