@@ -27,8 +27,10 @@ function prepareLedger(client: Database): LedgerRepository {
     'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
-  // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
-  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
+  // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
+  // every hold it finds), and touching it rewrote the holds_created index page too, one of the ten pages of WAL a
+  // bill committed alone writes (PostgreSQL's instances do read it: db/postgres/ledger.ts still touches it).
+  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
@@ -58,10 +60,9 @@ function prepareLedger(client: Database): LedgerRepository {
   const applyMoney = (batch: LedgerWrite[]) => {
     const totals = aggregateLedgerWrites(batch)
     const taken = new Map<string, number>()
-    const now = Date.now()
     for (const [leaseId, lease] of totals.leases) {
       const amount = takeFromHold(heldBy.get(leaseId)?.amount, lease.amount)
-      if (amount > 0) shrinkHold.run(amount, now, leaseId)
+      if (amount > 0) shrinkHold.run(amount, leaseId)
       taken.set(leaseId, amount)
     }
     const released = releasedBy(totals, taken)
