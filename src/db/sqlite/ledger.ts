@@ -28,8 +28,8 @@ function prepareLedger(client: Database): LedgerRepository {
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
   // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
-  // every hold it finds), and touching it rewrote the holds_created index page too, one of the ten pages of WAL a
-  // bill committed alone writes (PostgreSQL's instances do read it: db/postgres/ledger.ts still touches it).
+  // every hold it finds), so it is not touched and not indexed (0017 dropped holds_created, a page of WAL a bill;
+  // PostgreSQL's instances do read it: db/postgres/ledger.ts still touches it).
   const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
