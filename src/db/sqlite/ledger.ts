@@ -58,6 +58,7 @@ function prepareLedger(client: Database): LedgerRepository {
 
   /** The money of a batch whose usage rows are written: debits, and holds shrunk as far as they still hold. */
   const applyMoney = (batch: LedgerWrite[]) => {
+    if (batch.length === 1 && batch[0]!.kind === 'settle') return applyBill(batch[0]!)
     const totals = aggregateLedgerWrites(batch)
     const taken = new Map<string, number>()
     for (const [leaseId, lease] of totals.leases) {
@@ -72,6 +73,18 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
     for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
+  }
+
+  /**
+   * applyMoney's statements for a batch of one bill, the usual batch at a moderate rate (requests arriving one by
+   * one each commit alone), without the maps and sets that fold a large batch: ~15 objects fewer a request.
+   */
+  const applyBill = ({ leaseId, usage, budgetKeyId }: Extract<LedgerWrite, { kind: 'settle' }>) => {
+    const taken = takeFromHold(heldBy.get(leaseId)?.amount, usage.cost)
+    if (taken > 0) shrinkHold.run(taken, leaseId)
+    debitAccount.run(usage.cost, taken, usage.accountId)
+    chargeKey.run(usage.cost, Math.max(0, usage.createdAt), usage.keyId)
+    if (taken > 0 && budgetKeyId !== undefined) addKeyReserved.run(-taken, budgetKeyId)
   }
 
   /** A batch of releases is applied once: written again under its id (its first answer lost), it is a no-op. */
