@@ -134,7 +134,7 @@ export class LedgerWriter {
     const commit = this.commit
     this.commit = undefined
     let durable = true
-    if (this.up) await this.writeRetries()
+    if (this.up && this.retries.length) await this.writeRetries() // not an await a flush when nothing waits
     for (let start = 0; start < due.length; start += this.options.maxBatch) {
       const batch = due.length <= this.options.maxBatch ? due : due.slice(start, start + this.options.maxBatch)
       const id = batch.some(isRelease) ? `batch_${randomBase62(16)}` : undefined
