@@ -42,10 +42,10 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     timer.unref?.()
     timers.push(timer)
   }
+  /** The keys of each account with a webhook told of expiries, read once per account. */
   const checkExpiringKeys = async () => {
-    for (const webhook of await store.webhooks.list()) {
-      if (webhook.events.includes('key.expiring')) await alerts.checkExpiringKeys(await store.keys.list(webhook.accountId))
-    }
+    const accounts = new Set((await store.webhooks.list()).filter((webhook) => webhook.events.includes('key.expiring')).map((webhook) => webhook.accountId))
+    for (const accountId of accounts) await alerts.checkExpiringKeys(await store.keys.list(accountId))
   }
   return {
     alerts, deliverer, webhooks,
