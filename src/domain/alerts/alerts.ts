@@ -98,6 +98,14 @@ export class Alerts {
     return due.length ? this.store(due) : Promise.resolve()
   }
 
+  /**
+   * Whether a webhook of this account would hear of a budget's spend: the budgets feature may skip reading a spent
+   * figure it does not hold in memory when none would (a cheap lookup in memory).
+   */
+  watchesBudgets(accountId: number): boolean {
+    return this.byAccount.get(accountId)?.some((webhook) => webhook.events.includes('budget.threshold')) ?? false
+  }
+
   /** Whether any webhook watches anything (the gateway skips its hooks when none does). */
   get watching(): boolean {
     return this.byAccount.size > 0

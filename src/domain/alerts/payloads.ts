@@ -24,7 +24,8 @@ export function balanceBelow(webhook: WebhookRecord, balance: number, lastCredit
 export interface SpendObservation {
   /** Whose budget: the account's, one of its projects', or one of its keys'. */
   scope: { kind: 'account' | 'project' | 'key'; accountId: number; projectId?: string | null; keyId?: string | null }
-  budgetId: string
+  /** The budget's id (numbers are fine: it is only written into the alert and its once-only key). */
+  budgetId: string | number
   /** The start of the budget's current period (epoch ms): a threshold is told once per period. */
   periodStart: number
   /** Integer nano-dollars, as the ledger keeps them. */
@@ -35,7 +36,7 @@ export interface SpendObservation {
 export function budgetThreshold(webhook: WebhookRecord, observation: SpendObservation, percent: number, at: number): NewDelivery {
   const { scope } = observation
   return deliveryOf(webhook, 'budget.threshold', `budget.threshold:${observation.budgetId}:${observation.periodStart}:${percent}`, {
-    scope: scope.kind, project_id: scope.projectId ?? null, key_id: scope.keyId ?? null, budget_id: observation.budgetId,
+    scope: scope.kind, project_id: scope.projectId ?? null, key_id: scope.keyId ?? null, budget_id: String(observation.budgetId),
     period_start: new Date(observation.periodStart).toISOString(), percent, spent_usd: formatUsd(observation.spent), limit_usd: formatUsd(observation.limit),
   }, at)
 }
