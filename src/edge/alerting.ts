@@ -62,9 +62,9 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     },
     async stop() {
       for (const timer of timers) clearInterval(timer)
-      alerts.stop()
       deliverer.stop()
       await alerts.settled()
+      alerts.stop()
       // An attempt still waiting on a slow receiver is not waited for long: its claim runs out and an instance sends it again.
       await Promise.race([deliverer.idle(), Bun.sleep(1000)])
     },

@@ -28,7 +28,9 @@ export class Alerts {
   private byAccount = new Map<number, WebhookRecord[]>()
   /** Accounts whose balance moved since the last round of reads. */
   private readonly moved = new Set<number>()
+  /** Set while moved balances wait for their round; `readingBalances` while a round reads them. */
   private balanceTimer: ReturnType<typeof setTimeout> | undefined
+  private readingBalances = false
   /** Alerts stored (or being stored) by this instance: a spend reported on every settle stores each threshold once. */
   private readonly stored = new Set<string>()
   private readonly logger: Logger
@@ -55,7 +57,7 @@ export class Alerts {
   balanceMoved(accountId: number): void {
     if (!this.byAccount.get(accountId)?.some(watchesBalance)) return
     this.moved.add(accountId)
-    this.balanceTimer ??= setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
+    if (!this.readingBalances) this.scheduleBalances()
   }
 
   /**
@@ -112,17 +114,32 @@ export class Alerts {
   }
 
   /** Resolves once everything noticed so far is stored (tests; shutdown). */
+  /** Balances waiting for their round are read at once; resolves once everything noticed so far is stored (tests; shutdown). */
   async settled(): Promise<void> {
-    while (this.balanceTimer !== undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (this.balanceTimer !== undefined || this.readingBalances) {
+      if (this.balanceTimer !== undefined) {
+        clearTimeout(this.balanceTimer)
+        this.readBalances()
+      }
+      await this.pending
+    }
     await this.pending
   }
 
+  /** No more rounds (the gateway stops; `settled` first stores what was noticed). */
   stop(): void {
     clearTimeout(this.balanceTimer)
     this.balanceTimer = undefined
+    this.moved.clear()
+  }
+
+  private scheduleBalances(): void {
+    this.balanceTimer ??= setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
   }
 
   private readBalances(): void {
+    this.balanceTimer = undefined
+    this.readingBalances = true
     const accounts = [...this.moved]
     this.moved.clear()
     this.store((async () => {
@@ -140,9 +157,9 @@ export class Alerts {
       }
       return due
     })(), () => {
-      this.balanceTimer = undefined
+      this.readingBalances = false
       // Balances that moved while these were read get their own round.
-      if (this.moved.size) this.balanceTimer = setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
+      if (this.moved.size) this.scheduleBalances()
     })
   }
 
