@@ -2,7 +2,7 @@ import type { Logger } from '../../core/logger.ts'
 import { silentLogger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { KeyRecord } from '../records.ts'
-import { balanceBelow, budgetThreshold, keyExpiring, reachedPercents, type SpendObservation } from './payloads.ts'
+import { balanceBelow, budgetThreshold, keyExpiring, onceKeys, reachedPercents, type SpendObservation } from './payloads.ts'
 import type { NewDelivery, WebhookRecord, WebhookRepository } from './records.ts'
 
 export interface AlertsOptions {
@@ -74,7 +74,7 @@ export class Alerts {
       // A project's webhook hears only of its project's budgets (and its keys'); an account's hears of all.
       if (webhook.projectId !== null && webhook.projectId !== observation.scope.projectId) continue
       for (const percent of reachedPercents(webhook.budgetPercents, observation.spent, observation.limit)) {
-        const once = `${webhook.id}|budget.threshold:${observation.budgetId}:${observation.periodStart}:${percent}`
+        const once = `${webhook.id}|${onceKeys.budgetThreshold(observation, percent)}`
         if (this.stored.has(once)) continue
         this.remember(once)
         due.push(budgetThreshold(webhook, observation, percent, at))
@@ -91,7 +91,7 @@ export class Alerts {
       if (key.expiresAt === null || key.revokedAt !== null || key.expiresAt <= at) continue
       for (const webhook of this.byAccount.get(key.accountId) ?? []) {
         if (!webhook.events.includes('key.expiring') || key.expiresAt - at > webhook.expiryDays * 86_400_000) continue
-        const once = `${webhook.id}|key.expiring:${key.id}:${key.expiresAt}`
+        const once = `${webhook.id}|${onceKeys.keyExpiring(key.id, key.expiresAt)}`
         if (this.stored.has(once)) continue
         this.remember(once)
         due.push(keyExpiring(webhook, { id: key.id, name: key.name, expiresAt: key.expiresAt }, at))
@@ -149,7 +149,7 @@ export class Alerts {
         if (!state) continue
         for (const webhook of this.byAccount.get(accountId) ?? []) {
           if (!watchesBalance(webhook) || state.balance >= webhook.balanceBelow!) continue
-          const once = `${webhook.id}|balance.below:${webhook.balanceBelow}:${state.lastCreditId}`
+          const once = `${webhook.id}|${onceKeys.balanceBelow(webhook.balanceBelow!, state.lastCreditId)}`
           if (this.stored.has(once)) continue
           this.remember(once)
           due.push(balanceBelow(webhook, state.balance, state.lastCreditId, this.clock()))
