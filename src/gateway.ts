@@ -10,6 +10,7 @@ import { FileSpool } from './db/bill-spool.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
+import { BudgetService } from './domain/budgets/service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -83,9 +84,11 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
   if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
   // Reads the config at each change (`services.config`, assigned below, is replaced by a reload).
+  const configuredModels = () => services.config.models.map((model) => model.id)
   const keyService = new KeyService({
-    repository: store.keys, listeners: keyListeners, logger, configuredModels: () => services.config.models.map((model) => model.id),
+    repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
   })
+  const budgetService = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels, changed: () => keys.refresh() })
   if (shared) {
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
     relay.breaker.onChange = (change) => {
@@ -116,7 +119,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   runners.set(tasks, { runner, batchRelay, folder, auditRetention })
   spools.set(ledger, spool)
   const services: Services = {
-    config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config, store, keys, keyService, budgetService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task) => taskResultLines(tasks, task),
   }
   return services

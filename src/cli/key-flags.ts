@@ -5,7 +5,7 @@ import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 
 /** The flag that sets each of a key's fields. */
 const flagNames: Record<KeyField, string> = {
-  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires',
+  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', projectId: 'project',
 }
 
 /** `none` clears a limit, the budget or the expiry; `all` lifts the model list. */

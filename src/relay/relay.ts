@@ -129,7 +129,7 @@ export class Relay {
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started, span)
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ?? await this.placeHold(call, worstCase, permit, started, span)
     const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
     try {
       const result = await runAttempts({
@@ -204,7 +204,7 @@ export class Relay {
 
   private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number, span: RequestSpan | undefined): Promise<Hold> {
     try {
-      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget, call.key)
     } catch (error) {
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
       return this.refuseHold(call, permit, error, started)

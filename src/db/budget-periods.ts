@@ -1,0 +1,47 @@
+import { type BudgetPeriod, type CurrentPeriod, currentPeriod, parseBudgetPeriod } from '../core/budget-period/index.ts'
+import type { LedgerTotals } from './aggregate-ledger-writes.ts'
+
+/** A budgets row as a reservation reads it (either dialect). */
+export interface BudgetRow {
+  amount: number
+  period: string
+  time_zone: string
+}
+
+const parsed = new Map<string, BudgetPeriod>()
+
+/** A budget's period as written (`month`, `5h`), parsed once per text. */
+export function periodOf(text: string): BudgetPeriod {
+  let period = parsed.get(text)
+  if (!period) parsed.set(text, period = parseBudgetPeriod(text))
+  return period
+}
+
+/** The period a reservation at `at` counts against; a fixed window needs its latest start on record (`windowStart`). */
+export function periodAt(budget: BudgetRow, at: number, windowStart: number | undefined): CurrentPeriod {
+  return currentPeriod(periodOf(budget.period), at, { timeZone: budget.time_zone, windowStart })
+}
+
+/** One budget's part of a reservation: the period it counts in, and how much is left of it there. */
+export interface BudgetRoom {
+  budgetId: number
+  start: number
+  resetsAt: number | undefined
+  room: number
+}
+
+/** The periods' reference string and when the first of them ends (the lease's validity), for a reservation's answer. */
+export function summarizeRooms(rooms: readonly BudgetRoom[]): { periods: string; validUntil: number } {
+  let validUntil = Infinity
+  for (const room of rooms) if (room.resetsAt !== undefined && room.resetsAt < validUntil) validUntil = room.resetsAt
+  return { periods: rooms.map((room) => `${room.budgetId}:${room.start}`).join(','), validUntil }
+}
+
+/** Per budget period (`budget:start`), sorted: what a batch adds to `spent` and takes from `reserved`. */
+export function periodChanges(totals: LedgerTotals, released: Map<string, number>): { budgetId: number; start: number; spent: number; freed: number }[] {
+  const refs = [...new Set([...totals.periodSpent.keys(), ...released.keys()])]
+  return refs.map((ref) => {
+    const [budgetId, start] = ref.split(':').map(Number) as [number, number]
+    return { budgetId, start, spent: totals.periodSpent.get(ref) ?? 0, freed: released.get(ref) ?? 0 }
+  }).sort((a, b) => a.budgetId - b.budgetId || a.start - b.start) // the order every writer takes them in
+}
