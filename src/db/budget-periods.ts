@@ -45,3 +45,14 @@ export function periodChanges(totals: LedgerTotals, released: Map<string, number
     return { budgetId, start, spent: totals.periodSpent.get(ref) ?? 0, freed: released.get(ref) ?? 0 }
   }).sort((a, b) => a.budgetId - b.budgetId || a.start - b.start) // the order every writer takes them in
 }
+
+/**
+ * The most a lease may take of a scheduled budget's room: at least the request's `need`, and no more than an eighth
+ * of what is left. Balances are large and leases reserve ahead for many requests; a budget is small and shared by
+ * keys on many instances, and room one instance's lease reserved ahead could sit idle there while another instance's
+ * request is refused. Taking an eighth at most, what leases hold ahead shrinks to nothing as the budget runs out, so
+ * the last requests reserve exactly what they need and every unit of a budget can be spent, wherever it is asked for.
+ */
+export function budgetGrant(room: number, need: number): number {
+  return Math.max(need, Math.floor(room / 8))
+}

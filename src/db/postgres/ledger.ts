@@ -3,7 +3,7 @@ import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFr
 import type { PostgresInstance } from './instances.ts'
 import type { LedgerWrite } from '../../domain/records.ts'
 import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/repositories.ts'
-import { type BudgetRoom, type BudgetRow, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
+import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
 
 /**
  * The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why).
@@ -42,7 +42,7 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
         if (summary && request.periods !== undefined && summary.periods !== request.periods) return { granted: 0, short: 'period' }
         for (const budget of rooms ?? []) {
           if (budget.room < need) return { granted: 0, short: 'budget', budgetId: budget.budgetId, resetsAt: budget.resetsAt }
-          granted = Math.min(granted, budget.room)
+          granted = Math.min(granted, budgetGrant(budget.room, need))
         }
         await tx`UPDATE accounts SET reserved = reserved + ${granted} WHERE id = ${accountId}`
         if (budgetKeyId !== undefined) await tx`UPDATE api_keys SET reserved = reserved + ${granted} WHERE id = ${budgetKeyId}`

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import type { LedgerWrite } from '../../domain/records.ts'
 import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/repositories.ts'
 import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
-import { type BudgetRoom, type BudgetRow, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
+import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
 import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
 
 /**
@@ -72,7 +72,7 @@ function prepareLedger(client: Database): LedgerRepository {
     if (summary && request.periods !== undefined && summary.periods !== request.periods) return { granted: 0, short: 'period' }
     for (const budget of rooms ?? []) {
       if (budget.room < need) return { granted: 0, short: 'budget', budgetId: budget.budgetId, resetsAt: budget.resetsAt }
-      granted = Math.min(granted, budget.room)
+      granted = Math.min(granted, budgetGrant(budget.room, need))
     }
     addReserved.run(granted, accountId)
     if (budgetKeyId !== null) addKeyReserved.run(granted, budgetKeyId)
