@@ -1,4 +1,5 @@
-import { type BudgetPeriod, type CurrentPeriod, currentPeriod, parseBudgetPeriod } from '../core/budget-period/index.ts'
+import type { CurrentPeriod } from '../core/budget-period/index.ts'
+import { periodNow, periodOfText } from '../domain/budgets/periods.ts'
 import type { LedgerTotals } from './aggregate-ledger-writes.ts'
 
 /** A budgets row as a reservation reads it (either dialect). */
@@ -8,18 +9,11 @@ export interface BudgetRow {
   time_zone: string
 }
 
-const parsed = new Map<string, BudgetPeriod>()
-
-/** A budget's period as written (`month`, `5h`), parsed once per text. */
-export function periodOf(text: string): BudgetPeriod {
-  let period = parsed.get(text)
-  if (!period) parsed.set(text, period = parseBudgetPeriod(text))
-  return period
-}
+export const periodOf = periodOfText
 
 /** The period a reservation at `at` counts against; a fixed window needs its latest start on record (`windowStart`). */
 export function periodAt(budget: BudgetRow, at: number, windowStart: number | undefined): CurrentPeriod {
-  return currentPeriod(periodOf(budget.period), at, { timeZone: budget.time_zone, windowStart })
+  return periodNow({ period: budget.period, timeZone: budget.time_zone }, at, windowStart)
 }
 
 /** One budget's part of a reservation: the period it counts in, and how much is left of it there. */

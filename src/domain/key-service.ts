@@ -70,6 +70,8 @@ export class KeyService {
     const fields = this.check(input, at)
     await this.checkProject(fields.projectId ?? null, input.accountId, fields.models ?? null)
     const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at, auditChange(actor, 'key.create', keyObject, { at }))
+    // As stored and read back: read with its project and budgets, so the key caches never hold it without them.
+    created.record = (await this.repository.findById(created.record.id)) ?? created.record
     await this.announce({ action: 'create', actor, at, before: null, after: created.record })
     return created
   }

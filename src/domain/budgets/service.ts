@@ -4,7 +4,8 @@ import { auditChange } from '../audit/note.ts'
 import { budgetObject, projectObject } from '../audit/objects.ts'
 import { DomainError } from '../errors.ts'
 import { maxKeyLimit, maxKeyNameLength } from '../key-rules.ts'
-import type { BudgetRecord, BudgetScope, ProjectRecord } from '../records.ts'
+import type { BudgetRecord, BudgetScope, KeyRecord, ProjectRecord } from '../records.ts'
+import { budgetFigures, keyViewJson } from './key-view.ts'
 import type { KeyRepository } from '../repositories.ts'
 import type { BudgetChanges, BudgetRepository, ProjectChanges } from './repository.ts'
 
@@ -129,6 +130,11 @@ export class BudgetService {
       throw new DomainError('not_found', `budget ${id} does not exist`)
     }
     await this.options.changed?.()
+  }
+
+  /** GET /v1/key's answer for a key (`models`: the ids it may call). */
+  async describeKey(key: KeyRecord, models: readonly string[], now = this.clock()) {
+    return keyViewJson(key, await budgetFigures(key, this.repository, now), models)
   }
 
   /** A project's fields checked: a name of 1–100 characters, configured models (null: every model), limits from 1. */
