@@ -3,7 +3,7 @@ import { parseConfig } from '../src/config/load.ts'
 import { silentLogger } from '../src/core/logger.ts'
 import { parseUsd } from '../src/core/money.ts'
 import { startGateway, type Gateway } from '../src/gateway.ts'
-import { exactChat, exactModel, projectWithBudget } from './support/budgets.ts'
+import { exactChat, exactModel, operator, projectWithBudget } from './support/budgets.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { startTestRedis, type TestRedis } from './support/redis.ts'
@@ -70,3 +70,19 @@ test('200 concurrent requests over two instances against a 4s project window cov
   expect(opened).toBeGreaterThanOrEqual(start + window)
   expect(await first.gateway.services.store.budgets.periodFigures(budget.id, opened)).toEqual({ spent: parseUsd('0.006'), reserved: 0 })
 }, 30_000)
+
+test("a project's rpm is shared by its keys across both instances, and the refusal names the project", async () => {
+  const project = await first.gateway.services.budgetService.createProject({ accountId: first.account.id, name: 'paced', rpm: 4 }, operator)
+  const keys = await Promise.all([1, 2].map(() => first.createKey({ projectId: project.id })))
+  await Promise.all([first.gateway.services.keys.refresh(), second.services.keys.refresh()])
+  const refusals: string[] = []
+  let answered = 0
+  for (let index = 0; index < 10; index++) {
+    const response = await exactChat([first.url, second.url][index % 2]!, keys[index % 2]!.secret)
+    if (response.status === 200) answered++
+    else refusals.push(`${response.status} ${((await response.json()) as { error: { message: string } }).error.message}`)
+    if (response.status === 200) await response.text()
+  }
+  expect(answered).toBe(4)
+  expect(refusals[0]).toBe('429 Rate limit reached: project "paced" allows 4 requests per minute.')
+})
