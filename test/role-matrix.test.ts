@@ -97,6 +97,14 @@ async function acmeObject(path: string): Promise<string> {
     return String(user.id)
   }
   if (path.includes('/tasks/')) return tasks.acme
+  if (path.includes('/projects/')) {
+    const project = await store.budgets.createProject({ accountId: acme.id, name: `acme-matrix-project-${++made}`, models: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now })
+    return String(project.id)
+  }
+  if (path.includes('/budgets/')) {
+    const budget = await store.budgets.createBudget({ accountId: acme.id, scope: 'account', projectId: null, keyId: null, amount: 5_000_000_000, period: 'month', timeZone: 'UTC', createdAt: now, updatedAt: now })
+    return String(budget.id)
+  }
   return String(acme.id)
 }
 
@@ -107,6 +115,10 @@ const bodies: Record<string, () => unknown> = {
   'POST /accounts/:id/credits': () => ({ amount_usd: '0.01', note: 'the role matrix' }),
   'POST /keys': () => ({ account_id: acme.id, name: `acme-matrix-made-${++made}` }),
   'PATCH /keys/:id': () => ({ rpm: 100 }),
+  'POST /projects': () => ({ account_id: acme.id, name: `acme-matrix-project-${++made}` }),
+  'PATCH /projects/:id': () => ({ rpm: 100 }),
+  'POST /budgets': () => ({ account_id: acme.id, scope: 'account', amount_usd: '5', period: 'month' }),
+  'PATCH /budgets/:id': () => ({ amount_usd: '6' }),
   'POST /console/api/users': () => ({ name: `acme-matrix-made-${++made}`, role: 'viewer', account_id: acme.id }),
   'POST /console/api/users/:id/password': () => ({}),
 }

@@ -25,16 +25,7 @@ export interface BudgetFigures {
  */
 export async function budgetFigures(key: KeyRecord, repository: BudgetRepository, now: number): Promise<BudgetFigures[]> {
   const figures: BudgetFigures[] = []
-  for (const budget of key.budgets ?? []) {
-    const period = periodOfText(budget.period)
-    const windowStart = period.kind === 'window' ? await repository.latestPeriodStart(budget.id) : undefined
-    const current = periodNow(budget, now, windowStart)
-    const counted = current.opened ? { spent: 0, reserved: 0 } : await repository.periodFigures(budget.id, current.start)
-    figures.push({
-      budget, scope: budget.scope, period: formatBudgetPeriod(period), timeZone: budget.timeZone, amount: budget.amount, ...counted,
-      periodStart: current.opened || period.kind === 'total' ? undefined : current.start, resetsAt: current.opened ? undefined : current.resetsAt,
-    })
-  }
+  for (const budget of key.budgets ?? []) figures.push(await figuresOf(budget, repository, now))
   if (key.budget !== null) {
     figures.push({
       budget: undefined, scope: 'key', period: 'total', timeZone: 'UTC', amount: key.budget, spent: key.spent, reserved: 0,
@@ -42,6 +33,30 @@ export async function budgetFigures(key: KeyRecord, repository: BudgetRepository
     })
   }
   return figures
+}
+
+/** One scheduled budget's figures in its current period at `now`. */
+export async function figuresOf(budget: BudgetRecord, repository: BudgetRepository, now: number): Promise<BudgetFigures> {
+  const period = periodOfText(budget.period)
+  const windowStart = period.kind === 'window' ? await repository.latestPeriodStart(budget.id) : undefined
+  const current = periodNow(budget, now, windowStart)
+  const counted = current.opened ? { spent: 0, reserved: 0 } : await repository.periodFigures(budget.id, current.start)
+  return {
+    budget, scope: budget.scope, period: formatBudgetPeriod(period), timeZone: budget.timeZone, amount: budget.amount, ...counted,
+    periodStart: current.opened || period.kind === 'total' ? undefined : current.start, resetsAt: current.opened ? undefined : current.resetsAt,
+  }
+}
+
+/** A budget's figures as exact decimal strings and ISO times (GET /v1/key, the console, the admin API, the CLI). */
+export function figuresJson(figure: BudgetFigures) {
+  return {
+    amount_usd: formatUsd(figure.amount),
+    spent_usd: formatUsd(figure.spent),
+    reserved_usd: formatUsd(figure.reserved),
+    remaining_usd: formatUsd(Math.max(0, figure.amount - figure.spent - figure.reserved)),
+    period_start: isoTime(figure.periodStart),
+    resets_at: isoTime(figure.resetsAt),
+  }
 }
 
 /** GET /v1/key's answer: the key's limits, budgets (exact decimal strings), expiry and models. */
@@ -64,12 +79,7 @@ export function keyViewJson(key: KeyRecord, figures: readonly BudgetFigures[], m
       scope_name: figure.scope === 'project' ? project?.name ?? null : null,
       period: figure.period,
       time_zone: figure.timeZone,
-      amount_usd: formatUsd(figure.amount),
-      spent_usd: formatUsd(figure.spent),
-      reserved_usd: formatUsd(figure.reserved),
-      remaining_usd: formatUsd(Math.max(0, figure.amount - figure.spent - figure.reserved)),
-      period_start: isoTime(figure.periodStart),
-      resets_at: isoTime(figure.resetsAt),
+      ...figuresJson(figure),
     })),
   }
 }
