@@ -115,13 +115,12 @@ export class KeyService {
     return checkKeyChanges(changes, { configuredModels: this.options.configuredModels(), now })
   }
 
-  /** A key's project is one of its account's, and its model list only narrows the project's. */
+  /** A key's project is one of its account's, and its model list only narrows the project's (none: the project's list). */
   private async checkProject(projectId: number | null, accountId: number, models: string[] | null): Promise<void> {
     if (projectId === null) return
     const project = await this.options.findProject?.(projectId)
     if (!project || project.accountId !== accountId) throw new KeyInputError('projectId', 'must name a project of the key\'s account')
     const outside = project.models && (models ?? []).filter((model) => !project.models!.includes(model))
-    if (project.models && models === null) throw new KeyInputError('models', `must be within its project's models (${project.models.join(', ')})`)
     if (outside?.length) throw new KeyInputError('models', `must be within its project's models (${project.models!.join(', ')}); not: ${outside.join(', ')}`)
   }
 
