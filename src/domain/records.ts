@@ -140,6 +140,8 @@ export type LedgerWrite =
 export interface UsageFilter {
   accountId?: number
   keyId?: string
+  /** Only these keys (a project's keys, as they are now); empty matches nothing. */
+  keyIds?: readonly string[]
   model?: string
   /** Inclusive HTTP status range, e.g. 400–499 for client errors. */
   statusMin?: number

@@ -7,7 +7,7 @@ import type { BudgetRecord, ProjectRecord } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import { adminDetail, withAdminToken } from '../admin/gate.ts'
 import * as schema from './schemas.ts'
-import { findAccount, findKey } from './scope.ts'
+import { findAccount, findKey, findProject } from './scope.ts'
 import { notFound } from './respond.ts'
 import { signedIn } from './signed-in.ts'
 
@@ -33,11 +33,7 @@ export function budgetRoutes(services: Services, door: 'console' | 'admin') {
   // Both gates give the caller's `actor`, whose account (none for an admin or an admin token) scopes every lookup.
   const guard = (door === 'console' ? signedIn(services) : withAdminToken(services)) as unknown as ReturnType<typeof withAdminToken>
 
-  const visibleProject = async (own: number | undefined, id: string): Promise<ProjectRecord> => {
-    const project = /^\d{1,15}$/.test(id) ? await store.budgets.findProject(Number(id)) : undefined
-    if (!project || (own !== undefined && project.accountId !== own)) throw notFound('No such project.')
-    return project
-  }
+  const visibleProject = (own: number | undefined, id: string): Promise<ProjectRecord> => findProject(services, own, id)
   const visibleBudget = async (own: number | undefined, id: string): Promise<BudgetRecord> => {
     const budget = /^\d{1,15}$/.test(id) ? await store.budgets.findBudget(Number(id)) : undefined
     if (!budget || (own !== undefined && budget.accountId !== own)) throw notFound('No such budget.')

@@ -133,6 +133,7 @@ export const accountQuery = t.Object({ account_id: t.Optional(t.String({ descrip
 export const usageQuery = t.Object({
   account_id: t.Optional(t.String({ description: "Only this account (an account user's filter is always their own)" })),
   key_id: t.Optional(t.String({ description: 'Only this key' })),
+  project_id: t.Optional(t.String({ description: "Only this project's keys" })),
   model: t.Optional(t.String({ description: 'Only this model ID' })),
   status: t.Optional(t.String({ description: 'ok, error, 2xx, 4xx, 5xx or a status code such as 429' })),
   since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),

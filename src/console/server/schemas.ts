@@ -238,6 +238,7 @@ export const usage = t.Object({
   by_model: t.Array(group),
   by_operation: t.Array(group, { description: 'By kind of model call: chat, embeddings' }),
   by_key: t.Array(group),
+  by_project: t.Array(group, { description: "By project: each project's keys as they are now" }),
   by_account: t.Optional(t.Array(group, { description: 'Only for an admin looking at every account' })),
 })
 
