@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
 import { parseUsd } from '../src/core/money.ts'
+import { createKey } from '../src/domain/keys.ts'
 import { exactChat, exactModel, operator, projectWithBudget } from './support/budgets.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 
@@ -56,10 +59,7 @@ test('a project budget of 5 requests in a 2s window: 5 of 12 concurrent requests
 test('a key budget and an account budget both apply: the smaller is what refuses, and it is named', async () => {
   const account = await gateway.createAccount('budgeted', '10')
   const service = gateway.gateway.services.budgetService
-  const { record, secret } = await (async () => {
-    const { createKey } = await import('../src/domain/keys.ts')
-    return createKey(gateway.gateway.services.store.keys, { accountId: account.id })
-  })()
+  const { record, secret } = await createKey(gateway.gateway.services.store.keys, { accountId: account.id })
   await service.createBudget({ accountId: account.id, scope: 'account', amount: parseUsd('1'), period: 'month', timeZone: 'Europe/Berlin' }, operator)
   await service.createBudget({ accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('0.006'), period: 'day' }, operator)
   const results = [] as number[]
@@ -87,4 +87,34 @@ test('a failed request releases its hold against every budget: nothing spent, no
   await gateway.settled()
   const start = (await running.services.store.budgets.latestPeriodStart(budget.id))!
   expect(await running.services.store.budgets.periodFigures(budget.id, start)).toEqual({ spent: 0, reserved: 0 })
+})
+
+test("budget_exceeded in each protocol's shape: OpenAI insufficient_quota, Anthropic billing_error, Gemini PERMISSION_DENIED, none with Retry-After", async () => {
+  const { gateway: running } = gateway
+  const { project } = await projectWithBudget(running, gateway.account.id, 'spent', { amount: parseUsd('0.003'), period: 'month' })
+  const { secret } = await gateway.createKey({ projectId: project.id })
+  expect((await exactChat(gateway.url, secret)).status).toBe(200)
+
+  const openai = await new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret }).chat.completions
+    .create({ model: 'exact', messages: [{ role: 'user', content: 'say something please' }] }).catch((error: unknown) => error)
+  expect(openai).toBeInstanceOf(OpenAI.PermissionDeniedError)
+  expect((openai as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe('budget_exceeded')
+  expect((openai as InstanceType<typeof OpenAI.PermissionDeniedError>).type).toBe('insufficient_quota')
+  expect((openai as InstanceType<typeof OpenAI.PermissionDeniedError>).headers.get('retry-after')).toBeNull()
+  expect((openai as Error).message).toContain('project "spent"\'s $0.003 monthly budget')
+
+  const anthropic = await new Anthropic({ baseURL: gateway.url, apiKey: secret }).messages
+    .create({ model: 'exact', max_tokens: 3, messages: [{ role: 'user', content: 'say something please' }] }).catch((error: unknown) => error)
+  expect(anthropic).toBeInstanceOf(Anthropic.PermissionDeniedError)
+  expect((anthropic as { error: { error: { type: string } } }).error.error.type).toBe('billing_error')
+
+  const gemini = await fetch(`${gateway.url}/v1beta/models/exact:generateContent`, {
+    method: 'POST', headers: { 'x-goog-api-key': secret, 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'say something please' }] }], generationConfig: { maxOutputTokens: 3 } }),
+  })
+  expect(gemini.status).toBe(403)
+  expect(gemini.headers.get('retry-after')).toBeNull()
+  const body = (await gemini.json()) as { error: { status: string; message: string } }
+  expect(body.error.status).toBe('PERMISSION_DENIED')
+  expect(body.error.message).toMatch(/It resets at \d{4}-\d\d-01T/)
 })
