@@ -216,3 +216,32 @@ export interface AuditPage {
   entries: AuditEntry[]
   next: string | null
 }
+
+export interface Project {
+  id: number
+  account_id: number
+  name: string
+  models: string[] | null
+  rpm: number | null
+  tpm: number | null
+  concurrency: number | null
+  keys: number
+  created_at: string
+}
+
+export interface Budget {
+  id: number
+  account_id: number
+  scope: 'account' | 'project' | 'key'
+  project_id: number | null
+  key_id: string | null
+  period: string
+  time_zone: string
+  amount_usd: string
+  spent_usd: string
+  reserved_usd: string
+  remaining_usd: string
+  period_start: string | null
+  resets_at: string | null
+  created_at: string
+}
