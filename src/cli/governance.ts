@@ -8,7 +8,8 @@ import { DomainError } from '../domain/errors.ts'
 import type { ProjectRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { changeByCli } from './actor.ts'
-import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
+import { flagString, type ParsedArgs, UsageError } from './args.ts'
+import { readNameModelsLimits } from './key-flags.ts'
 import { formatTime, printResult, table } from './output.ts'
 
 /** A project of an account by its name (`--project NAME`), or a not-found naming both. */
@@ -23,17 +24,10 @@ const numericId = (text: string | undefined, what: string): number => {
   return Number(text)
 }
 
-/** `--models`, `--rpm`… as a project's changes: `all` lifts the model list, `none` clears a limit. */
+/** A project's changes from its flags, as a key's are read (`all` lifts the model list, `none` clears a limit). */
 function readProjectFlags(args: ParsedArgs): ProjectChanges {
-  const changes: ProjectChanges = {}
-  const name = flagString(args, 'name')
-  if (name !== undefined) changes.name = name
-  const models = flagString(args, 'models')
-  if (models !== undefined) changes.models = models === 'all' ? null : models.split(',').map((model) => model.trim()).filter(Boolean)
-  for (const limit of ['rpm', 'tpm', 'concurrency'] as const) {
-    if (args.flags.has(limit)) changes[limit] = flagString(args, limit) === 'none' ? null : flagInteger(args, limit)!
-  }
-  return changes
+  const { name, ...rest } = readNameModelsLimits(args)
+  return { ...rest, ...(name !== undefined && name !== null && { name }) }
 }
 
 const describeProjectLimits = (project: ProjectRecord) =>

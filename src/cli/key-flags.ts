@@ -23,7 +23,19 @@ function readExpiry(value: string | undefined): number | undefined {
  * read here; whether the values are allowed is KeyService's to say (key-rules.ts), as for the console.
  */
 export function readKeyFlags(args: ParsedArgs): KeyChanges {
-  const changes: KeyChanges = {}
+  const changes: KeyChanges = readNameModelsLimits(args)
+  const budget = flagString(args, 'budget')
+  if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
+  if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
+  return changes
+}
+
+/**
+ * `--name`, `--models` (`all` lifts the list) and `--rpm`, `--tpm`, `--concurrency` (`none` clears one): what a key
+ * and a project (cli/governance.ts) are both given.
+ */
+export function readNameModelsLimits(args: ParsedArgs): Pick<KeyChanges, 'name' | 'models' | 'rpm' | 'tpm' | 'concurrency'> {
+  const changes: Pick<KeyChanges, 'name' | 'models' | 'rpm' | 'tpm' | 'concurrency'> = {}
   const name = flagString(args, 'name')
   if (name !== undefined) changes.name = name
   const models = flagString(args, 'models')
@@ -31,9 +43,6 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
   for (const limit of ['rpm', 'tpm', 'concurrency'] as const) {
     if (args.flags.has(limit)) changes[limit] = cleared(args, limit) ? null : flagInteger(args, limit)!
   }
-  const budget = flagString(args, 'budget')
-  if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
-  if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
   return changes
 }
 
