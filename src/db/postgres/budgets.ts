@@ -70,19 +70,25 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
       return (await (accountId === undefined ? query : query.where(eq(budgets.accountId, accountId)))).map(budgetOf).sort((a, b) => a.id - b.id)
     },
     updateBudget: (id, changes, at, audit) => db.transaction(async (tx) => {
+      // Its keys first, then the budget: the order a reservation takes them in (ledger.ts), so the two never deadlock.
+      const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
+      if (!scope) return undefined
+      await touchKeys(tx, scopeOf(scope), at)
       const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
       if (!before) return undefined
       const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
       const [updated] = await tx.update(budgets).set({ ...defined, updatedAt: at }).where(eq(budgets.id, id)).returning()
       const after = budgetOf(updated!)
-      await touchKeys(tx, scopeOf(after), at)
       await writeAudit(tx, audit?.(budgetOf(before), after))
       return after
     }),
     deleteBudget: (id, at, audit) => db.transaction(async (tx) => {
+      // Keys before the budget, as in updateBudget.
+      const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
+      if (!scope) return false
+      await touchKeys(tx, scopeOf(scope), at)
       const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
       if (!before) return false
-      await touchKeys(tx, scopeOf(before), at)
       await tx.delete(budgets).where(eq(budgets.id, id))
       await writeAudit(tx, audit?.(budgetOf(before), undefined))
       return true
