@@ -71,6 +71,12 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   expect(await monthRow.getByTestId('budget-resets').textContent()).toMatch(/ 2[23]:00:00$/) // Berlin midnight in UTC
   expect(await projectRow.getByRole('cell').nth(3).textContent()).toBe('1')
   await saveScreenshot(page, 'budgets-1-account-admin')
+
+  // The Usage page breaks spend down by project too.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click()
+  const byProject = page.locator('section.panel', { hasText: 'By project' })
+  await byProject.getByText('team').waitFor()
+  expect(await byProject.textContent()).toContain('$0.006')
   expect(problems).toEqual([])
   await close()
 

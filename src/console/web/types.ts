@@ -73,6 +73,8 @@ export interface UsageSummary {
   by_model: Group[]
   by_operation: Group[]
   by_key: Group[]
+  /** Each project's keys as they are now. */
+  by_project: Group[]
   by_account?: Group[]
 }
 
