@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { memoryOf } from './support/memory.ts'
 
 /**
  * A large upload is parsed and stored as it streams in, not held whole: the gateway (its own process) takes a 100 MB
@@ -23,13 +23,6 @@ afterAll(async () => {
   server.process.kill('SIGTERM')
   await server.process.exited
 })
-
-/** Resident and peak resident memory of the gateway's process, in MB. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)![1]) / 1024
-  return { rss: field('VmRSS'), peak: field('VmHWM') }
-}
 
 async function upload(text: string): Promise<Response> {
   const form = new FormData()

@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { clientNames, type ClientName, features, type Json, kinds, type Kind, nativeKind, policyOf } from './support/matrix/features.ts'
 import { type MatrixUpstreams, startMatrixUpstreams } from './support/matrix/upstreams.ts'
+import { defineMediaMatrix, renderMediaMatrix } from './support/matrix/media-matrix.ts'
 import { type EmbeddingsUpstreams, startEmbeddingsUpstreams } from './support/embeddings-upstreams.ts'
 import {
   type EmbeddingClient, embeddingClients, embeddingFeatures, type EmbeddingKind, embeddingKinds, embeddingMatrixConfig, embeddingModels, embeddingNative,
 } from './support/matrix/embedding-features.ts'
+import { audioMatrixConfig, renderAudio, runAudioMatrix } from './support/matrix/audio-features.ts'
+import { type AudioUpstream, startAudioUpstream } from './support/audio-upstream.ts'
 
 /**
  * Issue 17's conformance matrix: every request feature, from every client protocol, to every upstream kind, through
@@ -21,6 +24,7 @@ const cellKey = (feature: string, client: ClientName, kind: Kind) => `${feature}
 
 let upstreams: MatrixUpstreams
 let embeddingUpstreams: EmbeddingsUpstreams
+let audioUpstream: AudioUpstream
 let gateway: TestGateway
 
 beforeAll(async () => {
@@ -28,8 +32,14 @@ beforeAll(async () => {
   embeddingUpstreams = startEmbeddingsUpstreams()
   // Room for a thinking budget under the output cap (Anthropic wants budget < max_tokens, and at least 1024).
   for (const model of upstreams.config.models as Json[]) model.max_output_tokens = 8192
+  audioUpstream = startAudioUpstream()
   const embeddings = embeddingMatrixConfig(embeddingUpstreams)
-  const config = { ...upstreams.config, providers: [...upstreams.config.providers as Json[], ...embeddings.providers], models: [...upstreams.config.models as Json[], ...embeddings.models] }
+  const audio = audioMatrixConfig(audioUpstream)
+  const config = {
+    ...upstreams.config,
+    providers: [...upstreams.config.providers as Json[], ...embeddings.providers, ...audio.providers],
+    models: [...upstreams.config.models as Json[], ...embeddings.models, ...audio.models],
+  }
   gateway = await startTestGateway({ config, balanceUsd: '1000' })
 })
 
@@ -37,6 +47,7 @@ afterAll(async () => {
   await gateway?.stop()
   await upstreams?.stop()
   await embeddingUpstreams?.stop()
+  await audioUpstream?.stop()
 })
 
 /** One raw request in the client's protocol, with its credentials; the body exactly as sent. */
@@ -143,6 +154,8 @@ describe.each(embeddingFeatures.map((feature) => [feature.name, feature] as cons
   })
 })
 
+const audioResults = runAudioMatrix(() => ({ gateway, upstream: audioUpstream }))
+
 /** The embeddings section of the doc: its own matrix (its clients and the upstream kinds that have embeddings). */
 function renderEmbeddings(): string[] {
   const short: Record<EmbeddingClient, string> = { 'openai-embeddings': 'OpenAI', 'gemini-embeddings': 'Gemini' }
@@ -227,9 +240,13 @@ function renderDoc(): string {
     '  which it answers with an object that fits the schema.',
     '',
     ...renderEmbeddings(),
+    ...renderMediaMatrix(),
+    ...renderAudio(audioResults),
   )
   return lines.join('\n')
 }
+
+describe('images and rerank', defineMediaMatrix)
 
 test('docs/conformance.md is what this run produces', async () => {
   const doc = renderDoc()

@@ -63,7 +63,7 @@ describe('examples/tollgate.yaml', () => {
     writeFileSync(path, uncommented)
     const config = loadConfig({ path, env: { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g' } })
     expect(config.providers.map((provider) => provider.name)).toEqual(['mock', 'openai', 'anthropic', 'gemini', 'local'])
-    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'mock-embed', 'gpt-mini', 'claude-sonnet', 'gemini-flash', 'embed-small', 'gemini-embed'])
+    expect(config.models.map((model) => model.id)).toEqual(['mock-1', 'mock-fast', 'mock-embed', 'mock-image', 'mock-rerank', 'mock-tts', 'mock-stt', 'gpt-mini', 'claude-sonnet', 'gemini-flash', 'embed-small', 'gemini-embed'])
   })
 })
 
@@ -88,6 +88,43 @@ describe('the README client examples against it', () => {
     expect(answer.data.map((item: { index: number; embedding: number[] }) => [item.index, item.embedding.length])).toEqual([[0, 4], [1, 4]])
     // Unit vectors: the mock's are normalised.
     expect(Math.hypot(...answer.data[0].embedding)).toBeCloseTo(1, 5)
+  })
+
+  /** The README's curl example for `path` (its first ```sh block starting so), run against the server with the key. */
+  function readmeCurl(path: string) {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const command = new RegExp(`\`\`\`sh\n(curl -s http://127\\.0\\.0\\.1:8080${path.replaceAll('/', '\\/')}[^\`]*)\`\`\``).exec(readme)![1]!
+    const result = Bun.spawnSync(['sh', '-c', command.replace('http://127.0.0.1:8080', url)], { env: { ...process.env, KEY: key }, stdout: 'pipe', stderr: 'pipe' })
+    expect(result.exitCode).toBe(0)
+    return JSON.parse(result.stdout.toString())
+  }
+
+  test.skipIf(!Bun.which('curl'))('curl makes two images with mock-image (README "Images")', () => {
+    const answer = readmeCurl('/v1/images/generations')
+    expect(answer.data).toHaveLength(2)
+    const png = Buffer.from(answer.data[0].b64_json, 'base64')
+    expect(png.subarray(1, 4).toString()).toBe('PNG')
+    expect(png.readUInt32BE(16)).toBe(256) // IHDR width
+    expect(answer.size).toBe('256x256')
+  })
+
+  test.skipIf(!Bun.which('curl'))('curl reranks two documents with mock-rerank (README "Rerank")', () => {
+    const answer = readmeCurl('/v1/rerank')
+    expect(answer.results).toEqual([{ index: 1, relevance_score: 1, document: { text: 'Paris is the capital of France.' } }])
+    expect(answer.meta).toEqual({ billed_units: { search_units: 1 } })
+  })
+
+  test.skipIf(!Bun.which('curl'))('curl speaks a WAV with mock-tts, then transcribes it with mock-stt (README "Speech and transcription")', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const commands = /```sh\n(curl -s http:\/\/127\.0\.0\.1:8080\/v1\/audio\/speech[^`]*)```/.exec(readme)![1]!
+    const work = mkdtempSync(join(tmpdir(), 'tollgate-readme-audio-'))
+    const result = Bun.spawnSync(['sh', '-c', commands.replaceAll('http://127.0.0.1:8080', url)], { cwd: work, env: { ...process.env, KEY: key }, stdout: 'pipe', stderr: 'pipe' })
+    expect(result.exitCode).toBe(0)
+    const wav = readFileSync(join(work, 'hello.wav'))
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF') // 19 characters × 40 ms of 24 kHz 16-bit silence
+    expect(wav.length).toBe(44 + Math.round(19 * 0.04 * 24_000) * 2)
+    expect(JSON.parse(result.stdout.toString())).toMatchObject({ task: 'transcribe', duration: 0.76, text: '0.76 seconds of wav', usage: { type: 'duration', seconds: 1 } })
+    rmSync(work, { recursive: true, force: true })
   })
 
   test('the OpenAI SDK snippet streams an answer', () => {

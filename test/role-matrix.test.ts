@@ -1,3 +1,4 @@
+import { alertEvents } from '../src/domain/alerts/records.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { Elysia } from 'elysia'
@@ -105,6 +106,13 @@ async function acmeObject(path: string): Promise<string> {
     const budget = await store.budgets.createBudget({ accountId: acme.id, scope: 'account', projectId: null, keyId: null, amount: 5_000_000_000, period: 'month', timeZone: 'UTC', createdAt: now, updatedAt: now })
     return String(budget.id)
   }
+  if (path.includes('/webhooks/')) {
+    const webhook = { id: `wh_matrix${++made}`, accountId: acme.id, projectId: null, url: 'https://hooks.example.com/acme-matrix', secret: `whsec_matrix${made}`,
+      events: [...alertEvents], balanceBelow: null, expiryDays: 7, budgetPercents: [50], createdAt: now, updatedAt: now }
+    await store.webhooks.insert(webhook)
+    secrets.acme.add(webhook.id).add(webhook.secret)
+    return webhook.id
+  }
   return String(acme.id)
 }
 
@@ -114,6 +122,7 @@ const bodies: Record<string, () => unknown> = {
   'POST /accounts': () => ({ name: `opened-${++made}`, balance_usd: '1' }),
   'POST /accounts/:id/credits': () => ({ amount_usd: '0.01', note: 'the role matrix' }),
   'POST /keys': () => ({ account_id: acme.id, name: `acme-matrix-made-${++made}` }),
+  'POST /webhooks': () => ({ account_id: acme.id, url: `https://hooks.example.com/acme-matrix-${++made}` }),
   'PATCH /keys/:id': () => ({ rpm: 100 }),
   'POST /projects': () => ({ account_id: acme.id, name: `acme-matrix-project-${++made}` }),
   'PATCH /projects/:id': () => ({ rpm: 100 }),

@@ -27,6 +27,8 @@ export function checkModelKinds(models: readonly ModelDocument[]): void {
     }
     checkPrice(model.price, `${field}.price`, model.kind, rules)
     if (model.price.batch) checkPrice(model.price.batch, `${field}.price.batch`, model.kind, rules)
+    const own = rules.check?.(model)
+    if (own) throw new ConfigError(`${field}.${own.field}`, own.problem)
     for (const fallback of model.fallbacks) {
       const other = kinds.get(fallback)
       // A fallback serves the same requests: an embedding model cannot stand in for a chat model.

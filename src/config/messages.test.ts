@@ -9,8 +9,8 @@ import { parseConfig } from './load.ts'
 const base = { providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 } }] }
 const withModel = (fields: object) => ({ ...base, models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 }, ...fields }] })
 const rootKeys = 'listen, database, redis, trusted_proxies, providers, models, routing, log, shutdown, limits, tasks, admin, retention, '
-  + 'ledger, telemetry, auth'
-const modelKeys = 'id, kind, provider, upstream_model, routes, fallbacks, price, max_output_tokens, context_window, owned_by, reasoning, allow'
+  + 'ledger, webhooks, telemetry, auth'
+const modelKeys = 'id, kind, provider, upstream_model, routes, fallbacks, price, max_output_tokens, context_window, max_audio_seconds, owned_by, reasoning, allow, max_images'
 
 const mistakes: { mistake: string; document: object; before: string; after: string }[] = [
   {
@@ -22,8 +22,8 @@ const mistakes: { mistake: string; document: object; before: string; after: stri
   {
     mistake: 'a typo that also leaves a required key out: the typo is named',
     document: withModel({ price: { input: 1, ouput: 2 } }),
-    before: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, batch)',
-    after: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, batch)',
+    before: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
+    after: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
   },
   {
     mistake: 'an unknown top-level key',

@@ -15,7 +15,7 @@ test('the README\'s configuration reference is the one the schema writes (run `b
 test('the reference names every setting with its default, and marks the required ones', () => {
   const reference = renderConfigReference()
   expect(reference).toContain('| `port` | whole number from 0 to 65535 | `8080` |')
-  expect(reference).toContain('| `price.input` | number ≥ 0 (USD per 1M tokens) | **required** |')
+  expect(reference).toContain('| `price.input` | number ≥ 0 (USD per 1M tokens) | **required** (chat, embedding) |')
   expect(reference).toContain('| `price.output` | number ≥ 0 (USD per 1M tokens) | **required** (chat) |')
   expect(reference).toContain('| `upstream_body_bytes` | whole number ≥ 1 | `67108864` (64 MiB) |')
   expect(reference).toContain('| `level` | one of `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent` | `info` |')

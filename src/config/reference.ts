@@ -69,7 +69,7 @@ function describeType(schema: TSchema): string {
     case 'Boolean':
       return '`true` / `false`'
     case 'Record':
-      return 'mapping of names to text'
+      return schema.unit ? `mapping${unit}` : 'mapping of names to text'
     case 'Object':
       return 'mapping'
     case 'Array':

@@ -12,4 +12,9 @@ export interface ModelKindRules {
   readonly price: { readonly required: readonly string[]; readonly optional: readonly string[] }
   /** The model settings it takes beyond those every model has (id, provider or routes, fallbacks, price…). */
   readonly settings: readonly string[]
+  /**
+   * What the kind asks of a model beyond which fields it may have (one way of pricing, not two), on the config's own
+   * form: the problem and the field it is at (below the model), or undefined.
+   */
+  readonly check?: (model: { readonly price: object } & Record<string, unknown>) => { field: string; problem: string } | undefined
 }

@@ -1,11 +1,19 @@
 import { chatModels } from '../operations/chat/core/model-kind.ts'
 import { embeddingModels } from '../operations/embeddings/core/model-kind.ts'
+import { imageModels } from '../operations/images/core/model-kind.ts'
+import { rerankModels } from '../operations/rerank/core/model-kind.ts'
+import { speechModels } from '../operations/speech/core/model-kind.ts'
+import { transcriptionModels } from '../operations/transcription/core/model-kind.ts'
 import type { ModelKindRules } from './model-kind.ts'
 
 /** Every `kind:` a model may declare, and what it takes: one line per operation. */
 export const modelKinds = {
   chat: chatModels,
   embedding: embeddingModels,
+  image: imageModels,
+  rerank: rerankModels,
+  speech: speechModels,
+  transcription: transcriptionModels,
 } as const satisfies Record<string, ModelKindRules>
 
 export type ModelKind = keyof typeof modelKinds

@@ -6,6 +6,14 @@ export interface Price {
   output: number
   cachedInput: number
   cacheWrite: number
+  /** Nano-dollars per image, by `size/quality` or `size` (image models priced per image). */
+  images?: Readonly<Record<string, number>>
+  /** Nano-dollars per search unit (rerank models priced per search unit). */
+  searchUnit?: number
+  /** Speech: per one million input characters. */
+  characters?: number
+  /** Transcription: per minute of audio, counted in whole seconds. */
+  audioMinute?: number
 }
 
 const TOKENS_PER_PRICE = 1_000_000n

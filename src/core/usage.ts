@@ -15,6 +15,11 @@ export interface Usage {
    * inputs embedded; later images, seconds of audio, characters, search units). Absent: none.
    */
   units?: number
+  /**
+   * What the units were, when their price depends on it (an image's `size/quality`, as the upstream said it made
+   * them, else as the request asked): the operation's `costOf` reads it. Not recorded.
+   */
+  variant?: string
   /** True when the counts are our own estimate rather than the upstream's report. */
   estimated?: boolean
 }

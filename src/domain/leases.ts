@@ -153,7 +153,7 @@ export class Leases {
   release(lease: Lease): void {
     if (lease.used !== 0 || this.current.get(lease.slot) !== lease) return
     // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
-    if (lease.growing) return this.scheduleRelease(lease)
+    if (lease.growing !== undefined) return this.scheduleRelease(lease)
     clearTimeout(lease.idleTimer)
     this.current.delete(lease.slot)
     if (lease.hasRow) {
@@ -176,7 +176,7 @@ export class Leases {
   private giveBackIfIdle(lease: Lease): void {
     if (lease.used !== 0) return
     if (!lease.retired) return this.scheduleRelease(lease)
-    if (lease.growing) return // once reserved again (`retire`)
+    if (lease.growing !== undefined) return // once reserved again (`retire`)
     this.retired.delete(lease.heldAs ?? lease.id)
     // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
     this.writer.enqueue({

@@ -38,6 +38,7 @@ export function keyJson(key: KeyRecord, accountName?: string) {
     spent_usd: formatUsd(key.spent),
     expires_at: isoTimeOrNull(key.expiresAt),
     project_id: key.projectId,
+    allowed_ips: key.allowedIps,
   }
 }
 

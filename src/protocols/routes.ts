@@ -10,7 +10,11 @@ import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
 import { taskRoutes } from './tasks-view.ts'
 import { serveKey } from './key-view.ts'
+import { speechRoutes } from '../operations/speech/protocols/routes.ts'
+import { transcriptionRoutes } from '../operations/transcription/protocols/routes.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
+import { imagesRoutes } from '../operations/images/protocols/routes.ts'
+import { rerankRoutes } from '../operations/rerank/protocols/routes.ts'
 
 /**
  * Every client-protocol route, registered here once. gateway.ts gives this table to Bun.serve's own router (which
@@ -23,6 +27,10 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiChatRoutes(services),
     openAiResponsesRoutes(services),
     embeddingsRoutes(services),
+    imagesRoutes(services),
+    rerankRoutes(services),
+    speechRoutes(services),
+    transcriptionRoutes(services),
     anthropicRoutes(services),
     geminiRoutes(services),
     openAiFileRoutes(services),

@@ -1,9 +1,11 @@
+import type { GatewayCode } from '../core/error-codes.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
+import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
@@ -28,7 +30,7 @@ import {
  * wrapper: one async frame fewer per request).
  */
 async function fetchUpstream(
-  provider: ProviderConfig, path: string, init: { body: string; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
+  provider: ProviderConfig, path: string, init: { body: string | FormData | ReadableStream<Uint8Array>; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
 ): Promise<Response> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
@@ -73,7 +75,7 @@ class HeadTimer {
     this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
   }
 
-  end(code: string, message: string): void {
+  end(code: GatewayCode, message: string): void {
     this.attempt.abort(new GatewayError('timeout', `Upstream ${this.provider.name} ${message}`, { code }))
   }
 
@@ -163,7 +165,12 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
 /** A request to an HTTP upstream: the path below its base URL (with query), the body as JSON text, extra headers. */
 export interface OutgoingRequest {
   path: string
-  body: string
+  /**
+   * JSON text; a `FormData` (image edits: fetch writes its boundary and its file-backed parts); or a form whose one file
+   * is streamed from disk with its length declared (file-form.ts: transcriptions, where FormData was measured to read
+   * the whole file into memory).
+   */
+  body: string | FormData | FileForm
   /** Headers that change what the body means upstream (Anthropic's `anthropic-beta`); never credentials. */
   headers?: Record<string, string>
 }
@@ -191,13 +198,19 @@ export class Transport {
   /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
   send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
-    let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
+    const { body } = request
+    if (typeof body !== 'string' && !(body instanceof FormData)) {
+      const form = { ...this.config.headers, ...request.headers, 'content-type': body.contentType, 'content-length': String(body.length), ...this.auth }
+      return fetchUpstream(this.config, request.path, { body: body.stream, headers: traceparent ? { ...form, traceparent } : form }, attempt, this.vendor)
+    }
+    let headers: HeadersInit = typeof body !== 'string' ? { ...this.config.headers, ...request.headers, ...this.auth }
+      : request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
     // Only a traced request pays for a headers object of its own (the usual one is shared by every request).
     if (traceparent) {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, { body: request.body, headers }, attempt, this.vendor)
+    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor)
   }
 
   /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */
@@ -209,6 +222,12 @@ export class Transport {
   readEvents<Event extends AnswerEvent>(response: Response, decoder: StreamDecoder<Event>, attempt: AbortController): AsyncGenerator<Event> {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty stream`)
     return decodeBody(response, decoder, this.config, attempt)
+  }
+
+  /** A streamed answer's bytes as they come (audio), read under the attempt's timers. */
+  readChunks(response: Response, attempt: AbortController): BodyChunks {
+    if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
+    return new UpstreamChunks(response.body, this.config, attempt, attemptDeadline(response))
   }
 
   /** A forwarded request's answer (passthrough), read whole or as a stream by `decoder`'s lights. */

@@ -4,6 +4,10 @@ import { modelKinds } from '../core/model-kinds.ts'
 import type { Provider } from '../core/provider.ts'
 import { chatUpstreams } from '../operations/chat/providers/index.ts'
 import { embeddingsUpstreams } from '../operations/embeddings/providers/index.ts'
+import { imagesUpstreams } from '../operations/images/providers/index.ts'
+import { rerankUpstreams } from '../operations/rerank/providers/index.ts'
+import { speechUpstreams } from '../operations/speech/providers/index.ts'
+import { transcriptionUpstreams } from '../operations/transcription/providers/index.ts'
 import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
@@ -26,6 +30,10 @@ const vendors: Record<ProviderType, HttpVendor | undefined> = {
 const operations: Record<string, UpstreamFactories> = {
   chat: chatUpstreams,
   embeddings: embeddingsUpstreams,
+  images: imagesUpstreams,
+  rerank: rerankUpstreams,
+  speech: speechUpstreams,
+  transcription: transcriptionUpstreams,
 }
 
 export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {

@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../config/types.ts'
-import type { GatewayError, RateLimitState } from '../core/errors.ts'
+import type { ErrorCode } from '../core/error-codes.ts'
+import type { ErrorKind, GatewayError, RateLimitState } from '../core/errors.ts'
 import type { AnswerEvent, OperationRequest } from '../core/operation.ts'
 import type { Price } from '../core/pricing.ts'
 import type { ForwardRequest, Target } from '../core/provider.ts'
@@ -9,7 +10,6 @@ import type { KeyRecord, UsageRecord } from '../domain/records.ts'
 import type { AbortScope } from './abort-scope.ts'
 import type { Attempt } from './attempt.ts'
 import type { Meter } from './meter.ts'
-import type { PassthroughTap } from './passthrough-tap.ts'
 
 /** The relay's shared types, in one module of their own so that the pipeline's files do not import each other back. */
 
@@ -57,7 +57,17 @@ export type OpenedAttempt =
   /** A whole answer forwarded as the upstream wrote it (passthrough). */
   | { kind: 'raw'; body: string }
   | { kind: 'stream'; head: AnswerEvent[]; events: AsyncIterator<AnswerEvent> }
-  | { kind: 'raw-stream'; tap: PassthroughTap }
+  | { kind: 'raw-stream'; tap: StreamTap }
+
+/**
+ * A forwarded answer streamed to the client as bytes: SSE relayed event by event (passthrough-tap.ts), or any other
+ * body chunk by chunk (byte-tap.ts: audio). `end` settles the request once, however the stream ends.
+ */
+export interface StreamTap {
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array>
+  /** Read the rest unsent (a request that reads on after its client left). */
+  readOn(): Promise<void>
+}
 
 /**
  * What the client's protocol lends the relay for one request: how to write a whole answer in its wire format, and,
@@ -114,7 +124,8 @@ export type RelayResult = (
 export interface Outcome {
   status: number
   usage?: Usage
-  errorType?: string
+  /** The failure's code, else its kind (core/error-codes.ts). */
+  errorType?: ErrorCode | ErrorKind
   /** Why it failed, when it did: an unexpected failure is logged (once) when the request settles. */
   failure?: GatewayError
 }

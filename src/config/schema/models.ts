@@ -29,8 +29,10 @@ export const modelSchema = Type.Transform(entry({
   id: text({ description: 'What clients send as `model`; unique.' }),
   kind: oneOf(Object.keys(modelKinds) as ModelKind[], {
     default: defaultModelKind,
-    description: 'What the model serves: `chat` (chat, responses, messages, generateContent) or `embedding` '
-      + '(`/v1/embeddings`, Gemini\'s embedContent); a request of the other kind is a 400. An embedding model\'s price '
+    description: 'What the model serves: `chat` (chat, responses, messages, generateContent), `embedding` '
+      + '(`/v1/embeddings`, Gemini\'s embedContent), `image` (`/v1/images/generations`, `/v1/images/edits`), `rerank` (`/v1/rerank`), '
+      + '`speech` (`/v1/audio/speech`) or `transcription` (`/v1/audio/transcriptions` and `/translations`); '
+      + 'a request of another kind is a 400. An embedding model\'s price '
       + 'has `input` only, and it takes no `max_output_tokens`, `reasoning` or `allow`.',
   }),
   provider: Type.Optional(text({ description: 'The one provider serving this model (a `providers:` name); or give `routes`.' })),
@@ -54,6 +56,11 @@ export const modelSchema = Type.Transform(entry({
     minimum: 1,
     description: 'Bounds the input side of the hold for content given by URL or file id; without it such requests are refused.',
   })),
+  max_audio_seconds: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: 'The longest audio a request may send (transcription models): a file whose duration cannot be read from '
+      + 'its header is held against it instead of refused.',
+  })),
   owned_by: text({ default: 'tollgate', description: 'The `owned_by` the model list shows.' }),
   reasoning: Type.Optional(Type.Boolean({
     defaultText: '`false`',
@@ -64,6 +71,9 @@ export const modelSchema = Type.Transform(entry({
     defaultText: '`[]`',
     description: 'Paid upstream features this model\'s requests may use, billed at the token price only (see "Money"); '
       + 'any other is refused with a 400 (chat models).',
+  })),
+  max_images: Type.Optional(Type.Integer({
+    minimum: 1, defaultText: '`10`', description: 'The most images one request may ask for (`n`); more is a 400 (image models).',
   })),
 }))
   .Decode((model) => {
@@ -80,9 +90,11 @@ export const modelSchema = Type.Transform(entry({
       batchPrice: model.price.batch,
       maxOutputTokens: model.max_output_tokens ?? chatDefaults.maxOutputTokens,
       contextWindow: model.context_window,
+      maxAudioSeconds: model.max_audio_seconds,
       ownedBy: model.owned_by,
       reasoning: model.reasoning ?? false,
       allow: model.allow ?? [],
+      maxImages: model.max_images ?? 10,
     }
   })
   .Encode(readOnly)

@@ -5,6 +5,7 @@ import { adminAuditRoutes } from './audit-routes.ts'
 import { adminKeyRoutes } from './key-routes.ts'
 import { budgetRoutes } from '../server/budget-routes.ts'
 import { adminUsageRoutes } from './usage-routes.ts'
+import { adminWebhookRoutes } from './webhook-routes.ts'
 
 /**
  * The admin API under /admin/api: what the CLI and the console do, for automation, authenticated by admin tokens
@@ -18,4 +19,5 @@ export function adminApiRoutes(services: Services) {
     .use(budgetRoutes(services, 'admin'))
     .use(adminUsageRoutes(services))
     .use(adminAuditRoutes(services))
+    .use(adminWebhookRoutes(services))
 }

@@ -9,10 +9,15 @@ import { modelPathOf, readModel } from './model-path.ts'
 /** A model without a configured context window: a common size, so clients that budget by it stay conservative. */
 const defaultInputTokenLimit = 128_000
 
-/** What each kind of model can be called with, as Gemini lists it: clients pick models by these methods. */
-const methodsByKind: Record<ModelKind, string[]> = {
+/**
+ * What each kind of model can be called with, as Gemini lists it: clients pick models by these methods. A kind Gemini's
+ * API has no method for (speech, transcription) is listed with none.
+ */
+const methodsByKind: Partial<Record<ModelKind, string[]>> = {
   chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
   embedding: ['embedContent', 'batchEmbedContents'],
+  image: [],
+  rerank: [],
 }
 
 function describeModel(model: ModelConfig) {
@@ -24,7 +29,7 @@ function describeModel(model: ModelConfig) {
     inputTokenLimit: model.contextWindow ?? defaultInputTokenLimit,
     // An embedding answers with a vector, not tokens: Gemini lists its embedding models with an output limit of 1.
     outputTokenLimit: model.kind === 'chat' ? model.maxOutputTokens : 1,
-    supportedGenerationMethods: methodsByKind[model.kind],
+    supportedGenerationMethods: methodsByKind[model.kind] ?? [],
   }
 }
 

@@ -34,22 +34,29 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // memory is answered at once: only an unknown secret costs a promise (a store lookup). A refusal here closes the
     // connection, whose unread body would otherwise be read as the next request (front-door.ts).
     const secret = protocol.readSecret(request)
-    key = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
-    const text = await readBody(request, services.config.limits.bodyTimeoutMs)
-    exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
+    key = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
+    let inputBound: number
+    if (protocol.readExchange) ({ exchange, inputBound } = await protocol.readExchange(request, services.config.limits))
+    else {
+      const text = await readBody(request, services.config.limits.bodyTimeoutMs)
+      exchange = protocol.decode(parseJsonBody(text, services.config.limits.jsonDepth), text, request, requestId)
+      inputBound = Buffer.byteLength(text)
+    }
     const scope = AbortScope.of(request)
     relayed = true
-    const result = await services.relay.run({
-      key, protocol: protocol.name, operation: protocol.operation, requestId, request: exchange.request, inputBound: Buffer.byteLength(text), scope, codec: exchange,
+    const running = services.relay.run({
+      key, protocol: protocol.name, operation: protocol.operation, requestId, request: exchange.request, inputBound, scope, codec: exchange,
       // The client's trace, which the gateway's span joins: read only when telemetry is on.
       traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
+    // An upload kept aside is removed once every attempt has sent it; only such requests pay for the extra promise.
+    const result = await (exchange.dispose ? running.finally(() => exchange!.dispose!()) : running)
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
     const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
     if (result.kind === 'whole') {
       // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
       const headers = protocol.answerHeaders(requestId, result.rateLimit)
-      headers['content-type'] = protocol.wholeContentType
+      headers['content-type'] = exchange.wholeContentType ?? protocol.wholeContentType
       return wholeResponse(result.body, headers, request, services.server, services.config.limits.writeIdleMs)
     }
     // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
@@ -77,7 +84,9 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<Re
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
     case 'raw-stream':
-      return rawStreamResponse(result.body, Object.assign(headers, sseHeaders))
+      Object.assign(headers, sseHeaders)
+      if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
+      return rawStreamResponse(result.body, headers)
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType

@@ -1,0 +1,102 @@
+import type { BodyChunks } from '../core/provider.ts'
+import { directStream, drained, sendNow } from '../core/direct-stream.ts'
+import { clientClosed, toGatewayError } from '../core/errors.ts'
+import type { AnswerEvent } from '../core/operation.ts'
+import type { Meter } from './meter.ts'
+import type { AbortScope } from './abort-scope.ts'
+import { outcomeOf } from './outcome.ts'
+import type { Outcome, StreamTap } from './types.ts'
+
+/** One chunk of a byte stream, as a meter sees it (`Meter.observe`): the meter reads what it needs from the bytes. */
+export interface BytesEvent extends AnswerEvent {
+  readonly type: 'bytes'
+  readonly bytes: Uint8Array
+}
+
+/**
+ * An upstream body relayed to the client chunk by chunk as it comes, unbuffered (audio, and any answer that is not
+ * events the gateway re-frames): every chunk is shown to the meter, then written at once. `prime()` reads until the
+ * first bytes, so a failure before any byte (a cut, a stall) is thrown and may be retried elsewhere. The body's end
+ * is held back until the request is settled: a client never holds a complete answer whose bill a crash could lose.
+ */
+export class ByteTap implements StreamTap {
+  private pending: Uint8Array | undefined
+  private ended = false
+  private leaving = false
+
+  constructor(private readonly chunks: BodyChunks, private readonly meter: Meter, private readonly scope: AbortScope) {}
+
+  async prime(): Promise<void> {
+    try {
+      while (this.pending === undefined && !this.ended) this.receive(await this.chunks.read())
+    } catch (error) {
+      this.chunks.cancel()
+      throw error
+    }
+  }
+
+  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
+    let finished = false
+    const finish = async (outcome: Omit<Outcome, 'usage'>) => {
+      if (finished) return
+      finished = true
+      await end(outcome)
+    }
+    return directStream({
+      type: 'direct',
+      pull: async (controller) => {
+        try {
+          while (true) {
+            while (this.pending === undefined && !this.ended) this.receive(await this.chunks.read())
+            if (finished || this.leaving) return
+            if (this.pending === undefined) break
+            const sent = sendNow(controller, this.pending)
+            this.pending = undefined
+            if (sent && !await drained(sent, writeIdleMs)) {
+              this.leaving = true
+              await finish({ status: 499, errorType: 'client_closed' })
+              this.chunks.cancel()
+              return controller.close(clientClosed())
+            }
+          }
+          await finish({ status: 200 })
+          controller.close()
+        } catch (error) {
+          if (finished || this.leaving) return
+          const failure = toGatewayError(error)
+          // Audio has no error event: the body is cut, which a client's decoder and the missing chunk terminator show.
+          controller.close(failure)
+          await finish(outcomeOf(failure))
+        }
+      },
+      cancel: async () => {
+        this.leaving = true
+        if (this.scope.readsOn) await this.readOn()
+        await finish({ status: 499, errorType: 'client_closed' })
+        this.chunks.cancel()
+      },
+    })
+  }
+
+  async readOn(): Promise<void> {
+    try {
+      while (!this.ended) {
+        this.receive(await this.chunks.read())
+        this.pending = undefined
+      }
+    } catch {
+      // The upstream failed or a timer ended the attempt: the bill is what was seen.
+    }
+  }
+
+  private receive(next: Bun.ReadableStreamDefaultReadResult<Uint8Array>): void {
+    if (next.done) {
+      this.ended = true
+      this.meter.ended = true
+      return
+    }
+    if (next.value.byteLength === 0) return
+    this.meter.observe({ type: 'bytes', bytes: next.value } as BytesEvent)
+    this.pending = next.value
+  }
+}
