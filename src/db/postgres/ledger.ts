@@ -2,7 +2,7 @@ import type { SQL, TransactionSQL } from 'bun'
 import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 import type { PostgresInstance } from './instances.ts'
 import type { LedgerWrite } from '../../domain/records.ts'
-import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/repositories.ts'
+import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
 import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
 
 /**

@@ -27,7 +27,7 @@ export function withGovernance(keys: KeyRepository, budgets: BudgetRepository): 
  * Set a key's project, applying budgets and their signature from its account's projects and budgets. Not enumerable:
  * they are what the key is read with, not fields of the key (its JSON, its audit rows and comparisons leave them out).
  */
-export function applyGovernance(key: KeyRecord, projects: readonly ProjectRecord[], budgets: readonly BudgetRecord[]): void {
+function applyGovernance(key: KeyRecord, projects: readonly ProjectRecord[], budgets: readonly BudgetRecord[]): void {
   const applying = budgets.filter((budget) => budget.accountId === key.accountId && appliesTo(budget, key)).sort((a, b) => a.id - b.id)
   const hidden = (value: unknown) => ({ value, writable: true, configurable: true, enumerable: false })
   Object.defineProperties(key, {

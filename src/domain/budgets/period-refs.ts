@@ -7,10 +7,6 @@ export interface PeriodRef {
   start: number
 }
 
-export function encodePeriodRefs(refs: readonly PeriodRef[]): string {
-  return refs.map((ref) => `${ref.budgetId}:${ref.start}`).join(',')
-}
-
 export function decodePeriodRefs(text: string | null | undefined): PeriodRef[] {
   if (!text) return []
   return text.split(',').map((part) => {

@@ -5,7 +5,7 @@ import type { BudgetRecord, KeyRecord } from '../records.ts'
 const periodWords: Record<string, string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'lifetime' }
 
 /** `project "team-a"'s $50.00 monthly budget`: whose budget it is and what it is, as a refusal names it. */
-export function describeBudget(budget: BudgetRecord, key?: Pick<KeyRecord, 'project'>): string {
+function describeBudget(budget: BudgetRecord, key?: Pick<KeyRecord, 'project'>): string {
   const owner = budget.scope === 'account' ? "this account's"
     : budget.scope === 'project' ? (key?.project ? `project "${key.project.name}"'s` : "this API key's project's")
     : "this API key's"
