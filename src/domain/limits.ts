@@ -76,8 +76,18 @@ export function projectLimits(key: KeyRecord): LimitedKey | undefined {
   return { id: `project:${project.id}`, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency, label: `project "${project.name}"` }
 }
 
+/** A project's admission after its key's, as one permit; refused there, the key's admission is undone. */
+export async function withProject(keyPermit: Permit, admitProject: () => Promise<Permit>): Promise<Permit> {
+  try {
+    return bothPermits(keyPermit, await admitProject())
+  } catch (error) {
+    keyPermit.cancel()
+    throw error
+  }
+}
+
 /** Two admissions as one: released and cancelled together; the key's own limits are what headers show. */
-export function bothPermits(key: Permit, project: Permit): Permit {
+function bothPermits(key: Permit, project: Permit): Permit {
   return {
     state: key.state ?? project.state,
     release(tokensUsed) {

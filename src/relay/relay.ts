@@ -2,7 +2,7 @@ import type { Config, ModelConfig } from '../config/types.ts'
 import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import { bothPermits, KeyLimiter, type LimitedKey, type Limiter, type Permit, projectLimits } from '../domain/limits.ts'
+import { KeyLimiter, type LimitedKey, type Limiter, type Permit, projectLimits, withProject } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { Operation, RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
@@ -130,7 +130,7 @@ export class Relay {
       const project = call.key.project ? projectLimits(call.key) : undefined
       const tokens = call.key.tpm === null && project?.tpm == null ? 0 : operation.admittedTokens(request)
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
-      if (project) permit = await this.admitProject(permit, project, tokens)
+      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? await this.admitLater(project, tokens))
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
@@ -200,16 +200,6 @@ export class Relay {
       return this.limiter.admitNow(key, tokens)
     } catch (error) {
       this.metrics.refusals.inc({ reason: (error as GatewayError).code ?? 'rate_limit' })
-      throw error
-    }
-  }
-
-  /** A project's shared limits, after its key's own: refused there, the key's admission is undone. */
-  private async admitProject(keyPermit: Permit, project: LimitedKey, tokens: number): Promise<Permit> {
-    try {
-      return bothPermits(keyPermit, this.admit(project, tokens) ?? await this.admitLater(project, tokens))
-    } catch (error) {
-      keyPermit.cancel()
       throw error
     }
   }
