@@ -7,7 +7,15 @@ export function workload(operation: string, stream: boolean): { path: string; bo
     const body = JSON.stringify({ model: 'bench-embed', input: 'How fast is this gateway?', encoding_format: 'base64' })
     return { path: '/v1/embeddings', body, label: 'embeddings' }
   }
-  if (operation !== 'chat') throw new Error(`--operation must be chat or embeddings, not ${operation}`)
+  if (operation === 'rerank') {
+    const body = JSON.stringify({ model: 'bench-rerank', query: 'How fast is this gateway?', documents: ['Very fast.', 'Slow.', 'It depends.'], top_n: 2 })
+    return { path: '/v1/rerank', body, label: 'rerank' }
+  }
+  if (operation === 'images') {
+    const body = JSON.stringify({ model: 'bench-image', prompt: 'A fast gateway', size: '256x256' })
+    return { path: '/v1/images/generations', body, label: 'image generations (one 256x256 image each)' }
+  }
+  if (operation !== 'chat') throw new Error(`--operation must be chat, embeddings, rerank or images, not ${operation}`)
   const body = JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
   return { path: '/v1/chat/completions', body, label: stream ? 'streamed chat completions' : 'non-streaming chat completions' }
 }

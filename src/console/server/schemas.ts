@@ -125,6 +125,8 @@ const prices = t.Object({
   output_usd: perMillion('Output'),
   cached_input_usd: perMillion('Cached input'),
   cache_write_usd: perMillion('Cache writes'),
+  images_usd: t.Optional(t.Record(t.String(), usd('One image'), { description: 'Image models priced per image: USD by `size/quality` (or size)' })),
+  search_unit_usd: t.Optional(usd('One search unit (rerank models priced per search unit)')),
 })
 
 export const model = t.Object({

@@ -132,6 +132,10 @@ export interface Prices {
   output_usd: string
   cached_input_usd: string
   cache_write_usd: string
+  /** Image models priced per image: USD by `size/quality` (or size). */
+  images_usd?: Record<string, string>
+  /** Rerank models priced per search unit. */
+  search_unit_usd?: string
 }
 
 export interface Model {

@@ -35,8 +35,10 @@ function prepareLedger(client: Database): LedgerRepository {
   const changePeriod = client.prepare('UPDATE budget_periods SET spent = spent + ?, reserved = reserved - ? WHERE budget_id = ? AND period_start = ?')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
-  // Touching created_at marks a busy lease as alive, so crash recovery elsewhere never mistakes it for stale.
-  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ?, created_at = ? WHERE id = ?')
+  // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
+  // every hold it finds), and touching it rewrote the holds_created index page too, one of the ten pages of WAL a
+  // bill committed alone writes (PostgreSQL's instances do read it: db/postgres/ledger.ts still touches it).
+  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const insertUsage = prepareUsageInserts(client)
@@ -85,10 +87,9 @@ function prepareLedger(client: Database): LedgerRepository {
   const applyMoney = (batch: LedgerWrite[]) => {
     const totals = aggregateLedgerWrites(batch)
     const taken = new Map<string, number>()
-    const now = Date.now()
     for (const [leaseId, lease] of totals.leases) {
       const amount = takeFromHold(heldBy.get(leaseId)?.amount, lease.amount)
-      if (amount > 0) shrinkHold.run(amount, now, leaseId)
+      if (amount > 0) shrinkHold.run(amount, leaseId)
       taken.set(leaseId, amount)
     }
     const released = releasedBy(totals, taken)
