@@ -53,9 +53,16 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   const windowRow = page.getByTestId('budgets-table').locator('tbody tr', { hasText: 'Project team' })
   expect(await windowRow.getByTestId('budget-resets').textContent()).toBe('with its first request')
 
-  // Two requests of a key in the project: 40% of the window, which now resets 5 hours after the first.
-  const project = (await gateway.gateway.services.store.budgets.listProjects(gateway.account.id))[0]!
-  const { secret } = await gateway.createKey({ projectId: project.id })
+  // A key made in the console joins the project; two of its requests are 40% of the window, which now resets 5 hours
+  // after the first.
+  await page.goto(`${gateway.url}/console/keys/new`)
+  await page.getByLabel('Name').fill('teammate')
+  await page.getByLabel('Project').selectOption({ label: 'team' })
+  await page.getByRole('button', { name: 'Create key' }).click()
+  const secret = (await page.getByTestId('new-key-secret').textContent())!.trim()
+  const [made] = (await gateway.gateway.services.store.keys.list(gateway.account.id)).filter((key) => key.name === 'teammate')
+  expect(made?.projectId).toBe((await gateway.gateway.services.store.budgets.listProjects(gateway.account.id))[0]!.id)
+  await page.goto(`${gateway.url}/console/budgets`)
   const started = Date.now()
   for (let index = 0; index < 2; index++) expect((await exactChat(gateway.url, secret)).status).toBe(200)
   await gateway.settled()

@@ -44,6 +44,7 @@ export interface Key {
   spent_usd: string
   expires_at: string | null
   allowed_ips: string[] | null
+  project_id: number | null
 }
 
 export interface Totals {
