@@ -1,34 +1,23 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { parseConfig } from '../src/config/load.ts'
-import { silentLogger } from '../src/core/logger.ts'
 import { parseUsd } from '../src/core/money.ts'
-import { startGateway, type Gateway } from '../src/gateway.ts'
+import type { Gateway } from '../src/gateway.ts'
 import { exactChat, exactModel, operator, projectWithBudget } from './support/budgets.ts'
-import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
-import { createTestDatabase } from './support/postgres.ts'
-import { startTestRedis, type TestRedis } from './support/redis.ts'
+import { mockConfig, type TestGateway } from './support/gateway.ts'
+import { startTwoInstances, type TwoInstances } from './support/two-instances.ts'
 
 // Two gateway instances on one PostgreSQL and one Redis: a project budget is one budget for both, to the request.
 const config = { ...mockConfig, models: [...mockConfig.models, exactModel] }
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>
-let redis: TestRedis
+let instances: TwoInstances
 let first: TestGateway
 let second: Gateway
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  redis = await startTestRedis()
-  first = await startTestGateway({ database: database.url, config: { ...config, redis: redis.url } })
-  second = await startGateway(parseConfig({ ...config, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+  instances = await startTwoInstances(config)
+  ;({ first, second } = instances)
 })
 
-afterAll(async () => {
-  await second?.stop(500)
-  await first?.stop()
-  await redis?.stop()
-  await database?.drop()
-})
+afterAll(() => instances?.stop())
 
 test('200 concurrent requests over two instances against a 4s project window covering 50: exactly 50 answered, spend exact; the next window admits', async () => {
   const window = 4000
