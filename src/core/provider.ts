@@ -1,3 +1,4 @@
+import { GatewayError } from './errors.ts'
 import type { SseParser } from './sse.ts'
 import type { ModelConfig, ProviderConfig } from '../config/types.ts'
 import type { AnswerEvent } from './operation.ts'
@@ -87,4 +88,14 @@ export interface Passthrough<Answer = unknown, Event extends AnswerEvent = Answe
 export interface Provider {
   readonly config: ProviderConfig
   readonly upstreams: ReadonlyMap<string, unknown>
+}
+
+/**
+ * A provider's side of one operation, by the operation's name: each operation reads its own back through this
+ * (`speechUpstreamOf`…). A kind of upstream without that side is refused by the config at start, so none here is a bug.
+ */
+export function upstreamSideOf<Side>(provider: Provider, operation: string): Side {
+  const side = provider.upstreams.get(operation) as Side | undefined
+  if (!side) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve ${operation}`)
+  return side
 }
