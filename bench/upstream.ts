@@ -27,6 +27,18 @@ const embeddingsAs = (embedding: unknown) => JSON.stringify({
 })
 const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
 
+// A speech answer: 48 KB of audio bytes in six 8 KB chunks, each its own write, as a TTS server streams them.
+const audioChunk = new Uint8Array(8 * 1024)
+const audio = () => new ReadableStream<Uint8Array>({
+  async pull(controller) {
+    for (let index = 0; index < 6; index++) {
+      controller.enqueue(audioChunk)
+      await Bun.sleep(0)
+    }
+    controller.close()
+  },
+})
+
 /** One wire format's events for a long stream: its opening, a text chunk, its ending (finish and usage). */
 interface LongStreamWire {
   open: string
@@ -95,6 +107,7 @@ const server = Bun.serve({
   async fetch(request) {
     const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (request.url.endsWith('/audio/speech')) return new Response(audio(), { headers: { 'content-type': 'audio/wav' } })
     if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
     // Anthropic's route answers only in its own format: its short stream is a long one of six chunks without pauses.
     const anthropic = request.url.endsWith('/v1/messages')
