@@ -5,7 +5,7 @@ import { randomBase62 } from '../core/ids.ts'
 import type { AuditNote } from './audit/records.ts'
 
 /** Every secret starts with this, so it is recognisable in a config file or a leaked-secret scanner. */
-export const keyPrefix = 'tg-'
+const keyPrefix = 'tg-'
 const secretLength = 40 // 40 base62 characters ≈ 238 bits of randomness
 const shownPrefixLength = keyPrefix.length + 8
 
@@ -57,6 +57,7 @@ export async function createKey(repository: KeyRepository, input: NewKeyInput, n
     budget: input.budget ?? null,
     expiresAt: input.expiresAt ?? null,
     spent: 0,
+    allowedIps: input.allowedIps ?? null,
   }
   await repository.insert(record, audit)
   return { record, secret }

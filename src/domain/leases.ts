@@ -119,7 +119,7 @@ export class Leases {
     const leaseKey = leaseKeyOf(lease.accountId, lease.budgetKeyId)
     if (lease.used !== 0 || this.current.get(leaseKey) !== lease) return
     // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
-    if (lease.growing) return this.scheduleRelease(lease)
+    if (lease.growing !== undefined) return this.scheduleRelease(lease)
     clearTimeout(lease.idleTimer)
     this.current.delete(leaseKey)
     if (lease.hasRow) this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId })
@@ -140,7 +140,7 @@ export class Leases {
   private giveBackIfIdle(lease: Lease): void {
     if (lease.used !== 0) return
     if (!lease.retired) return this.scheduleRelease(lease)
-    if (lease.growing) return // once reserved again (`retire`)
+    if (lease.growing !== undefined) return // once reserved again (`retire`)
     this.retired.delete(lease.heldAs ?? lease.id)
     // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
     this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: Math.max(0, lease.amount), budgetKeyId: lease.budgetKeyId })

@@ -1,3 +1,4 @@
+import { countBackgroundFailure, logFailure } from '../core/background-failures.ts'
 import type { LedgerWrite } from './records.ts'
 import type { LedgerRepository, WriteOptions } from './repositories.ts'
 import type { BillSpool } from './bill-spool.ts'
@@ -17,6 +18,11 @@ export interface WriterOptions {
   logger?: Logger
   /** A failure that is not the database's absence (a bug, a spool file that cannot be read). */
   onError?: (error: unknown) => void
+  /**
+   * Told of each batch once it is committed (alerts watch balances so: domain/alerts). Called synchronously after the
+   * commit, off every request's path; it must only note what it needs and return.
+   */
+  onWritten?: (batch: readonly LedgerWrite[]) => void
 }
 
 /** Batches a write failed for, written again as they were (`id` makes a second commit of releases a no-op). */
@@ -157,7 +163,8 @@ export class LedgerWriter {
         if (rest.length) this.retries.push({ id, writes: rest })
         return true
       } catch (error) {
-        this.options.logger?.error({ err: (error as Error).message, bills: bills.length }, 'the bill spool could not be written; the bills wait in memory')
+        countBackgroundFailure('bill spool write')
+        if (this.options.logger) logFailure(this.options.logger, error, 'bill spool', { bills: bills.length }, 'the bill spool could not be written; the bills wait in memory')
       }
     }
     this.retries.push({ id, writes: batch, commit: bills.length ? commit : undefined })
@@ -177,12 +184,22 @@ export class LedgerWriter {
 
   private written(batch: LedgerWrite[]): void {
     for (const write of batch) if (write.kind === 'refusal') this.pendingRefusals--
+    this.told(batch)
+  }
+
+  private told(batch: LedgerWrite[]): void {
+    try {
+      this.options.onWritten?.(batch)
+    } catch (error) {
+      this.options.onError?.(error) // a listener's fault never undoes, or stops, the writes
+    }
   }
 
   /** One batch of the spool written; false when none was left or the write failed. */
   private async replayBatch(): Promise<boolean> {
     const next = this.up ? await this.options.spool!.next(this.options.maxBatch) : undefined
     if (!next || !await this.attempt(next.bills, { replay: true })) return false
+    this.told(next.bills)
     await next.done()
     return true
   }
@@ -192,7 +209,9 @@ export class LedgerWriter {
     if (!this.up) return
     this.up = false
     this.outages++
-    this.options.logger?.error({ err: (error as Error).message }, 'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does')
+    if (this.options.logger) {
+      logFailure(this.options.logger, error, 'ledger', {}, 'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does')
+    }
     this.probe = setInterval(() => void this.tryAgain(), this.options.probeMs)
     this.probe.unref?.()
   }

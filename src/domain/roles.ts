@@ -1,5 +1,4 @@
 import type { UserRole } from './records.ts'
-import { DomainError } from './errors.ts'
 
 /**
  * The roles, strongest first: a single sign-on claim listing several gets the first one here (single-sign-on/claims.ts),
@@ -27,6 +26,8 @@ export const permissions = [
   'tasks:read', // batches and their items' status and cost
   'tasks:results', // batch results: the model's answers, content rather than usage
   'audit:read', // the audit log: who changed what, when, from where (an account admin: its account's rows)
+  'webhooks:read', // webhooks (never their secrets) and their deliveries
+  'webhooks:write', // create and delete webhooks
 ] as const
 
 export type Permission = (typeof permissions)[number]
@@ -39,7 +40,7 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read']),
+  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
   viewer: new Set(readOnly),
 }
 
@@ -68,10 +69,4 @@ export function belongsToAccount(role: UserRole): boolean {
  */
 export function grantableRoles(role: UserRole): UserRole[] {
   return userRoles.slice(userRoles.indexOf(role))
-}
-
-export function readRole(value: string): UserRole {
-  const role = userRoles.find((candidate) => candidate === value)
-  if (!role) throw new DomainError('invalid', `the role must be ${userRoles.map((name) => `"${name}"`).join(', ')}; got "${value}"`)
-  return role
 }

@@ -1,3 +1,4 @@
+import type { GatewayCode } from '../core/error-codes.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
@@ -74,7 +75,7 @@ class HeadTimer {
     this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
   }
 
-  end(code: string, message: string): void {
+  end(code: GatewayCode, message: string): void {
     this.attempt.abort(new GatewayError('timeout', `Upstream ${this.provider.name} ${message}`, { code }))
   }
 

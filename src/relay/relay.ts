@@ -7,7 +7,7 @@ import type { Provider, Target } from '../core/provider.ts'
 import type { Operation, RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { runAttempts } from './run-attempts.ts'
-import { CircuitBreaker } from './circuit-breaker.ts'
+import { type BreakerSharing, CircuitBreaker } from './circuit-breaker.ts'
 import { type RouteHealth } from './route-health.ts'
 import { GatewayError, toGatewayError } from '../core/errors.ts'
 import { reportFailure } from '../core/report-failure.ts'
@@ -38,6 +38,8 @@ export interface RelayDeps {
   recordRefusals?: boolean
   /** Traces requests when telemetry is configured (relay/tracing.ts); absent, no span is made. */
   tracer?: Tracer
+  /** With Redis: where the breaker tells its own route changes and claims half-open probes (db/redis/route-health.ts). */
+  sharedRoutes?: Pick<BreakerSharing, 'onChange' | 'probeSlot'>
 }
 
 /**
@@ -69,10 +71,12 @@ export class Relay {
     this.limiter = deps.shareWith?.limiter ?? deps.limiter ?? new KeyLimiter()
     this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
-    }, deps.logger)
+    }, deps.logger, Date.now, {
+      ...deps.sharedRoutes,
+      // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
+      knowsRoute: (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id),
+    })
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
-    // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
-    if (!deps.shareWith) this.breaker.knowsRoute = (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id)
   }
 
   /**
@@ -82,6 +86,11 @@ export class Relay {
    */
   reconfigure(config: Config, providers: Map<string, Provider>): void {
     this.catalog = catalogOf(config, providers)
+  }
+
+  /** Every configured model's id, as the config stands now (a reload replaces them). */
+  modelIds(): string[] {
+    return this.catalog.config.models.map((model) => model.id)
   }
 
   /** The models a key may call, in config order. */
@@ -142,7 +151,7 @@ export class Relay {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
       const failure = toGatewayError(error)
-      settlement.settle(undefined, outcomeOf(failure), 0)
+      void settlement.settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }

@@ -46,7 +46,7 @@ function speechBody(upstream: AudioUpstream, body: any): Response {
     async start(controller) {
       for (const [index, chunk] of chunks.entries()) {
         if (index === 1 && cut) return controller.error(new Error('cut on purpose'))
-        if (index === chunks.length - 1 && hold) await hold
+        if (index === chunks.length - 1 && hold !== undefined) await hold
         controller.enqueue(chunk)
         await Bun.sleep(1)
       }

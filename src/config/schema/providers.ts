@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { entry, headers, oneOf, readOnly, refuse, renamedSection, text } from './shapes.ts'
 
 /** Each provider type, and where its requests go when `base_url` is not given: the one list of provider types. */
-export const defaultBaseUrls = {
+const defaultBaseUrls = {
   openai: 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com',
   gemini: 'https://generativelanguage.googleapis.com',

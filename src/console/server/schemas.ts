@@ -49,6 +49,7 @@ export const key = t.Object({
   budget_usd: nullable(usd('The most the key may spend')),
   spent_usd: usd('Spent so far'),
   expires_at: nullable(t.String({ format: 'date-time' })),
+  allowed_ips: nullable(t.Array(t.String(), { description: 'The addresses and CIDR blocks the key may be used from; null for every address' })),
 })
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
@@ -143,7 +144,7 @@ export const taskPage = t.Object({
   next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
 })
 
-export const taskItem = t.Object({
+const taskItem = t.Object({
   position: whole({ description: 'Its place in the input, from 0' }),
   custom_id: t.String(),
   status: t.Union([t.Literal('pending'), t.Literal('running'), t.Literal('succeeded'), t.Literal('errored'), t.Literal('canceled'), t.Literal('expired')]),

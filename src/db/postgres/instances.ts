@@ -1,12 +1,16 @@
 import type { SQL } from 'bun'
 import { randomBase62 } from '../../core/ids.ts'
 import type { LeaseTerm } from '../../domain/lease.ts'
+import { BackgroundJob } from '../../core/background-failures.ts'
+import type { Logger } from '../../core/logger.ts'
 
 export interface InstanceOptions {
   /** How often a serving instance refreshes its heartbeat. */
   heartbeatMs?: number
   /** An instance whose heartbeat is older than this is gone, and its holds may be released. */
   timeoutMs?: number
+  /** Where heartbeat failures are told (a serving gateway's logger); without one they are only counted. */
+  logger?: Logger
 }
 
 /** The database's clock, in epoch milliseconds: instances on different machines agree on it. */
@@ -43,10 +47,13 @@ export class PostgresInstance implements LeaseTerm {
   private recovering: Promise<void> | undefined
   private readonly listeners: (() => void)[] = []
   private registered = false
+  private readonly heartbeat: BackgroundJob | undefined
 
   constructor(private readonly client: SQL, options: InstanceOptions = {}) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000
     this.timeoutMs = options.timeoutMs ?? 30_000
+    this.heartbeat = options.logger && new BackgroundJob(options.logger, 'instance heartbeat',
+      'holds of instances that died are not released, and this one may be declared gone, until it works again')
   }
 
   /** Record this instance as alive and keep it so (until `stop`); then release what dead instances left. */
@@ -125,8 +132,10 @@ export class PostgresInstance implements LeaseTerm {
       if (++this.beats % Math.max(1, Math.round(this.timeoutMs / this.heartbeatMs)) === 0 && performance.now() - this.connectedSince >= this.timeoutMs) {
         await this.releaseOrphanedHolds(this.unownedBefore)
       }
-    } catch {
-      // The database is unreachable: so is every other instance's release; the next beat tries again.
+      this.heartbeat?.succeeded()
+    } catch (error) {
+      // The database is unreachable (so is every other instance's release), or a bug: the next beat tries again.
+      this.heartbeat?.failed(error)
       this.connectedSince = undefined
     }
   }
@@ -157,7 +166,8 @@ export class PostgresInstance implements LeaseTerm {
   async stop(): Promise<void> {
     clearInterval(this.timer)
     this.timer = undefined
-    await this.client`DELETE FROM instances WHERE id = ${this.id}`.catch(() => {})
+    // Not deleted (the database is gone): the row ages out, and other instances declare this one gone after the timeout.
+    await this.client`DELETE FROM instances WHERE id = ${this.id}`.catch((error: unknown) => this.heartbeat?.failed(error))
   }
 }
 
