@@ -34,6 +34,7 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
       { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
       { id: 'bench-rerank', kind: 'rerank', provider: 'up', upstream_model: 'bench-rerank-upstream', price: { input: 0.02 } },
       { id: 'bench-image', kind: 'image', provider: 'up', upstream_model: 'bench-image-upstream', price: { images: { '256x256': 0.016 } } },
+      { id: 'bench-tts', kind: 'speech', provider: 'up', upstream_model: 'bench-tts-upstream', price: { characters: 15 } },
     ],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)
