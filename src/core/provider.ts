@@ -91,11 +91,11 @@ export interface Provider {
 }
 
 /**
- * A provider's side of one operation, by the operation's name: each operation reads its own back through this
- * (`speechUpstreamOf`…). A kind of upstream without that side is refused by the config at start, so none here is a bug.
+ * A provider's side of one operation (its `<name>UpstreamOf` reads it through this). A kind of upstream without one is
+ * refused by the config at start, so a missing side here is the gateway's own fault.
  */
-export function upstreamSideOf<Side>(provider: Provider, operation: string): Side {
-  const side = provider.upstreams.get(operation) as Side | undefined
-  if (!side) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve ${operation}`)
-  return side
+export function upstreamOf<Upstream>(provider: Provider, operation: string): Upstream {
+  const upstream = provider.upstreams.get(operation) as Upstream | undefined
+  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve ${operation}`)
+  return upstream
 }

@@ -1,4 +1,4 @@
-import { type BodyChunks, type Provider, type Target, upstreamSideOf } from '../../../core/provider.ts'
+import { type BodyChunks, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { SpeechRequest } from './ir.ts'
 
 /** What an upstream does for speech: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -15,5 +15,5 @@ export const speechOperationName = 'speech'
 
 /** A provider's speech side; a kind of upstream without one is refused by the config at start. */
 export function speechUpstreamOf(provider: Provider): SpeechUpstream {
-  return upstreamSideOf(provider, speechOperationName)
+  return upstreamOf<SpeechUpstream>(provider, speechOperationName)
 }

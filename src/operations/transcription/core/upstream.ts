@@ -1,4 +1,4 @@
-import { type BodyChunks, type Provider, type Target, upstreamSideOf } from '../../../core/provider.ts'
+import { type BodyChunks, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { TranscriptionAnswer, TranscriptionRequest } from './ir.ts'
 
 /** A transcription's answer from an upstream: whole, or (for `stream: true`) its SSE bytes as they come. */
@@ -15,5 +15,5 @@ export const transcriptionOperationName = 'transcription'
 
 /** A provider's transcription side; a kind of upstream without one is refused by the config at start. */
 export function transcriptionUpstreamOf(provider: Provider): TranscriptionUpstream {
-  return upstreamSideOf(provider, transcriptionOperationName)
+  return upstreamOf<TranscriptionUpstream>(provider, transcriptionOperationName)
 }
