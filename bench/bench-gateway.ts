@@ -32,9 +32,9 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
       // Chat Completions in, Anthropic Messages upstream: the translated route (every event decoded and re-encoded).
       { id: 'bench-translated', provider: 'up-anthropic', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
       { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
+      { id: 'bench-tts', kind: 'speech', provider: 'up', upstream_model: 'bench-tts-upstream', price: { characters: 15 } },
       { id: 'bench-rerank', kind: 'rerank', provider: 'up', upstream_model: 'bench-rerank-upstream', price: { input: 0.02 } },
       { id: 'bench-image', kind: 'image', provider: 'up', upstream_model: 'bench-image-upstream', price: { images: { '256x256': 0.016 } } },
-      { id: 'bench-tts', kind: 'speech', provider: 'up', upstream_model: 'bench-tts-upstream', price: { characters: 15 } },
     ],
   }, 'bench')
   const gateway = await startGateway(config, silentLogger)

@@ -29,11 +29,6 @@ const embeddingsAs = (embedding: unknown) => JSON.stringify({
 })
 const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
 
-// A rerank answer (vLLM's shape) and an images answer (one small PNG's bytes, as gpt-image models send them).
-const ranked = JSON.stringify({ id: 'rerank-bench', model: 'bench-rerank-upstream', results: [{ index: 0, relevance_score: 0.9 }, { index: 2, relevance_score: 0.4 }], usage: { total_tokens: 30 } })
-const image = JSON.stringify({ created: 1700000000, data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }], size: '256x256', quality: 'low', output_format: 'png' })
-const answers: Record<string, string> = { '/v1/rerank': ranked, '/v1/images/generations': image }
-
 // A speech answer: 48 KB of audio bytes in six 8 KB chunks, each its own write, as a TTS server streams them.
 const audioChunk = new Uint8Array(8 * 1024)
 const audio = () => new ReadableStream<Uint8Array>({
@@ -45,6 +40,10 @@ const audio = () => new ReadableStream<Uint8Array>({
     controller.close()
   },
 })
+// A rerank answer (vLLM's shape) and an images answer (one small PNG's bytes, as gpt-image models send them).
+const ranked = JSON.stringify({ id: 'rerank-bench', model: 'bench-rerank-upstream', results: [{ index: 0, relevance_score: 0.9 }, { index: 2, relevance_score: 0.4 }], usage: { total_tokens: 30 } })
+const image = JSON.stringify({ created: 1700000000, data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }], size: '256x256', quality: 'low', output_format: 'png' })
+const answers: Record<string, string> = { '/v1/rerank': ranked, '/v1/images/generations': image }
 
 /** One wire format's events for a long stream: its opening, a text chunk, its ending (finish and usage). */
 interface LongStreamWire {
