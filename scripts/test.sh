@@ -4,6 +4,7 @@
 #   - Debian's Chromium for the console's browser tests (never a downloaded browser);
 #   - PostgreSQL answering on 127.0.0.1:5432 (trust auth, database `test`; TOLLGATE_TEST_POSTGRES overrides): the
 #     machine's own cluster is started when it is installed but stopped (as root), else the run stops here and says so.
+#   - then the lint (`npm run lint`: biome.json, scripts/dead-exports.ts): any finding fails the run before a test starts.
 set -e
 cd "$(dirname "$0")/.."
 if ! command -v bun >/dev/null 2>&1; then
@@ -29,5 +30,10 @@ if ! bun scripts/check-postgres.ts 2>/dev/null; then
     exit 1
   fi
 fi
+# Lint first (biome.json: unused variables and imports, floating and misused promises; exports nothing imports,
+# scripts/dead-exports.ts): a finding fails the run.
+bun run lint
+# Formatting: switched on once the tree has been formatted in one commit (scripts/format.sh).
+# sh scripts/format.sh --check
 # 20 s a test, not 5: many tests start servers or CLIs, which on a loaded 2-core machine take longer than 5 s.
 exec bun test --timeout 20000 "$@"

@@ -2,10 +2,7 @@ import { Elysia } from 'elysia'
 import { adminApiRoutes, apiDocs, consoleError, consoleRoutes } from './console/index.ts'
 import { GatewayError } from './core/errors.ts'
 import { reportFailure } from './core/report-failure.ts'
-import { anthropicErrorResponse, isAnthropicRequest } from './protocols/anthropic/error-response.ts'
-import { geminiErrorResponse } from './protocols/gemini/error-response.ts'
-import { isGeminiRequest } from './protocols/gemini/read-secret.ts'
-import { openAiErrorResponse } from './protocols/openai-chat/error-response.ts'
+import { renderErrorFor } from './protocols/shared/client-shape.ts'
 import { protocolRoutes } from './protocols/routes.ts'
 import { routeOf } from './protocols/shared/route-of.ts'
 import { bodyTooLarge, maxBodyBytes } from './edge/body-size.ts'
@@ -24,13 +21,13 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
       const inConsole = consoleError(services, request, error)
       if (inConsole) return inConsole
       // Gemini and Anthropic clients parse only their vendor's error shape; everything else gets OpenAI's.
-      const render = isGeminiRequest(request) ? geminiErrorResponse : isAnthropicRequest(request) ? anthropicErrorResponse : openAiErrorResponse
+      const render = (failure: GatewayError) => renderErrorFor(request, failure)
       if (code === 'NOT_FOUND') return render(new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' }))
       if (code === 'PARSE' || code === 'VALIDATION') return render(new GatewayError('invalid_request', String((error as Error).message)))
       // Anything else is unexpected: logged once, with its stack, through the same funnel as the protocol handlers.
       return render(reportFailure(services.logger, error, { route: routeOf(request) }))
     })
-    // A body declared larger than the gateway takes is refused before it is read, in the caller's shape (read-body.ts).
+    // A body declared larger than the gateway takes is refused before it is read, in the caller's shape (edge/front-door.ts readBody).
     .onRequest(({ request }) => {
       const declared = request.headers.get('content-length')
       if (declared !== null && Number(declared) > maxBodyBytes) throw bodyTooLarge()

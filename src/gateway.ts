@@ -10,6 +10,7 @@ import { FileSpool } from './db/bill-spool.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
+import { BudgetService } from './domain/budgets/service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -24,6 +25,8 @@ import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
 import { createAlerting } from './edge/alerting.ts'
 import { Tracer } from './relay/tracing.ts'
+import type { RouteChange } from './relay/route-health.ts'
+import type { TaskRecord } from './domain/tasks/records.ts'
 import packageJson from '../package.json' with { type: 'json' }
 
 export interface Gateway {
@@ -55,11 +58,20 @@ function restartNeeded(current: Config, next: Config): string[] {
   return changed
 }
 
-/** Build the services for a config (no listening socket): shared by `serve`, tests and benchmarks. */
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+/** What the gateway runs besides the services its routes see: started after the server listens, stopped at its stop. */
+interface Background {
+  runner: TaskRunner
+  batchRelay: Relay
+  folder: UsageFolder
+  auditRetention: AuditRetention
+  spool: FileSpool
+}
+
+/** Build everything a config needs, in order, except the listening socket (the services are completed with it). */
+async function buildParts(config: Config, current: () => Config, logger: Logger): Promise<{ services: Omit<Services, 'server'>; background: Background }> {
   refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
-  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs } })
+  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger } })
   await store.migrate()
   // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
   // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.
@@ -71,7 +83,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // Bills wait in the spool while the database does not answer; those a crash left there are replayed first.
   const spool = new FileSpool(config.ledger.spoolDir ?? defaultSpoolDir(config.database))
   // Alerts watch committed settlements (a balance falling below a webhook's amount), never a request in flight.
-  const alerting = createAlerting(store, config.webhooks, () => services.config, logger)
+  const alerting = createAlerting(store, config.webhooks, current, logger)
   const ledger = new Ledger(store.ledger, {
     spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
     onWritten: (batch) => alerting.ledgerWritten(batch),
@@ -85,21 +97,26 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // Traces only when a collector is configured; without one the relay has no tracer and makes no span at all.
   const telemetry = config.telemetry && new OtlpExporter(config.telemetry, logger, packageJson.version)
   const tracer = telemetry && new Tracer(telemetry, config.telemetry!.sampleRatio)
-  const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter, tracer })
+  // With Redis, the breaker tells its own route changes to the others and claims half-open probes there.
+  const sharedRoutes = shared && {
+    onChange: (change: RouteChange) => {
+      shared.announce('routes', change)
+      shared.routes.record(change)
+    },
+    probeSlot: shared.routes,
+  }
+  const relay = new Relay({ config, providers, ledger, logger, limiter: shared?.limiter, tracer, sharedRoutes })
   // A key change counts on this instance before its answer is sent, and is announced to the others (Redis).
   const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
   if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
-  // Reads the config at each change (`services.config`, assigned below, is replaced by a reload).
+  // The models as they stand at each change: the relay's, which a reload replaces.
+  const configuredModels = () => relay.modelIds()
   const keyService = new KeyService({
-    repository: store.keys, listeners: keyListeners, logger, configuredModels: () => services.config.models.map((model) => model.id),
+    repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
   })
+  const budgetService = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels, changed: () => keys.refresh() })
   if (shared) {
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
-    relay.breaker.onChange = (change) => {
-      shared.announce('routes', change)
-      shared.routes.record(change)
-    }
-    relay.breaker.probeSlot = shared.routes
     shared.listen<unknown>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
     // Routes the running instances found down are skipped here from the start, not found down once more.
@@ -120,40 +137,42 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const folder = new UsageFolder(store.usage, { requestsDays: config.retention.requestsDays, logger })
   // Audit rows past retention.audit_days (by default none: they are kept forever).
   const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
-  runners.set(tasks, { runner, batchRelay, folder, auditRetention })
-  spools.set(ledger, spool)
-  const services: Services = {
-    config, store, keys, keyService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
-    taskResults: (task) => taskResultLines(tasks, task),
+  const services = {
+    config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
   }
-  return services
+  return { services, background: { runner, batchRelay, folder, auditRetention, spool } }
 }
 
-/** Each service set's task runner, started with its gateway (createServices alone, for tests and benchmarks, runs no batch). */
-const runners = new WeakMap<TaskService, { runner: TaskRunner; batchRelay: Relay; folder: UsageFolder; auditRetention: AuditRetention }>()
-/** Each ledger's spool, closed when its gateway stops. */
-const spools = new WeakMap<Ledger, FileSpool>()
-
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
-  const services = await createServices(config, logger)
-  // One table of protocol routes, served by Bun's own router and mounted in Elysia alike (protocols/routes.ts).
-  const routes = protocolRoutes(services)
-  const app = createApp(services, routes)
+  // A reload replaces the config the services read (`current`), not a field of them.
+  let current = config
+  const { services: parts, background } = await buildParts(config, () => current, logger)
   await loadTokenizer() // before listening: loading it later would stall every request in flight (estimate.ts)
+  // The socket first, with no handler yet: the services hold it (only it knows a request's peer, client-address.ts),
+  // and the routes are built from the services. Handed over below in the same tick, so no request meets the stand-in.
   const server = Bun.serve({
     hostname: config.listen.host,
     port: config.listen.port,
-    routes,
-    fetch: app.fetch,
+    fetch: notReadyYet,
     // Bun answers a body over this with an empty 413 no SDK can explain: the gateway's own limit, below it, answers
-    // in the caller's protocol (read-body.ts); this one only stops what would not be refused before it is read.
+    // in the caller's protocol (edge/front-door.ts readBody); this one only stops what would not be refused before it is read.
     // An uploaded batch file (POST /v1/files, streamed) may be up to tasks.max_file_bytes, plus its form's fields.
     maxRequestBodySize: Math.max(2 * maxBodyBytes, config.tasks.maxFileBytes + 1024 * 1024),
     // Long generations stream for minutes; Bun's default 10 s idle timeout would cut them.
     idleTimeout: 255,
   })
-  services.server = server
-  const { runner, batchRelay, folder, auditRetention } = runners.get(services.tasks)!
+  // Built once and frozen; a reload replaces the config it reads (`current`), not a field of it.
+  const services: Services = Object.freeze({ ...parts, server, get config() { return current } })
+  try {
+    // One table of protocol routes, served by Bun's own router and mounted in Elysia alike (protocols/routes.ts).
+    const routes = protocolRoutes(services)
+    server.reload({ routes, fetch: createApp(services, routes).fetch })
+  } catch (error) {
+    server.stop(true)
+    throw error
+  }
+  const { runner, batchRelay, folder, auditRetention, spool } = background
   await runner.start()
   folder.start()
   auditRetention.start()
@@ -167,7 +186,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       const providers = createProviders(next.providers)
       services.relay.reconfigure(next, providers)
       batchRelay.reconfigure(batchConfigOf(next), providers)
-      services.config = next
+      current = next
       return needsRestart
     },
     async stop(drainMs = config.shutdown.drainS * 1000) {
@@ -193,9 +212,14 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       services.ledger.stop()
       // After the last bills: a balance they took below a webhook's amount is still decided and stored.
       await services.alerting.stop()
-      await spools.get(services.ledger)?.close()
+      await spool.close()
       await services.telemetry?.stop()
       await services.store.close()
     },
   }
+}
+
+/** The handler the socket is opened with, replaced before the event loop can deliver a request to it. */
+function notReadyYet(): Response {
+  return new Response('starting', { status: 503 })
 }

@@ -74,7 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.process.kill('SIGKILL')
-  upstream.stop()
+  void upstream.stop()
   await store?.close()
 })
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeWorkspace, runCli } from './support/cli.ts'
+import { makeWorkspace } from './support/cli.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { startTestRedis, type TestRedis } from './support/redis.ts'
 

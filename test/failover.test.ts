@@ -15,7 +15,7 @@ beforeAll(async () => {
   secondary = startFaultyUpstream({ kind: 'ok', text: 'Hello from the secondary' })
   gateway = await startTestGateway({
     config: {
-      // A breaker that never trips here: these tests are about single requests (breaker.test.ts covers tripping).
+      // A breaker that never trips here: these tests are about single requests (circuit-breaker.test.ts covers tripping).
       routing: { max_attempts: 3, backoff_ms: 5, min_requests: 1000 },
       providers: [
         { name: 'primary', type: 'openai', base_url: `${primary.url}/v1`, timeouts },

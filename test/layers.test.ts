@@ -30,8 +30,7 @@ const importPattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'|^
 
 interface Edge { file: string; target: string; typeOnly: boolean }
 
-function importsOf(file: string): Edge[] {
-  const text = readFileSync(file, 'utf8')
+function importsOf(file: string, text = readFileSync(file, 'utf8')): Edge[] {
   const edges: Edge[] = []
   for (const match of text.matchAll(importPattern)) {
     const specifier = match[3] ?? match[4] ?? match[5]!
@@ -58,16 +57,23 @@ function operationOf(path: string): string | undefined {
   return parts[0] === 'operations' ? parts[1] : undefined
 }
 
-function violations(): string[] {
+/** A source file as the check reads it: its path under src/ and its text. */
+interface SourceFile { path: string; text: string }
+
+function* sourceFiles(): Iterable<SourceFile> {
+  for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: src })) yield { path, text: readFileSync(join(src, path), 'utf8') }
+}
+
+function violations(files: Iterable<SourceFile> = sourceFiles()): string[] {
   const found: string[] = []
-  for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: src })) {
+  for (const { path, text } of files) {
     // The composition root wires layers together; a test may reach across them to set up what it checks.
     if (compositionRoot.has(path) || path.endsWith('.test.ts')) continue
     const file = join(src, path)
     const from = layerOf(file)
     // The console's browser app is bundled on its own: it may import only itself.
     if (path.startsWith('console/web/')) {
-      for (const edge of importsOf(file)) {
+      for (const edge of importsOf(file, text)) {
         if (!relative(src, edge.target).startsWith('console/web/')) found.push(`${path} → ${relative(src, edge.target)}`)
       }
       continue
@@ -77,7 +83,7 @@ function violations(): string[] {
       found.push(`${path}: the folder '${from}' has no rule in test/layers.test.ts`)
       continue
     }
-    for (const edge of importsOf(file)) {
+    for (const edge of importsOf(file, text)) {
       if (relative(src, edge.target).startsWith('..')) continue // embedded files (migrations' SQL), not code
       // Operations are independent of one another: what two share belongs to a layer, not to either of them.
       const operation = operationOf(edge.target)
@@ -128,6 +134,29 @@ describe('layers', () => {
     expect(edges.length).toBeGreaterThan(0)
     expect(layerOf(join(src, 'providers/http.ts'))).toBe('providers')
     expect(allowed.core!.imports).not.toContain('providers')
+  })
+
+  test('the check catches planted violations, and lets the allowed edges through', () => {
+    const planted: SourceFile[] = [
+      { path: 'core/planted.ts', text: "import { fetchUpstream } from '../providers/http.ts'\n" },
+      { path: 'domain/planted.ts', text: "import type { Config } from '../config/types.ts'\n" },
+      { path: 'relay/planted.ts', text: "export { Relay } from './relay.ts'\nconst later = await import('../edge/respond.ts')\n" },
+      { path: 'operations/embeddings/relay/planted.ts', text: "import { meterChat } from '../../chat/relay/meter.ts'\n" },
+      { path: 'new-layer/planted.ts', text: '' },
+      { path: 'console/web/planted.tsx', text: "import { GatewayError } from '../../core/errors.ts'\n" },
+      // Allowed: relay may read the config's types, a test may reach anywhere, the composition root wires everything.
+      { path: 'relay/allowed.ts', text: "import type { Config } from '../config/types.ts'\nimport { Ledger } from '../domain/ledger.ts'\n" },
+      { path: 'core/allowed.test.ts', text: "import { Relay } from '../relay/relay.ts'\n" },
+      { path: 'gateway.ts', text: "import { Relay } from './relay/relay.ts'\n" },
+    ]
+    expect(violations(planted)).toEqual([
+      'core/planted.ts → providers/http.ts',
+      'domain/planted.ts → config/types.ts',
+      'relay/planted.ts → edge/respond.ts',
+      'operations/embeddings/relay/planted.ts → operations/chat/relay/meter.ts: one operation\'s folder may not import another\'s',
+      "new-layer/planted.ts: the folder 'new-layer' has no rule in test/layers.test.ts",
+      'console/web/planted.tsx → core/errors.ts',
+    ])
   })
 
   test('an operation\'s folder is split by layer, and each part follows its layer', () => {

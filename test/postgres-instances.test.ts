@@ -82,7 +82,7 @@ test('an instance starting leaves the hold of a live one alone, however long its
   } finally {
     await third.stop(500)
   }
-  ledger.settle(hold, {
+  void ledger.settle(hold, {
     requestId: 'req_live', accountId: account.id, keyId: record.id, model: 'mock-1', provider: 'mock', upstreamModel: 'mock-1', protocol: 'openai-chat', operation: 'chat', units: 0,
     inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost: 3000, status: 200, errorType: null,
     latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),

@@ -160,7 +160,7 @@ for (const [name, prepare] of backends) {
       // Nothing is still reserved against the budget: exactly what is left can be held, one unit more cannot.
       const ledger = new Ledger(store.ledger)
       await expect(ledger.placeHold(account.id, record.id, budget - spent + 1, budget)).rejects.toMatchObject({ status: 403, code: 'budget_exceeded' })
-      ledger.settle(await ledger.placeHold(account.id, record.id, budget - spent, budget), usage(account.id, record.id, 0))
+      void ledger.settle(await ledger.placeHold(account.id, record.id, budget - spent, budget), usage(account.id, record.id, 0))
       await ledger.drain()
     })
 
@@ -173,7 +173,7 @@ for (const [name, prepare] of backends) {
       await backend.silence()
       expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       const ledger = new Ledger(other.ledger)
-      ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
+      void ledger.settle(await ledger.placeHold(account.id, record.id, 20_000, 20_000), usage(account.id, record.id, 0))
       await ledger.drain()
       expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 50_000 })
     })

@@ -36,3 +36,25 @@ test('made-up keys beyond unauthenticated_per_address in progress get a 429 in t
   })
   expect(own.status).toBe(200)
 })
+
+test('an upload with made-up keys meets the same limit: a 429 with the connection closed, counted as refused', async () => {
+  const upload = (index: number) => {
+    const form = new FormData()
+    form.set('purpose', 'batch')
+    form.set('file', new Blob(['{}\n']), 'items.jsonl')
+    return fetch(`${gateway.baseUrl}/files`, { method: 'POST', headers: { authorization: `Bearer sk-made-up-upload-${index}` }, body: form })
+  }
+  const refusedSoFar = async () => {
+    const metrics = await (await fetch(`${gateway.baseUrl.replace(/\/v1$/, '')}/metrics`)).text()
+    return [...metrics.matchAll(/^tollgate_refused_requests_total\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0)
+  }
+  const before = await refusedSoFar()
+  const responses = await Promise.all(Array.from({ length: 64 }, (_, index) => upload(index)))
+  const refused = responses.filter((response) => response.status === 429)
+  expect(responses.every((response) => response.status === 401 || response.status === 429)).toBe(true)
+  expect(refused.length).toBeGreaterThan(0)
+  expect(refused[0]!.headers.get('connection')).toBe('close')
+  expect(await refused[0]!.json()).toMatchObject({ error: { code: 'too_many_unauthenticated' } })
+  // Each refusal is counted (and logged) as every other endpoint's is.
+  expect(await refusedSoFar() - before).toBe(64)
+})

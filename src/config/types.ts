@@ -21,11 +21,7 @@ export type Config = DeepReadonly<StaticDecode<typeof configSchema>> & {
 
 export type ProviderConfig = Config['providers'][number]
 export type ProviderType = ProviderConfig['type']
-export type Timeouts = ProviderConfig['timeouts']
-/** How much of a provider's answers is read at most: the root `limits:` (upstream_*_bytes), the same for every provider. */
-export type UpstreamCaps = ProviderConfig['caps']
 export type ModelConfig = Config['models'][number]
-export type RouteConfig = ModelConfig['routes'][number]
 /** What a model serves (`kind:`): `chat` or `embedding` (core/model-kinds.ts). */
 export type ModelKind = ModelConfig['kind']
 export type RoutingConfig = Config['routing']

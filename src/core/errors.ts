@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.ts'
+
 /**
  * Protocol-neutral errors. Each client protocol renders a GatewayError in its own wire shape
  * (see protocols/<name>/encode-error.ts); the status code is decided here, once.
@@ -51,8 +53,8 @@ export interface RateLimitState {
 export interface GatewayErrorOptions {
   /** The request field at fault, e.g. `messages[1].role`. */
   param?: string
-  /** A machine-readable code such as `model_not_found`. */
-  code?: string
+  /** A machine-readable code such as `model_not_found`; what it means for retries, breakers and bills: error-codes.ts. */
+  code?: ErrorCode
   /** Override the status the kind implies (an upstream 429 relayed as is, say). */
   status?: number
   /** Seconds the client should wait before retrying. */
@@ -71,7 +73,7 @@ export class GatewayError extends Error {
   readonly kind: ErrorKind
   readonly status: number
   readonly param?: string
-  readonly code?: string
+  readonly code?: ErrorCode
   readonly retryAfter?: number
   readonly headers?: Record<string, string>
   readonly rateLimit?: RateLimitState

@@ -5,7 +5,7 @@
  * and a JavaScript number still holds any balance up to about nine million dollars exactly (2^53 units).
  * Floats never touch a balance: dollars enter as decimal text and leave as decimal text.
  */
-export const UNITS_PER_USD = 1_000_000_000
+const UNITS_PER_USD = 1_000_000_000
 const DECIMALS = 9
 
 /** Parse a dollar amount ("12.5", 12.5, "0.000000001") into units; throws on anything inexact or malformed. */

@@ -4,7 +4,7 @@
  * carry on. A timer rather than setImmediate, so that timers (the upstream timeouts among them) get their turn too;
  * a yield costs about a millisecond, so work yields only once it has held the loop for its budget.
  */
-export function yieldToLoop(): Promise<void> {
+function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0))
 }
 

@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 export const signatureHeader = 'Tollgate-Signature'
 
 /** How far a delivery's timestamp may be from the receiver's clock, either way. */
-export const defaultToleranceSeconds = 300
+const defaultToleranceSeconds = 300
 
 export type WebhookBody = string | Uint8Array
 

@@ -22,7 +22,7 @@ export type WebhookUrlVerdict =
   | { allowed: true; url: URL; address: IpAddress | undefined }
   | { allowed: false; reason: string }
 
-export const maxWebhookUrlLength = 2048
+const maxWebhookUrlLength = 2048
 
 /** `address` is set when the host is a literal address; otherwise the name is checked again when resolved. */
 export function checkWebhookUrl(text: string, options: WebhookUrlOptions = {}): WebhookUrlVerdict {

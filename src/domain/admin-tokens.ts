@@ -15,8 +15,6 @@ const shownPrefixLength = adminTokenPrefix.length + 8
 /** last_used_at is a hint for operators; writing it on every call of a busy script would cost a write each. */
 const touchEveryMs = 60_000
 
-export const adminScopes: AdminScope[] = ['read', 'full']
-
 export interface CreatedAdminToken {
   record: AdminTokenRecord
   /** The only time the secret exists outside the caller's hands. */

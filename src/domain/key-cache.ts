@@ -1,3 +1,4 @@
+import { isBug, messageOf } from '../core/background-failures.ts'
 import type { Logger } from '../core/logger.ts'
 import { silentLogger } from '../core/logger.ts'
 import { reportFailure } from '../core/report-failure.ts'
@@ -10,9 +11,6 @@ export interface KeyCacheOptions {
   /** Where a failing poll is told, once per streak of failures. */
   logger?: Logger
 }
-
-/** A fault of the gateway's own code (not the store being unreachable or refusing): logged with its stack. */
-const isBug = (error: unknown) => error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError
 
 /**
  * Keys held in memory so that authenticating a request costs a hash and a map lookup, not a query.
@@ -81,7 +79,7 @@ export class KeyCache {
       reportFailure(this.logger, error, { route: 'key polling' })
       return
     }
-    this.logger.warn({ err: (error as Error)?.message ?? String(error), stale_s: Math.round(this.staleSeconds()) },
+    this.logger.warn({ err: messageOf(error), stale_s: Math.round(this.staleSeconds()) },
       'key polling failed: key changes made elsewhere (a revocation) may not count here until it works again; see tollgate_key_cache_stale_seconds')
   }
 

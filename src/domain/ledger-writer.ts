@@ -1,3 +1,4 @@
+import { countBackgroundFailure, logFailure } from '../core/background-failures.ts'
 import type { LedgerWrite } from './records.ts'
 import type { LedgerRepository, WriteOptions } from './repositories.ts'
 import type { BillSpool } from './bill-spool.ts'
@@ -162,7 +163,8 @@ export class LedgerWriter {
         if (rest.length) this.retries.push({ id, writes: rest })
         return true
       } catch (error) {
-        this.options.logger?.error({ err: (error as Error).message, bills: bills.length }, 'the bill spool could not be written; the bills wait in memory')
+        countBackgroundFailure('bill spool write')
+        if (this.options.logger) logFailure(this.options.logger, error, 'bill spool', { bills: bills.length }, 'the bill spool could not be written; the bills wait in memory')
       }
     }
     this.retries.push({ id, writes: batch, commit: bills.length ? commit : undefined })
@@ -207,7 +209,9 @@ export class LedgerWriter {
     if (!this.up) return
     this.up = false
     this.outages++
-    this.options.logger?.error({ err: (error as Error).message }, 'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does')
+    if (this.options.logger) {
+      logFailure(this.options.logger, error, 'ledger', {}, 'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does')
+    }
     this.probe = setInterval(() => void this.tryAgain(), this.options.probeMs)
     this.probe.unref?.()
   }

@@ -57,8 +57,8 @@ describe('Ledger with leases over SQLite', () => {
     const account = await store.accounts.create('capped', Date.now())
     await store.accounts.credit(account.id, 100_000, 'test', 'test', Date.now())
     const ledger = new Ledger(store.ledger)
-    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 5_000))
-    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 0))
+    void ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 5_000))
+    void ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 0))
     await ledger.drain()
     const final = (await store.accounts.findById(account.id))!
     expect(final.balance).toBe(99_000)
@@ -71,7 +71,7 @@ describe('Ledger with leases over SQLite', () => {
     const account = await store.accounts.create('idle', Date.now())
     await store.accounts.credit(account.id, 100_000, 'test', 'test', Date.now())
     const ledger = new Ledger(store.ledger, { leaseIdleMs: 20 })
-    ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 10))
+    void ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 10))
     expect((await store.accounts.findById(account.id))!.reserved).toBeGreaterThan(0)
     await Bun.sleep(60)
     await ledger.flush()
@@ -89,7 +89,7 @@ describe('usage rows written in one batch', () => {
     // 70 rows: two full INSERTs of 32 rows and one of 6, with values that differ per row.
     for (let index = 0; index < 70; index++) {
       const hold = await ledger.placeHold(account.id, 'k', 1_000)
-      ledger.settle(hold, { ...usage(account.id, index * 10), requestId: `r${index}`, outputTokens: index, status: index % 7 === 0 ? 502 : 200, errorType: index % 7 === 0 ? 'upstream' : null, stream: index % 2 === 0 })
+      void ledger.settle(hold, { ...usage(account.id, index * 10), requestId: `r${index}`, outputTokens: index, status: index % 7 === 0 ? 502 : 200, errorType: index % 7 === 0 ? 'upstream' : null, stream: index % 2 === 0 })
     }
     await ledger.drain()
     const rows = await store.usage.listRequests({ accountId: account.id }, 100)
@@ -118,10 +118,10 @@ describe('batches behind an asynchronous repository', () => {
     }
     const ledger = new Ledger(repository, { flushMs: 60_000 })
     const hold: Hold = { id: 'lease_a', accountId: 1, keyId: 'k', amount: 1_000, createdAt: 0 }
-    for (let index = 0; index < 10; index++) ledger.settle(hold, usage(1, 10))
+    for (let index = 0; index < 10; index++) void ledger.settle(hold, usage(1, 10))
     const flushing = ledger.flush()
     await Bun.sleep(1)
-    for (let index = 0; index < 3; index++) ledger.settle(hold, usage(1, 10))
+    for (let index = 0; index < 3; index++) void ledger.settle(hold, usage(1, 10))
     await flushing
     // Writing the 3 at once would split one batch's worth into many small transactions under load.
     expect(batches).toEqual([10])

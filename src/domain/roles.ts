@@ -1,5 +1,4 @@
 import type { UserRole } from './records.ts'
-import { DomainError } from './errors.ts'
 
 /**
  * The roles, strongest first: a single sign-on claim listing several gets the first one here (single-sign-on/claims.ts),
@@ -19,6 +18,8 @@ export const permissions = [
   'accounts:credit', // move money into (or out of) an account: a ledger entry
   'keys:read', // keys, never their secrets
   'keys:write', // create, edit (limits, budget, expiry), rotate, revoke
+  'budgets:read', // projects and budgets on a schedule, with their current periods' spend
+  'budgets:write', // create, edit and delete projects and budgets
   'users:read', // console logins
   'users:write', // create and delete logins, reset passwords, unlock sign-ins
   'usage:read', // usage totals, the request log and its CSV
@@ -33,7 +34,7 @@ export const permissions = [
 
 export type Permission = (typeof permissions)[number]
 
-const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:read', 'models:read', 'tasks:read']
+const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'budgets:read', 'usage:read', 'models:read', 'tasks:read']
 
 /**
  * Who may do what. An account role acts on its own account only: that is scope, not permission, and is applied in
@@ -41,7 +42,7 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
+  'account-admin': new Set([...readOnly, 'keys:write', 'budgets:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
   viewer: new Set(readOnly),
 }
 
@@ -70,10 +71,4 @@ export function belongsToAccount(role: UserRole): boolean {
  */
 export function grantableRoles(role: UserRole): UserRole[] {
   return userRoles.slice(userRoles.indexOf(role))
-}
-
-export function readRole(value: string): UserRole {
-  const role = userRoles.find((candidate) => candidate === value)
-  if (!role) throw new DomainError('invalid', `the role must be ${userRoles.map((name) => `"${name}"`).join(', ')}; got "${value}"`)
-  return role
 }

@@ -1,3 +1,4 @@
+import { BackgroundJob } from '../core/background-failures.ts'
 import type { Logger } from '../core/logger.ts'
 import { dayMs } from '../core/time.ts'
 import type { UsageRepository } from './repositories.ts'
@@ -24,6 +25,8 @@ export interface UsageFolderOptions {
  * Only whole UTC days are folded (the cutoff is a midnight), so a folded day's totals are exact for whole-day ranges.
  */
 export class UsageFolder {
+  /** Told of each run: a failing run is logged once (its stack when a bug) and counted on /metrics. */
+  private readonly job: BackgroundJob
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<number> | undefined
   private stopped = false
@@ -33,6 +36,7 @@ export class UsageFolder {
   private readonly firstDelayMs: number
 
   constructor(private readonly usage: UsageRepository, private readonly options: UsageFolderOptions) {
+    this.job = new BackgroundJob(options.logger, 'usage folding', 'old usage rows stay as they are (the disk grows) until it works again')
     // 2,000 rows a batch took ~10–15 ms of SQLite on the serving thread (2 cores, 1M-row table); a pause as long
     // again keeps the fold to about half of one core and the requests around it within a batch's time of normal.
     this.batchRows = options.batchRows ?? 2_000
@@ -63,9 +67,7 @@ export class UsageFolder {
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      void this.foldNow().catch((error: unknown) => {
-        this.options.logger.error({ error: (error as Error).message }, 'folding old usage rows failed; will try again')
-      }).finally(() => this.schedule(this.everyMs))
+      void this.foldNow().then(() => this.job.succeeded(), (error: unknown) => this.job.failed(error)).finally(() => this.schedule(this.everyMs))
     }, delayMs)
     this.timer.unref?.()
   }

@@ -8,7 +8,7 @@ import { type Actor, systemActor } from './actor.ts'
 import { auditChange } from './audit/note.ts'
 import { userObject } from './audit/objects.ts'
 
-export const minimumPasswordLength = 12
+const minimumPasswordLength = 12
 /**
  * OWASP's recommended argon2id setting (19 MiB, 2 passes). Bun's default takes 64 MiB per hash, which lets a
  * burst of sign-in attempts claim a lot of memory; the hash records its parameters, so they can change later.
@@ -39,7 +39,7 @@ export interface UserWithPassword {
 }
 
 /** 24 base62 characters ≈ 143 bits: nobody guesses it, and it still fits a password manager field. */
-export function generatePassword(): string {
+function generatePassword(): string {
   return randomBase62(24)
 }
 
@@ -71,7 +71,7 @@ export async function createUser(
   return { user, password, generated }
 }
 
-export async function requireUser(users: UserRepository, name: string): Promise<UserRecord> {
+async function requireUser(users: UserRepository, name: string): Promise<UserRecord> {
   const user = await users.findByName(name)
   if (!user) throw new DomainError('not_found', `user "${name}" does not exist`)
   return user

@@ -1,3 +1,4 @@
+import type { GatewayCode } from '../core/error-codes.ts'
 import { GatewayError } from '../core/errors.ts'
 import { adminTokenPrefix, allowsWrites, authenticateAdminToken } from '../domain/admin-tokens.ts'
 import type { AdminScope, AdminTokenRecord } from '../domain/records.ts'
@@ -5,7 +6,7 @@ import type { Services } from './services.ts'
 import { bearerToken } from './auth.ts'
 
 /** A 401 that tells a client which scheme to use, as HTTP asks of every 401. */
-const unauthenticated = (message: string, code: string) =>
+const unauthenticated = (message: string, code: GatewayCode) =>
   new GatewayError('authentication', message, { code, headers: { 'www-authenticate': 'Bearer realm="tollgate-admin"' } })
 
 /**

@@ -31,6 +31,14 @@ export function knownRequestCaller(services: Services, secret: string | undefine
   }
 }
 
+/**
+ * The caller behind `secret`, by the one way in: a key in memory at once (no promise), an unknown one through the
+ * per-address limit on lookups. Every endpoint finds its caller here.
+ */
+export function callerOf(services: Services, secret: string | undefined, request: Request): KeyRecord | Promise<KeyRecord> {
+  return knownRequestCaller(services, secret, request) ?? lookUpRequestCaller(services, secret, request)
+}
+
 /** Unknown-key lookups in progress per client address, per gateway (tests run several in one process). */
 const lookUpsByGateway = new WeakMap<Services, Map<string, number>>()
 

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { renderBackgroundFailures } from '../core/background-failures.ts'
 import { requireAdminToken } from './admin-auth.ts'
 import { jsonResponse } from './respond.ts'
 import type { Services } from './services.ts'
@@ -14,7 +15,8 @@ export function metricsRoutes(services: Services) {
     .onBeforeHandle({ as: 'local' }, async ({ request }) => {
       if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
     })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services) + ledgerGauges(services), {
+    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services) + ledgerGauges(services)
+      + renderBackgroundFailures(), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     }))
     .get('/status', () => jsonResponse({

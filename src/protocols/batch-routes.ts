@@ -2,7 +2,9 @@ import type { Services } from '../edge/services.ts'
 import { answerOpenAiBatch, createOpenAiBatch, listOpenAiBatches } from './openai-chat/batches.ts'
 import type { RouteTable } from './shared/route-table.ts'
 import { answerGeminiBatch, listGeminiBatches } from './gemini/batches.ts'
-import { isGeminiRequest } from './gemini/read-secret.ts'
+import { clientShapeOf } from './shared/client-shape.ts'
+
+const isGeminiRequest = (request: Request) => clientShapeOf(request) === 'gemini'
 
 /**
  * /v1/batches is OpenAI's Batch API and, for @google/genai (which defaults to /v1), Gemini's: a request that

@@ -4,26 +4,34 @@ import { jsonResponse } from '../edge/respond.ts'
 import type { Services } from '../edge/services.ts'
 import { presentTask } from '../edge/tasks.ts'
 import type { Caller } from '../relay/types.ts'
-import { anthropicErrorResponse, isAnthropicRequest } from './anthropic/error-response.ts'
+import { anthropicErrorResponse } from './anthropic/error-response.ts'
 import { geminiErrorResponse } from './gemini/error-response.ts'
-import { isGeminiRequest } from './gemini/read-secret.ts'
 import { openAiErrorResponse } from './openai-chat/error-response.ts'
-import type { ProtocolFront } from './shared/client-protocol.ts'
-import { defineEndpoint } from './shared/define-endpoint.ts'
+import type { ProtocolFront, ProtocolHandler } from './shared/client-protocol.ts'
+import { type ClientShape, clientShapeOf } from './shared/client-shape.ts'
+import { defineEndpoint, type EndpointAnswer } from './shared/define-endpoint.ts'
 import { pageLimit } from './shared/page-limit.ts'
 import type { RouteTable } from './shared/route-table.ts'
 import { decodePathPart } from './shared/path-id.ts'
 
-/** Any protocol's key, and errors in the shape of the client that asked (as app.ts renders unknown paths). */
+/** Any protocol's key, and errors in the shape of the client that asked (shared/client-shape.ts). */
 const anyFront: ProtocolFront = {
   readSecret: (request) => request.headers.get('x-goog-api-key') ?? request.headers.get('x-api-key') ?? new URL(request.url).searchParams.get('key') ?? bearerToken(request),
   renderError: (failure, requestId) => openAiErrorResponse(failure, requestId),
 }
 
-function frontFor(request: Request): ProtocolFront {
-  if (isGeminiRequest(request)) return { ...anyFront, renderError: geminiErrorResponse }
-  if (isAnthropicRequest(request)) return { ...anyFront, renderError: anthropicErrorResponse }
-  return anyFront
+const fronts: Record<ClientShape, ProtocolFront> = {
+  openai: anyFront,
+  gemini: { ...anyFront, renderError: geminiErrorResponse },
+  anthropic: { ...anyFront, renderError: anthropicErrorResponse },
+}
+
+/** One handler per client shape, made once: each request picks its own. */
+function byClientShape(answer: EndpointAnswer): ProtocolHandler {
+  const handlers: Record<ClientShape, ProtocolHandler> = {
+    openai: defineEndpoint(fronts.openai, answer), gemini: defineEndpoint(fronts.gemini, answer), anthropic: defineEndpoint(fronts.anthropic, answer),
+  }
+  return (services, request) => handlers[clientShapeOf(request)](services, request)
 }
 
 /** GET /v1/tasks?limit=&after= : the calling key's account's batches of every kind, newest first. */
@@ -43,9 +51,12 @@ async function showTask(services: Services, caller: Caller, request: Request): P
   return jsonResponse(presentTask(task))
 }
 
+const list = byClientShape(listTasks)
+const show = byClientShape(showTask)
+
 export function taskRoutes(services: Services): RouteTable {
   return {
-    '/v1/tasks': { GET: (request) => defineEndpoint(frontFor(request), listTasks)(services, request) },
-    '/v1/tasks/*': { GET: (request) => defineEndpoint(frontFor(request), showTask)(services, request) },
+    '/v1/tasks': { GET: (request) => list(services, request) },
+    '/v1/tasks/*': { GET: (request) => show(services, request) },
   }
 }

@@ -39,7 +39,7 @@ export function probeConnect(url: URL, timeoutMs: number): Promise<boolean> {
 }
 
 /** Through a proxy, the host we would probe is not the hop fetch connects to: no probe then. */
-export function usesProxy(env: Record<string, string | undefined> = process.env): boolean {
+function usesProxy(env: Record<string, string | undefined> = process.env): boolean {
   return ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'].some((name) => Boolean(env[name]))
 }
 

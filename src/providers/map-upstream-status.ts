@@ -1,3 +1,4 @@
+import { readErrorCode } from '../core/error-codes.ts'
 import { GatewayError } from '../core/errors.ts'
 import { scrubUpstreamText } from './scrub-upstream-text.ts'
 
@@ -9,7 +10,7 @@ import { scrubUpstreamText } from './scrub-upstream-text.ts'
  * any client or log sees it.
  */
 export function mapUpstreamStatus(status: number, message: string | undefined, detail: { code?: string; param?: string } = {}, headers?: Headers): GatewayError {
-  const code = detail.code === undefined ? undefined : scrubUpstreamText(detail.code)
+  const code = detail.code === undefined ? undefined : readErrorCode(scrubUpstreamText(detail.code))
   const param = detail.param === undefined ? undefined : scrubUpstreamText(detail.param)
   // Size-capped and stripped of anything key-shaped, here where every upstream's error text passes (decode-error.ts).
   const text = message === undefined ? `Upstream answered HTTP ${status}` : scrubUpstreamText(message)
@@ -29,7 +30,7 @@ export function mapUpstreamStatus(status: number, message: string | undefined, d
 export const upstreamRefusedCredentials = "The upstream refused the gateway's credentials; the gateway's operator must check this provider's API key."
 
 /** Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function parseRetryAfter(headers?: Headers): number | undefined {
+function parseRetryAfter(headers?: Headers): number | undefined {
   if (!headers) return undefined
   const milliseconds = Number(headers.get('retry-after-ms'))
   if (headers.get('retry-after-ms') && Number.isFinite(milliseconds)) return milliseconds / 1000

@@ -4,7 +4,7 @@
  * sk-proj-abc1…`), or a proxy may echo the Authorization header it got: relayed verbatim, the operator's own
  * upstream key reached the client.
  */
-export const maxUpstreamTextChars = 1024
+const maxUpstreamTextChars = 1024
 
 const redacted = '[redacted]'
 

@@ -1,4 +1,5 @@
 import type { RoutingConfig } from '../config/types.ts'
+import { breakerVerdict } from '../core/error-codes.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
@@ -82,11 +83,11 @@ export class Attempt {
     const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
     context.metrics.attempts.add(1, this.route.route, reason)
     context.span?.endAttempt(outcome.status, reason)
-    if (outcome.status === 200) ticket.succeeded()
-    // Not the upstream's doing: the client leaving, the gateway stopping, or the gateway's own failure (a bug, or a
-    // request that broke the encoder) — counting that would let one tenant's requests open a route for everyone.
-    else if (reason === 'client_closed' || reason === 'shutting_down' || outcome.failure?.kind === 'internal') ticket.released()
-    else if (outcome.status >= 500 || outcome.status === 429) ticket.failed(reason)
-    else ticket.succeeded() // the upstream answered; it was the request that was at fault
+    // What counts against a route is the error table's to say (core/error-codes.ts): a client leaving, the gateway
+    // stopping or its own failure would let one tenant's requests open a route for everyone.
+    const verdict = breakerVerdict(outcome.status, outcome.errorType, outcome.failure?.kind)
+    if (verdict === 'success') ticket.succeeded()
+    else if (verdict === 'ignore') ticket.released()
+    else ticket.failed(reason)
   }
 }

@@ -1,3 +1,4 @@
+import { BackgroundJob } from '../core/background-failures.ts'
 import type { Logger } from '../core/logger.ts'
 
 import { type BreakerOptions, type ProbeSlot, readRouteChange, type RouteChange, type RouteHealth, type RouteState, type RouteTicket } from './route-health.ts'
@@ -21,6 +22,13 @@ interface Route {
   lastFailure?: string
 }
 
+/** What a breaker shares with other instances (Redis), given when it is made; none when state is this instance's alone. */
+export interface BreakerSharing {
+  onChange?: (change: RouteChange) => void
+  probeSlot?: ProbeSlot
+  knowsRoute?: (routeId: string) => boolean
+}
+
 /**
  * A circuit breaker per route. Closed: every attempt goes, and when the failure share of the recent window reaches
  * the threshold the route opens. Open: skipped until its cooldown ends. Half-open: exactly one attempt (the probe)
@@ -36,18 +44,25 @@ export class CircuitBreaker {
     release: (routeId, route) => this.release(routeId, route),
   }
 
-  /** Told of every change this breaker decides on itself (not of those it adopts): set when state is shared. */
+  /** Told of every change this breaker decides on itself (not of those it adopts): given when state is shared. */
   onChange: ((change: RouteChange) => void) | undefined
 
-  /** Set when state is shared: the half-open probe slot is claimed there, so one instance probes for all. */
-  probeSlot: ProbeSlot | undefined
+  /** Given when state is shared: the half-open probe slot is claimed there, so one instance probes for all. */
+  private readonly probeSlot: ProbeSlot | undefined
 
-  /** Whether a route is one of this instance's (set by the relay): changes to any other are not adopted. */
-  knowsRoute: (routeId: string) => boolean = () => true
+  /** Whether a route is one of this instance's (the relay's): changes to any other are not adopted. */
+  private readonly knowsRoute: (routeId: string) => boolean
 
-  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now) {
+  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now, sharing: BreakerSharing = {}) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
+    this.onChange = sharing.onChange
+    this.probeSlot = sharing.probeSlot
+    this.knowsRoute = sharing.knowsRoute ?? (() => true)
+    this.probeClaims = new BackgroundJob(logger, 'shared probe claim', 'each instance probes a half-open route on its own until it works again')
   }
+
+  /** Claims of the shared probe slot that failed (Redis unreachable): this instance then probes alone. */
+  private readonly probeClaims: BackgroundJob
 
   /**
    * Apply a change another instance decided: a route it found down is skipped here too until the same time (epoch
@@ -118,7 +133,13 @@ export class CircuitBreaker {
    * a prober that died lets the claim expire and the next request here claims again. Redis unreachable: probe alone.
    */
   private async claimProbe(routeId: string, route: Route, slot: ProbeSlot): Promise<RouteTicket | undefined> {
-    const won = await slot.claim(routeId, this.options.cooldownMs).catch(() => true)
+    const won = await slot.claim(routeId, this.options.cooldownMs).then((claimed) => {
+      this.probeClaims.succeeded()
+      return claimed
+    }, (error: unknown) => {
+      this.probeClaims.failed(error)
+      return true
+    })
     if (route.state !== 'half-open') {
       // Another instance's verdict arrived while we asked: follow it.
       if (won) slot.free(routeId)

@@ -94,7 +94,7 @@ export class PassthroughTap {
           if (finished || this.leaving) return
           await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
           if (this.leaving) return
-          this.sendPending(controller)
+          void this.sendPending(controller) // the last bytes: close() below ends the stream after them
           controller.close()
         } catch (error) {
           if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone

@@ -2,12 +2,12 @@ import type { Config, ModelConfig } from '../config/types.ts'
 import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import { KeyLimiter, type LimitedKey, type Limiter, type Permit } from '../domain/limits.ts'
+import { KeyLimiter, type LimitedKey, type Limiter, type Permit, projectLimits, withProject } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { Operation, RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { runAttempts } from './run-attempts.ts'
-import { CircuitBreaker } from './circuit-breaker.ts'
+import { type BreakerSharing, CircuitBreaker } from './circuit-breaker.ts'
 import { type RouteHealth } from './route-health.ts'
 import { GatewayError, toGatewayError } from '../core/errors.ts'
 import { reportFailure } from '../core/report-failure.ts'
@@ -38,6 +38,8 @@ export interface RelayDeps {
   recordRefusals?: boolean
   /** Traces requests when telemetry is configured (relay/tracing.ts); absent, no span is made. */
   tracer?: Tracer
+  /** With Redis: where the breaker tells its own route changes and claims half-open probes (db/redis/route-health.ts). */
+  sharedRoutes?: Pick<BreakerSharing, 'onChange' | 'probeSlot'>
 }
 
 /**
@@ -69,10 +71,12 @@ export class Relay {
     this.limiter = deps.shareWith?.limiter ?? deps.limiter ?? new KeyLimiter()
     this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
       windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
-    }, deps.logger)
+    }, deps.logger, Date.now, {
+      ...deps.sharedRoutes,
+      // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
+      knowsRoute: (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id),
+    })
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
-    // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
-    if (!deps.shareWith) this.breaker.knowsRoute = (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id)
   }
 
   /**
@@ -82,6 +86,11 @@ export class Relay {
    */
   reconfigure(config: Config, providers: Map<string, Provider>): void {
     this.catalog = catalogOf(config, providers)
+  }
+
+  /** Every configured model's id, as the config stands now (a reload replaces them). */
+  modelIds(): string[] {
+    return this.catalog.config.models.map((model) => model.id)
   }
 
   /** The models a key may call, in config order. */
@@ -118,8 +127,10 @@ export class Relay {
       worstCase = worstCaseOf(call, plan)
       // In memory the permit comes at once; only limits shared through Redis cost a round trip (and a promise).
       // Only a token limit needs the input's estimate: other keys skip the walk.
-      const tokens = call.key.tpm === null ? 0 : operation.admittedTokens(request)
+      const project = call.key.project ? projectLimits(call.key) : undefined
+      const tokens = call.key.tpm === null && project?.tpm == null ? 0 : operation.admittedTokens(request)
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
+      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? await this.admitLater(project, tokens))
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
@@ -129,7 +140,7 @@ export class Relay {
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started, span)
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ?? await this.placeHold(call, worstCase, permit, started, span)
     const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
     try {
       const result = await runAttempts({
@@ -142,7 +153,7 @@ export class Relay {
       // Every known path has settled already (settling twice is a no-op); this only catches a bug, so that its hold,
       // its permit and the drain count are still given back.
       const failure = toGatewayError(error)
-      settlement.settle(undefined, outcomeOf(failure), 0)
+      void settlement.settle(undefined, outcomeOf(failure), 0)
       throw failure
     }
   }
@@ -204,7 +215,7 @@ export class Relay {
 
   private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number, span: RequestSpan | undefined): Promise<Hold> {
     try {
-      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget, call.key)
     } catch (error) {
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
       return this.refuseHold(call, permit, error, started)

@@ -8,6 +8,7 @@ import { meterEvents, readOn } from './meter-events.ts'
 import type { OpenedAttempt, Outcome, RelayCall, RelayResult } from './types.ts'
 import { outcomeOf } from './outcome.ts'
 import { backoffMs, isRetryable } from './retry.ts'
+import { billsProduced, excludesRoute } from '../core/error-codes.ts'
 import { sleep } from '../core/sleep.ts'
 import { routeId } from './route-planner.ts'
 
@@ -34,7 +35,7 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       if (choice.waitMs > 0 || call.scope.ended) await sleep(choice.waitMs, call.scope.attempt().signal)
     } catch (error) {
       const failure = toGatewayError(error)
-      context.settlement.settle(last?.target, outcomeOf(failure), attempts)
+      void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
     const { route } = choice
@@ -53,16 +54,16 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       }, 'upstream attempt failed')
     }
     if (!retry) {
-      context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
+      void context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
       throw failure
     }
     ;(failures ??= new Map()).set(route, failure)
     // Our credentials refused: trying this route again in this request cannot help.
-    if (failure.code === 'upstream_auth') (excluded ??= new Set()).add(route)
+    if (excludesRoute(failure)) (excluded ??= new Set()).add(route)
     last = { target: choice.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
-  context.settlement.settle(last?.target, outcomeOf(failure), attempts)
+  void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
   throw failure
 }
 
@@ -124,7 +125,7 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
     const failure = call.scope.clientGone ? clientClosed() : reportFailure(attempt.context.logger, error, { request_id: call.requestId, route: attempt.route.route })
     attempt.report(outcomeOf(failure))
     // A client that left is billed for what was produced so far (the input, at least, was read upstream).
-    return new AttemptFailure(failure, failure.status === 499 ? await attempt.meter.estimatedUsage() : undefined)
+    return new AttemptFailure(failure, billsProduced(failure) ? await attempt.meter.estimatedUsage() : undefined)
   }
   // A request that reads on (a reasoning answer) whose client left while its answer was being opened: nobody will
   // read the answer, but it is read to its end, unsent, so that its hidden work is billed from the upstream's report.
@@ -141,7 +142,7 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
     if (typeof body !== 'string') {
       // The upstream answered well (the route is healthy), but the client gets nothing: a 500 that costs nothing.
       attempt.report(finished)
-      settlement.settle(target, outcomeOf(body), attempt.number)
+      void settlement.settle(target, outcomeOf(body), attempt.number)
       throw body
     }
     await attempt.end(finished)

@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../config/types.ts'
-import type { GatewayError, RateLimitState } from '../core/errors.ts'
+import type { ErrorCode } from '../core/error-codes.ts'
+import type { ErrorKind, GatewayError, RateLimitState } from '../core/errors.ts'
 import type { AnswerEvent, OperationRequest } from '../core/operation.ts'
 import type { Price } from '../core/pricing.ts'
 import type { ForwardRequest, Target } from '../core/provider.ts'
@@ -123,7 +124,8 @@ export type RelayResult = (
 export interface Outcome {
   status: number
   usage?: Usage
-  errorType?: string
+  /** The failure's code, else its kind (core/error-codes.ts). */
+  errorType?: ErrorCode | ErrorKind
   /** Why it failed, when it did: an unexpected failure is logged (once) when the request settles. */
   failure?: GatewayError
 }

@@ -240,7 +240,7 @@ export class TaskRunner {
       this.keyCache.set(id, { key, at: Date.now() })
     }
     const status = key ? keyStatus(key) : 'revoked'
-    if (!key || status !== 'active') throw new GatewayError('authentication', `The API key that submitted this batch is ${status === 'expired' ? 'expired' : 'revoked'}.`, { code: `${status}_api_key` })
+    if (!key || status !== 'active') throw new GatewayError('authentication', `The API key that submitted this batch is ${status === 'expired' ? 'expired' : 'revoked'}.`, { code: status === 'expired' ? 'expired_api_key' : 'revoked_api_key' })
     return key
   }
 

@@ -50,7 +50,7 @@ export const trustedProxiesSchema = Type.Transform(Type.Array(text(), {
   })
   .Encode(readOnly)
 
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 export const logSchema = section({
   level: oneOf(logLevels, { default: 'info', description: 'The least severe log lines written (JSON lines on stdout).' }),

@@ -72,7 +72,7 @@ type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}`
 type CamelKeys<Fields> = { [Key in keyof Fields as Key extends string ? CamelCase<Key> : Key]: Fields[Key] }
 
 /** YAML spells settings `max_attempts`, the code `maxAttempts`: the same section with its keys renamed. */
-export function camelKeys<Fields extends object>(fields: Fields): CamelKeys<Fields> {
+function camelKeys<Fields extends object>(fields: Fields): CamelKeys<Fields> {
   const renamed: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(fields)) renamed[key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = value
   return renamed as CamelKeys<Fields>

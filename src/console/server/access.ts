@@ -14,7 +14,7 @@ export interface Access {
  * The one place a role meets a permission. A refusal is a 403 that names what was missing; it comes before any
  * object is looked up, so it says nothing about whether the object exists (another account's object is a 404, scope.ts).
  */
-export function requirePermission(actor: Actor, permission: Permission): void {
+function requirePermission(actor: Actor, permission: Permission): void {
   if (allows(actor.role, permission)) return
   if (actor.kind === 'admin-token') {
     throw new GatewayError('permission', 'This admin token is read-only; changes need a token with scope "full".', { code: 'read_only_token' })
@@ -30,7 +30,7 @@ function requireDeclared(access: Access): void {
 }
 
 /** What each route's documentation says about who may call it (shown at /docs, read by test/role-matrix.test.ts). */
-export function permissionDetail(permission: Permission) {
+function permissionDetail(permission: Permission) {
   return { 'x-permission': permission, 'x-roles': rolesAllowed(permission) } as Record<string, unknown>
 }
 

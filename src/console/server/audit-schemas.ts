@@ -6,7 +6,7 @@ const fields = nullable(t.Record(t.String(), t.Union([t.String(), t.Number(), t.
   description: 'The fields that changed (all of a new or deleted object\'s), by name; never a secret: a replaced one reads "rotated"',
 }))
 
-export const auditRow = t.Object({
+const auditRow = t.Object({
   id: t.Number(),
   at: time('When the change was made'),
   action: t.String({ description: 'What was done: `OBJECT.VERB`, e.g. key.rotate, account.credit, user.sign-in-failed, config.reload' }),

@@ -2,7 +2,7 @@ import { GatewayError, invalidRequest } from '../../core/errors.ts'
 import { readBody } from '../../edge/front-door.ts'
 
 /** The largest body the console API and the admin API take: their requests are small JSON objects. */
-export const maxConsoleBodyBytes = 1024 * 1024
+const maxConsoleBodyBytes = 1024 * 1024
 
 /**
  * What the parse hook leaves as the body: nothing read yet. Elysia parses before it derives, so a body parsed there

@@ -3,7 +3,7 @@
  * tab or carriage return) gets a leading quote mark; numbers and money are written as they are, money as the exact
  * decimal string.
  */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   if (value === null || value === undefined) return ''
   if (typeof value !== 'string') return String(value)
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value

@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from 'elysia'
 import { GatewayError } from '../../core/errors.ts'
 import type { Logger } from '../../core/logger.ts'
+import { reportFailure } from '../../core/report-failure.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { KeyInputError } from '../../domain/key-rules.ts'
 import { describeKeyInputError } from './key-input.ts'
@@ -58,6 +59,7 @@ export function consoleErrorResponse(error: unknown, logger: Logger): Response {
     if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
     return consoleJson({ error: { message: error.message, code: error.code ?? error.kind, field: error.param } }, error.status, headers)
   }
-  logger.error({ err: (error as Error)?.message }, 'console request failed')
+  // A fault of the server's own: logged once, with its stack (report-failure.ts).
+  reportFailure(logger, error, { route: 'console' })
   return consoleJson({ error: { message: 'Something went wrong on the server; it has been logged.', code: 'internal' } }, 500)
 }

@@ -1,3 +1,4 @@
+import type { GatewayCode } from '../../core/error-codes.ts'
 import { timingSafeEqual } from 'node:crypto'
 import { GatewayError } from '../../core/errors.ts'
 import { type Actor, userActor } from '../../domain/actor.ts'
@@ -14,7 +15,7 @@ export interface Viewer {
   actor: Actor
 }
 
-function signedOut(message: string, code = 'signed_out'): GatewayError {
+function signedOut(message: string, code: GatewayCode = 'signed_out'): GatewayError {
   return new GatewayError('authentication', message, { code })
 }
 

@@ -77,7 +77,7 @@ function infoPosition(reader: ByteReader, seekHead: Element, segmentData: number
 }
 
 /** The elements inside `[start, end)` (master elements with known sizes only). */
-export function childrenOf(reader: ByteReader, start: number, end: number): Element[] {
+function childrenOf(reader: ByteReader, start: number, end: number): Element[] {
   const children: Element[] = []
   for (let at = start; at < end && children.length < maxElements; ) {
     const child = readElement(reader, at)

@@ -21,7 +21,7 @@ export function findBox(reader: ByteReader, start: number, end: number | undefin
   return undefined
 }
 
-export function readBox(reader: ByteReader, offset: number, end: number | undefined): Box {
+function readBox(reader: ByteReader, offset: number, end: number | undefined): Box {
   const size = reader.u32be(offset)
   const type = reader.text(offset + 4, 4)
   if (size === 1) return { type, start: offset, body: offset + 16, end: offset + reader.u64be(offset + 8) }

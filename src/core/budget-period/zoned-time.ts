@@ -37,7 +37,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** The zone's wall clock at `instant`, written as epoch milliseconds as if that wall clock were UTC. */
-export function wallClockAt(timeZone: string, instant: number): number {
+function wallClockAt(timeZone: string, instant: number): number {
   const fields: Record<string, string> = {}
   for (const part of formatterFor(timeZone).formatToParts(instant)) fields[part.type] = part.value
   const year = fields.era === 'BC' ? 1 - Number(fields.year) : Number(fields.year)

@@ -1,12 +1,17 @@
 import type { SQL } from 'bun'
+import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
 import { randomBase62 } from '../../core/ids.ts'
 import type { LeaseTerm } from '../../domain/lease.ts'
+import { BackgroundJob } from '../../core/background-failures.ts'
+import type { Logger } from '../../core/logger.ts'
 
 export interface InstanceOptions {
   /** How often a serving instance refreshes its heartbeat. */
   heartbeatMs?: number
   /** An instance whose heartbeat is older than this is gone, and its holds may be released. */
   timeoutMs?: number
+  /** Where heartbeat failures are told (a serving gateway's logger); without one they are only counted. */
+  logger?: Logger
 }
 
 /** The database's clock, in epoch milliseconds: instances on different machines agree on it. */
@@ -43,10 +48,13 @@ export class PostgresInstance implements LeaseTerm {
   private recovering: Promise<void> | undefined
   private readonly listeners: (() => void)[] = []
   private registered = false
+  private readonly heartbeat: BackgroundJob | undefined
 
   constructor(private readonly client: SQL, options: InstanceOptions = {}) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000
     this.timeoutMs = options.timeoutMs ?? 30_000
+    this.heartbeat = options.logger && new BackgroundJob(options.logger, 'instance heartbeat',
+      'holds of instances that died are not released, and this one may be declared gone, until it works again')
   }
 
   /** Record this instance as alive and keep it so (until `stop`); then release what dead instances left. */
@@ -125,8 +133,10 @@ export class PostgresInstance implements LeaseTerm {
       if (++this.beats % Math.max(1, Math.round(this.timeoutMs / this.heartbeatMs)) === 0 && performance.now() - this.connectedSince >= this.timeoutMs) {
         await this.releaseOrphanedHolds(this.unownedBefore)
       }
-    } catch {
-      // The database is unreachable: so is every other instance's release; the next beat tries again.
+      this.heartbeat?.succeeded()
+    } catch (error) {
+      // The database is unreachable (so is every other instance's release), or a bug: the next beat tries again.
+      this.heartbeat?.failed(error)
       this.connectedSince = undefined
     }
   }
@@ -141,11 +151,16 @@ export class PostgresInstance implements LeaseTerm {
       // Their accounts first, in id order, as the ledger's batches lock them: a batch from an instance being declared
       // gone at this moment waits here instead of deadlocking.
       await tx.unsafe(`SELECT id FROM accounts WHERE id IN (SELECT account_id FROM holds WHERE ${orphan}) ORDER BY id FOR UPDATE`, [unownedBefore])
-      const orphaned: { account_id: string; amount: string; budget_key_id: string | null }[] = await tx.unsafe(
-        `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id`, [unownedBefore])
+      const orphaned: { account_id: string; amount: string; budget_key_id: string | null; budget_periods: string | null }[] = await tx.unsafe(
+        `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id, budget_periods`, [unownedBefore])
       for (const hold of orphaned) {
         await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
         if (hold.budget_key_id !== null) await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
+      }
+      // Then the budget periods they held, in the order batches take them.
+      const periods = orphaned.flatMap((hold) => decodePeriodRefs(hold.budget_periods).map((ref) => ({ ...ref, amount: Number(hold.amount) })))
+      for (const ref of periods.sort((a, b) => a.budgetId - b.budgetId || a.start - b.start)) {
+        await tx`UPDATE budget_periods SET reserved = reserved - ${ref.amount} WHERE budget_id = ${ref.budgetId} AND period_start = ${ref.start}`
       }
       // The record of applied release batches (ledger.ts) is needed only while a batch may be written again.
       await tx.unsafe(`DELETE FROM ledger_batches WHERE applied_at < ${nowMs} - 86400000`)
@@ -157,7 +172,8 @@ export class PostgresInstance implements LeaseTerm {
   async stop(): Promise<void> {
     clearInterval(this.timer)
     this.timer = undefined
-    await this.client`DELETE FROM instances WHERE id = ${this.id}`.catch(() => {})
+    // Not deleted (the database is gone): the row ages out, and other instances declare this one gone after the timeout.
+    await this.client`DELETE FROM instances WHERE id = ${this.id}`.catch((error: unknown) => this.heartbeat?.failed(error))
   }
 }
 

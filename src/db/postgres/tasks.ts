@@ -2,7 +2,10 @@ import type { SQL } from 'bun'
 import type { ItemOutcome, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, TaskRepository } from '../../domain/tasks/repository.ts'
 import { quotaPassed } from '../../domain/tasks/quotas.ts'
-import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+import {
+  activeSql, billedOf, type BilledRow, billedRunSlackMs, counterOf, fileOf, type FilePartRow, type FileRow, fileValues, type IdRow, itemOf, type ItemRow,
+  type OpenCountRow, type StoredFilesRow, taskOf, type TaskOwnerRow, type TaskRow, taskSql, taskValues,
+} from '../task-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 import { rawSql, type Runner } from './raw-sql.ts'
 
@@ -14,7 +17,7 @@ import { rawSql, type Runner } from './raw-sql.ts'
 export function createPostgresTasks(client: SQL): TaskRepository {
   const { all, first, run } = rawSql(client)
   const findTask = async (id: string, on: Runner = client) => {
-    const row = await first('SELECT * FROM tasks WHERE id = ?', [id], on)
+    const row = await first<TaskRow>(taskSql.findTask, [id], on)
     return row ? taskOf(row) : undefined
   }
   const endPending = async (taskId: string, status: 'canceled' | 'expired', at: number, tx: Runner) => {
@@ -22,29 +25,27 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     if (ended > 0) await run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, [ended, taskId], tx)
   }
   const finishItem = async (itemId: string, owner: string, outcome: ItemOutcome, tx: Runner) => {
-    const row = await first(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
-      WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, [outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner], tx)
+    const row = await first<Pick<ItemRow, 'task_id'>>(taskSql.finishItem, [outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner], tx)
     if (!row) return false
-    const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
-    await run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, [outcome.cost, row.task_id], tx)
+    await run(taskSql.countEnd(counterOf(outcome)), [outcome.cost, row.task_id], tx)
     return true
   }
   /** Serializes the quota checks of one account, across instances, until the transaction ends. */
   const lockAccount = (accountId: number, tx: Runner) => all(`SELECT pg_advisory_xact_lock(hashtextextended('tollgate-task-quota:' || ?::text, 0))`, [accountId], tx)
   const storedFiles = async (accountId: number, on: Runner = client) => {
-    const row = (await first(`SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`, [accountId], on))!
+    const row = (await first<StoredFilesRow>(taskSql.storedFiles, [accountId], on))!
     return { files: Number(row.files), bytes: Number(row.bytes) }
   }
   const countOpen = async (accountId: number, on: Runner = client) =>
-    Number((await first(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, [accountId], on))!.open)
+    Number((await first<OpenCountRow>(taskSql.countOpen, [accountId], on))!.open)
   const deleteFile = (id: string) => client.begin(async (tx) => {
     await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
-    return (await run('DELETE FROM task_files WHERE id = ?', [id], tx)) > 0
+    return (await run(taskSql.deleteFile, [id], tx)) > 0
   })
 
   return {
     async insertFilePart(fileId, seq, data) {
-      await run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', [fileId, seq, data])
+      await run(taskSql.insertFilePart, [fileId, seq, data])
     },
     insertFile: (file, quota) => client.begin(async (tx) => {
       if (quota) {
@@ -53,26 +54,25 @@ export function createPostgresTasks(client: SQL): TaskRepository {
         const passed = quotaPassed(await storedFiles(file.accountId, tx), file.bytes, quota)
         if (passed) return passed
       }
-      await run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, [file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt], tx)
+      await run(taskSql.insertFile, fileValues(file), tx)
       return 'stored' as const
     }),
     storedFiles: (accountId) => storedFiles(accountId),
     async findFile(id) {
-      const row = await first('SELECT * FROM task_files WHERE id = ?', [id])
+      const row = await first<FileRow>(taskSql.findFile, [id])
       return row ? fileOf(row) : undefined
     },
     async listFiles(accountId, page) {
       const direction = page.order === 'asc' ? 'ASC' : 'DESC'
       const compare = page.order === 'asc' ? '>' : '<'
-      const rows = await all(`SELECT * FROM task_files WHERE account_id = ? AND (?::text IS NULL OR purpose = ?::text)
+      const rows = await all<FileRow>(`SELECT * FROM task_files WHERE account_id = ? AND (?::text IS NULL OR purpose = ?::text)
         AND (?::int IS NULL OR (created_at, id) ${compare} (?::bigint, ?::text)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
         [accountId, page.purpose ?? null, page.purpose ?? null, page.after ? 1 : null, page.after?.createdAt ?? 0, page.after?.id ?? '', page.limit])
       return rows.map(fileOf)
     },
     async fileParts(fileId, fromSeq, limit) {
-      const rows = await all('SELECT seq, data FROM task_file_parts WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?', [fileId, fromSeq, limit])
-      return rows.map((row) => ({ seq: Number(row.seq), data: row.data as string }))
+      const rows = await all<FilePartRow>(taskSql.fileParts, [fileId, fromSeq, limit])
+      return rows.map((row) => ({ seq: Number(row.seq), data: row.data }))
     },
     deleteFile,
     createTask: (task, items, maxOpen = Number.POSITIVE_INFINITY) => client.begin(async (tx) => {
@@ -80,7 +80,7 @@ export function createPostgresTasks(client: SQL): TaskRepository {
         await lockAccount(task.accountId, tx)
         if ((await countOpen(task.accountId, tx)) >= maxOpen) return false
       }
-      await run(insertTaskSql, taskValues(task), tx)
+      await run(taskSql.insertTask, taskValues(task), tx)
       for (let start = 0; start < items.length; start += 500) {
         const chunk = items.slice(start, start + 500)
         await run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, 'pending')`).join(', ')}`,
@@ -93,22 +93,22 @@ export function createPostgresTasks(client: SQL): TaskRepository {
     async listTasks(accountId, page) {
       const kind = page.kind ?? null
       if (page.newerThan) {
-        const rows = await all(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text) AND (created_at, id) > (?::bigint, ?::text)
+        const rows = await all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text) AND (created_at, id) > (?::bigint, ?::text)
           ORDER BY created_at ASC, id ASC LIMIT ?`, [accountId, kind, kind, page.newerThan.createdAt, page.newerThan.id, page.limit])
         return rows.map(taskOf).reverse()
       }
-      const rows = await all(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text)
+      const rows = await all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (?::text IS NULL OR kind = ?::text)
         AND (?::int IS NULL OR (created_at, id) < (?::bigint, ?::text)) ORDER BY created_at DESC, id DESC LIMIT ?`,
         [accountId, kind, kind, page.olderThan ? 1 : null, page.olderThan?.createdAt ?? 0, page.olderThan?.id ?? '', page.limit])
       return rows.map(taskOf)
     },
     deleteTask: (id) => client.begin(async (tx) => {
       await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
-      return (await run('DELETE FROM tasks WHERE id = ?', [id], tx)) > 0
+      return (await run(taskSql.deleteTask, [id], tx)) > 0
     }),
     requestCancel: (id, at, audit) => client.begin(async (tx) => {
-      const before = await first('SELECT * FROM tasks WHERE id = ? FOR UPDATE', [id], tx)
-      const changed = await run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, [at, id], tx)
+      const before = await first<TaskRow>(`${taskSql.findTask} FOR UPDATE`, [id], tx)
+      const changed = await run(taskSql.markCancelling, [at, id], tx)
       if (changed === 0) return undefined
       await endPending(id, 'canceled', at, tx)
       const after = await findTask(id, tx)
@@ -116,22 +116,22 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return after
     }),
     async items(taskId, afterSeq, limit) {
-      return (await all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', [taskId, afterSeq, limit])).map(itemOf)
+      return (await all<ItemRow>(taskSql.items, [taskId, afterSeq, limit])).map(itemOf)
     },
     claimItems: (owner, now, leaseUntil, max, take) => client.begin(async (tx) => {
       const claimed: ClaimedItem[] = []
-      const tasks = await all(`SELECT id, account_id FROM tasks WHERE status IN ('queued', 'in_progress') ORDER BY created_at, id`, [], tx)
+      const tasks = await all<TaskOwnerRow>(taskSql.claimableTasks, [], tx)
       for (const { id, account_id: accountId } of tasks) {
         const items = []
         while (claimed.length + items.length < max) {
           // SKIP LOCKED: an item another instance is claiming right now is passed over, never waited for or taken twice.
-          const next = await first(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`, [id, now], tx)
+          const next = await first<IdRow>(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`, [id, now], tx)
           if (!next || !take(Number(accountId))) break
-          const row = await first(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ? WHERE id = ? RETURNING *`, [owner, leaseUntil, now, next.id], tx)
+          const row = await first<ItemRow>(taskSql.claimItem, [owner, leaseUntil, now, next.id], tx)
           items.push(itemOf(row!))
         }
         if (items.length === 0) continue
-        await run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, [now, id], tx)
+        await run(taskSql.startTask, [now, id], tx)
         const task = (await findTask(id, tx))!
         for (const item of items) claimed.push({ item, task })
         if (claimed.length === max) break
@@ -139,7 +139,7 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return claimed
     }),
     async stageResult(itemId, owner, body) {
-      await run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, [body, itemId, owner])
+      await run(taskSql.stageResult, [body, itemId, owner])
     },
     finishItems: (owner, ends) => client.begin(async (tx) => {
       const finished: boolean[] = []
@@ -147,43 +147,41 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return finished
     }),
     async deferItem(itemId, owner, notBefore) {
-      await run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, [notBefore, itemId, owner])
+      await run(taskSql.deferItem, [notBefore, itemId, owner])
     },
     async renewLeases(owner, leaseUntil) {
-      await run(`UPDATE task_items SET lease_until = ? WHERE status = 'running' AND owner = ?`, [leaseUntil, owner])
+      await run(taskSql.renewLeases, [leaseUntil, owner])
     },
     adoptOrphans: (owner, now, leaseUntil, anyOtherOwner) => client.begin(async (tx) => {
-      const rows = await all(`UPDATE task_items SET owner = ?, lease_until = ? WHERE id IN (SELECT id FROM task_items WHERE status = 'running'
+      const rows = await all<ItemRow>(`UPDATE task_items SET owner = ?, lease_until = ? WHERE id IN (SELECT id FROM task_items WHERE status = 'running'
         AND owner IS DISTINCT FROM ? AND (?::boolean OR lease_until < ?) FOR UPDATE SKIP LOCKED) RETURNING *`, [owner, leaseUntil, owner, anyOtherOwner, now], tx)
       const orphans = []
       for (const row of rows) {
         const task = (await findTask(row.task_id, tx))!
-        const billed = await first(`SELECT status, cost FROM usage_records WHERE account_id = ? AND created_at >= ? AND request_id = ? LIMIT 1`,
-          [task.accountId, Number(row.started_at ?? 0) - 60_000, row.id], tx)
-        orphans.push({ item: itemOf(row), task, staged: (row.staged as string | null) ?? null, billed: billed ? { status: Number(billed.status), cost: Number(billed.cost) } : undefined })
+        const billed = await first<BilledRow>(taskSql.billedRun, [task.accountId, Number(row.started_at ?? 0) - billedRunSlackMs, row.id], tx)
+        orphans.push({ item: itemOf(row), task, staged: row.staged ?? null, billed: billedOf(billed) })
       }
       return orphans
     }),
     async requeueItem(itemId, owner) {
-      await run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL WHERE id = ? AND status = 'running' AND owner = ?`, [itemId, owner])
+      await run(taskSql.requeueItem, [itemId, owner])
     },
     expireDue: (now) => client.begin(async (tx) => {
-      const due = await all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ? FOR UPDATE SKIP LOCKED`, [now], tx)
+      const due = await all<IdRow>(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ? FOR UPDATE SKIP LOCKED`, [now], tx)
       for (const { id } of due) await endPending(id, 'expired', now, tx)
       return due.length
     }),
     async finishableTasks() {
-      return (await all(`SELECT * FROM tasks WHERE status IN ${activeSql}
-        AND NOT EXISTS (SELECT 1 FROM task_items WHERE task_id = tasks.id AND status IN ('pending', 'running'))`)).map(taskOf)
+      return (await all<TaskRow>(taskSql.finishableTasks)).map(taskOf)
     },
     async finalizeTask(id, status: TaskStatus, at, files) {
       return (await run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?::text, output_file_id), error_file_id = coalesce(?::text, error_file_id)
         WHERE id = ? AND status IN ${activeSql}`, [status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id])) > 0
     },
     purge: (before, now) => client.begin(async (tx) => {
-      const tasks = await all(`DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ? RETURNING id`, [before], tx)
+      const tasks = await all<IdRow>(`DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ? RETURNING id`, [before], tx)
       for (const { id } of tasks) await run('DELETE FROM task_items WHERE task_id = ?', [id], tx)
-      const files = await all(`DELETE FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ? RETURNING id`, [before, now], tx)
+      const files = await all<IdRow>(`DELETE FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ? RETURNING id`, [before, now], tx)
       for (const { id } of files) await run('DELETE FROM task_file_parts WHERE file_id = ?', [id], tx)
       return { tasks: tasks.length, files: files.length }
     }),

@@ -1,5 +1,6 @@
 import { RedisClient } from 'bun'
 import type { Logger } from '../../core/logger.ts'
+import { countBackgroundFailure, isBug, messageOf } from '../../core/background-failures.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 
 /** Commands waiting with no answer at all for this long mean a stalled Redis: the connection is dropped (and redialled). */
@@ -116,6 +117,11 @@ export class RedisLink {
 
   /** A command failed: logged (without the URL, which may hold a password); a dead connection also flips `up`. */
   failed(error: unknown): void {
+    countBackgroundFailure('redis command')
+    if (isBug(error)) {
+      reportFailure(this.logger, error, { route: 'redis' })
+      return
+    }
     if (!this.commands.connected) {
       this.lost()
       return
@@ -124,7 +130,7 @@ export class RedisLink {
     const now = Date.now()
     if (now - this.lastWarning < 10_000) return
     this.lastWarning = now
-    this.logger.warn({ err: (error as Error).message }, 'redis command failed; falling back to this instance alone for it')
+    this.logger.warn({ err: messageOf(error) }, 'redis command failed; falling back to this instance alone for it')
   }
 
   private async connect(): Promise<void> {

@@ -43,7 +43,7 @@ export class RedisRouteHealth {
 
   /** The routes open now (read at start); none when Redis is unreachable. */
   async openRoutes(now = Date.now()): Promise<RouteChangeRecord[]> {
-    const answer = await this.link.send('HGETALL', [openRoutesKey]).catch(() => undefined)
+    const answer = await this.link.send('HGETALL', [openRoutesKey]).catch((error: unknown) => this.link.failed(error))
     const entries = Array.isArray(answer) ? pairsOf(answer as string[]) : Object.entries((answer ?? {}) as Record<string, string>)
     const open: RouteChangeRecord[] = []
     for (const [route, value] of entries) {

@@ -10,7 +10,7 @@ export class DatabaseInUseError extends Error {
   }
 }
 
-export function lockPathOf(path: string): string {
+function lockPathOf(path: string): string {
   return `${path}.lock`
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite'
+import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { Pacer } from '../../core/pace.ts'
 import type { NewItem } from '../../domain/tasks/records.ts'
 
@@ -13,7 +13,7 @@ const bytesPerSlice = 1024 * 1024
 const slicedMs = 3
 
 /** Run `slice` (one short transaction: how many rows it did) until it does none, pacing between slices. */
-export async function inSlices(slice: () => number): Promise<number> {
+async function inSlices(slice: () => number): Promise<number> {
   const pacer = new Pacer()
   let total = 0
   while (true) {
@@ -25,7 +25,7 @@ export async function inSlices(slice: () => number): Promise<number> {
 }
 
 export function createTaskSlices(client: Database) {
-  const run = (sql: string, ...params: any[]) => client.query(sql).run(...params).changes
+  const run = (sql: string, ...params: SQLQueryBindings[]) => client.query(sql).run(...params).changes
   const insertSlice = client.transaction((taskId: string, items: NewItem[], from: number) => {
     const insertItem = client.query(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES (?, ?, ?, ?, ?, 'pending')`)
     const started = performance.now()

@@ -1,14 +1,15 @@
-import type { Database } from 'bun:sqlite'
+import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { Pacer } from '../../core/pace.ts'
 import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } from '../../domain/tasks/quotas.ts'
 import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
-import { activeSql, fileOf, insertTaskSql, itemOf, taskOf, taskValues } from '../task-rows.ts'
+import {
+  activeSql, billedOf, type BilledRow, billedRunSlackMs, counterOf, fileOf, type FilePartRow, type FileRow, fileValues, type IdRow, itemOf, type ItemRow,
+  type OpenCountRow, type StoredFilesRow, taskOf, type TaskOwnerRow, type TaskRow, taskSql, taskValues,
+} from '../task-rows.ts'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import { writeAuditRaw } from './audit.ts'
 import { createTaskSlices } from './task-slices.ts'
-
-type Row = Record<string, any>
 
 /**
  * Tasks on SQLite. bun:sqlite is synchronous, so every multi-statement change runs inside one `transaction()`
@@ -16,11 +17,11 @@ type Row = Record<string, any>
  * Changes to many rows are cut into such transactions, with yields between them (task-slices.ts).
  */
 export function createSqliteTasks(client: Database): TaskRepository {
-  const all = (sql: string, ...params: any[]) => client.query(sql).all(...params) as Row[]
-  const get = (sql: string, ...params: any[]) => client.query(sql).get(...params) as Row | null
-  const run = (sql: string, ...params: any[]) => client.query(sql).run(...params).changes
+  const all = <Row>(sql: string, ...params: SQLQueryBindings[]) => client.query<Row, SQLQueryBindings[]>(sql).all(...params)
+  const get = <Row>(sql: string, ...params: SQLQueryBindings[]) => client.query<Row, SQLQueryBindings[]>(sql).get(...params)
+  const run = (sql: string, ...params: SQLQueryBindings[]) => client.query(sql).run(...params).changes
   const findTask = (id: string) => {
-    const row = get('SELECT * FROM tasks WHERE id = ?', id)
+    const row = get<TaskRow>(taskSql.findTask, id)
     return row ? taskOf(row) : undefined
   }
 
@@ -29,31 +30,31 @@ export function createSqliteTasks(client: Database): TaskRepository {
   /** The task's row, written after its items (so they are seen together), if its account has room for it. */
   const insertTask = client.transaction((task: TaskRecord, maxOpen: number) => {
     if (countOpen(task.accountId) >= maxOpen) return false
-    run(insertTaskSql, ...taskValues(task))
+    run(taskSql.insertTask, ...taskValues(task))
     return true
   })
-  const countOpen = (accountId: number) => Number(get(`SELECT count(*) AS open FROM tasks WHERE account_id = ? AND status IN ${activeSql}`, accountId)!.open)
+  const countOpen = (accountId: number) => Number(get<OpenCountRow>(taskSql.countOpen, accountId)!.open)
 
   /** The task turns `cancelling` at once, with its audit row; its pending items then end `canceled` a slice at a time. */
   const markCancelling = client.transaction((id: string, at: number, audit?: AuditNote<TaskRecord>) => {
     const before = findTask(id)
-    if (run(`UPDATE tasks SET status = 'cancelling', cancel_requested_at = ? WHERE id = ? AND status IN ('queued', 'in_progress')`, at, id) === 0) return false
+    if (run(taskSql.markCancelling, at, id) === 0) return false
     writeAuditRaw(client, audit?.(before, findTask(id)))
     return true
   })
 
   const nextPending = (taskId: string, now: number) =>
-    get(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
+    get<IdRow>(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
   const claimItems = client.transaction((owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
     const claimed: ClaimedItem[] = []
-    const tasks = all(`SELECT id, account_id FROM tasks WHERE status IN ('queued', 'in_progress') ORDER BY created_at, id`)
+    const tasks = all<TaskOwnerRow>(taskSql.claimableTasks)
     for (const { id, account_id: accountId } of tasks) {
       const items = []
       for (let next = nextPending(id, now); next && claimed.length + items.length < max && take(Number(accountId)); next = nextPending(id, now)) {
-        items.push(itemOf(get(`UPDATE task_items SET status = 'running', owner = ?, lease_until = ?, started_at = ? WHERE id = ? RETURNING *`, owner, leaseUntil, now, next.id)!))
+        items.push(itemOf(get<ItemRow>(taskSql.claimItem, owner, leaseUntil, now, next.id)!))
       }
       if (items.length === 0) continue
-      run(`UPDATE tasks SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`, now, id)
+      run(taskSql.startTask, now, id)
       const task = findTask(id)!
       for (const item of items) claimed.push({ item, task })
       if (claimed.length === max) break
@@ -62,56 +63,52 @@ export function createSqliteTasks(client: Database): TaskRepository {
   })
 
   const finishItem = (itemId: string, owner: string, outcome: ItemOutcome) => {
-    const row = get(`UPDATE task_items SET status = ?, status_code = ?, result = ?, cost = ?, finished_at = ?, owner = NULL, lease_until = NULL, staged = NULL
-      WHERE id = ? AND status = 'running' AND owner = ? RETURNING task_id`, outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner)
+    const row = get<Pick<ItemRow, 'task_id'>>(taskSql.finishItem, outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner)
     if (!row) return false
-    const column = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'errored' ? 'failed' : outcome.status
-    run(`UPDATE tasks SET ${column} = ${column} + 1, spent = spent + ? WHERE id = ?`, outcome.cost, row.task_id)
+    run(taskSql.countEnd(counterOf(outcome)), outcome.cost, row.task_id)
     return true
   }
   const finishItems = client.transaction((owner: string, ends: ItemEnd[]) => ends.map(({ itemId, outcome }) => finishItem(itemId, owner, outcome)))
 
   const adoptOrphans = client.transaction((owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): OrphanedItem[] => {
-    const rows = all(`UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
+    const rows = all<ItemRow>(`UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
       owner, leaseUntil, owner, anyOtherOwner ? 1 : 0, now)
     return rows.map((row) => {
       const task = findTask(row.task_id)!
       // The usage row of a billed run has the item's id as its request id: found through the account's time index.
-      const billed = get(`SELECT status, cost FROM usage_records WHERE account_id = ? AND created_at >= ? AND request_id = ? LIMIT 1`,
-        task.accountId, Number(row.started_at ?? 0) - 60_000, row.id)
-      return { item: itemOf(row), task, staged: row.staged ?? null, billed: billed ? { status: Number(billed.status), cost: Number(billed.cost) } : undefined }
+      const billed = get<BilledRow>(taskSql.billedRun, task.accountId, Number(row.started_at ?? 0) - billedRunSlackMs, row.id)
+      return { item: itemOf(row), task, staged: row.staged ?? null, billed: billedOf(billed) }
     })
   })
 
   /** A task's row goes first (it is gone at once), then its items a slice at a time. */
   const deleteTask = async (id: string) => {
-    const deleted = run('DELETE FROM tasks WHERE id = ?', id) > 0
+    const deleted = run(taskSql.deleteTask, id) > 0
     await slices.deleteItems(id)
     return deleted
   }
 
   /** A file's record goes first, then its parts a few at a time (an upload refused has parts only). */
   const deleteFile = async (id: string) => {
-    const deleted = run('DELETE FROM task_files WHERE id = ?', id) > 0
+    const deleted = run(taskSql.deleteFile, id) > 0
     await slices.deleteParts(id)
     return deleted
   }
 
   const storedFiles = (accountId: number): StoredFiles => {
-    const row = get(`SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`, accountId)!
+    const row = get<StoredFilesRow>(taskSql.storedFiles, accountId)!
     return { files: Number(row.files), bytes: Number(row.bytes) }
   }
   const insertFile = client.transaction((file: FileRecord, quota: FileQuota | undefined): FileQuotaOutcome => {
     const passed = quota && quotaPassed(storedFiles(file.accountId), file.bytes, quota)
     if (passed) return passed
-    run(`INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`, file.id, file.accountId, file.purpose, file.filename, file.bytes, file.taskId, file.createdAt, file.expiresAt)
+    run(taskSql.insertFile, ...fileValues(file))
     return 'stored'
   })
 
   return {
     async insertFilePart(fileId, seq, data) {
-      run('INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data', fileId, seq, data)
+      run(taskSql.insertFilePart, fileId, seq, data)
     },
     async insertFile(file, quota) {
       return insertFile(file, quota)
@@ -120,19 +117,19 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return storedFiles(accountId)
     },
     async findFile(id) {
-      const row = get('SELECT * FROM task_files WHERE id = ?', id)
+      const row = get<FileRow>(taskSql.findFile, id)
       return row ? fileOf(row) : undefined
     },
     async listFiles(accountId, page: FilePage) {
       const direction = page.order === 'asc' ? 'ASC' : 'DESC'
       const compare = page.order === 'asc' ? '>' : '<'
-      const rows = all(`SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
+      const rows = all<FileRow>(`SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
         AND (? IS NULL OR (created_at, id) ${compare} (?, ?)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
         accountId, page.purpose ?? null, page.purpose ?? null, page.after ? 1 : null, page.after?.createdAt ?? 0, page.after?.id ?? '', page.limit)
       return rows.map(fileOf)
     },
     async fileParts(fileId, fromSeq, limit) {
-      return all('SELECT seq, data FROM task_file_parts WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?', fileId, fromSeq, limit) as { seq: number; data: string }[]
+      return all<FilePartRow>(taskSql.fileParts, fileId, fromSeq, limit).map((row) => ({ seq: Number(row.seq), data: row.data }))
     },
     deleteFile,
     async createTask(task, items, maxOpen = Number.POSITIVE_INFINITY) {
@@ -155,11 +152,11 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async listTasks(accountId, page: TaskPage) {
       const kind = page.kind ?? null
       if (page.newerThan) {
-        const rows = all(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?`,
+        const rows = all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?`,
           accountId, kind, kind, page.newerThan.createdAt, page.newerThan.id, page.limit)
         return rows.map(taskOf).reverse()
       }
-      const rows = all(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (? IS NULL OR (created_at, id) < (?, ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+      const rows = all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (? IS NULL OR (created_at, id) < (?, ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
         accountId, kind, kind, page.olderThan ? 1 : null, page.olderThan?.createdAt ?? 0, page.olderThan?.id ?? '', page.limit)
       return rows.map(taskOf)
     },
@@ -170,50 +167,49 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return findTask(id)
     },
     async items(taskId, afterSeq, limit) {
-      return all('SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?', taskId, afterSeq, limit).map(itemOf)
+      return all<ItemRow>(taskSql.items, taskId, afterSeq, limit).map(itemOf)
     },
     async claimItems(owner, now, leaseUntil, max, take) {
       return claimItems(owner, now, leaseUntil, max, take)
     },
     async stageResult(itemId, owner, body) {
-      run(`UPDATE task_items SET staged = ? WHERE id = ? AND status = 'running' AND owner = ?`, body, itemId, owner)
+      run(taskSql.stageResult, body, itemId, owner)
     },
     async finishItems(owner, ends) {
       return finishItems(owner, ends)
     },
     async deferItem(itemId, owner, notBefore) {
-      run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`, notBefore, itemId, owner)
+      run(taskSql.deferItem, notBefore, itemId, owner)
     },
     async renewLeases(owner, leaseUntil) {
-      run(`UPDATE task_items SET lease_until = ? WHERE status = 'running' AND owner = ?`, leaseUntil, owner)
+      run(taskSql.renewLeases, leaseUntil, owner)
     },
     async adoptOrphans(owner, now, leaseUntil, anyOtherOwner) {
       return adoptOrphans(owner, now, leaseUntil, anyOtherOwner)
     },
     async requeueItem(itemId, owner) {
-      run(`UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL WHERE id = ? AND status = 'running' AND owner = ?`, itemId, owner)
+      run(taskSql.requeueItem, itemId, owner)
     },
     async expireDue(now) {
-      const due = all(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
+      const due = all<IdRow>(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
       for (const { id } of due) await slices.endPending(id, 'expired', now)
       // A cancel a crash cut short (its task `cancelling`, items still pending) is carried on.
-      const cancelled = all(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
+      const cancelled = all<Pick<TaskRow, 'id' | 'cancel_requested_at'>>(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
         AND EXISTS (SELECT 1 FROM task_items WHERE status = 'pending' AND task_id = tasks.id)`)
       for (const { id, cancel_requested_at: at } of cancelled) await slices.endPending(id, 'canceled', Number(at))
       return due.length
     },
     async finishableTasks() {
-      return all(`SELECT * FROM tasks WHERE status IN ${activeSql}
-        AND NOT EXISTS (SELECT 1 FROM task_items WHERE task_id = tasks.id AND status IN ('pending', 'running'))`).map(taskOf)
+      return all<TaskRow>(taskSql.finishableTasks).map(taskOf)
     },
     async finalizeTask(id, status: TaskStatus, at, files) {
       return run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?, output_file_id), error_file_id = coalesce(?, error_file_id)
         WHERE id = ? AND status IN ${activeSql}`, status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id) > 0
     },
     async purge(before, now) {
-      const tasks = all(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
+      const tasks = all<IdRow>(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
       for (const { id } of tasks) await deleteTask(id)
-      const files = all(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
+      const files = all<IdRow>(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
       for (const { id } of files) await deleteFile(id)
       return { tasks: tasks.length, files: files.length }
     },
@@ -222,13 +218,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
       let removed = 0
       const pacer = new Pacer()
       for (let after = ''; ; await pacer.pace()) {
-        const row = get('SELECT task_id FROM task_items WHERE task_id > ? ORDER BY task_id LIMIT 1', after)
+        const row = get<Pick<ItemRow, 'task_id'>>('SELECT task_id FROM task_items WHERE task_id > ? ORDER BY task_id LIMIT 1', after)
         if (!row) break
         after = row.task_id
         if (!get('SELECT 1 FROM tasks WHERE id = ?', after)) removed += await slices.deleteItems(after)
       }
       for (let after = ''; ; await pacer.pace()) {
-        const row = get('SELECT file_id FROM task_file_parts WHERE file_id > ? ORDER BY file_id LIMIT 1', after)
+        const row = get<{ file_id: string }>('SELECT file_id FROM task_file_parts WHERE file_id > ? ORDER BY file_id LIMIT 1', after)
         if (!row) break
         after = row.file_id
         if (!get('SELECT 1 FROM task_files WHERE id = ?', after)) removed += await slices.deleteParts(after)

@@ -80,7 +80,8 @@ export class Alerts {
         due.push(budgetThreshold(webhook, observation, percent, at))
       }
     }
-    if (due.length) this.store(due)
+    // store() reports its own failures: nothing to wait for here.
+    if (due.length) void this.store(due)
   }
 
   /** Keys within their webhooks' `expiry_days` of expiring (and not expired, nor revoked): stored once per expiry. */
@@ -142,7 +143,7 @@ export class Alerts {
     this.readingBalances = true
     const accounts = [...this.moved]
     this.moved.clear()
-    this.store((async () => {
+    void this.store((async () => {
       const due: NewDelivery[] = []
       for (const accountId of accounts) {
         const state = await this.options.repository.balanceOf(accountId)

@@ -51,7 +51,7 @@ export class Deliverer {
 
   /** Look for due deliveries now (new alerts were stored, an attempt ended); one claim at a time, another after it when asked meanwhile. */
   wake(): void {
-    if (this.claiming) {
+    if (this.claiming !== undefined) {
       this.again = true
       return
     }
@@ -68,7 +68,7 @@ export class Deliverer {
 
   /** Resolves when no claim and no attempt is in progress: tests, and shutdown. */
   async idle(): Promise<void> {
-    while (this.claiming || this.inFlight.size) await Promise.all([this.claiming, ...this.inFlight])
+    while (this.claiming !== undefined || this.inFlight.size > 0) await Promise.all([this.claiming, ...this.inFlight])
   }
 
   stop(): void {

@@ -30,7 +30,7 @@ export class WebhookInputError extends DomainError {
 }
 
 /** Each alert is a delivery per webhook: an account's fan-out is bounded. */
-export const maxWebhooksPerAccount = 50
+const maxWebhooksPerAccount = 50
 
 export interface WebhookServiceOptions {
   repository: WebhookRepository

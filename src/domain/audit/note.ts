@@ -3,14 +3,14 @@ import type { AuditObject } from './objects.ts'
 import type { AuditActor, AuditEntry, AuditFields, AuditNote, AuditObjectType } from './records.ts'
 
 /** The part of an actor a row keeps. */
-export function auditActor(actor: Actor): AuditActor {
+function auditActor(actor: Actor): AuditActor {
   return { kind: actor.kind, id: actor.id, label: actor.label, address: actor.address }
 }
 
 const same = (left: unknown, right: unknown) => JSON.stringify(left) === JSON.stringify(right)
 
 /** Each side keeps only the fields that differ: an edit's row says what it changed, not everything the object holds. */
-export function changedFields(before: AuditFields, after: AuditFields): [AuditFields, AuditFields] {
+function changedFields(before: AuditFields, after: AuditFields): [AuditFields, AuditFields] {
   const was: AuditFields = {}
   const now: AuditFields = {}
   for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {

@@ -1,3 +1,4 @@
+import { BackgroundJob } from '../../core/background-failures.ts'
 import type { Logger } from '../../core/logger.ts'
 import { dayMs } from '../../core/time.ts'
 import type { AuditRepository } from './records.ts'
@@ -19,11 +20,15 @@ export interface AuditRetentionOptions {
  * With several instances each prunes: deleting what another already deleted is a no-op.
  */
 export class AuditRetention {
+  /** Told of each run: a failing run is logged once (its stack when a bug) and counted on /metrics. */
+  private readonly job: BackgroundJob
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<number> | undefined
   private stopped = false
 
-  constructor(private readonly audit: AuditRepository, private readonly options: AuditRetentionOptions) {}
+  constructor(private readonly audit: AuditRepository, private readonly options: AuditRetentionOptions) {
+    this.job = new BackgroundJob(options.logger, 'audit pruning', 'audit rows past retention.audit_days stay until it works again')
+  }
 
   start(): void {
     if (this.options.auditDays > 0) this.schedule(this.options.firstDelayMs ?? 60_000)
@@ -44,9 +49,7 @@ export class AuditRetention {
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      void this.pruneNow().catch((error: unknown) => {
-        this.options.logger.error({ error: (error as Error).message }, 'deleting old audit rows failed; will try again')
-      }).finally(() => this.schedule(this.options.everyMs ?? 3_600_000))
+      void this.pruneNow().then(() => this.job.succeeded(), (error: unknown) => this.job.failed(error)).finally(() => this.schedule(this.options.everyMs ?? 3_600_000))
     }, delayMs)
     this.timer.unref?.()
   }

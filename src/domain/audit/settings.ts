@@ -45,7 +45,7 @@ function shown(leaf: Leaf): AuditValue {
  * `models[gpt-4o].price.input`): secrets appear as "set" before and "rotated" after, never as their values. The
  * config is compared as plain data, so this knows nothing of its shape but which names hold secrets.
  */
-export function changedSettings(before: object, after: object): { before: AuditFields; after: AuditFields } {
+function changedSettings(before: object, after: object): { before: AuditFields; after: AuditFields } {
   const { source: _was, ...previous } = before as Record<string, unknown>
   const { source: _is, ...next } = after as Record<string, unknown>
   const old = flatten(previous, '', false, new Map())

@@ -7,7 +7,7 @@ import { describeBytes } from './rules.ts'
  * a stored file is split without building an array of its lines (20 MiB of blank lines is 20 million of them).
  */
 
-export function lineTooLong(line: number, maxLineBytes: number): GatewayError {
+function lineTooLong(line: number, maxLineBytes: number): GatewayError {
   return new GatewayError('invalid_request',
     `Line ${line} of the file is longer than ${describeBytes(maxLineBytes)}: each line is one request, and a request body may be at most ${maxLineBytes} bytes.`,
     { code: 'line_too_long', param: `line ${line}` })

@@ -1,3 +1,4 @@
+import { readErrorCode } from '../../core/error-codes.ts'
 import { GatewayError } from '../../core/errors.ts'
 import type { ItemError, ItemOutcome, TaskRecord, TaskStatus } from './records.ts'
 import type { OrphanedItem } from './repository.ts'
@@ -32,9 +33,6 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`
 }
 
-/** Statuses in which a task may still start items or end. */
-export const activeStatuses: readonly TaskStatus[] = ['queued', 'in_progress', 'cancelling']
-
 /** How a task whose items have all ended is finally marked: a cancel wins over an expiry, which wins over success. */
 export function finalStatusOf(task: TaskRecord): TaskStatus {
   if (task.cancelRequestedAt !== null) return 'cancelled'
@@ -48,7 +46,7 @@ export function itemErrorOf(error: GatewayError): ItemError {
 
 /** An item's stored error back as a GatewayError, for a protocol to render in its own shape. */
 export function gatewayErrorOf(error: ItemError): GatewayError {
-  return new GatewayError(error.kind, error.message, { code: error.code, param: error.param, status: error.status })
+  return new GatewayError(error.kind, error.message, { code: error.code === undefined ? undefined : readErrorCode(error.code), param: error.param, status: error.status })
 }
 
 /**

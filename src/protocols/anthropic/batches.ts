@@ -26,7 +26,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const customIdPattern = /^[a-zA-Z0-9_-]{1,64}$/
 
 /** A task as Anthropic's MessageBatch (counts other than `processing` stay 0 until it ends, as Anthropic's do). */
-export function presentMessageBatch(task: TaskRecord, origin: string) {
+function presentMessageBatch(task: TaskRecord, origin: string) {
   const ended = task.finishedAt !== null
   return {
     id: task.id, type: 'message_batch',

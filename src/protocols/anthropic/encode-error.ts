@@ -17,7 +17,7 @@ const typeByStatus: Record<number, string> = {
   529: 'overloaded_error',
 }
 
-export function anthropicErrorType(error: GatewayError): string {
+function anthropicErrorType(error: GatewayError): string {
   // An empty balance is a billing matter, whatever status it travels with: Claude Code says so to the user.
   if (error.kind === 'insufficient_balance') return 'billing_error'
   return typeByStatus[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error')

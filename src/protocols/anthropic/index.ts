@@ -5,7 +5,7 @@ import { countMessageTokens } from '../../operations/chat/protocols/anthropic/co
 import { answerAnthropicModels } from './models.ts'
 import { anthropicMessages } from '../../operations/chat/protocols/anthropic/protocol.ts'
 
-export const createMessage = defineProtocol(anthropicMessages)
+const createMessage = defineProtocol(anthropicMessages)
 
 const countTokens = defineEndpoint(anthropicMessages, countMessageTokens)
 

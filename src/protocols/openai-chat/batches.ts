@@ -20,7 +20,7 @@ const statusNames: Record<TaskStatus, string> = {
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
 
 /** A task as OpenAI's Batch object. */
-export function presentBatch(task: TaskRecord) {
+function presentBatch(task: TaskRecord) {
   const ended = task.finishedAt
   return {
     id: task.id, object: 'batch', endpoint: task.endpoint, errors: null, input_file_id: task.inputFileId, completion_window: '24h',
@@ -34,7 +34,7 @@ export function presentBatch(task: TaskRecord) {
   }
 }
 
-export function noSuchBatch(id: string): GatewayError {
+function noSuchBatch(id: string): GatewayError {
   return new GatewayError('not_found', `No batch found with id '${id}'.`, { code: 'batch_not_found', param: 'batch_id' })
 }
 

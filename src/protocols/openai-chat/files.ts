@@ -7,10 +7,7 @@ import type { Caller } from '../../relay/types.ts'
 import { defineEndpoint } from '../shared/define-endpoint.ts'
 import type { ProtocolFront } from '../shared/client-protocol.ts'
 import { bearerToken } from '../../edge/auth.ts'
-import { bodyTimeout, knownRequestCaller, lookUpRequestCaller } from '../../edge/front-door.ts'
-import { admitRequest } from '../shared/admit-request.ts'
-import { newRequestId } from '../../core/ids.ts'
-import { failResponse } from '../shared/fail-response.ts'
+import { bodyTimeout } from '../../edge/front-door.ts'
 import { openAiErrorResponse } from './error-response.ts'
 import { pageLimit } from '../shared/page-limit.ts'
 import { textStream } from '../shared/text-stream.ts'
@@ -20,7 +17,7 @@ export const openAiFront: ProtocolFront = { readSecret: bearerToken, renderError
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
 
-export function presentFile(file: FileRecord) {
+function presentFile(file: FileRecord) {
   return {
     id: file.id, object: 'file', bytes: file.bytes, created_at: seconds(file.createdAt), filename: file.filename, purpose: file.purpose,
     status: 'processed', status_details: null, expires_at: seconds(file.expiresAt),
@@ -130,21 +127,7 @@ async function answerFile(services: Services, caller: Caller, request: Request):
  * The upload reads its own body (as a stream, not as text): the key is checked first, from the headers, then the
  * key's rpm and concurrency admit it, as any request.
  */
-async function upload(services: Services, request: Request): Promise<Response> {
-  const requestId = newRequestId()
-  let permit: Awaited<ReturnType<typeof admitRequest>> | undefined
-  try {
-    const secret = openAiFront.readSecret(request)
-    const caller = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
-    permit = await admitRequest(services, caller)
-    return await uploadFile(services, caller, request)
-  } catch (error) {
-    await request.body?.cancel().catch(() => {})
-    return failResponse(openAiFront, services.logger, error, request, requestId)
-  } finally {
-    permit?.release(0)
-  }
-}
+const upload = defineEndpoint(openAiFront, uploadFile, { admitted: true, body: 'stream' })
 const list = defineEndpoint(openAiFront, listFiles)
 const one = defineEndpoint(openAiFront, answerFile)
 

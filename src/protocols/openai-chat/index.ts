@@ -4,7 +4,7 @@ import type { ProtocolRoutes } from '../shared/route-table.ts'
 import { listOpenAiModels } from './models.ts'
 import { openAiChat } from '../../operations/chat/protocols/openai-chat/protocol.ts'
 
-export const completeChat = defineProtocol(openAiChat)
+const completeChat = defineProtocol(openAiChat)
 
 /** GET /v1/models for OpenAI clients (routes.ts picks the protocol by the request's headers). */
 export const serveOpenAiModels = defineEndpoint(openAiChat, listOpenAiModels)

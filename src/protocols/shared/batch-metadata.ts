@@ -13,9 +13,9 @@ const maxKeyChars = 64
 const maxValueChars = 512
 
 /** A Gemini request's `metadata` (any JSON, echoed with its answer), as JSON text: about what OpenAI's 16 pairs take. */
-export const maxMetadataBytes = 8 * 1024
+const maxMetadataBytes = 8 * 1024
 /** A Gemini batch's `displayName`. */
-export const maxDisplayNameChars = 512
+const maxDisplayNameChars = 512
 
 function tooLarge(field: string, message: string): GatewayError {
   return new GatewayError('invalid_request', `Invalid '${field}': ${message}`, { code: 'metadata_too_large', param: field })

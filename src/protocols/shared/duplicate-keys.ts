@@ -15,7 +15,7 @@ const colon = 58
  * One pass over the text, which JSON.parse has already accepted, so only strings and nesting need tracking. Keys
  * written with escapes (`"mod\u0065l"`) are decoded before they are compared.
  */
-export function findDuplicateKey(text: string): string | undefined {
+function findDuplicateKey(text: string): string | undefined {
   // One entry per open container: the keys seen so far (objects) or null (arrays), and the path to it.
   const keys: (Set<string> | null)[] = []
   const paths: string[] = []

@@ -2,7 +2,7 @@ import type { HttpVendor } from '../http-codec.ts'
 import { decodeAnthropicError } from './decode-error.ts'
 
 /** The only API version there is; Anthropic adds features as `anthropic-beta` flags instead. */
-export const anthropicVersion = '2023-06-01'
+const anthropicVersion = '2023-06-01'
 
 /** Anthropic's API (or any server that speaks it). */
 export const anthropicVendor: HttpVendor = {

@@ -35,7 +35,7 @@ function readWords(document: Record<string, unknown>, field: string): string[] |
 }
 
 /** Reads and checks a discovery document: it must be the configured issuer's own (OpenID Connect Discovery §4.3). */
-export function readMetadata(config: OidcConfig, document: Record<string, unknown>): ProviderMetadata {
+function readMetadata(config: OidcConfig, document: Record<string, unknown>): ProviderMetadata {
   if (document.issuer !== config.issuer) {
     throw providerMisbehaved(`discovery: the document's issuer is ${JSON.stringify(document.issuer)}, not the configured ${config.issuer}`)
   }

@@ -13,8 +13,8 @@ import { SignInFailure } from './failure.ts'
 import { beginSignIn, completeSignIn, flowLifetimeMs } from './flow.ts'
 import { signInFailurePage } from './page.ts'
 
-export const startPath = '/console/oidc/start'
-export const callbackPath = '/console/oidc/callback'
+const startPath = '/console/oidc/start'
+const callbackPath = '/console/oidc/callback'
 const flowCookieName = 'tollgate_sign_in'
 
 /**
@@ -107,7 +107,7 @@ async function callback(services: Services, request: Request, query: Record<stri
   return new Response(null, { status: 303, headers })
 }
 
-export const signInMethods = t.Object({
+const signInMethods = t.Object({
   passwords: t.Boolean({ description: 'Whether the username and password form is offered (auth.passwords)' }),
   single_sign_on: t.Union([t.Null(), t.Object({
     name: t.String({ description: 'The provider\'s name for the button: "Sign in with {name}"' }),

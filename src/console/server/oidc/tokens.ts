@@ -4,7 +4,7 @@ import type { ProviderMetadata } from './discovery.ts'
 import { fetchProviderJson, providerMisbehaved, providerUnreachable, SignInFailure } from './failure.ts'
 
 /** Clocks of the gateway and the provider may differ by this much (expiry, not-before, issued-at). */
-export const clockSkewS = 60
+const clockSkewS = 60
 
 export interface TokenAnswer {
   idToken: string

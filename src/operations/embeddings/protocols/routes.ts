@@ -4,7 +4,7 @@ import { geminiEmbeddings } from './gemini/protocol.ts'
 import { openAiEmbeddings } from './openai/protocol.ts'
 
 /** POST /v1/embeddings (OpenAI's clients). */
-export const createEmbeddings = defineProtocol(openAiEmbeddings)
+const createEmbeddings = defineProtocol(openAiEmbeddings)
 
 /** POST …/models/{model}:embedContent and :batchEmbedContents: Gemini's POST route sends those methods here. */
 export const embedContents = defineProtocol(geminiEmbeddings)

@@ -36,7 +36,7 @@ export function encodeGeminiEmbeddings(request: EmbeddingsRequest, target: Targe
 }
 
 /** A `:batchEmbedContents` (or `:embedContent`) answer → IR, in the requests' order. */
-export function decodeGeminiEmbeddings(body: unknown): EmbeddingsAnswer {
+function decodeGeminiEmbeddings(body: unknown): EmbeddingsAnswer {
   const answer = (body ?? {}) as GeminiEmbedAnswer
   const embeddings = answer.embeddings ?? (answer.embedding ? [answer.embedding] : undefined)
   if (!Array.isArray(embeddings)) throw malformedEmbeddings('has no embeddings')

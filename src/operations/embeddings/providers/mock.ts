@@ -4,7 +4,7 @@ import type { EmbeddingsUpstream } from '../core/upstream.ts'
 import type { ProviderConfig } from '../../../config/types.ts'
 
 /** The mock's vectors when the request names no length. */
-export const mockDimensions = 256
+const mockDimensions = 256
 
 /**
  * A deterministic unit vector for a text: the same text always gets the same vector, different texts (almost surely)

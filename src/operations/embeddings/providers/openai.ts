@@ -39,7 +39,7 @@ export function encodeOpenAiEmbeddings(request: EmbeddingsRequest, target: Targe
 }
 
 /** An `/embeddings` answer → IR: vectors in input order (by their `index`), as numbers or base64 float32s. */
-export function decodeOpenAiEmbeddings(body: unknown): EmbeddingsAnswer {
+function decodeOpenAiEmbeddings(body: unknown): EmbeddingsAnswer {
   const list = (body ?? {}) as OpenAiEmbeddingList
   if (!Array.isArray(list.data)) throw malformedEmbeddings('has no data')
   const vectors: Vector[] = new Array(list.data.length)

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ContentPart, Message } from '../../core/ir.ts'
 import { decodeGeminiParts, type GeminiMediaPart, type GeminiPart } from '../../wire/gemini/parts.ts'
-import { type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString } from '../../../../protocols/shared/validate.ts'
+import { optionalBoolean, optionalString, requireArray, requireObject, requireString } from '../../../../protocols/shared/validate.ts'
 import { createConversationCallIds } from './call-ids.ts'
 import { readField } from '../../../../protocols/gemini/read-field.ts'
 

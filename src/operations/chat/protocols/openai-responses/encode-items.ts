@@ -45,7 +45,7 @@ export function reasoningItem(id: string, text: string, seal: ReasoningSeal): Js
   return { id, type: 'reasoning', ...(sealed && { encrypted_content: sealed }), summary: text ? [summaryText(text)] : [] }
 }
 
-export function encodeUsage(usage: Usage): Json {
+function encodeUsage(usage: Usage): Json {
   return {
     input_tokens: usage.inputTokens,
     input_tokens_details: { cache_write_tokens: usage.cacheWriteTokens, cached_tokens: usage.cachedInputTokens },

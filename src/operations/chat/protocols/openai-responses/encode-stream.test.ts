@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { GatewayError } from '../../../../core/errors.ts'
+import { readErrorCode } from '../../../../core/error-codes.ts'
 import type { StreamEvent } from '../../core/ir.ts'
 import { SseParser } from '../../../../core/sse.ts'
 import {
@@ -63,7 +64,7 @@ describe('Responses stream encoder against recorded API streams', () => {
 
   test('a failure mid-stream ends with an error event then response.failed, as recorded', async () => {
     const recorded = readStreamFixture('stream-error-insufficient-quota.chunks.jsonl')
-    const failure = new GatewayError('insufficient_balance', 'You exceeded your current quota', { code: 'insufficient_quota' })
+    const failure = new GatewayError('insufficient_balance', 'You exceeded your current quota', { code: readErrorCode('insufficient_quota') })
     const { events, sse } = await encode([{ type: 'start', id: 'x', model: 'm', created: 1 }, { type: 'error', error: failure }])
     expect(events.map((event) => shape(event))).toEqual(recorded.map((event) => shape(event)))
     expect(keysOf(events[2]!.error)).toEqual(keysOf(recorded[2]!.error))

@@ -7,7 +7,7 @@ import { decodePathPart } from '../../../../protocols/shared/path-id.ts'
 import { openAiResponses } from './protocol.ts'
 import { responseNotStored } from './stateless.ts'
 
-export const createResponse = defineProtocol(openAiResponses)
+const createResponse = defineProtocol(openAiResponses)
 
 /** Retrieval and deletion need stored responses; say plainly that there are none, after checking the key. */
 function refuseRetrieval(_services: Services, _key: Caller, request: Request): never {

@@ -43,7 +43,7 @@ describe('Anthropic response decoder on recorded bodies', () => {
   test('a recorded 404 error body keeps its message and error type', () => {
     const error = decodeAnthropicError(404, readFixture('error-404-not-found.json'))
     expect(error.message).toBe('model: claude-does-not-exist')
-    expect(error.code).toBe('not_found_error')
+    expect<string | undefined>(error.code).toBe('not_found_error')
     expect(error.status).toBeLessThan(500)
   })
 })

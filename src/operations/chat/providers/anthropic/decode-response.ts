@@ -24,7 +24,7 @@ interface AnthropicMessage {
 }
 
 /** One response block → an IR part; server-side tool blocks (web search results…) have no IR form and are left out. */
-export function decodeAnthropicBlock(block: AnthropicBlock): ContentPart | undefined {
+function decodeAnthropicBlock(block: AnthropicBlock): ContentPart | undefined {
   switch (block.type) {
     case 'text': return { type: 'text', text: block.text ?? '' }
     case 'thinking': return { type: 'reasoning', text: block.thinking ?? '', signature: block.signature || undefined }

@@ -115,7 +115,7 @@ describe('gemini decodeError', () => {
   test('the recorded 404 (a JSON body sent as text/event-stream) keeps its message', () => {
     const error = decodeGeminiError(404, readFixture('gemini/error-404-not-found.json'))
     expect(error.message).toStartWith('models/custom-gemini-2.0-flash is not found for API version v1beta')
-    expect(error.code).toBe('NOT_FOUND')
+    expect<string | undefined>(error.code).toBe('NOT_FOUND')
     // An upstream 404 is the gateway's routing problem, told to the client as a bad request (map-upstream-status).
     expect(error.status).toBe(400)
   })

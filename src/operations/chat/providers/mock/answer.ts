@@ -33,7 +33,7 @@ function sampleArguments(schema: Record<string, unknown>): Record<string, unknow
 }
 
 /** Rough and deterministic: a token per four characters, as tokenizers average on English. */
-export function countMockTokens(text: string): number {
+function countMockTokens(text: string): number {
   return Math.ceil(text.length / 4)
 }
 

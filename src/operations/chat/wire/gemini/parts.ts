@@ -102,7 +102,7 @@ function decodeResponse(response: Record<string, unknown> | undefined): { conten
 }
 
 /** The inverse of decodeResponse: a JSON object travels as is, anything else is wrapped as `{output}`/`{error}`. */
-export function encodeFunctionResponse(content: string, isError?: boolean): Record<string, unknown> {
+function encodeFunctionResponse(content: string, isError?: boolean): Record<string, unknown> {
   if (!isError) {
     try {
       const parsed = JSON.parse(content) as unknown

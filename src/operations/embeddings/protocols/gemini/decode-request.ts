@@ -4,7 +4,7 @@ import { type Json, optionalNumber, optionalString, requireArray, requireObject 
 import type { EmbeddingsRequest, TextInput } from '../../core/ir.ts'
 
 /** The inputs one batchEmbedContents may carry through the gateway (the upstream's own limit is met by splitting). */
-export const maxRequests = 2048
+const maxRequests = 2048
 
 /** A content's text: its text parts, one after another. A part with anything else (an image) cannot be embedded here. */
 function readText(value: unknown, field: string): string {

@@ -3,7 +3,7 @@ import { type Json, optionalNumber, optionalString, requireString } from '../../
 import type { EmbeddingInput, EmbeddingsRequest } from '../../core/ir.ts'
 
 /** OpenAI's own limit: inputs per request. */
-export const maxInputs = 2048
+const maxInputs = 2048
 
 const inputForms = 'a string, an array of strings, an array of token ids, or an array of arrays of token ids'
 

@@ -3,7 +3,7 @@ import { isObject, type Json, optionalNumber, optionalString, requireString } fr
 import { type AudioFormat, audioFormats, countCharacters, type SpeechRequest } from '../../core/ir.ts'
 
 /** OpenAI's own limit on the text of one request. */
-export const maxInputCharacters = 4096
+const maxInputCharacters = 4096
 
 function decodeVoice(value: unknown): string | { id: string } {
   if (value === undefined) throw invalidRequest("Missing required parameter: 'voice'.", 'voice')
@@ -11,6 +11,9 @@ function decodeVoice(value: unknown): string | { id: string } {
   if (isObject(value) && typeof value.id === 'string' && value.id !== '') return { id: value.id }
   throw invalidRequest("Invalid value for 'voice': expected a voice's name or { \"id\": \"voice_…\" }.", 'voice')
 }
+
+/** The fields the IR reads; any other is carried as the client sent it (`extra`). */
+const known = new Set(['model', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format'])
 
 /** A `/v1/audio/speech` body → the IR, rejecting what the API itself would reject with a 400. */
 export function decodeOpenAiSpeechRequest(body: Json): SpeechRequest {
@@ -34,5 +37,6 @@ export function decodeOpenAiSpeechRequest(body: Json): SpeechRequest {
     speed: optionalNumber(body.speed, 'speed', { min: 0.25, max: 4 }),
     instructions: optionalString(body.instructions, 'instructions'),
     streamFormat,
+    extra: Object.fromEntries(Object.entries(body).filter(([field]) => !known.has(field))),
   }
 }
