@@ -54,7 +54,7 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     ledgerWritten(batch) {
       if (!alerts.watching) return
       for (const write of batch) if (write.kind === 'settle' && write.usage.cost > 0) alerts.balanceMoved(write.usage.accountId)
-      budgetsCharged(batch)
+      budgetsCharged.written(batch)
     },
     async start() {
       await alerts.refresh()
@@ -66,6 +66,7 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     async stop() {
       for (const timer of timers) clearInterval(timer)
       deliverer.stop()
+      await budgetsCharged.flush()
       await alerts.settled()
       alerts.stop()
       // An attempt still waiting on a slow receiver is not waited for long: its claim runs out and an instance sends it again.
