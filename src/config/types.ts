@@ -25,6 +25,7 @@ export type ModelConfig = Config['models'][number]
 /** What a model serves (`kind:`): `chat` or `embedding` (core/model-kinds.ts). */
 export type ModelKind = ModelConfig['kind']
 export type RoutingConfig = Config['routing']
+export type LimitsConfig = Config['limits']
 export type TelemetryConfig = NonNullable<Config['telemetry']>
 export type AuthConfig = Config['auth']
 export type OidcConfig = NonNullable<AuthConfig['oidc']>

@@ -54,6 +54,8 @@ const errorRules = {
   model_not_permitted: byKind,
   wrong_model_kind: byKind,
   unsupported_by_upstream: byKind,
+  audio_too_long: byKind,
+  unreadable_audio: byKind,
   stateless_gateway: byKind,
   response_not_found: byKind,
   // Batches and their files.

@@ -40,7 +40,7 @@ export function reportedCount(value: unknown): number {
   return typeof value === 'number' ? value : Number.NaN
 }
 
-function isTokenCount(value: unknown): value is number {
+export function isTokenCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0
 }
 

@@ -41,7 +41,7 @@ function speechBody(upstream: AudioUpstream, body: any): Response {
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       for (const [index, chunk] of chunks.entries()) {
-        if (index === chunks.length - 1 && hold) await hold
+        if (index === chunks.length - 1 && hold !== undefined) await hold
         controller.enqueue(chunk)
         await Bun.sleep(1)
       }

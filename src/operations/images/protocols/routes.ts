@@ -3,10 +3,10 @@ import type { ProtocolRoutes } from '../../../protocols/shared/route-table.ts'
 import { openAiImageEdits, openAiImageGenerations } from './openai/protocol.ts'
 
 /** POST /v1/images/generations (OpenAI's clients). */
-export const createImages = defineProtocol(openAiImageGenerations)
+const createImages = defineProtocol(openAiImageGenerations)
 
 /** POST /v1/images/edits (a multipart form). */
-export const editImages = defineProtocol(openAiImageEdits)
+const editImages = defineProtocol(openAiImageEdits)
 
 export const imagesRoutes: ProtocolRoutes = (services) => ({
   '/v1/images/generations': { POST: (request) => createImages(services, request) },

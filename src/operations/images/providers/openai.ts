@@ -22,7 +22,7 @@ function malformed(what: string): GatewayError {
 const stringOr = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 /** The request's settings as OpenAI names them; only what the client gave (gpt-image models refuse `response_format`). */
-export function openAiImageFields(request: ImagesRequest, target: Target): Record<string, string | number> {
+function openAiImageFields(request: ImagesRequest, target: Target): Record<string, string | number> {
   const fields: Record<string, string | number> = { model: target.upstreamModel, prompt: request.prompt, n: request.n }
   if (request.size !== undefined) fields.size = request.size
   if (request.quality !== undefined) fields.quality = request.quality
@@ -44,7 +44,7 @@ function encodeOpenAiImages(request: ImagesRequest, target: Target): { path: str
 }
 
 /** An images answer → IR: each image's bytes or URL, what the upstream says it made, and its token report. */
-export function decodeOpenAiImages(body: unknown): ImagesAnswer {
+function decodeOpenAiImages(body: unknown): ImagesAnswer {
   const answer = (body ?? {}) as OpenAiImagesResponse
   if (!Array.isArray(answer.data)) throw malformed('has no data')
   const images = answer.data.map((item) => {

@@ -32,7 +32,7 @@ export interface RerankAnswer {
 }
 
 /** Cohere's unit: one query with up to 100 documents. */
-export const documentsPerSearchUnit = 100
+const documentsPerSearchUnit = 100
 
 /** The search units a request is: a query with up to 100 documents is one (Cohere's definition). */
 export function searchUnitsOf(request: RerankRequest): number {

@@ -20,14 +20,14 @@ function malformed(what: string): GatewayError {
  * `/rerank`, `/v1/rerank` and `/v2/rerank`: a base URL ending in `/v1` reaches the second). The documents' text is
  * not asked back: the gateway has it.
  */
-export function encodeRerank(request: RerankRequest, target: Target): { path: string; body: string } {
+function encodeRerank(request: RerankRequest, target: Target): { path: string; body: string } {
   const body: Record<string, unknown> = { model: target.upstreamModel, query: request.query, documents: request.documents }
   if (request.topN !== undefined) body.top_n = request.topN
   return { path: '/rerank', body: JSON.stringify(body) }
 }
 
 /** A rerank answer → IR: each result's index and score; tokens (`usage`) and Cohere's search units when reported. */
-export function decodeRerank(body: unknown): RerankAnswer {
+function decodeRerank(body: unknown): RerankAnswer {
   const answer = (body ?? {}) as RerankResponse
   if (!Array.isArray(answer.results)) throw malformed('has no results')
   const results = answer.results.map((result) => {

@@ -3,7 +3,7 @@ import type { ProtocolRoutes } from '../../../protocols/shared/route-table.ts'
 import { openAiSpeech } from './openai/protocol.ts'
 
 /** POST /v1/audio/speech (OpenAI's clients). */
-export const createSpeech = defineProtocol(openAiSpeech)
+const createSpeech = defineProtocol(openAiSpeech)
 
 export const speechRoutes: ProtocolRoutes = (services) => ({
   '/v1/audio/speech': { POST: (request) => createSpeech(services, request) },

@@ -4,7 +4,7 @@ import type { SpeechRequest } from '../core/ir.ts'
 import type { SpeechUpstream } from '../core/upstream.ts'
 
 /** IR → an OpenAI (or compatible) `/audio/speech` body. */
-export function encodeOpenAiSpeech(request: SpeechRequest, target: Target): Record<string, unknown> {
+function encodeOpenAiSpeech(request: SpeechRequest, target: Target): Record<string, unknown> {
   const body: Record<string, unknown> = { model: target.upstreamModel, input: request.input, voice: request.voice, response_format: request.format }
   if (request.speed !== undefined) body.speed = request.speed
   if (request.instructions !== undefined) body.instructions = request.instructions

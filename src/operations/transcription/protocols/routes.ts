@@ -2,8 +2,8 @@ import { defineProtocol } from '../../../protocols/shared/define-protocol.ts'
 import type { ProtocolRoutes } from '../../../protocols/shared/route-table.ts'
 import { openAiTranscriptions, openAiTranslations } from './openai/protocol.ts'
 
-export const createTranscription = defineProtocol(openAiTranscriptions)
-export const createTranslation = defineProtocol(openAiTranslations)
+const createTranscription = defineProtocol(openAiTranscriptions)
+const createTranslation = defineProtocol(openAiTranslations)
 
 export const transcriptionRoutes: ProtocolRoutes = (services) => ({
   '/v1/audio/transcriptions': { POST: (request) => createTranscription(services, request) },

@@ -5,7 +5,7 @@ import type { TranscriptionRequest } from '../core/ir.ts'
 import type { TranscriptionReply, TranscriptionUpstream } from '../core/upstream.ts'
 
 /** What the mock hears in a file: its length and container, so a test can tell which file reached it. */
-export function mockTranscript(request: Pick<TranscriptionRequest, 'duration' | 'task'>): string {
+function mockTranscript(request: Pick<TranscriptionRequest, 'duration' | 'task'>): string {
   const { duration } = request
   const heard = duration.kind === 'duration' ? `${duration.seconds.toFixed(2)} seconds of ${duration.format}` : 'audio of unknown length'
   return request.task === 'translation' ? `(translated) ${heard}` : heard
@@ -19,7 +19,7 @@ function timestamp(seconds: number, separator: ',' | '.'): string {
 }
 
 /** The mock's answer in the format asked for, reporting the seconds it heard as whisper-1 does (`usage.type: duration`). */
-export function mockTranscriptionBody(request: TranscriptionRequest): string {
+function mockTranscriptionBody(request: TranscriptionRequest): string {
   const text = mockTranscript(request)
   const seconds = request.duration.kind === 'duration' ? request.duration.seconds : 0
   const usage = { type: 'duration', seconds: Math.ceil(seconds) }

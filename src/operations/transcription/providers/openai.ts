@@ -10,7 +10,7 @@ import { decodeTranscriptionAnswer } from './decode-answer.ts'
  * IR → the multipart form OpenAI's `/audio/transcriptions` and `/audio/translations` take: the upstream's model id,
  * the client's other fields as it sent them, then the spooled file, read from disk as it is sent (file-form.ts).
  */
-export function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target): { path: string; body: FileForm } {
+function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target): { path: string; body: FileForm } {
   const { audio } = request
   const fields: [string, string][] = [['model', target.upstreamModel], ...request.fields]
   const body = fileForm(fields, { field: 'file', path: audio.path, filename: audio.filename, contentType: audio.contentType, size: audio.bytes })

@@ -3,7 +3,7 @@ import { type Json, optionalNumber, optionalString, requireString } from '../../
 import type { ImagesRequest } from '../../core/ir.ts'
 
 /** OpenAI's own limit on `n`; a model may allow fewer (`max_images`). */
-export const maxN = 10
+const maxN = 10
 
 const sizePattern = /^(auto|[1-9]\d{0,4}x[1-9]\d{0,4})$/
 const qualities = ['auto', 'low', 'medium', 'high', 'standard', 'hd']

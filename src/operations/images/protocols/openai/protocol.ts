@@ -9,7 +9,7 @@ import { encodeOpenAiImages } from './encode-response.ts'
 import { type EditForm, readEditForm } from './read-edit-form.ts'
 
 /** One `/v1/images/generations` or `/v1/images/edits` request: its IR, and its answer in OpenAI's shape. */
-export class OpenAiImagesExchange implements Exchange {
+class OpenAiImagesExchange implements Exchange {
   constructor(readonly request: ImagesRequest, private readonly form?: EditForm) {}
 
   /** An edit's files, kept aside for every attempt, are removed once the relay is done with them. */
@@ -23,7 +23,7 @@ export class OpenAiImagesExchange implements Exchange {
 }
 
 /** What both images endpoints share: OpenAI's key, errors and rate-limit headers. */
-export const openAiImagesFront = {
+const openAiImagesFront = {
   operation: imagesOperation,
   readSecret: bearerToken,
   answerHeaders: (requestId: string, rateLimit: Parameters<typeof encodeOpenAiRateLimitHeaders>[0]) => encodeOpenAiRateLimitHeaders(rateLimit, { 'x-request-id': requestId }),

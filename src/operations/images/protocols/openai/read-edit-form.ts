@@ -8,8 +8,8 @@ import { bodyTimeout } from '../../../../edge/front-door.ts'
 import type { ImageFile } from '../../core/ir.ts'
 
 /** OpenAI's own limits for an edit: 16 input images, each under 50 MB (gpt-image models). */
-export const maxEditImages = 16
-export const maxImageBytes = 50 * 1024 * 1024
+const maxEditImages = 16
+const maxImageBytes = 50 * 1024 * 1024
 const formLimits = { maxHeaderBytes: 16 * 1024, maxParts: 64 }
 /** The prompt is the longest field (32 000 characters for gpt-image models). */
 const maxFieldBytes = 128 * 1024

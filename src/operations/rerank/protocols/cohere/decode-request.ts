@@ -3,7 +3,7 @@ import { isObject, type Json, optionalBoolean, optionalNumber, requireArray, req
 import type { RerankRequest } from '../../core/ir.ts'
 
 /** Cohere's own limit on documents per request (vLLM has none; Jina's is larger): a bound on one request's hold. */
-export const maxDocuments = 10_000
+const maxDocuments = 10_000
 
 /** A document: a string, or an object with its `text` (Cohere v1 and Jina take both). */
 function readDocument(value: unknown, index: number): string {

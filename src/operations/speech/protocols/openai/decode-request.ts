@@ -3,7 +3,7 @@ import { isObject, type Json, optionalNumber, optionalString, requireString } fr
 import { type AudioFormat, audioFormats, countCharacters, type SpeechRequest } from '../../core/ir.ts'
 
 /** OpenAI's own limit on the text of one request. */
-export const maxInputCharacters = 4096
+const maxInputCharacters = 4096
 
 function decodeVoice(value: unknown): string | { id: string } {
   if (value === undefined) throw invalidRequest("Missing required parameter: 'voice'.", 'voice')
