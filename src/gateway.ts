@@ -22,6 +22,7 @@ import { taskResultLines } from './tasks/results.ts'
 import { UsageFolder } from './domain/usage-folder.ts'
 import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
+import { createAlerting } from './edge/alerting.ts'
 import { Tracer } from './relay/tracing.ts'
 import type { RouteChange } from './relay/route-health.ts'
 import type { TaskRecord } from './domain/tasks/records.ts'
@@ -44,10 +45,13 @@ export interface Gateway {
 /** Settings read once at start: the listening socket, the stores, the breaker's window, shutdown and logging. */
 const restartOnly = ['listen', 'database', 'redis', 'shutdown', 'log', 'retention', 'telemetry', 'tasks', 'ledger'] as const
 const restartOnlyRouting = ['windowS', 'minRequests', 'failureRatio', 'cooldownS'] as const
+const restartOnlyWebhooks = ['timeoutMs', 'pollMs', 'firstRetryMs', 'expiryCheckS'] as const
 
 function restartNeeded(current: Config, next: Config): string[] {
   const changed: string[] = restartOnly.filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
   for (const field of restartOnlyRouting) if (current.routing[field] !== next.routing[field]) changed.push(`routing.${field}`)
+  // Webhooks' timers and timeouts are set at start; whether private receivers are allowed is read at each use.
+  for (const field of restartOnlyWebhooks) if (current.webhooks[field] !== next.webhooks[field]) changed.push(`webhooks.${field}`)
   // Bun reads its fetch ceiling once, at the process's start (cli/upstream-connections.ts).
   if (current.limits.upstreamConnections !== next.limits.upstreamConnections) changed.push('limits.upstream_connections')
   return changed
@@ -63,7 +67,7 @@ interface Background {
 }
 
 /** Build everything a config needs, in order, except the listening socket (the services are completed with it). */
-async function buildParts(config: Config, logger: Logger): Promise<{ services: Omit<Services, 'server'>; background: Background }> {
+async function buildParts(config: Config, current: () => Config, logger: Logger): Promise<{ services: Omit<Services, 'server'>; background: Background }> {
   refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
   const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger } })
@@ -77,8 +81,11 @@ async function buildParts(config: Config, logger: Logger): Promise<{ services: O
   await keys.start()
   // Bills wait in the spool while the database does not answer; those a crash left there are replayed first.
   const spool = new FileSpool(config.ledger.spoolDir ?? defaultSpoolDir(config.database))
+  // Alerts watch committed settlements (a balance falling below a webhook's amount), never a request in flight.
+  const alerting = createAlerting(store, config.webhooks, current, logger)
   const ledger = new Ledger(store.ledger, {
     spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
+    onWritten: (batch) => alerting.ledgerWritten(batch),
   })
   const spooled = spool.stats().entries
   await ledger.replaySpool()
@@ -126,14 +133,16 @@ async function buildParts(config: Config, logger: Logger): Promise<{ services: O
   // Audit rows past retention.audit_days (by default none: they are kept forever).
   const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
   const services = {
-    config, store, keys, keyService, ledger, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config, store, keys, keyService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
   }
   return { services, background: { runner, batchRelay, folder, auditRetention, spool } }
 }
 
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
-  const { services: parts, background } = await buildParts(config, logger)
+  // A reload replaces the config the services read (`current`), not a field of them.
+  let current = config
+  const { services: parts, background } = await buildParts(config, () => current, logger)
   await loadTokenizer() // before listening: loading it later would stall every request in flight (estimate.ts)
   // The socket first, with no handler yet: the services hold it (only it knows a request's peer, client-address.ts),
   // and the routes are built from the services. Handed over below in the same tick, so no request meets the stand-in.
@@ -149,7 +158,6 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   // Built once and frozen; a reload replaces the config it reads (`current`), not a field of it.
-  let current = config
   const services: Services = Object.freeze({ ...parts, server, get config() { return current } })
   try {
     // One table of protocol routes, served by Bun's own router and mounted in Elysia alike (protocols/routes.ts).
@@ -163,6 +171,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   await runner.start()
   folder.start()
   auditRetention.start()
+  await services.alerting.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
     services, server, url,
@@ -192,6 +201,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       server.stop(true)
       await folder.stop()
       await auditRetention.stop()
+      await services.alerting.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()

@@ -3,6 +3,8 @@ import packageJson from '../package.json' with { type: 'json' }
 import { runAccountCommand } from './cli/accounts.ts'
 import { runAdminTokenCommand } from './cli/admin-tokens.ts'
 import { runAuditCommand } from './cli/audit.ts'
+import { runWebhookCommand } from './cli/webhooks.ts'
+import { WebhookService } from './domain/alerts/webhook-service.ts'
 import { checkArgs, flagString, parseArgs, UsageError } from './cli/args.ts'
 import { findCommand, groupHelp, help } from './cli/commands.ts'
 import { checkGlobalFlags, describeMigration, printFailure } from './cli/top-level.ts'
@@ -138,6 +140,10 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'admin-token':
         await runAdminTokenCommand(store, args, json)
+        break
+      case 'webhook':
+        // A running serve reads the webhooks again within 10 s (edge/alerting.ts).
+        await runWebhookCommand(store, new WebhookService({ repository: store.webhooks, allowPrivate: () => config.webhooks.allowPrivateAddresses }), args, json)
         break
     }
     return 0

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => gateway.stop())
 
 /** A change's fields as the console and the admin API name them; the CLI's flags are derived from them. */
-type Fields = { name?: string | null; models?: string[] | null; rpm?: number | null; budget_usd?: string | null; expires_at?: string | null }
+type Fields = { name?: string | null; models?: string[] | null; rpm?: number | null; budget_usd?: string | null; expires_at?: string | null; allowed_ips?: string[] | null }
 
 /** What a user can tell of an answer, whoever gave it. */
 interface Answer {
@@ -54,8 +54,8 @@ interface FrontEnd {
 
 /** The parts of a key a change may touch (not its ID, times or spend, which differ between keys by nature). */
 function keyState(key: Record<string, unknown>) {
-  const { name, models, rpm, tpm, concurrency, budget_usd, expires_at, status } = key
-  return { name, models, rpm, tpm, concurrency, budget_usd, expires_at, status }
+  const { name, models, rpm, tpm, concurrency, budget_usd, expires_at, allowed_ips, status } = key
+  return { name, models, rpm, tpm, concurrency, budget_usd, expires_at, allowed_ips, status }
 }
 
 async function httpAnswer(response: Response): Promise<Answer> {
@@ -79,7 +79,7 @@ function overHttp(send: (method: string, path: string, body?: unknown) => Promis
   }
 }
 
-const flagNames: Record<string, string> = { budget: 'budget_usd', expires: 'expires_at' }
+const flagNames: Record<string, string> = { budget: 'budget_usd', expires: 'expires_at', 'allowed-ips': 'allowed_ips' }
 
 function flagsOf(fields: Fields): string[] {
   const flags: string[] = []
@@ -88,6 +88,7 @@ function flagsOf(fields: Fields): string[] {
   if (fields.rpm !== undefined) flags.push('--rpm', String(fields.rpm ?? 'none'))
   if (fields.budget_usd !== undefined) flags.push('--budget', fields.budget_usd ?? 'none')
   if (fields.expires_at !== undefined) flags.push('--expires', fields.expires_at ?? 'none')
+  if (fields.allowed_ips !== undefined) flags.push('--allowed-ips', fields.allowed_ips?.join(',') ?? 'any')
   return flags
 }
 
@@ -100,7 +101,7 @@ function cliAnswer(args: string[]): Answer {
   if (run.code === 3) return { result: 'not_found' }
   if (run.code !== 2) throw new Error(`unexpected exit ${run.code}: ${run.stderr}`)
   if (run.stderr.includes('is revoked')) return { result: 'conflict' }
-  const flag = /tollgate: --(\w+)/.exec(run.stderr)?.[1]
+  const flag = /tollgate: --([\w-]+)/.exec(run.stderr)?.[1]
   return { result: 'invalid', ...(flag && { field: flagNames[flag] ?? flag }) }
 }
 
@@ -125,12 +126,12 @@ async function lifeOfAKey(frontEnd: FrontEnd) {
   }
   note(await frontEnd.create({ budget_usd: '0' }))
   note(await frontEnd.create({ models: ['no-such-model'] }))
-  const created = note(await frontEnd.create({ name: ' parity ', models: ['mock-1', 'mock-1'], rpm: 5, budget_usd: '2.5', expires_at: future }))
+  const created = note(await frontEnd.create({ name: ' parity ', models: ['mock-1', 'mock-1'], rpm: 5, budget_usd: '2.5', expires_at: future, allowed_ips: [' 10.0.0.0/8', '2001:db8::/32', '10.0.0.0/8'] }))
   const id = (await gateway.gateway.services.store.keys.findByHash(hashKey(created.secret!)))!.id
-  for (const bad of [{}, { budget_usd: '0' }, { expires_at: '2001-01-01T00:00:00Z' }, { models: ['nope'] }, { rpm: 0 }, { rpm: 2_000_000_000 }, { expires_at: 'soon' }]) {
+  for (const bad of [{}, { budget_usd: '0' }, { expires_at: '2001-01-01T00:00:00Z' }, { models: ['nope'] }, { rpm: 0 }, { rpm: 2_000_000_000 }, { expires_at: 'soon' }, { allowed_ips: ['10.0.0.1', '10.0.0.300'] }, { allowed_ips: ['::/129'] }]) {
     note(await frontEnd.edit(id, bad))
   }
-  note(await frontEnd.edit(id, { name: 'renamed', rpm: 9, models: null, budget_usd: null, expires_at: null }))
+  note(await frontEnd.edit(id, { name: 'renamed', rpm: 9, models: null, budget_usd: null, expires_at: null, allowed_ips: null }))
   const rotated = note(await frontEnd.rotate(id))
   await frontEnd.heard()
   const secrets = { old: await status(created.secret!), rotated: await status(rotated.secret!), revoked: 0 }
@@ -158,14 +159,14 @@ test('the console, the admin API and the CLI give the same answer to the same ke
   expect(answers.map((answer) => [answer.result, answer.field])).toEqual([
     ['invalid', 'budget_usd'], ['invalid', 'models'], ['ok', undefined],
     ['invalid', undefined], ['invalid', 'budget_usd'], ['invalid', 'expires_at'], ['invalid', 'models'], ['invalid', 'rpm'], ['invalid', 'rpm'],
-    ['invalid', 'expires_at'],
+    ['invalid', 'expires_at'], ['invalid', 'allowed_ips'], ['invalid', 'allowed_ips'],
     ['ok', undefined], ['ok', undefined], ['ok', undefined], ['ok', undefined],
     ['conflict', undefined], ['conflict', undefined], // a revoked key cannot change: 409, not 400
     ['not_found', undefined], ['not_found', undefined], ['not_found', undefined],
   ])
-  expect(answers[2]!.key).toMatchObject({ name: 'parity', models: ['mock-1'], rpm: 5, budget_usd: '2.50', status: 'active' })
-  expect(answers[10]!.key).toMatchObject({ name: 'renamed', models: null, rpm: 9, budget_usd: null, expires_at: null })
-  expect(answers[12]!.key).toMatchObject({ status: 'revoked' })
+  expect(answers[2]!.key).toMatchObject({ name: 'parity', models: ['mock-1'], rpm: 5, budget_usd: '2.50', allowed_ips: ['10.0.0.0/8', '2001:db8::/32'], status: 'active' })
+  expect(answers[12]!.key).toMatchObject({ name: 'renamed', models: null, rpm: 9, budget_usd: null, expires_at: null, allowed_ips: null })
+  expect(answers[14]!.key).toMatchObject({ status: 'revoked' })
   expect(viaConsole.secrets).toEqual({ old: 401, rotated: 200, revoked: 401 })
   expect(viaAdminApi).toEqual(viaConsole)
   expect(viaCli).toEqual(viaConsole)

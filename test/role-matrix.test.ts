@@ -1,3 +1,4 @@
+import { alertEvents } from '../src/domain/alerts/records.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { Elysia } from 'elysia'
@@ -97,6 +98,13 @@ async function acmeObject(path: string): Promise<string> {
     return String(user.id)
   }
   if (path.includes('/tasks/')) return tasks.acme
+  if (path.includes('/webhooks/')) {
+    const webhook = { id: `wh_matrix${++made}`, accountId: acme.id, projectId: null, url: 'https://hooks.example.com/acme-matrix', secret: `whsec_matrix${made}`,
+      events: [...alertEvents], balanceBelow: null, expiryDays: 7, budgetPercents: [50], createdAt: now, updatedAt: now }
+    await store.webhooks.insert(webhook)
+    secrets.acme.add(webhook.id).add(webhook.secret)
+    return webhook.id
+  }
   return String(acme.id)
 }
 
@@ -106,6 +114,7 @@ const bodies: Record<string, () => unknown> = {
   'POST /accounts': () => ({ name: `opened-${++made}`, balance_usd: '1' }),
   'POST /accounts/:id/credits': () => ({ amount_usd: '0.01', note: 'the role matrix' }),
   'POST /keys': () => ({ account_id: acme.id, name: `acme-matrix-made-${++made}` }),
+  'POST /webhooks': () => ({ account_id: acme.id, url: `https://hooks.example.com/acme-matrix-${++made}` }),
   'PATCH /keys/:id': () => ({ rpm: 100 }),
   'POST /console/api/users': () => ({ name: `acme-matrix-made-${++made}`, role: 'viewer', account_id: acme.id }),
   'POST /console/api/users/:id/password': () => ({}),

@@ -5,10 +5,10 @@ import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 
 /** The flag that sets each of a key's fields. */
 const flagNames: Record<KeyField, string> = {
-  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires',
+  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', allowedIps: 'allowed-ips',
 }
 
-/** `none` clears a limit, the budget or the expiry; `all` lifts the model list. */
+/** `none` clears a limit, the budget or the expiry; `all` lifts the model list, `any` the address rule. */
 const cleared = (args: ParsedArgs, name: string, word = 'none') => flagString(args, name) === word
 
 function readExpiry(value: string | undefined): number | undefined {
@@ -33,6 +33,8 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
   }
   const budget = flagString(args, 'budget')
   if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
+  const allowedIps = flagString(args, 'allowed-ips')
+  if (allowedIps !== undefined) changes.allowedIps = allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
   if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
   return changes
 }

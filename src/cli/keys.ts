@@ -14,7 +14,8 @@ import { formatTime, printResult, table } from './output.ts'
 /** A key's limits in one cell: `rpm=5 budget=$1.00`, or `-` for none. */
 function describeLimits(key: KeyRecord): string {
   return [key.rpm && `rpm=${key.rpm}`, key.tpm && `tpm=${key.tpm}`, key.concurrency && `conc=${key.concurrency}`,
-    key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`]
+    key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`,
+    key.allowedIps !== null && `from=${key.allowedIps.join(',')}`]
     .filter(Boolean).join(' ') || '-'
 }
 

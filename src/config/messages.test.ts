@@ -9,7 +9,7 @@ import { parseConfig } from './load.ts'
 const base = { providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 } }] }
 const withModel = (fields: object) => ({ ...base, models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 }, ...fields }] })
 const rootKeys = 'listen, database, redis, trusted_proxies, providers, models, routing, log, shutdown, limits, tasks, admin, retention, '
-  + 'ledger, telemetry, auth'
+  + 'ledger, webhooks, telemetry, auth'
 const modelKeys = 'id, kind, provider, upstream_model, routes, fallbacks, price, max_output_tokens, context_window, max_audio_seconds, owned_by, reasoning, allow, max_images'
 
 const mistakes: { mistake: string; document: object; before: string; after: string }[] = [

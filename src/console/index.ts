@@ -13,6 +13,7 @@ import { SignInLimiter } from './server/sign-in-limiter.ts'
 import { usageRoutes } from './server/usage-routes.ts'
 import { userRoutes } from './server/user-routes.ts'
 import { auditRoutes } from './server/audit-routes.ts'
+import { webhookRoutes } from './server/webhook-routes.ts'
 
 export { adminApiRoutes } from './admin/index.ts'
 export { apiDocs } from './server/docs.ts'
@@ -34,6 +35,7 @@ export function consoleRoutes(services: Services) {
     .use(modelRoutes(services))
     .use(taskRoutes(services))
     .use(auditRoutes(services))
+    .use(webhookRoutes(services))
     .use(pageRoutes(services))
 }
 

@@ -30,3 +30,12 @@ export function isAddressAllowed(rules: readonly AddressBlock[] | undefined, cli
   if (rules === undefined) return true
   return rules.some((rule) => blockContains(rule, clientAddress))
 }
+
+/**
+ * Whether a client address passes every rule list that applies to a request — a key's own, and (issue 27) its
+ * project's: each list that is set must contain the address, so a key's list can only narrow its project's. Lists
+ * left unset (undefined) allow every address.
+ */
+export function passesAddressRules(ruleLists: readonly (readonly AddressBlock[] | undefined)[], clientAddress: string): boolean {
+  return ruleLists.every((rules) => isAddressAllowed(rules, clientAddress))
+}

@@ -40,6 +40,7 @@ const errorRules = {
   csrf_failed: byKind,
   cross_site: byKind,
   not_permitted: byKind,
+  address_not_allowed: byKind,
   no_permission_declared: byKind,
   // The request itself.
   body_timeout: byKind,
@@ -54,10 +55,10 @@ const errorRules = {
   model_not_permitted: byKind,
   wrong_model_kind: byKind,
   unsupported_by_upstream: byKind,
-  audio_too_long: byKind,
-  unreadable_audio: byKind,
   stateless_gateway: byKind,
   response_not_found: byKind,
+  audio_too_long: byKind,
+  unreadable_audio: byKind,
   // Batches and their files.
   batch_not_found: byKind,
   task_not_found: byKind,

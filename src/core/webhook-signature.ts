@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
-const signatureHeader = 'Tollgate-Signature'
+export const signatureHeader = 'Tollgate-Signature'
 
 /** How far a delivery's timestamp may be from the receiver's clock, either way. */
 const defaultToleranceSeconds = 300

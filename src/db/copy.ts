@@ -61,6 +61,9 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.ledgerBatches },
   // Who changed what: kept with the same ids and times, so the history reads the same on the new database.
   { table: pg.auditLog },
+  // Webhooks (with their signing secrets, which the new database must have to sign) and what they were sent.
+  { table: pg.webhooks },
+  { table: pg.webhookDeliveries },
 ]
 
 /** The tables `db copy` writes, by name, in order. */

@@ -1,11 +1,12 @@
 import { DomainError } from './errors.ts'
+import { parseAllowedIps } from '../core/allowed-ips.ts'
 import type { KeyChanges } from './repositories.ts'
 
 /** A field of a key that a change may set (domain names: each caller names them its own way, `budget_usd`, `--budget`). */
 export type KeyField = keyof KeyChanges
 
 /** Every field a change may set, in the order a message lists them. */
-export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt']
+export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps']
 
 /** The largest rpm, tpm or concurrency a key may have (the database column is a 32-bit integer). */
 const maxKeyLimit = 1_000_000_000
@@ -32,7 +33,8 @@ export interface KeyRuleContext {
  * A key's fields checked and normalised, the one place the rules live (the console, the admin API and the CLI only
  * turn their text into values): a name is trimmed (empty: none) and at most 100 characters; models are configured
  * ones, each once, at least one (null: every model); limits are whole numbers from 1; a budget is more than 0; an
- * expiry is in the future. Undefined leaves a field as it is; null clears it.
+ * expiry is in the future; allowed addresses are addresses or CIDR blocks, each once, at least one (null: every
+ * address). Undefined leaves a field as it is; null clears it.
  */
 export function checkKeyChanges(changes: KeyChanges, context: KeyRuleContext): KeyChanges {
   const checked: KeyChanges = {}
@@ -43,6 +45,7 @@ export function checkKeyChanges(changes: KeyChanges, context: KeyRuleContext): K
   }
   if (changes.budget !== undefined) checked.budget = checkBudget(changes.budget)
   if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, context.now)
+  if (changes.allowedIps !== undefined) checked.allowedIps = checkAllowedIps(changes.allowedIps)
   return checked
 }
 
@@ -84,4 +87,24 @@ function checkExpiry(expiresAt: number | null, now: number): number | null {
   if (expiresAt === null) return null
   if (!Number.isFinite(expiresAt) || expiresAt <= now) throw new KeyInputError('expiresAt', 'must be in the future')
   return expiresAt
+}
+
+function checkAllowedIps(entries: string[] | null): string[] | null {
+  if (entries === null) return null
+  const trimmed = [...new Set(entries.map((entry) => (typeof entry === 'string' ? entry.trim() : entry)))]
+  try {
+    parseAllowedIps(trimmed, '')
+  } catch (error) {
+    // parseAllowedIps names the field itself; each caller names it its own way (`allowed_ips`, `--allowed-ips`).
+    throw new KeyInputError('allowedIps', ruleOf((error as Error).message))
+  }
+  return trimmed
+}
+
+/** The parser's message made to follow a field's name: `[1]: "10.0.0.300" is not…` → `has a bad entry 2: "10.0.0.300" is not…`. */
+function ruleOf(message: string): string {
+  const entry = /^\[(\d+)\]:? (.*)$/s.exec(message)
+  if (!entry) return message.trim()
+  const fault = entry[2]!.startsWith('must') ? `it ${entry[2]}` : entry[2]
+  return `has a bad entry ${Number(entry[1]) + 1}: ${fault}`
 }

@@ -61,7 +61,7 @@ describe('KeyService', () => {
     const cases: [Record<string, unknown>, string | undefined][] = [
       [{ name: 'x'.repeat(101) }, 'name'], [{ models: [] }, 'models'], [{ models: ['gpt-9'] }, 'models'], [{ rpm: 0 }, 'rpm'],
       [{ tpm: 1.5 }, 'tpm'], [{ concurrency: 1_000_000_001 }, 'concurrency'], [{ budget: 0 }, 'budget'], [{ budget: -1 }, 'budget'],
-      [{ expiresAt: now }, 'expiresAt'], [{}, undefined],
+      [{ expiresAt: now }, 'expiresAt'], [{ allowedIps: [] }, 'allowedIps'], [{ allowedIps: ['10.0.0.0/33'] }, 'allowedIps'], [{}, undefined],
     ]
     for (const [changes, field] of cases) {
       const error = await refusal(service.edit(record.id, changes, actor))
@@ -72,6 +72,15 @@ describe('KeyService', () => {
     }
     expect(heard).toEqual([])
     expect(await store.keys.list(accountId)).toEqual([record])
+  })
+
+  test('a refused address list says which entry is wrong and why, in words that follow the field\'s name', async () => {
+    const rule = async (allowedIps: unknown[]) => ((await refusal(service.create({ accountId, allowedIps: allowedIps as string[] }, actor))) as KeyInputError).rule
+    expect(await rule(['10.0.0.1', '10.0.0.300'])).toBe('has a bad entry 2: "10.0.0.300" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32')
+    expect(await rule([42])).toBe('has a bad entry 1: it must be a string such as "10.0.0.0/8"')
+    expect(await rule([])).toBe('is empty: list at least one address or block, or leave it out to allow every address')
+    const { record } = await service.create({ accountId, allowedIps: [' 10.0.0.0/8 ', '10.0.0.0/8', '::1'] }, actor)
+    expect(record.allowedIps).toEqual(['10.0.0.0/8', '::1'])
   })
 
   test('the configured models are read at each change, so a reload counts at once', async () => {

@@ -57,6 +57,7 @@ export async function createKey(repository: KeyRepository, input: NewKeyInput, n
     budget: input.budget ?? null,
     expiresAt: input.expiresAt ?? null,
     spent: 0,
+    allowedIps: input.allowedIps ?? null,
   }
   await repository.insert(record, audit)
   return { record, secret }

@@ -18,6 +18,11 @@ export interface WriterOptions {
   logger?: Logger
   /** A failure that is not the database's absence (a bug, a spool file that cannot be read). */
   onError?: (error: unknown) => void
+  /**
+   * Told of each batch once it is committed (alerts watch balances so: domain/alerts). Called synchronously after the
+   * commit, off every request's path; it must only note what it needs and return.
+   */
+  onWritten?: (batch: readonly LedgerWrite[]) => void
 }
 
 /** Batches a write failed for, written again as they were (`id` makes a second commit of releases a no-op). */
@@ -179,12 +184,22 @@ export class LedgerWriter {
 
   private written(batch: LedgerWrite[]): void {
     for (const write of batch) if (write.kind === 'refusal') this.pendingRefusals--
+    this.told(batch)
+  }
+
+  private told(batch: LedgerWrite[]): void {
+    try {
+      this.options.onWritten?.(batch)
+    } catch (error) {
+      this.options.onError?.(error) // a listener's fault never undoes, or stops, the writes
+    }
   }
 
   /** One batch of the spool written; false when none was left or the write failed. */
   private async replayBatch(): Promise<boolean> {
     const next = this.up ? await this.options.spool!.next(this.options.maxBatch) : undefined
     if (!next || !await this.attempt(next.bills, { replay: true })) return false
+    this.told(next.bills)
     await next.done()
     return true
   }

@@ -1,4 +1,4 @@
-import type { Hold, UsageRecord } from './records.ts'
+import type { Hold, LedgerWrite, UsageRecord } from './records.ts'
 import type { LedgerRepository } from './repositories.ts'
 import type { BillSpool, SpoolStats } from './bill-spool.ts'
 import type { Logger } from '../core/logger.ts'
@@ -27,6 +27,8 @@ export interface LedgerOptions {
   logger?: Logger
   /** A failure that is not the database's absence (a bug, a spool file that cannot be read). */
   onError?: (error: unknown) => void
+  /** Told of each batch of settlements and releases once committed (ledger-writer.ts). */
+  onWritten?: (batch: readonly LedgerWrite[]) => void
 }
 
 /**
@@ -71,7 +73,7 @@ export class Ledger {
     this.writeTimeoutMs = options.writeTimeoutMs ?? 2000
     this.writer = new LedgerWriter(repository, {
       flushMs: options.flushMs ?? 50, maxBatch: options.maxBatch ?? 1024, writeTimeoutMs: this.writeTimeoutMs,
-      probeMs: options.probeMs ?? 500, spool: options.spool, logger: options.logger, onError: options.onError,
+      probeMs: options.probeMs ?? 500, spool: options.spool, logger: options.logger, onError: options.onError, onWritten: options.onWritten,
     })
     this.leaseFactor = options.leaseFactor ?? 20
     this.leases = new Leases(repository, this.writer, {

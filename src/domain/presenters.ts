@@ -37,6 +37,7 @@ export function keyJson(key: KeyRecord, accountName?: string) {
     budget_usd: key.budget === null ? null : formatUsd(key.budget),
     spent_usd: formatUsd(key.spent),
     expires_at: isoTimeOrNull(key.expiresAt),
+    allowed_ips: key.allowedIps,
   }
 }
 

@@ -40,6 +40,8 @@ export interface KeyRecord {
   budget: number | null
   expiresAt: number | null
   spent: number
+  /** The addresses and CIDR blocks the key may be used from (core/allowed-ips.ts); null means every address. */
+  allowedIps: string[] | null
 }
 
 export interface UsageRecord {

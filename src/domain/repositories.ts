@@ -1,3 +1,4 @@
+import type { WebhookRepository } from './alerts/records.ts'
 import type {
   AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
   UsageLogEntry, UsageSummary, UserRecord,
@@ -49,6 +50,7 @@ export interface KeyChanges {
   concurrency?: number | null
   budget?: number | null
   expiresAt?: number | null
+  allowedIps?: string[] | null
 }
 
 export interface AdminTokenRepository {
@@ -159,6 +161,8 @@ export interface Store {
   identities: IdentityRepository
   /** Who changed what (domain/audit): read, pruned, and written alone for changes that store nothing else. */
   audit: AuditRepository
+  /** Webhooks and their deliveries (domain/alerts). */
+  webhooks: WebhookRepository
   /** Create or update the tables; says what it applied and whether the database was new. */
   migrate(): Promise<{ applied: string[]; created: boolean }>
   close(): Promise<void>

@@ -26,6 +26,8 @@ export const permissions = [
   'tasks:read', // batches and their items' status and cost
   'tasks:results', // batch results: the model's answers, content rather than usage
   'audit:read', // the audit log: who changed what, when, from where (an account admin: its account's rows)
+  'webhooks:read', // webhooks (never their secrets) and their deliveries
+  'webhooks:write', // create and delete webhooks
 ] as const
 
 export type Permission = (typeof permissions)[number]
@@ -38,7 +40,7 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read']),
+  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
   viewer: new Set(readOnly),
 }
 

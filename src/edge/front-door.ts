@@ -1,6 +1,7 @@
 import { GatewayError } from '../core/errors.ts'
 import type { KeyRecord } from '../domain/records.ts'
 import { knownCaller, lookUpCaller } from './auth.ts'
+import { refuseOtherAddresses } from './address-rules.ts'
 import { clientAddress } from './client-address.ts'
 import type { Services } from './services.ts'
 import { bodyTooLarge, maxBodyBytes, refuseDeclaredSize, refuseLargeHeaders, refuseReadSize } from './body-size.ts'
@@ -16,13 +17,15 @@ import { bodyTooLarge, maxBodyBytes, refuseDeclaredSize, refuseLargeHeaders, ref
 const closeConnection = { connection: 'close' }
 
 /**
- * The caller, or a 401. A key in memory is answered at once (no promise: the hot path); an unknown secret costs a
+ * The caller, or a 401 (a 403 from an address the key's `allowed_ips` leave out). A key in memory is answered at once (no promise: the hot path); an unknown secret costs a
  * store lookup, and a client address may have only `limits.unauthenticated_per_address` of those in progress (429
  * beyond): a flood of made-up keys from one address cannot queue up lookups for everyone.
  */
-export function knownRequestCaller(services: Services, secret: string | undefined): KeyRecord | undefined {
+export function knownRequestCaller(services: Services, secret: string | undefined, request: Request): KeyRecord | undefined {
   try {
-    return knownCaller(services.keys, secret)
+    const key = knownCaller(services.keys, secret)
+    if (key) refuseOtherAddresses(key, request, services.server, services.config.trustedProxies)
+    return key
   } catch (error) {
     throw refusedEarly(error)
   }
@@ -33,7 +36,7 @@ export function knownRequestCaller(services: Services, secret: string | undefine
  * per-address limit on lookups. Every endpoint finds its caller here.
  */
 export function callerOf(services: Services, secret: string | undefined, request: Request): KeyRecord | Promise<KeyRecord> {
-  return knownRequestCaller(services, secret) ?? lookUpRequestCaller(services, secret, request)
+  return knownRequestCaller(services, secret, request) ?? lookUpRequestCaller(services, secret, request)
 }
 
 /** Unknown-key lookups in progress per client address, per gateway (tests run several in one process). */
@@ -51,7 +54,9 @@ export async function lookUpRequestCaller(services: Services, secret: string | u
   }
   lookUpsByAddress.set(address, inProgress + 1)
   try {
-    return await lookUpCaller(services.keys, secret)
+    const key = await lookUpCaller(services.keys, secret)
+    refuseOtherAddresses(key, request, services.server, services.config.trustedProxies)
+    return key
   } catch (error) {
     throw refusedEarly(error)
   } finally {

@@ -11,6 +11,7 @@ import type { SharedStateHandle } from '../domain/shared-state.ts'
 import type { TaskService } from '../domain/tasks/service.ts'
 import type { TaskRecord } from '../domain/tasks/records.ts'
 import type { OtlpExporter } from './otlp-exporter.ts'
+import type { Alerting } from './alerting.ts'
 
 /** Everything a route needs, built once at start (gateway.ts) and handed to each plugin as plain values. */
 export interface Services {
@@ -21,6 +22,8 @@ export interface Services {
   /** Every key change (create, edit, rotate, revoke) from the console and the admin API: checked, stored, announced. */
   keyService: KeyService
   ledger: Ledger
+  /** Webhooks, the alerts they are sent, and their delivery (domain/alerts; started with the gateway). */
+  alerting: Alerting
   relay: Relay
   /** Batches and their files (domain/tasks); the runner that works them is started by the gateway. */
   tasks: TaskService

@@ -69,11 +69,11 @@ export function adminTokenCaller(label: string, role: UserRole, secret: string):
 
 export const nobody: Caller = { label: 'nobody', door: 'both', headers: async () => ({}) }
 
-/** Everything an answer could leak, read whole: accounts and balances, keys, logins and tasks. A refused change changes none of it. */
+/** Everything an answer could leak, read whole: accounts and balances, keys, logins, tasks and webhooks. A refused change changes none of it. */
 export async function fingerprint(store: Store, taskIds: string[], tasks: { findTask(id: string): Promise<unknown> }): Promise<string> {
   const accounts = await store.accounts.list()
   const keys = (await Promise.all(accounts.map((account) => store.keys.list(account.id)))).flat().map(({ lastUsedAt: _, ...key }) => key)
-  return JSON.stringify([accounts, keys, await store.users.list(), await Promise.all(taskIds.map((id) => tasks.findTask(id)))])
+  return JSON.stringify([accounts, keys, await store.users.list(), await Promise.all(taskIds.map((id) => tasks.findTask(id))), await store.webhooks.list()])
 }
 
 /** How the README names a route: `PATCH /keys/{id}` for PATCH /console/api/keys/:id and PATCH /admin/api/keys/:id. */

@@ -9,6 +9,7 @@ import { adminSchema, databaseSchema, listenSchema, logSchema, redisSchema, shut
 import { readOnly } from './shapes.ts'
 import { retentionSchema, tasksSchema } from './tasks.ts'
 import { telemetrySchema } from './telemetry.ts'
+import { webhooksSchema } from './webhooks.ts'
 
 /**
  * The whole of tollgate.yaml: each section's schema says what it accepts (types, bounds, defaults, one description
@@ -33,6 +34,7 @@ export const configSchema = Type.Transform(Type.Object({
   admin: adminSchema,
   retention: retentionSchema,
   ledger: ledgerSchema,
+  webhooks: webhooksSchema,
   telemetry: Type.Optional(telemetrySchema),
   auth: authSchema,
 }, { additionalProperties: false }))
@@ -55,6 +57,7 @@ export const configSchema = Type.Transform(Type.Object({
       admin: config.admin,
       retention: config.retention,
       ledger: config.ledger,
+      webhooks: config.webhooks,
       telemetry: config.telemetry,
       auth: config.auth,
     }

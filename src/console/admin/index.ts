@@ -4,6 +4,7 @@ import { adminAccountRoutes } from './account-routes.ts'
 import { adminAuditRoutes } from './audit-routes.ts'
 import { adminKeyRoutes } from './key-routes.ts'
 import { adminUsageRoutes } from './usage-routes.ts'
+import { adminWebhookRoutes } from './webhook-routes.ts'
 
 /**
  * The admin API under /admin/api: what the CLI and the console do, for automation, authenticated by admin tokens
@@ -16,4 +17,5 @@ export function adminApiRoutes(services: Services) {
     .use(adminKeyRoutes(services))
     .use(adminUsageRoutes(services))
     .use(adminAuditRoutes(services))
+    .use(adminWebhookRoutes(services))
 }

@@ -30,6 +30,10 @@ export const newKeyBody = t.Object({
   concurrency: limit('Requests in flight at once'),
   budget_usd: t.Optional(nullable(t.String({ description: 'The most the key may spend, in USD (a decimal string greater than 0)', examples: ['5.50'] }))),
   expires_at: t.Optional(nullable(t.String({ description: 'When the key stops working (ISO-8601, in the future)', examples: ['2027-01-31T00:00:00Z'] }))),
+  allowed_ips: t.Optional(nullable(t.Array(t.String(), {
+    description: 'The addresses and CIDR blocks (IPv4 or IPv6) the key may be used from; null for every address. Others get a 403.',
+    examples: [['203.0.113.7', '10.0.0.0/8', '2001:db8::/32']],
+  }))),
 })
 
 /** A key's changes (the console's and the admin API's PATCH): an absent field stays as it is, null clears it. */
@@ -41,6 +45,7 @@ export const keyChangesBody = t.Object({
   concurrency: newKeyBody.properties.concurrency,
   budget_usd: newKeyBody.properties.budget_usd,
   expires_at: newKeyBody.properties.expires_at,
+  allowed_ips: newKeyBody.properties.allowed_ips,
 })
 
 export const newAccountBody = t.Object({

@@ -5,6 +5,8 @@ import { reportFailure } from '../../core/report-failure.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { KeyInputError } from '../../domain/key-rules.ts'
 import { describeKeyInputError } from './key-input.ts'
+import { WebhookInputError } from '../../domain/alerts/webhook-service.ts'
+import { describeWebhookInputError } from './webhook-input.ts'
 import { describeValidationError } from './validation.ts'
 
 /**
@@ -48,6 +50,7 @@ export function consoleErrorResponse(error: unknown, logger: Logger): Response {
   // No route for this method and path: the client's mistake, not the server's.
   if (error instanceof NotFoundError) error = notFound('No such route: see /docs for the API.')
   if (error instanceof KeyInputError) error = describeKeyInputError(error)
+  if (error instanceof WebhookInputError) error = describeWebhookInputError(error)
   if (error instanceof DomainError) {
     return consoleJson({ error: { message: error.message, code: error.kind } }, domainStatus[error.kind])
   }

@@ -49,6 +49,7 @@ export const key = t.Object({
   budget_usd: nullable(usd('The most the key may spend')),
   spent_usd: usd('Spent so far'),
   expires_at: nullable(t.String({ format: 'date-time' })),
+  allowed_ips: nullable(t.Array(t.String(), { description: 'The addresses and CIDR blocks the key may be used from; null for every address' })),
 })
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })

@@ -12,6 +12,7 @@ function navigationFor(session: SessionInfo): [string, string][] {
   pages.push(['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'])
   if (can(session, 'users:read')) pages.push(['/console/logins', 'Logins'])
   if (can(session, 'audit:read')) pages.push(['/console/audit', 'Audit log'])
+  if (can(session, 'webhooks:read')) pages.push(['/console/webhooks', 'Webhooks'])
   if (!seesEveryAccount(session)) pages.push(['/console/balance', 'Balance'])
   return pages
 }

@@ -16,6 +16,7 @@ import { Tasks } from './pages/tasks.tsx'
 import { NewKey } from './pages/new-key.tsx'
 import { Overview } from './pages/overview.tsx'
 import { Usage } from './pages/usage.tsx'
+import { Webhooks } from './pages/webhooks.tsx'
 import { matchPath, useLocation } from './router.ts'
 import type { SessionInfo } from './types.ts'
 
@@ -45,6 +46,7 @@ const routes: [string, FunctionComponent<PageProps>, Audience][] = [
   ['/console/accounts/:id', AccountDetail, seesEveryAccount],
   ['/console/logins', Logins, allowed('users:read')],
   ['/console/audit', Audit, allowed('audit:read')],
+  ['/console/webhooks', Webhooks, allowed('webhooks:read')],
 ]
 
 export function Routes({ session }: { session: SessionInfo }) {

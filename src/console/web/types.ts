@@ -43,6 +43,7 @@ export interface Key {
   budget_usd: string | null
   spent_usd: string
   expires_at: string | null
+  allowed_ips: string[] | null
 }
 
 export interface Totals {
@@ -215,4 +216,31 @@ export interface AuditEntry {
 export interface AuditPage {
   entries: AuditEntry[]
   next: string | null
+}
+
+export interface Webhook {
+  id: string
+  account_id: number
+  project_id: string | null
+  url: string
+  events: string[]
+  balance_below_usd: string | null
+  expiry_days: number
+  budget_percents: number[]
+  created_at: string
+}
+
+export interface Delivery {
+  id: string
+  webhook_id: string
+  event: string
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  created_at: string
+  last_attempt_at: string | null
+  next_attempt_at: string | null
+  delivered_at: string | null
+  last_status: number | null
+  last_error: string | null
+  payload: Record<string, unknown>
 }

@@ -9,14 +9,20 @@ import type { PostgresDatabase } from './store.ts'
 function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
   // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
   const { reserved: _, ...key } = row
-  return { ...key, models: key.models === null ? null : (JSON.parse(key.models) as string[]) }
+  return { ...key, models: fromJson(key.models), allowedIps: fromJson(key.allowedIps) }
 }
 
-/** The columns an update sets: only the fields given, models as their JSON text. */
+/** The list columns (models, allowed addresses) hold JSON text; NULL is no list. */
+const fromJson = (text: string | null) => (text === null ? null : (JSON.parse(text) as string[]))
+const toJson = (list: string[] | null) => (list === null ? null : JSON.stringify(list))
+
+/** The columns an update sets: only the fields given, the lists as their JSON text. */
 function columnsOf(changes: KeyChanges) {
-  const { models, ...rest } = changes
-  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-  return models === undefined ? defined : { ...defined, models: models === null ? null : JSON.stringify(models) }
+  const { models, allowedIps, ...rest } = changes
+  const defined: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+  if (models !== undefined) defined.models = toJson(models)
+  if (allowedIps !== undefined) defined.allowedIps = toJson(allowedIps)
+  return defined
 }
 
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
@@ -34,7 +40,7 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
   return {
     async insert(key, audit) {
       await db.transaction(async (tx) => {
-        await tx.insert(apiKeys).values({ ...key, models: key.models === null ? null : JSON.stringify(key.models) })
+        await tx.insert(apiKeys).values({ ...key, models: toJson(key.models), allowedIps: toJson(key.allowedIps) })
         await writeAudit(tx, audit?.(undefined, key))
       })
     },

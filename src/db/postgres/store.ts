@@ -15,6 +15,7 @@ import { createPostgresUsage } from './usage.ts'
 import { createPostgresUsers } from './users.ts'
 import { createPostgresIdentities } from './identities.ts'
 import { createPostgresTasks } from './tasks.ts'
+import { createPostgresWebhooks } from './webhooks.ts'
 
 export type PostgresDatabase = BunSQLDatabase<typeof schema>
 
@@ -35,6 +36,7 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     adminTokens: createPostgresAdminTokens(db),
     identities: createPostgresIdentities(db),
     audit: createPostgresAudit(db),
+    webhooks: createPostgresWebhooks(client),
     async migrate() {
       return runMigrations({
         async appliedNames() {

@@ -7,14 +7,7 @@ import {
   type OpenCountRow, type StoredFilesRow, taskOf, type TaskOwnerRow, type TaskRow, taskSql, taskValues,
 } from '../task-rows.ts'
 import { writeAuditRaw } from './audit.ts'
-
-type Runner = Pick<SQL, 'unsafe'>
-
-/** `?` placeholders (shared with SQLite) as PostgreSQL's `$n`. */
-function numbered(sql: string): string {
-  let index = 0
-  return sql.replace(/\?/g, () => `$${++index}`)
-}
+import { rawSql, type Runner } from './raw-sql.ts'
 
 /**
  * Tasks on PostgreSQL, shared by several instances: an item is claimed with `FOR UPDATE SKIP LOCKED`, so two
@@ -22,9 +15,7 @@ function numbered(sql: string): string {
  * orphan of a dead instance.
  */
 export function createPostgresTasks(client: SQL): TaskRepository {
-  const all = async <Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Row[]> => await on.unsafe<Row[]>(numbered(sql), params)
-  const first = async <Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Row | undefined> => (await all<Row>(sql, params, on))[0]
-  const run = async (sql: string, params: unknown[] = [], on: Runner = client) => (await on.unsafe<{ count: number }>(numbered(sql), params)).count
+  const { all, first, run } = rawSql(client)
   const findTask = async (id: string, on: Runner = client) => {
     const row = await first<TaskRow>(taskSql.findTask, [id], on)
     return row ? taskOf(row) : undefined

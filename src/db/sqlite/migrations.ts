@@ -12,6 +12,7 @@ import roles from '../../../drizzle/sqlite/0008_roles.sql' with { type: 'text' }
 import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
 import usageOperation from '../../../drizzle/sqlite/0010_usage_operation.sql' with { type: 'text' }
 import auditLog from '../../../drizzle/sqlite/0011_audit_log.sql' with { type: 'text' }
+import alerts from '../../../drizzle/sqlite/0013_alerts.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -27,4 +28,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0009_ledger_batches', sql: ledgerBatches },
   { name: '0010_usage_operation', sql: usageOperation },
   { name: '0011_audit_log', sql: auditLog },
+  { name: '0013_alerts', sql: alerts },
 ]

@@ -20,6 +20,7 @@ import { createSqliteUsage } from './usage.ts'
 import { createSqliteUsers } from './users.ts'
 import { createSqliteIdentities } from './identities.ts'
 import { createSqliteTasks } from './tasks.ts'
+import { createSqliteWebhooks } from './webhooks.ts'
 
 export type SqliteDatabase = BunSQLiteDatabase<typeof schema>
 
@@ -59,6 +60,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     adminTokens: createSqliteAdminTokens(db),
     identities: createSqliteIdentities(db),
     audit: createSqliteAudit(db),
+    webhooks: createSqliteWebhooks(client),
     async migrate() {
       return runMigrations({
         async appliedNames() {

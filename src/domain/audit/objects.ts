@@ -1,6 +1,7 @@
 import { formatUsd } from '../../core/money.ts'
 import type { AccountRecord, AdminTokenRecord, KeyRecord, UserRecord } from '../records.ts'
 import type { TaskRecord } from '../tasks/records.ts'
+import type { WebhookRecord } from '../alerts/records.ts'
 import type { AuditFields, AuditObjectType } from './records.ts'
 
 /**
@@ -32,6 +33,7 @@ export const keyObject: AuditObject<KeyRecord> = {
   fields: (key) => ({
     account_id: key.accountId, name: key.name, models: key.models, rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
     budget_usd: usd(key.budget), expires_at: isoTime(key.expiresAt), revoked_at: isoTime(key.revokedAt),
+    allowed_ips: key.allowedIps,
   }),
 }
 
@@ -55,4 +57,15 @@ export const taskObject: AuditObject<TaskRecord> = {
   id: (task) => task.id,
   accountId: (task) => task.accountId,
   fields: (task) => ({ kind: task.kind, status: task.status, key_id: task.keyId }),
+}
+
+/** A webhook as the log shows it: where alerts go and which, never its signing secret. */
+export const webhookObject: AuditObject<WebhookRecord> = {
+  type: 'webhook',
+  id: (webhook) => webhook.id,
+  accountId: (webhook) => webhook.accountId,
+  fields: (webhook) => ({
+    url: webhook.url, events: webhook.events, balance_below_usd: usd(webhook.balanceBelow), expiry_days: webhook.expiryDays,
+    budget_percents: webhook.budgetPercents.map(String),
+  }),
 }

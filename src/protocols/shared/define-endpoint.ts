@@ -31,6 +31,7 @@ export function defineEndpoint(front: ProtocolFront, answer: EndpointAnswer, opt
     let permit: Awaited<ReturnType<typeof admitRequest>> | undefined
     try {
       // The key first, from the headers; then the body, within its deadline (define-protocol.ts, front-door.ts).
+      // `admitted`: work a tenant could repeat at will (a batch's creation) counts against the key's rpm and concurrency.
       const found = callerOf(services, front.readSecret(request), request)
       caller = found instanceof Promise ? await found : found
       if (options.admitted) permit = await admitRequest(services, caller)

@@ -34,7 +34,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // memory is answered at once: only an unknown secret costs a promise (a store lookup). A refusal here closes the
     // connection, whose unread body would otherwise be read as the next request (front-door.ts).
     const secret = protocol.readSecret(request)
-    key = knownRequestCaller(services, secret) ?? await lookUpRequestCaller(services, secret, request)
+    key = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
     let inputBound: number
     if (protocol.readExchange) ({ exchange, inputBound } = await protocol.readExchange(request, services.config.limits))
     else {

@@ -13,7 +13,7 @@ interface InputProps {
   autoComplete?: string
   autoCapitalize?: 'none' | 'off'
   spellcheck?: boolean
-  inputMode?: 'numeric' | 'decimal'
+  inputMode?: 'numeric' | 'decimal' | 'url'
   min?: number
   step?: number
   maxLength?: number

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { addressListHint, readAddressList } from '../address-list.ts'
 import { ApiError, callApi } from '../api.ts'
 import type { Key } from '../types.ts'
 import { FormError, TextField } from './fields.tsx'
@@ -6,9 +7,9 @@ import { ModelPicker } from './model-picker.tsx'
 
 const text = (value: number | null) => (value === null ? '' : String(value))
 const limitNumber = (value: string) => (value.trim() === '' ? null : Number(value))
-const fields = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at']
+const fields = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at', 'allowed_ips']
 
-/** A key's name, models, limits, budget and expiry, changed in place; empty means no limit. Takes effect at once. */
+/** A key's name, models, limits, budget, expiry and allowed addresses, changed in place; empty means no limit. Takes effect at once. */
 export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key; models: string[]; onSaved: (key: Key) => void; onCancel: () => void }) {
   const [name, setName] = useState(apiKey.name ?? '')
   const [chosen, setChosen] = useState<string[] | null>(apiKey.models)
@@ -17,6 +18,7 @@ export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key
   const [concurrency, setConcurrency] = useState(text(apiKey.concurrency))
   const [budget, setBudget] = useState(apiKey.budget_usd ?? '')
   const [expires, setExpires] = useState(apiKey.expires_at?.slice(0, 10) ?? '')
+  const [allowedIps, setAllowedIps] = useState(apiKey.allowed_ips?.join(', ') ?? '')
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
   const fieldError = (field: string) => (error?.field?.startsWith(field) ? error.message : undefined)
@@ -27,7 +29,7 @@ export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key
     try {
       onSaved(await callApi<Key>('PATCH', `/keys/${encodeURIComponent(apiKey.id)}`, {
         name: name.trim() || null, models: chosen, rpm: limitNumber(rpm), tpm: limitNumber(tpm), concurrency: limitNumber(concurrency),
-        budget_usd: budget.trim() || null,
+        budget_usd: budget.trim() || null, allowed_ips: readAddressList(allowedIps),
         // An unchanged expiry is sent as it was (a past day could not be chosen again); a new day starts at 00:00 UTC.
         expires_at: expires === (apiKey.expires_at?.slice(0, 10) ?? '') ? apiKey.expires_at : expires ? `${expires}T00:00:00Z` : null,
       }))
@@ -51,6 +53,7 @@ export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key
           <TextField label="Budget (USD)" inputMode="decimal" placeholder="e.g. 25.00" value={budget} onValue={setBudget} error={fieldError('budget_usd')} />
           <TextField label="Expires on (UTC)" type="date" value={expires} onValue={setExpires} error={fieldError('expires_at')} />
         </div>
+        <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps} hint={addressListHint} error={fieldError('allowed_ips')} />
       </fieldset>
       <FormError error={error && !fields.some((field) => error.field?.startsWith(field)) ? error : undefined} />
       <div class="actions">

@@ -66,6 +66,7 @@ export function KeyDetail({ session, params }: PageProps) {
               <Item label="Created">{formatTime(key.created_at)}</Item>
               <Item label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</Item>
               <Item label="Expires">{key.expires_at ? formatTime(key.expires_at) : 'never'}</Item>
+              <Item label="Allowed addresses"><span data-testid="key-allowed-ips">{key.allowed_ips ? key.allowed_ips.join(', ') : 'any'}</span></Item>
               {key.revoked_at && <Item label="Revoked">{formatTime(key.revoked_at)}</Item>}
             </dl>
           </section>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { addressListHint, readAddressList } from '../address-list.ts'
 import { ApiError, postJson } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { FormError, TextField } from '../components/fields.tsx'
@@ -8,7 +9,7 @@ import { PageHeader } from '../layout.tsx'
 import type { PageProps } from '../routes.tsx'
 import type { Key } from '../types.ts'
 
-type Limits = Record<'rpm' | 'tpm' | 'concurrency' | 'budget' | 'expires', string>
+type Limits = Record<'rpm' | 'tpm' | 'concurrency' | 'budget' | 'expires' | 'allowedIps', string>
 
 function Created({ created }: { created: { key: Key; secret: string } }) {
   return (
@@ -34,7 +35,7 @@ export function NewKey({ session, search }: PageProps) {
   const [accountId, setAccountId] = useState(search.get('account') ?? '')
   const [name, setName] = useState('')
   const [models, setModels] = useState<string[] | null>(null)
-  const [limits, setLimits] = useState<Limits>({ rpm: '', tpm: '', concurrency: '', budget: '', expires: '' })
+  const [limits, setLimits] = useState<Limits>({ rpm: '', tpm: '', concurrency: '', budget: '', expires: '', allowedIps: '' })
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
   const [created, setCreated] = useState<{ key: Key; secret: string }>()
@@ -53,6 +54,7 @@ export function NewKey({ session, search }: PageProps) {
         budget_usd: limits.budget.trim() || null,
         // The key stops working at the start of the chosen day, UTC.
         expires_at: limits.expires ? `${limits.expires}T00:00:00Z` : null,
+        allowed_ips: readAddressList(limits.allowedIps),
       }))
     } catch (failure) {
       setError(failure as ApiError)
@@ -80,8 +82,9 @@ export function NewKey({ session, search }: PageProps) {
             <TextField label="Budget (USD)" inputMode="decimal" placeholder="e.g. 25.00" value={limits.budget} onValue={limit('budget')} error={fieldError('budget_usd')} />
             <TextField label="Expires on (UTC)" type="date" value={limits.expires} onValue={limit('expires')} error={fieldError('expires_at')} />
           </div>
+          <TextField label="Allowed addresses" placeholder="any address" value={limits.allowedIps} onValue={limit('allowedIps')} hint={addressListHint} error={fieldError('allowed_ips')} />
         </fieldset>
-        <FormError error={error && !['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at'].some((field) => error.field?.startsWith(field)) ? error : undefined} />
+        <FormError error={error && !['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at', 'allowed_ips'].some((field) => error.field?.startsWith(field)) ? error : undefined} />
         <div class="actions">
           <button type="submit" class="button" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
           <a class="button secondary" href="/console/keys">Cancel</a>
