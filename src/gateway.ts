@@ -140,6 +140,7 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const services = {
     config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
+    unknownKeyLookups: new Map<string, number>(),
   }
   return { services, background: { runner, batchRelay, folder, auditRetention, spool } }
 }
