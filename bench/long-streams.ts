@@ -22,9 +22,12 @@ export interface StreamRun {
   perStreamKb?: number
 }
 
-/** A fresh proxy process, warmed up: its JIT, its connection pools and (Tollgate) its account's lease. */
-async function startWarm(proxy: Proxy, upstreamUrl: string, model: string): Promise<Server> {
-  const server = await spawnServer(proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts', { UPSTREAM_URL: upstreamUrl }, import.meta.dir, 'ignore')
+/**
+ * A fresh proxy process, warmed up: its JIT, its connection pools and (Tollgate) its account's lease. `env` goes to
+ * that process alone (profile.ts starts it with `BUN_OPTIONS=--cpu-prof-md`).
+ */
+export async function startWarm(proxy: Proxy, upstreamUrl: string, model: string, env: Record<string, string> = {}): Promise<Server> {
+  const server = await spawnServer(proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts', { ...env, UPSTREAM_URL: upstreamUrl }, import.meta.dir, 'ignore')
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.key ?? 'none'}` }
   for (const stream of [false, true]) {
     const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'warm up' }] })
@@ -36,13 +39,15 @@ async function startWarm(proxy: Proxy, upstreamUrl: string, model: string): Prom
   return server
 }
 
-async function stop(server: Server): Promise<void> {
+/** SIGTERM (Tollgate drains, a profiled process writes its profile), then SIGKILL after 5 s. */
+export async function stop(server: Server): Promise<void> {
   server.child.kill('SIGTERM')
   await Promise.race([server.child.exited, Bun.sleep(5000)])
   server.child.kill('SIGKILL')
 }
 
-function startClient(server: Server, model: string, count: number, content: string, hold: boolean) {
+/** stream-client.ts opening `count` streams through `server`; `line` is its report (with `hold`, once all have begun). */
+export function startClient(server: Server, model: string, count: number, content: string, hold: boolean) {
   const argument = JSON.stringify({ url: server.info.url, key: server.info.key, model, count, content, hold })
   const child = Bun.spawn(['bun', join(import.meta.dir, 'stream-client.ts'), argument], {
     env: { ...process.env, ...raisedCeiling }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit',

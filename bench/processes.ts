@@ -1,6 +1,7 @@
 // What the benchmarks need of the processes they measure: start one of bench/'s servers, and read its CPU time and
 // memory from /proc (Linux only: NaN elsewhere).
 import type { Subprocess } from 'bun'
+import { readdirSync } from 'node:fs'
 
 /**
  * Every process of a benchmark runs with Bun's fetch ceiling raised: the trivial proxy as the issue measured it, and
@@ -34,6 +35,16 @@ export async function cpuMs(pid: number, thread?: number): Promise<number> {
   } catch {
     return Number.NaN
   }
+}
+
+/** CPU time so far of each of a process's threads, keyed "id name" (ms; threads that ended are gone). */
+export async function threadsCpuMs(pid: number): Promise<Map<string, number>> {
+  const threads = new Map<string, number>()
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    const name = await Bun.file(`/proc/${pid}/task/${thread}/comm`).text().catch(() => '?')
+    threads.set(`${thread} ${name.trim()}`, await cpuMs(pid, Number(thread)))
+  }
+  return threads
 }
 
 /** Resident memory now, in KB. */

@@ -3,6 +3,8 @@
 // long one:
 //   "long chunks=150 interval_ms=50"  150 text chunks, one every 50 ms, then the finish and the usage report
 //   "hold"                            the first text chunk, then nothing until the client goes away
+import { createPng } from '../src/core/png.ts'
+
 const completion = JSON.stringify({
   id: 'chatcmpl-bench', object: 'chat.completion', created: 1700000000, model: 'bench-upstream',
   choices: [{ index: 0, message: { role: 'assistant', content: 'Benchmarks are a kind of truth.' }, logprobs: null, finish_reason: 'stop' }],
@@ -26,6 +28,23 @@ const embeddingsAs = (embedding: unknown) => JSON.stringify({
   object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model: 'bench-embed-upstream', usage: { prompt_tokens: 7, total_tokens: 7 },
 })
 const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
+
+// A rerank answer (vLLM's shape) and an images answer (one small PNG's bytes, as gpt-image models send them).
+const ranked = JSON.stringify({ id: 'rerank-bench', model: 'bench-rerank-upstream', results: [{ index: 0, relevance_score: 0.9 }, { index: 2, relevance_score: 0.4 }], usage: { total_tokens: 30 } })
+const image = JSON.stringify({ created: 1700000000, data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }], size: '256x256', quality: 'low', output_format: 'png' })
+const answers: Record<string, string> = { '/v1/rerank': ranked, '/v1/images/generations': image }
+
+// A speech answer: 48 KB of audio bytes in six 8 KB chunks, each its own write, as a TTS server streams them.
+const audioChunk = new Uint8Array(8 * 1024)
+const audio = () => new ReadableStream<Uint8Array>({
+  async pull(controller) {
+    for (let index = 0; index < 6; index++) {
+      controller.enqueue(audioChunk)
+      await Bun.sleep(0)
+    }
+    controller.close()
+  },
+})
 
 /** One wire format's events for a long stream: its opening, a text chunk, its ending (finish and usage). */
 interface LongStreamWire {
@@ -95,7 +114,10 @@ const server = Bun.serve({
   async fetch(request) {
     const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (request.url.endsWith('/audio/speech')) return new Response(audio(), { headers: { 'content-type': 'audio/wav' } })
     if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
+    const answer = answers[new URL(request.url).pathname]
+    if (answer) return new Response(answer, { headers: { 'content-type': 'application/json' } })
     // Anthropic's route answers only in its own format: its short stream is a long one of six chunks without pauses.
     const anthropic = request.url.endsWith('/v1/messages')
     const wire = wires[new URL(request.url).pathname]

@@ -10,6 +10,7 @@ import { FileSpool } from './db/bill-spool.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
+import { BudgetService } from './domain/budgets/service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -109,7 +110,11 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
   if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
   // The models as they stand at each change: the relay's, which a reload replaces.
-  const keyService = new KeyService({ repository: store.keys, listeners: keyListeners, logger, configuredModels: () => relay.modelIds() })
+  const configuredModels = () => relay.modelIds()
+  const keyService = new KeyService({
+    repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
+  })
+  const budgetService = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels, changed: () => keys.refresh() })
   if (shared) {
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
     shared.listen<unknown>('routes', (change) => relay.breaker.adopt(change))
@@ -133,7 +138,7 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   // Audit rows past retention.audit_days (by default none: they are kept forever).
   const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
   const services = {
-    config, store, keys, keyService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
     unknownKeyLookups: new Map<string, number>(),
   }

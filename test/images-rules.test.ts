@@ -156,6 +156,22 @@ describe('failures cost nothing; fallbacks and the breaker serve', () => {
   })
 })
 
+describe('URLs', () => {
+  test('an upstream that answers with URLs (dall-e) has them passed on; one that sends URLs where bytes were asked fails, costing nothing', async () => {
+    upstream.urls = true
+    try {
+      const answer = await openAi().images.generate({ model: 'image-openai', prompt: 'x', size: '256x256', response_format: 'url' })
+      expect(answer.data![0]!.url).toBe('https://images.example/0.png')
+      const before = await gateway.settled()
+      const error = await failure(openAi().images.generate({ model: 'image-openai', prompt: 'x', size: '256x256', response_format: 'b64_json' }))
+      expect(error).toMatchObject({ status: 502, code: 'upstream_malformed' })
+      expect((await gateway.settled()).balance).toBe(before.balance)
+    } finally {
+      upstream.urls = false
+    }
+  })
+})
+
 describe('keys, holds and the model list', () => {
   test('a key without the image model gets 403; its list shows only its own models, with their type', async () => {
     const { secret } = await gateway.createKey({ models: ['mock-1', 'image-mock'] })

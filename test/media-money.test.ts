@@ -22,7 +22,7 @@ beforeAll(async () => {
   const imageModels = imagesConfig(images)
   const rerankModels = rerankConfig(rerank)
   gateway = await startTestGateway({
-    config: { providers: [...imageModels.providers, rerankModels.providers[1]!], models: [...imageModels.models, ...rerankModels.models.slice(1)] },
+    config: { providers: [...imageModels.providers, ...rerankModels.providers.slice(1)], models: [...imageModels.models, ...rerankModels.models.slice(1)] },
   })
 })
 
@@ -97,4 +97,25 @@ test('an image model priced per token whose upstream reports none is billed its 
   } finally {
     images.noUsage = false
   }
+})
+
+describe('a key\'s budget counts what images and rerank cost', () => {
+  const post = (key: string, path: string, body: Record<string, unknown>) => fetch(`${gateway.baseUrl}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(body),
+  })
+
+  test('images: a budget of two low images takes two, and refuses a third', async () => {
+    const { secret } = await gateway.createKey({ budget: 2 * parseUsd('0.011') })
+    const low = { model: 'image-mock', prompt: 'x', size: '1024x1024', quality: 'low' }
+    for (let index = 0; index < 2; index++) expect((await post(secret, '/images/generations', low)).status).toBe(200)
+    const refused = await post(secret, '/images/generations', low)
+    expect(refused.status).toBe(403)
+  })
+
+  test('rerank: a budget of one search unit takes one request, and refuses the next', async () => {
+    const { secret } = await gateway.createKey({ budget: parseUsd('0.002') })
+    const body = { model: 'rerank-units', query: 'q', documents: ['a', 'b'] }
+    expect((await post(secret, '/rerank', body)).status).toBe(200)
+    expect((await post(secret, '/rerank', body)).status).toBe(403)
+  })
 })

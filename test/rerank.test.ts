@@ -103,6 +103,20 @@ test('an upstream that reports no tokens is billed at the tokenizer\'s count of 
   })
 })
 
+test('text-embeddings-inference (rerank_api: tei): its own body at /rerank, its list cut to top_n here, billed at the tokenizer\'s count', async () => {
+  const sent = upstream.server.requests.length
+  let tokens = 0
+  for (const document of documents) tokens += await estimateTokens(query) + await estimateTokens(document)
+  await billed(perToken(tokens), { model: 'rerank-tei', inputTokens: tokens, units: 1, estimated: true }, async () => {
+    const { status, json } = await rerank({ model: 'rerank-tei', query, documents, top_n: 2 })
+    expect(status).toBe(200)
+    expect((json as Ranked).results.map((result) => [result.index, result.document?.text])).toEqual([[1, documents[1]], [0, documents[0]]])
+  })
+  const received = upstream.server.requests[sent]!
+  expect(received.path).toBe('/rerank')
+  expect(received.body).toEqual({ query, texts: documents, raw_scores: false, return_text: false })
+})
+
 test('the upstream gets the vLLM body at /v1/rerank, with its own model id', async () => {
   const sent = upstream.server.requests.length
   await rerank({ model: 'rerank-vllm', query, documents, top_n: 1 })

@@ -1,3 +1,4 @@
+import { GatewayError } from './errors.ts'
 import type { SseParser } from './sse.ts'
 import type { ModelConfig, ProviderConfig } from '../config/types.ts'
 import type { AnswerEvent } from './operation.ts'
@@ -87,4 +88,14 @@ export interface Passthrough<Answer = unknown, Event extends AnswerEvent = Answe
 export interface Provider {
   readonly config: ProviderConfig
   readonly upstreams: ReadonlyMap<string, unknown>
+}
+
+/**
+ * A provider's side of one operation (its `<name>UpstreamOf` reads it through this). A kind of upstream without one is
+ * refused by the config at start, so a missing side here is the gateway's own fault.
+ */
+export function upstreamOf<Upstream>(provider: Provider, operation: string): Upstream {
+  const upstream = provider.upstreams.get(operation) as Upstream | undefined
+  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve ${operation}`)
+  return upstream
 }

@@ -6,11 +6,11 @@ import type { KeyChanges } from './repositories.ts'
 export type KeyField = keyof KeyChanges
 
 /** Every field a change may set, in the order a message lists them. */
-export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps']
+export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps', 'projectId']
 
 /** The largest rpm, tpm or concurrency a key may have (the database column is a 32-bit integer). */
-const maxKeyLimit = 1_000_000_000
-const maxKeyNameLength = 100
+export const maxKeyLimit = 1_000_000_000
+export const maxKeyNameLength = 100
 
 /**
  * A key change the rules refuse: `field` is the one at fault (undefined when the change sets no field at all) and
@@ -46,6 +46,7 @@ export function checkKeyChanges(changes: KeyChanges, context: KeyRuleContext): K
   if (changes.budget !== undefined) checked.budget = checkBudget(changes.budget)
   if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, context.now)
   if (changes.allowedIps !== undefined) checked.allowedIps = checkAllowedIps(changes.allowedIps)
+  if (changes.projectId !== undefined) checked.projectId = changes.projectId // KeyService checks it against the account
   return checked
 }
 

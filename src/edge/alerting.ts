@@ -9,6 +9,7 @@ import { WebhookService } from '../domain/alerts/webhook-service.ts'
 import type { LedgerWrite } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { createWebhookSender } from './webhook-sender.ts'
+import { watchBudgetSpend } from './budget-spend.ts'
 
 /** How often an instance reads the webhooks again, for changes made by another instance or the CLI. */
 const webhookRefreshMs = 10_000
@@ -36,6 +37,7 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
   })
   const alerts = new Alerts({ repository: store.webhooks, logger, onQueued: () => deliverer.wake() })
   const webhooks = new WebhookService({ repository: store.webhooks, allowPrivate, onChange: () => alerts.refresh() })
+  const budgetsCharged = watchBudgetSpend(store, alerts, logger)
   const timers: ReturnType<typeof setInterval>[] = []
   const every = (ms: number, task: () => Promise<unknown>, route: string) => {
     const timer = setInterval(() => void task().catch((error: unknown) => reportFailure(logger, error, { route })), ms)
@@ -52,6 +54,7 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     ledgerWritten(batch) {
       if (!alerts.watching) return
       for (const write of batch) if (write.kind === 'settle' && write.usage.cost > 0) alerts.balanceMoved(write.usage.accountId)
+      budgetsCharged(batch)
     },
     async start() {
       await alerts.refresh()

@@ -5,6 +5,7 @@ import type { Relay } from '../relay/relay.ts'
 import type { Store } from '../domain/repositories.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { BudgetService } from '../domain/budgets/service.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import type { FailureLog } from '../domain/failure-log.ts'
 import type { SharedStateHandle } from '../domain/shared-state.ts'
@@ -21,6 +22,8 @@ export interface Services {
   keys: KeyCache
   /** Every key change (create, edit, rotate, revoke) from the console and the admin API: checked, stored, announced. */
   keyService: KeyService
+  /** Every project and budget change from the console and the admin API: checked, stored with its audit row. */
+  budgetService: BudgetService
   ledger: Ledger
   /** Webhooks, the alerts they are sent, and their delivery (domain/alerts; started with the gateway). */
   alerting: Alerting

@@ -26,34 +26,46 @@ function quoted(text: string): string {
 
 const readBytes = 256 * 1024
 
-export function fileForm(fields: readonly [string, string][], file: FormFile): FileForm {
+/** The form's files, in order, each read from disk between its part's header and what follows it. */
+export function fileForm(fields: readonly [string, string][], files: FormFile | readonly FormFile[]): FileForm {
   const boundary = `tollgate-${crypto.randomUUID()}`
-  let head = ''
-  for (const [name, value] of fields) head += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`
-  head += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.filename)}"\r\n`
-    + `Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`
-  const start = Buffer.from(head)
-  const end = Buffer.from(`\r\n--${boundary}--\r\n`)
-  const source = Bun.file(file.path)
-  let offset = -1
+  let text = ''
+  for (const [name, value] of fields) text += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`
+  // The form as pieces: text between the files (their parts' headers, the line break that ends each), then each file.
+  const pieces: ({ bytes: Buffer } | { file: FormFile })[] = []
+  for (const file of Array.isArray(files) ? files : [files as FormFile]) {
+    text += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.filename)}"\r\n`
+      + `Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`
+    pieces.push({ bytes: Buffer.from(text) }, { file })
+    text = '\r\n'
+  }
+  pieces.push({ bytes: Buffer.from(`${text}--${boundary}--\r\n`) })
+  let piece = 0
+  let offset = 0
   // Pulled a read at a time (highWaterMark 0), 256 KiB each: nothing is read from disk before the upstream's socket
   // takes what came before (the file's own stream() reads it in large pieces: 45 MB of a 60 MB upload stayed resident).
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (offset === -1) {
+      while (true) {
+        const current = pieces[piece]
+        if (current === undefined) return controller.close()
+        if ('bytes' in current) {
+          piece++
+          return controller.enqueue(current.bytes)
+        }
+        const { file } = current
+        if (offset < file.size) {
+          const read = new Uint8Array(await Bun.file(file.path).slice(offset, offset + readBytes).arrayBuffer())
+          // A file that shrank under us would otherwise be sent short of its declared length, forever waited on.
+          if (read.length === 0) return controller.error(new Error(`The spooled upload ${file.path} ended early`))
+          offset += read.length
+          return controller.enqueue(read)
+        }
+        piece++
         offset = 0
-        return controller.enqueue(start)
       }
-      if (offset >= file.size) {
-        controller.enqueue(end)
-        return controller.close()
-      }
-      const piece = new Uint8Array(await source.slice(offset, offset + readBytes).arrayBuffer())
-      // A file that shrank under us would otherwise be sent short of its declared length, forever waited on.
-      if (piece.length === 0) return controller.error(new Error(`The spooled upload ${file.path} ended early`))
-      offset += piece.length
-      controller.enqueue(piece)
     },
   }, { highWaterMark: 0 })
-  return { stream, contentType: `multipart/form-data; boundary=${boundary}`, length: start.length + file.size + end.length }
+  const length = pieces.reduce((sum, one) => sum + ('bytes' in one ? one.bytes.length : one.file.size), 0)
+  return { stream, contentType: `multipart/form-data; boundary=${boundary}`, length }
 }

@@ -30,7 +30,7 @@ import {
  * wrapper: one async frame fewer per request).
  */
 async function fetchUpstream(
-  provider: ProviderConfig, path: string, init: { body: string | FormData | ReadableStream<Uint8Array>; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
+  provider: ProviderConfig, path: string, init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
 ): Promise<Response> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
@@ -166,11 +166,10 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
 export interface OutgoingRequest {
   path: string
   /**
-   * JSON text; a `FormData` (image edits: fetch writes its boundary and its file-backed parts); or a form whose one file
-   * is streamed from disk with its length declared (file-form.ts: transcriptions, where FormData was measured to read
-   * the whole file into memory).
+   * JSON text, or a form whose files are streamed from disk with its length declared (file-form.ts: transcriptions,
+   * image edits; `FormData` was measured to read a whole file into memory).
    */
-  body: string | FormData | FileForm
+  body: string | FileForm
   /** Headers that change what the body means upstream (Anthropic's `anthropic-beta`); never credentials. */
   headers?: Record<string, string>
 }
@@ -199,12 +198,11 @@ export class Transport {
   send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
-    if (typeof body !== 'string' && !(body instanceof FormData)) {
+    if (typeof body !== 'string') {
       const form = { ...this.config.headers, ...request.headers, 'content-type': body.contentType, 'content-length': String(body.length), ...this.auth }
       return fetchUpstream(this.config, request.path, { body: body.stream, headers: traceparent ? { ...form, traceparent } : form }, attempt, this.vendor)
     }
-    let headers: HeadersInit = typeof body !== 'string' ? { ...this.config.headers, ...request.headers, ...this.auth }
-      : request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
+    let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
     // Only a traced request pays for a headers object of its own (the usual one is shared by every request).
     if (traceparent) {
       headers = new Headers(headers)

@@ -54,6 +54,12 @@ export const providerSchema = Type.Transform(entry({
     description: 'The most inputs one embeddings call to this upstream carries; a request with more is split into '
       + 'several calls, joined back in order (text-embeddings-inference takes 32 by default).',
   })),
+  rerank_api: Type.Optional(oneOf(['vllm', 'tei'] as const, {
+    defaultText: '`vllm`',
+    description: 'How this OpenAI-kind upstream reranks: `vllm` (`POST /rerank` below `base_url` with `documents`, the '
+      + 'shape vLLM, Jina and Cohere share) or `tei` (text-embeddings-inference\'s `POST /rerank` with `texts`: give its '
+      + 'root URL as `base_url`).',
+  })),
 }))
   .Decode((provider) => {
     const baseUrl = (provider.base_url ?? defaultBaseUrls[provider.type]).replace(/\/+$/, '')
@@ -68,6 +74,7 @@ export const providerSchema = Type.Transform(entry({
       passthrough: provider.passthrough,
       chunkDelayMs: provider.chunk_delay_ms,
       embeddingInputsPerCall: provider.embedding_inputs_per_call,
+      rerankApi: provider.rerank_api ?? 'vllm',
     }
   })
   .Encode(readOnly)

@@ -14,7 +14,16 @@ function priceJson(price: Price) {
   return {
     input_usd: formatUsd(price.input), output_usd: formatUsd(price.output),
     cached_input_usd: formatUsd(price.cachedInput), cache_write_usd: formatUsd(price.cacheWrite),
+    ...unitPricesJson(price),
   }
+}
+
+/** What a model bills beyond tokens, when it does: each image by size/quality, each search unit. */
+function unitPricesJson(price: Price) {
+  const units: { images_usd?: Record<string, string>; search_unit_usd?: string } = {}
+  if (price.images) units.images_usd = Object.fromEntries(Object.entries(price.images).map(([key, amount]) => [key, formatUsd(amount)]))
+  if (price.searchUnit !== undefined) units.search_unit_usd = formatUsd(price.searchUnit)
+  return units
 }
 
 function modelJson(model: ModelConfig) {

@@ -44,6 +44,7 @@ export interface Key {
   spent_usd: string
   expires_at: string | null
   allowed_ips: string[] | null
+  project_id: number | null
 }
 
 export interface Totals {
@@ -74,6 +75,8 @@ export interface UsageSummary {
   by_model: Group[]
   by_operation: Group[]
   by_key: Group[]
+  /** Each project's keys as they are now. */
+  by_project: Group[]
   by_account?: Group[]
 }
 
@@ -130,6 +133,10 @@ export interface Prices {
   output_usd: string
   cached_input_usd: string
   cache_write_usd: string
+  /** Image models priced per image: USD by `size/quality` (or size). */
+  images_usd?: Record<string, string>
+  /** Rerank models priced per search unit. */
+  search_unit_usd?: string
 }
 
 export interface Model {
@@ -216,6 +223,35 @@ export interface AuditEntry {
 export interface AuditPage {
   entries: AuditEntry[]
   next: string | null
+}
+
+export interface Project {
+  id: number
+  account_id: number
+  name: string
+  models: string[] | null
+  rpm: number | null
+  tpm: number | null
+  concurrency: number | null
+  keys: number
+  created_at: string
+}
+
+export interface Budget {
+  id: number
+  account_id: number
+  scope: 'account' | 'project' | 'key'
+  project_id: number | null
+  key_id: string | null
+  period: string
+  time_zone: string
+  amount_usd: string
+  spent_usd: string
+  reserved_usd: string
+  remaining_usd: string
+  period_start: string | null
+  resets_at: string | null
+  created_at: string
 }
 
 export interface Webhook {

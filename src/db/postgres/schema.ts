@@ -45,6 +45,8 @@ export const apiKeys = pgTable('api_keys', {
   reserved: money('reserved').notNull().default(0),
   /** JSON array of addresses and CIDR blocks the key may be used from, or null for every address. */
   allowedIps: text('allowed_ips'),
+  /** The project the key belongs to, if any (its models, limits and budgets apply too). */
+  projectId: bigint('project_id', { mode: 'number' }),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = pgTable('holds', {
@@ -57,7 +59,44 @@ export const holds = pgTable('holds', {
   budgetKeyId: text('budget_key_id'),
   /** The gateway instance that placed it (instances.id); null for holds from before instances were recorded. */
   instanceId: text('instance_id'),
+  /** The budget periods the hold counts against, `budget:start,…` (budget_periods.reserved). */
+  budgetPeriods: text('budget_periods'),
 }, (table) => [index('holds_created').on(table.createdAt)])
+
+/** A group of an account's keys: a model list a key's can only narrow, limits shared by its keys, budgets. */
+export const projects = pgTable('projects', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  name: text('name').notNull(),
+  models: text('models'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])
+
+/** An amount per period for an account, a project or a key (domain/budgets). */
+export const budgets = pgTable('budgets', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  scope: text('scope').notNull(),
+  projectId: bigint('project_id', { mode: 'number' }),
+  keyId: text('key_id'),
+  amount: money('amount').notNull(),
+  period: text('period').notNull(),
+  timeZone: text('time_zone').notNull().default('UTC'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [index('budgets_account').on(table.accountId)])
+
+/** What a budget spent and holds in one of its periods (period_start: epoch ms, 0 for total). */
+export const budgetPeriods = pgTable('budget_periods', {
+  budgetId: bigint('budget_id', { mode: 'number' }).notNull(),
+  periodStart: time('period_start').notNull(),
+  spent: money('spent').notNull().default(0),
+  reserved: money('reserved').notNull().default(0),
+}, (table) => [primaryKey({ columns: [table.budgetId, table.periodStart] })])
 
 /**
  * Gateway instances serving from this database, each with a heartbeat (epoch ms, the database's clock): a hold is

@@ -41,6 +41,8 @@ export const apiKeys = sqliteTable('api_keys', {
   reserved: integer('reserved').notNull().default(0),
   /** JSON array of addresses and CIDR blocks the key may be used from, or null for every address. */
   allowedIps: text('allowed_ips'),
+  /** The project the key belongs to, if any (its models, limits and budgets apply too). */
+  projectId: integer('project_id'),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = sqliteTable('holds', {
@@ -51,7 +53,44 @@ export const holds = sqliteTable('holds', {
   createdAt: integer('created_at').notNull(),
   /** Set when the hold also counts against this key's budget (api_keys.reserved). */
   budgetKeyId: text('budget_key_id'),
+  /** The budget periods the hold counts against, `budget:start,…` (budget_periods.reserved). */
+  budgetPeriods: text('budget_periods'),
 }, (table) => [index('holds_created').on(table.createdAt)])
+
+/** A group of an account's keys: a model list a key's can only narrow, limits shared by its keys, budgets. */
+export const projects = sqliteTable('projects', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  name: text('name').notNull(),
+  models: text('models'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])
+
+/** An amount per period for an account, a project or a key (domain/budgets). */
+export const budgets = sqliteTable('budgets', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  scope: text('scope').notNull(),
+  projectId: integer('project_id'),
+  keyId: text('key_id'),
+  amount: integer('amount').notNull(),
+  period: text('period').notNull(),
+  timeZone: text('time_zone').notNull().default('UTC'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (table) => [index('budgets_account').on(table.accountId)])
+
+/** What a budget spent and holds in one of its periods (period_start: epoch ms, 0 for total). */
+export const budgetPeriods = sqliteTable('budget_periods', {
+  budgetId: integer('budget_id').notNull(),
+  periodStart: integer('period_start').notNull(),
+  spent: integer('spent').notNull().default(0),
+  reserved: integer('reserved').notNull().default(0),
+}, (table) => [primaryKey({ columns: [table.budgetId, table.periodStart] })])
 
 export const usageRecords = sqliteTable('usage_records', {
   id: integer('id').primaryKey({ autoIncrement: true }),

@@ -8,6 +8,17 @@ import { useResource } from '../use-resource.ts'
 
 const stateClass: Record<RouteHealth['state'], string> = { closed: 'ok', 'half-open': 'warn', open: 'error' }
 
+/** A model billed per image or per search unit shows those prices where a token model shows its input price. */
+function unitPrices(model: Model) {
+  const { images_usd: images, search_unit_usd: searchUnit } = model.price
+  if (images) return <span data-testid="image-prices">{Object.entries(images).map(([key, amount]) => `${key} $${amount}`).join(' · ')} per image</span>
+  if (searchUnit !== undefined) return <span>${searchUnit} per search unit</span>
+  return undefined
+}
+
+/** Chat models, and image models priced per token (their images' tokens, up to `max_output_tokens` each), bill output. */
+const billsOutput = (model: Model) => model.kind === 'chat' || (model.kind === 'image' && !model.price.images_usd)
+
 function ModelTable({ models }: { models: Model[] }) {
   const withBatch = models.some((model) => model.batch_price !== null)
   const width = (pick: (model: Model) => string | undefined) => fractionWidth(models.map(pick))
@@ -30,9 +41,9 @@ function ModelTable({ models }: { models: Model[] }) {
           {models.map((model) => (
             <tr key={model.id}>
               <td data-label="Model"><code>{model.id}</code>{model.reasoning && <span class="muted"> · reasoning</span>}{model.kind !== 'chat' && <span class="muted"> · {model.kind}</span>}</td>
-              <td class="number" data-label="Input per 1M"><Money amount={model.price.input_usd} width={widths.input} /></td>
+              <td class="number" data-label="Input per 1M">{unitPrices(model) ?? <Money amount={model.price.input_usd} width={widths.input} />}</td>
               {/* An embedding model is billed by input tokens only: its other prices do not exist. */}
-              <td class="number" data-label="Output per 1M">{model.kind === 'chat' ? <Money amount={model.price.output_usd} width={widths.output} /> : <span class="muted">—</span>}</td>
+              <td class="number" data-label="Output per 1M">{billsOutput(model) ? <Money amount={model.price.output_usd} width={widths.output} /> : <span class="muted">—</span>}</td>
               <td class="number" data-label="Cached input per 1M">{model.kind === 'chat' ? <Money amount={model.price.cached_input_usd} width={widths.cached} /> : <span class="muted">—</span>}</td>
               {withBatch && (
                 <>
@@ -41,7 +52,7 @@ function ModelTable({ models }: { models: Model[] }) {
                 </>
               )}
               <td class="number" data-label="Context window">{model.context_window === null ? <span class="muted">—</span> : count(model.context_window)}</td>
-              <td class="number" data-label="Max output">{model.kind === 'chat' ? count(model.max_output_tokens) : <span class="muted">—</span>}</td>
+              <td class="number" data-label="Max output">{billsOutput(model) ? count(model.max_output_tokens) : <span class="muted">—</span>}</td>
             </tr>
           ))}
         </tbody>

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { Passthrough, Provider, Target } from '../../../core/provider.ts'
+import { type Passthrough, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { ChatRequest, ChatResponse, StreamEvent } from './ir.ts'
 
 /** What an upstream does for chat: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -17,7 +16,5 @@ export const chatOperationName = 'chat'
 
 /** A provider's chat side (every kind of upstream has one). */
 export function chatUpstreamOf(provider: Provider): ChatUpstream {
-  const upstream = provider.upstreams.get(chatOperationName) as ChatUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve chat`)
-  return upstream
+  return upstreamOf<ChatUpstream>(provider, chatOperationName)
 }

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { Passthrough, Provider, Target } from '../../../core/provider.ts'
+import { type Passthrough, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { EmbeddingsAnswer, EmbeddingsRequest } from './ir.ts'
 
 /** What an upstream does for embeddings: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -17,7 +16,5 @@ export const embeddingsOperationName = 'embeddings'
 
 /** A provider's embeddings side; a kind of upstream without one is refused by the config at start. */
 export function embeddingsUpstreamOf(provider: Provider): EmbeddingsUpstream {
-  const upstream = provider.upstreams.get(embeddingsOperationName) as EmbeddingsUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve embeddings`)
-  return upstream
+  return upstreamOf<EmbeddingsUpstream>(provider, embeddingsOperationName)
 }

@@ -6,7 +6,7 @@ import { countInputTokens, roughInputTokens } from '../core/count-inputs.ts'
 import type { EmbeddingsAnswer, EmbeddingsRequest } from '../core/ir.ts'
 import { embeddingsOperationName, embeddingsUpstreamOf } from '../core/upstream.ts'
 import { checkedAnswer, embedInCalls } from './embed-in-calls.ts'
-import { EmbeddingsMeter } from './meter.ts'
+import { WholeAnswerMeter } from '../../../relay/whole-answer-meter.ts'
 
 /**
  * Embeddings as the relay runs them (relay/types.ts `Operation`): held for their input bounded by the body's bytes
@@ -24,7 +24,10 @@ export const embeddingsOperation: Operation<EmbeddingsRequest> = {
   admittedTokens: (request) => roughInputTokens(request.inputs),
   readsOnAfterClientLeaves: () => false,
   open: openEmbeddingsAttempt,
-  createMeter: (request) => new EmbeddingsMeter(request),
+  // A client that leaves before its vectors pays for its input, as a chat client that leaves pays for its prompt.
+  createMeter: (request) => new WholeAnswerMeter(async () => ({
+    inputTokens: await countInputTokens(request.inputs), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, estimated: true,
+  })),
   costOf: (usage: Usage, price: Price) => ceilPerMillion([usage.inputTokens, price.input]),
   describe(request, attributes) {
     if (request.dimensions !== undefined) attributes['gen_ai.embeddings.dimension.count'] = request.dimensions

@@ -35,7 +35,7 @@ export function usageOfAnswer(answer: ImagesAnswer, request: ImagesRequest, mode
  * price of what the request matched — the price it was held at. A price list with no match at all (refused before
  * the hold, so never) bills its dearest price rather than failing a settled answer.
  */
-function pricePerImage(prices: Readonly<Record<string, number>>, variant: string): number {
+export function pricePerImage(prices: Readonly<Record<string, number>>, variant: string): number {
   const [size, quality] = variant.split('/')
   const exact = prices[variant] ?? prices[size!]
   if (exact !== undefined) return exact

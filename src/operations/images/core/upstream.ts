@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { Provider, Target } from '../../../core/provider.ts'
+import { type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { ImagesAnswer, ImagesRequest } from './ir.ts'
 
 /** What an upstream does for images: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -13,7 +12,5 @@ export const imagesOperationName = 'images'
 
 /** A provider's images side; a kind of upstream without one is refused by the config at start. */
 export function imagesUpstreamOf(provider: Provider): ImagesUpstream {
-  const upstream = provider.upstreams.get(imagesOperationName) as ImagesUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve images`)
-  return upstream
+  return upstreamOf<ImagesUpstream>(provider, imagesOperationName)
 }

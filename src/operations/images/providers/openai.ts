@@ -1,7 +1,8 @@
 import type { Target } from '../../../core/provider.ts'
 import { GatewayError } from '../../../core/errors.ts'
 import { checkedUsage, reportedCount } from '../../../core/usage.ts'
-import type { Transport } from '../../../providers/http.ts'
+import { fileForm } from '../../../providers/file-form.ts'
+import type { OutgoingRequest, Transport } from '../../../providers/http.ts'
 import type { ImagesAnswer, ImagesRequest } from '../core/ir.ts'
 import type { ImagesUpstream } from '../core/upstream.ts'
 
@@ -31,16 +32,13 @@ function openAiImageFields(request: ImagesRequest, target: Target): Record<strin
   return { ...fields, ...request.options }
 }
 
-/** A generation as JSON; an edit as a form whose files are read from disk as fetch sends them (never held whole). */
-function encodeOpenAiImages(request: ImagesRequest, target: Target): { path: string; body: string | FormData } {
+/** A generation as JSON; an edit as a form whose files are read from disk as they are sent (never held whole). */
+function encodeOpenAiImages(request: ImagesRequest, target: Target): OutgoingRequest {
   const fields = openAiImageFields(request, target)
   if (!request.edit) return { path: '/images/generations', body: JSON.stringify(fields) }
-  const form = new FormData()
-  for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
   const { images, mask } = request.edit
-  for (const image of images) form.append(image.field, Bun.file(image.path, { type: image.contentType }), image.filename)
-  if (mask) form.append('mask', Bun.file(mask.path, { type: mask.contentType }), mask.filename)
-  return { path: '/images/edits', body: form }
+  const files = (mask ? [...images, mask] : images).map((file) => ({ field: file.field, path: file.path, filename: file.filename, contentType: file.contentType, size: file.bytes }))
+  return { path: '/images/edits', body: fileForm(Object.entries(fields).map(([name, value]) => [name, String(value)]), files) }
 }
 
 /** An images answer → IR: each image's bytes or URL, what the upstream says it made, and its token report. */

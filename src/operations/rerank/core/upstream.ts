@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { Provider, Target } from '../../../core/provider.ts'
+import { type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { RerankAnswer, RerankRequest } from './ir.ts'
 
 /** What an upstream does for rerank: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -13,7 +12,5 @@ export const rerankOperationName = 'rerank'
 
 /** A provider's rerank side; a kind of upstream without one is refused by the config at start. */
 export function rerankUpstreamOf(provider: Provider): RerankUpstream {
-  const upstream = provider.upstreams.get(rerankOperationName) as RerankUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve rerank`)
-  return upstream
+  return upstreamOf<RerankUpstream>(provider, rerankOperationName)
 }

@@ -41,12 +41,32 @@ function decodeRerank(body: unknown): RerankAnswer {
   return { results, usage }
 }
 
-/** Rerank toward an OpenAI-kind upstream that serves it (vLLM, and servers of the same shape). */
+/**
+ * IR → text-embeddings-inference's `/rerank` body: `texts`, no model (a TEI server serves one), scores as the model
+ * gives them (`raw_scores: false`), no text back. TEI has no `top_n`: the gateway cuts the ranking itself.
+ */
+function encodeTeiRerank(request: RerankRequest): { path: string; body: string } {
+  return { path: '/rerank', body: JSON.stringify({ query: request.query, texts: request.documents, raw_scores: false, return_text: false }) }
+}
+
+/** TEI's answer, a list of `{ index, score }` (best first); it reports no usage in its body. */
+function decodeTeiRerank(body: unknown): RerankAnswer {
+  if (!Array.isArray(body)) throw malformed('is not a list of scores')
+  const results = body.map((result: { index?: unknown; score?: unknown }) => {
+    if (typeof result?.index !== 'number' || typeof result.score !== 'number') throw malformed('holds a result without an index and a score')
+    return { index: result.index, relevanceScore: result.score }
+  })
+  return { results }
+}
+
+/** Rerank toward an OpenAI-kind upstream that serves it: vLLM (and servers of its shape), or TEI (`rerank_api: tei`). */
 export function createOpenAiRerankUpstream(transport: Transport): RerankUpstream {
+  const tei = transport.config.rerankApi === 'tei'
   return {
     async rerank(request, target, attempt, traceparent) {
-      const response = await transport.send(encodeRerank(request, target), attempt, traceparent)
-      return decodeRerank(await transport.readJson(response, attempt))
+      const response = await transport.send(tei ? encodeTeiRerank(request) : encodeRerank(request, target), attempt, traceparent)
+      const body = await transport.readJson(response, attempt)
+      return tei ? decodeTeiRerank(body) : decodeRerank(body)
     },
   }
 }

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { BodyChunks, Provider, Target } from '../../../core/provider.ts'
+import { type BodyChunks, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { SpeechRequest } from './ir.ts'
 
 /** What an upstream does for speech: one side of a Provider (core/provider.ts), made per kind of upstream. */
@@ -16,7 +15,5 @@ export const speechOperationName = 'speech'
 
 /** A provider's speech side; a kind of upstream without one is refused by the config at start. */
 export function speechUpstreamOf(provider: Provider): SpeechUpstream {
-  const upstream = provider.upstreams.get(speechOperationName) as SpeechUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve speech`)
-  return upstream
+  return upstreamOf<SpeechUpstream>(provider, speechOperationName)
 }

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../../core/errors.ts'
-import type { BodyChunks, Provider, Target } from '../../../core/provider.ts'
+import { type BodyChunks, type Provider, type Target, upstreamOf } from '../../../core/provider.ts'
 import type { TranscriptionAnswer, TranscriptionRequest } from './ir.ts'
 
 /** A transcription's answer from an upstream: whole, or (for `stream: true`) its SSE bytes as they come. */
@@ -16,7 +15,5 @@ export const transcriptionOperationName = 'transcription'
 
 /** A provider's transcription side; a kind of upstream without one is refused by the config at start. */
 export function transcriptionUpstreamOf(provider: Provider): TranscriptionUpstream {
-  const upstream = provider.upstreams.get(transcriptionOperationName) as TranscriptionUpstream | undefined
-  if (!upstream) throw new GatewayError('internal', `The provider '${provider.config.name}' cannot serve transcription`)
-  return upstream
+  return upstreamOf<TranscriptionUpstream>(provider, transcriptionOperationName)
 }

@@ -1,0 +1,65 @@
+/**
+ * Where Tollgate's CPU goes in one capacity scenario (bench/capacity.ts): one fresh, warmed-up Tollgate run under the
+ * scenario with `bun --cpu-prof-md`, and each of its threads' CPU per unit of work from /proc — the main (JS) thread,
+ * Bun's HTTP client thread (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread.
+ *
+ *   bun bench/profile.ts [--scenario rate|chunks|idle] [--out /tmp/tollgate-profile] [--model bench-model]
+ *     [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50]
+ *
+ * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
+ * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts. Not part of CI.
+ */
+import { parseArgs } from 'node:util'
+import { runAtRate } from './fixed-rate.ts'
+import { startClient, startWarm, stop } from './long-streams.ts'
+import { spawnServer, threadsCpuMs } from './processes.ts'
+
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'rate' }, out: { type: 'string', default: '/tmp/tollgate-profile' },
+    model: { type: 'string', default: 'bench-model' }, rate: { type: 'string', default: '400' }, seconds: { type: 'string', default: '8' },
+    streams: { type: 'string', default: '600' }, chunks: { type: 'string', default: '150' }, 'interval-ms': { type: 'string', default: '50' },
+  },
+})
+const { scenario, model, out } = values
+const streams = Number(values.streams)
+const upstream = await spawnServer('upstream.ts')
+const tollgate = await startWarm('tollgate', upstream.info.url, model, { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${out}` })
+
+/** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
+async function run(): Promise<[number, string]> {
+  if (scenario === 'rate') {
+    const body = JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+    const result = await runAtRate(tollgate, body, Number(values.rate), Number(values.seconds))
+    return [result.latencies.length, 'request']
+  }
+  if (scenario === 'chunks') {
+    const chunks = Number(values.chunks)
+    await startClient(tollgate, model, streams, `long chunks=${chunks} interval_ms=${values['interval-ms']}`, false).line
+    await Bun.sleep(250) // the last settlements
+    return [streams * chunks, 'chunk']
+  }
+  if (scenario !== 'idle') throw new Error(`--scenario must be rate, chunks or idle, not ${scenario}`)
+  const client = startClient(tollgate, model, streams, 'hold', true)
+  await client.line
+  await Bun.sleep(2000)
+  client.child.stdin.end()
+  await client.child.exited
+  return [streams, 'stream opened, held and closed']
+}
+
+try {
+  const before = await threadsCpuMs(tollgate.child.pid)
+  const [units, unit] = await run()
+  const after = await threadsCpuMs(tollgate.child.pid)
+  const rows = [...after].map(([thread, ms]) => [thread, ((ms - (before.get(thread) ?? 0)) * 1000) / units] as const).filter(([, us]) => us > 0)
+  console.log(`${scenario}: CPU µs per ${unit} (${units}), by thread`)
+  for (const [thread, us] of rows.sort((a, b) => b[1] - a[1])) console.log(`  ${thread.padEnd(28)} ${us.toFixed(2).padStart(9)}`)
+  console.log(`  ${'all'.padEnd(28)} ${rows.reduce((sum, [, us]) => sum + us, 0).toFixed(2).padStart(9)}`)
+} finally {
+  await stop(tollgate)
+  upstream.child.kill('SIGKILL')
+}
+// Processes Tollgate starts inherit BUN_OPTIONS and write profiles of their own: Tollgate's carries its process id.
+const profiles = [...new Bun.Glob(`CPU.*.${tollgate.child.pid}.*.md`).scanSync(out)]
+console.log(`profile: ${profiles.map((name) => `${out}/${name}`).join(', ') || `none written in ${out}`}`)
