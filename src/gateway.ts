@@ -114,9 +114,17 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const keyService = new KeyService({
     repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
   })
-  const budgetService = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels, changed: () => keys.refresh() })
+  // A project or budget change marks its keys changed: read here at once, and at once by the others when told (Redis).
+  const budgetService = new BudgetService({
+    repository: store.budgets, keys: store.keys, configuredModels,
+    changed: async () => {
+      await keys.refresh()
+      shared?.announce('budgets', null)
+    },
+  })
   if (shared) {
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
+    shared.listen<null>('budgets', () => keys.refresh())
     shared.listen<unknown>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
     // Routes the running instances found down are skipped here from the start, not found down once more.
@@ -140,6 +148,7 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const services = {
     config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
+    unknownKeyLookups: new Map<string, number>(),
   }
   return { services, background: { runner, batchRelay, folder, auditRetention, spool } }
 }

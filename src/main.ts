@@ -130,9 +130,17 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'project':
       case 'budget': {
-        // Running instances read the keys these change at their next poll (within a second).
-        const service = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels: () => config.models.map((model) => model.id) })
-        await (command === 'project' ? runProjectCommand : runBudgetCommand)(store, service, args, json)
+        // Running instances read the keys a change marks at once when told (Redis), else at their next poll.
+        const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
+        const changed = announcer && (async () => {
+          if (!(await announcer.announce('budgets', null))) console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
+        })
+        try {
+          const service = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels: () => config.models.map((model) => model.id), changed })
+          await (command === 'project' ? runProjectCommand : runBudgetCommand)(store, service, args, json)
+        } finally {
+          announcer?.close()
+        }
         break
       }
       case 'usage':

@@ -75,3 +75,28 @@ test("a project's rpm is shared by its keys across both instances, and the refus
   expect(answered).toBe(4)
   expect(refusals[0]).toBe('429 Rate limit reached: project "paced" allows 4 requests per minute.')
 })
+
+test('a budget made on one instance counts on the other at once, told through Redis, without its poll', async () => {
+  const { project } = await projectWithBudget(first.gateway, first.account.id, 'told', { amount: parseUsd('1'), period: 'day' })
+  const { secret } = await first.createKey({ projectId: project.id })
+  await second.services.keys.refresh()
+  expect((await exactChat(second.url, secret)).status).toBe(200)
+  second.services.keys.stop() // no polling: only the announcement can tell the second instance
+  try {
+    await first.gateway.services.budgetService.createBudget({ accountId: first.account.id, scope: 'project', projectId: project.id, amount: parseUsd('0.003'), period: 'day' }, operator)
+    const madeAt = performance.now()
+    let refusedAfter: number | undefined
+    while (performance.now() - madeAt < 1000) {
+      const response = await exactChat(second.url, secret)
+      await response.text()
+      if (response.status === 403) {
+        refusedAfter = performance.now() - madeAt
+        break
+      }
+      await Bun.sleep(5)
+    }
+    expect(refusedAfter).toBeLessThan(200)
+  } finally {
+    await second.services.keys.start()
+  }
+})

@@ -1,3 +1,4 @@
+import { isBug } from '../core/background-failures.ts'
 import type { Hold, LedgerWrite, UsageRecord } from './records.ts'
 import type { LedgerRepository } from './repositories.ts'
 import type { BillSpool, SpoolStats } from './bill-spool.ts'
@@ -159,8 +160,9 @@ export class Ledger {
   private async renewTerm(): Promise<void> {
     try {
       if (await withinDeadline(this.term!.renew(), this.writeTimeoutMs) !== overdue) return
-    } catch {
-      // Unreachable: refused below.
+    } catch (error) {
+      // Unreachable: refused below. A bug in the heartbeat is not an outage: told, with its stack.
+      if (isBug(error)) this.options.onError?.(error)
     }
     throw databaseUnavailable()
   }

@@ -39,6 +39,8 @@ export interface Services {
   shared?: SharedStateHandle
   /** Where trace spans go when `telemetry:` is configured: `/metrics` counts what it sent and dropped. */
   telemetry?: OtlpExporter
+  /** Unknown-key lookups in progress, by client address: at most limits.unauthenticated_per_address each (front-door.ts). */
+  unknownKeyLookups: Map<string, number>
   /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
   server?: Server<unknown>
 }

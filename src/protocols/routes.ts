@@ -8,7 +8,6 @@ import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
 import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
-import { taskRoutes } from './tasks-view.ts'
 import { serveKey } from './key-view.ts'
 import { speechRoutes } from '../operations/speech/protocols/routes.ts'
 import { transcriptionRoutes } from '../operations/transcription/protocols/routes.ts'
@@ -36,7 +35,6 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiFileRoutes(services),
     batchRoutes(services),
     anthropicBatchRoutes(services),
-    taskRoutes(services),
     {
       '/v1/models': { GET: (request) => serveModels(services, request) },
       '/v1/models/*': { GET: (request) => serveModels(services, request) },
