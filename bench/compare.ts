@@ -12,6 +12,9 @@
  * `--postgres URL` adds this checkout serving from a fresh PostgreSQL database made through URL (dropped at the end),
  * and with `--redis` also that with the rpm limit in Redis: the scaled-out set-up, one instance of it.
  *
+ * `--budgets` adds a target of this checkout whose key is under three budgets (its account's monthly in a zone, its
+ * project's 5h window, its own daily; never reached): the cost of budgets on the hot path, against "this" (none).
+ *
  * `--telemetry` adds a target of this checkout that traces every request (sample_ratio 1) to an OTLP collector
  * stand-in (bench/otlp-collector.ts): the cost of tracing (spans made, batched, encoded and posted); the spans it
  * exported and dropped are printed from its /metrics.
@@ -31,7 +34,7 @@ import { measure } from './measure.ts'
 import { workload } from './workloads.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, operation: { type: 'string', default: 'chat' }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false } },
+  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, operation: { type: 'string', default: 'chat' }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false }, budgets: { type: 'boolean', default: false } },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -82,6 +85,7 @@ if (values.postgres) {
     targets.push({ name: 'this, postgres, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...onPostgres, BENCH_RPM: '1000000000', BENCH_REDIS: values.redis })) })
   }
 }
+if (values.budgets) targets.push({ name: 'this, key under three budgets', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_BUDGETS: '1' })) })
 const collector = values.telemetry ? await spawnServer(here, 'otlp-collector.ts') : undefined
 if (collector) targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })) })
 const { path, body, label } = workload(values.operation, values.stream)

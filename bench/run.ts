@@ -3,10 +3,11 @@
  * loaded in turn with the same requests by wrk (Debian's `wrk`) — or autocannon when wrk is absent.
  * Prints requests/s and p50/p99 latency for each, and the ratio Tollgate / passthrough.
  *
- *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream] [--upstream-delay-ms 0] [--rounds 3] [--operation embeddings]
+ *   bun bench/run.ts [--seconds 10] [--connections 50] [--stream] [--upstream-delay-ms 0] [--rounds 3] [--operation embeddings|rerank|images|speech]
  *
  * --operation embeddings sends OpenAI embeddings requests (bench/workloads.ts) instead of chat completions; rerank a
- * vLLM-shaped rerank of three documents, images a generation of one 256x256 image.
+ * vLLM-shaped rerank of three documents, images a generation of one 256x256 image, speech a speech request (48 KB of
+ * audio in six chunks, relayed as it comes).
  * --upstream-delay-ms N makes the upstream wait N ms before answering: 0 measures the CPU-bound case (what each
  * proxy costs), a realistic delay (50) the latency-bound case. Also prints each proxy process's CPU time per request
  * (from /proc/<pid>/stat over the measured run), which is far less noisy than req/s on a shared machine.

@@ -29,6 +29,17 @@ const embeddingsAs = (embedding: unknown) => JSON.stringify({
 })
 const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
 
+// A speech answer: 48 KB of audio bytes in six 8 KB chunks, each its own write, as a TTS server streams them.
+const audioChunk = new Uint8Array(8 * 1024)
+const audio = () => new ReadableStream<Uint8Array>({
+  async pull(controller) {
+    for (let index = 0; index < 6; index++) {
+      controller.enqueue(audioChunk)
+      await Bun.sleep(0)
+    }
+    controller.close()
+  },
+})
 // A rerank answer (vLLM's shape) and an images answer (one small PNG's bytes, as gpt-image models send them).
 const ranked = JSON.stringify({ id: 'rerank-bench', model: 'bench-rerank-upstream', results: [{ index: 0, relevance_score: 0.9 }, { index: 2, relevance_score: 0.4 }], usage: { total_tokens: 30 } })
 const image = JSON.stringify({ created: 1700000000, data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }], size: '256x256', quality: 'low', output_format: 'png' })
@@ -102,6 +113,7 @@ const server = Bun.serve({
   async fetch(request) {
     const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (request.url.endsWith('/audio/speech')) return new Response(audio(), { headers: { 'content-type': 'audio/wav' } })
     if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
     const answer = answers[new URL(request.url).pathname]
     if (answer) return new Response(answer, { headers: { 'content-type': 'application/json' } })

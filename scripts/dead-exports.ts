@@ -3,9 +3,10 @@
  * in no other file of src/, test/, bench/ or scripts/ (a word match: generous, so what it lists is surely unused
  * outside its file). Each is either dead (unused in its own file too: remove it) or only needs its `export` dropped.
  * A type or interface its own file uses stays exported: it names an exported function's parameters or result.
- * Exits 1 when it lists any, so it can guard a tree that is clean.
+ * Exits 1 when it lists any, so it can guard a tree that is clean. `--fix` drops the exports that are used in their own
+ * file (what is unused everywhere is left to a person: removing code is a decision).
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Glob } from 'bun'
 
@@ -20,6 +21,7 @@ for (const folder of ['src', 'test', 'bench', 'scripts']) {
   for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: join(root, folder) })) files.set(`${folder}/${path}`, readFileSync(join(root, folder, path), 'utf8'))
 }
 
+const fix = process.argv.includes('--fix')
 const found: string[] = []
 for (const [path, text] of files) {
   if (!path.startsWith('src/') || path.endsWith('.test.ts') || entryPoints.has(path)) continue
@@ -30,6 +32,10 @@ for (const [path, text] of files) {
     if (elsewhere) continue
     const own = text.match(word)?.length ?? 0
     if (own > 1 && (kind === 'interface' || kind === 'type')) continue
+    if (fix && own > 1) {
+      writeFileSync(join(root, path), readFileSync(join(root, path), 'utf8').replace(match[0], match[0].replace(/^export\s+/, '')))
+      continue
+    }
     found.push(`${path}: ${name}${own > 1 ? ' (used in its own file only: drop the export)' : ' (unused: remove it)'}`)
   }
 }

@@ -4,6 +4,7 @@ import { GatewayError } from './core/errors.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { renderErrorFor } from './protocols/shared/client-shape.ts'
 import { protocolRoutes } from './protocols/routes.ts'
+import { taskViewRoutes } from './protocols/tasks-view.ts'
 import { routeOf } from './protocols/shared/route-of.ts'
 import { bodyTooLarge, maxBodyBytes } from './edge/body-size.ts'
 import type { RouteTable } from './protocols/shared/route-table.ts'
@@ -35,6 +36,7 @@ export function createApp(services: Services, routes: RouteTable = protocolRoute
     .get('/healthz', () => ({ status: 'ok' }))
     .head('/', () => new Response(null, { status: 200 }))
     .use(mountRoutes(routes))
+    .use(taskViewRoutes(services))
     .use(consoleRoutes(services))
     .use(adminApiRoutes(services))
     .use(apiDocs())

@@ -10,6 +10,7 @@ import { FileSpool } from './db/bill-spool.ts'
 import { reportFailure } from './core/report-failure.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { type KeyChangeListener, KeyService } from './domain/key-service.ts'
+import { BudgetService } from './domain/budgets/service.ts'
 import { Ledger } from './domain/ledger.ts'
 import { createProviders, refuseUnservedModels } from './providers/registry.ts'
 import type { Services } from './edge/services.ts'
@@ -109,9 +110,21 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const keyListeners: KeyChangeListener[] = [(change) => keys.remember(change.after)]
   if (shared) keyListeners.push((change) => shared.announce('keys', change.after.id))
   // The models as they stand at each change: the relay's, which a reload replaces.
-  const keyService = new KeyService({ repository: store.keys, listeners: keyListeners, logger, configuredModels: () => relay.modelIds() })
+  const configuredModels = () => relay.modelIds()
+  const keyService = new KeyService({
+    repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
+  })
+  // A project or budget change marks its keys changed: read here at once, and at once by the others when told (Redis).
+  const budgetService = new BudgetService({
+    repository: store.budgets, keys: store.keys, configuredModels,
+    changed: async () => {
+      await keys.refresh()
+      shared?.announce('budgets', null)
+    },
+  })
   if (shared) {
     shared.listen<string>('keys', (keyId) => keys.reload(keyId))
+    shared.listen<null>('budgets', () => keys.refresh())
     shared.listen<unknown>('routes', (change) => relay.breaker.adopt(change))
     await shared.start()
     // Routes the running instances found down are skipped here from the start, not found down once more.
@@ -133,8 +146,9 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   // Audit rows past retention.audit_days (by default none: they are kept forever).
   const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
   const services = {
-    config, store, keys, keyService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
+    unknownKeyLookups: new Map<string, number>(),
   }
   return { services, background: { runner, batchRelay, folder, auditRetention, spool } }
 }
@@ -201,11 +215,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       server.stop(true)
       await folder.stop()
       await auditRetention.stop()
-      await services.alerting.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()
       services.ledger.stop()
+      // After the last bills: a balance they took below a webhook's amount is still decided and stored.
+      await services.alerting.stop()
       await spool.close()
       await services.telemetry?.stop()
       await services.store.close()

@@ -10,6 +10,8 @@ import { findCommand, groupHelp, help } from './cli/commands.ts'
 import { checkGlobalFlags, describeMigration, printFailure } from './cli/top-level.ts'
 import { describeFailure } from './cli/describe-failure.ts'
 import { runKeyCommand } from './cli/keys.ts'
+import { runBudgetCommand, runProjectCommand } from './cli/governance.ts'
+import { BudgetService } from './domain/budgets/service.ts'
 import { runReloadCommand } from './cli/reload.ts'
 import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
@@ -120,7 +122,22 @@ async function main(argv: string[]): Promise<number> {
         }] : []
         try {
           const configuredModels = () => config.models.map((model) => model.id)
-          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels }), args, json)
+          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels, findProject: (id) => store.budgets.findProject(id) }), args, json)
+        } finally {
+          announcer?.close()
+        }
+        break
+      }
+      case 'project':
+      case 'budget': {
+        // Running instances read the keys a change marks at once when told (Redis), else at their next poll.
+        const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
+        const changed = announcer && (async () => {
+          if (!(await announcer.announce('budgets', null))) console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
+        })
+        try {
+          const service = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels: () => config.models.map((model) => model.id), changed })
+          await (command === 'project' ? runProjectCommand : runBudgetCommand)(store, service, args, json)
         } finally {
           announcer?.close()
         }

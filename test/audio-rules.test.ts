@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI, { toFile } from 'openai'
@@ -28,7 +28,10 @@ beforeAll(async () => {
     { id: 'stt', kind: 'transcription', provider: 'mock', price: { audio_minute: 0.006 } },
     { id: 'stt-dear', kind: 'transcription', provider: 'mock', price: { audio_minute: 600 } },
   ])
-  gateway = await startTestGateway({ config: { ...config, routing: { ...config.routing, min_requests: 2, failure_ratio: 0.5, cooldown_s: 60 } } })
+  gateway = await startTestGateway({
+    // Bun's body limit (from tasks.max_file_bytes) above the audio limit, so the gateway's own refusal is what answers.
+    config: { ...config, tasks: { max_file_bytes: 512 * 1024 * 1024 }, routing: { ...config.routing, min_requests: 2, failure_ratio: 0.5, cooldown_s: 60 } },
+  })
 })
 
 afterAll(async () => {
@@ -85,6 +88,38 @@ describe("the key's model list, limits and budget", () => {
     expect(await failure(speak(openAi(secret), 'tts', 'sixsix'))).toMatchObject({ status: 403 })
   })
 })
+
+test('an audio upload declared larger than 200 MiB is a 400 naming the file before its body is read, unbilled', async () => {
+  const before = await gateway.settled()
+  const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(1024)) }) // and never more
+  const response = await fetch(`${gateway.baseUrl}/audio/transcriptions`, {
+    method: 'POST', body, headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': String(300 * 1024 * 1024) },
+  })
+  expect(response.status).toBe(400)
+  expect(response.headers.get('connection')).toBe('close')
+  expect(await response.json()).toMatchObject({ error: { param: 'file', code: 'file_too_large', message: expect.stringContaining('200 MiB') } })
+  expect((await gateway.settled()).balance).toBe(before.balance)
+})
+
+test('an audio file sent without a declared length is cut at 200 MiB with the same 400, its spooled part removed', async () => {
+  const head = new TextEncoder().encode('--XYZ\r\nContent-Disposition: form-data; name="model"\r\n\r\nstt\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="huge.wav"\r\n\r\n')
+  const chunk = new Uint8Array(1024 * 1024)
+  let sent = -1
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === -1) controller.enqueue(head)
+      else if (sent < 201) controller.enqueue(chunk)
+      else controller.close()
+      sent++
+    },
+  })
+  const response = await fetch(`${gateway.baseUrl}/audio/transcriptions`, {
+    method: 'POST', body, headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+  })
+  expect(response.status).toBe(400)
+  expect(await response.json()).toMatchObject({ error: { param: 'file', code: 'file_too_large' } })
+  expect(readdirSync(tmpdir()).filter((name) => name.startsWith('tollgate-audio-upload-'))).toEqual([])
+}, 30_000)
 
 describe('routing', () => {
   test('a failing route falls back to a model of the same kind, billed at its price; then the breaker opens', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { serveWithKey, type startServe } from './support/cli.ts'
 import { memoryOf } from './support/memory.ts'
 
 /**
@@ -7,17 +7,11 @@ import { memoryOf } from './support/memory.ts'
  * file while its peak resident memory (VmHWM) grows by less than the file, and its resident memory by less than half
  * of it. Reading the form whole (`request.formData()`) grew the peak by twice the file's size.
  */
-const cli = ['bun', 'src/main.ts']
 let server: Awaited<ReturnType<typeof startServe>>
 let key: string
 
 beforeAll(async () => {
-  const { config } = makeWorkspace()
-  const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
-  expect(run('migrate').code).toBe(0)
-  expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
-  key = run('key', 'create', '--account', 'acme', '--json').json().key as string
-  server = await startServe(cli, config)
+  ;({ server, key } = await serveWithKey())
 })
 afterAll(async () => {
   server.process.kill('SIGTERM')

@@ -48,7 +48,7 @@ describe('roles in Chromium', () => {
   test('a viewer reads its account and is offered no change at all', async () => {
     const { page, problems, close } = await signIn('vic')
     expect(await page.getByTestId('who-role').textContent()).toBe(` · Viewer of ${gateway.account.name}`)
-    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Usage', 'Tasks', 'Models', 'Balance'])
+    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Budgets', 'Usage', 'Tasks', 'Models', 'Balance'])
     expect(await page.getByRole('link', { name: 'Create key' }).count()).toBe(0)
     await saveScreenshot(page, 'roles-viewer-1-overview')
 
@@ -79,7 +79,7 @@ describe('roles in Chromium', () => {
   test("an account admin manages its account's keys and logins; New login offers viewer first, never admin", async () => {
     const { page, problems, close } = await signIn('ann')
     expect(await page.getByTestId('who-role').textContent()).toBe(` · Account admin of ${gateway.account.name}`)
-    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks', 'Balance'])
+    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Budgets', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks', 'Balance'])
     await page.getByRole('link', { name: 'Create key' }).waitFor()
 
     await open(page, `/console/keys/${keyId}`, 'shared-laptop')
@@ -107,7 +107,7 @@ describe('roles in Chromium', () => {
   test('an admin is offered all three roles, viewer first and chosen; an admin login asks for no account', async () => {
     const { page, problems, close } = await signIn('ops')
     expect(await page.getByTestId('who-role').textContent()).toBe(' · Administrator')
-    expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks'])
+    expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Budgets', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks'])
     await open(page, '/console/logins', 'Logins')
     expect(await options(page)).toEqual(['Viewer', 'Account admin', 'Admin'])
     expect(await page.getByLabel('Role').inputValue()).toBe('viewer')

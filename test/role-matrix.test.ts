@@ -98,6 +98,14 @@ async function acmeObject(path: string): Promise<string> {
     return String(user.id)
   }
   if (path.includes('/tasks/')) return tasks.acme
+  if (path.includes('/projects/')) {
+    const project = await store.budgets.createProject({ accountId: acme.id, name: `acme-matrix-project-${++made}`, models: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now })
+    return String(project.id)
+  }
+  if (path.includes('/budgets/')) {
+    const budget = await store.budgets.createBudget({ accountId: acme.id, scope: 'account', projectId: null, keyId: null, amount: 5_000_000_000, period: 'month', timeZone: 'UTC', createdAt: now, updatedAt: now })
+    return String(budget.id)
+  }
   if (path.includes('/webhooks/')) {
     const webhook = { id: `wh_matrix${++made}`, accountId: acme.id, projectId: null, url: 'https://hooks.example.com/acme-matrix', secret: `whsec_matrix${made}`,
       events: [...alertEvents], balanceBelow: null, expiryDays: 7, budgetPercents: [50], createdAt: now, updatedAt: now }
@@ -116,6 +124,10 @@ const bodies: Record<string, () => unknown> = {
   'POST /keys': () => ({ account_id: acme.id, name: `acme-matrix-made-${++made}` }),
   'POST /webhooks': () => ({ account_id: acme.id, url: `https://hooks.example.com/acme-matrix-${++made}` }),
   'PATCH /keys/:id': () => ({ rpm: 100 }),
+  'POST /projects': () => ({ account_id: acme.id, name: `acme-matrix-project-${++made}` }),
+  'PATCH /projects/:id': () => ({ rpm: 100 }),
+  'POST /budgets': () => ({ account_id: acme.id, scope: 'account', amount_usd: '5', period: 'month' }),
+  'PATCH /budgets/:id': () => ({ amount_usd: '6' }),
   'POST /console/api/users': () => ({ name: `acme-matrix-made-${++made}`, role: 'viewer', account_id: acme.id }),
   'POST /console/api/users/:id/password': () => ({}),
 }

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import { parseConfig } from '../src/config/load.ts'
-import { silentLogger } from '../src/core/logger.ts'
 import { createAdminToken } from '../src/domain/admin-tokens.ts'
-import { startGateway, type Gateway } from '../src/gateway.ts'
+import type { Gateway } from '../src/gateway.ts'
 import { addLogin, postSignIn, signIn } from './support/console.ts'
-import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
-import { createTestDatabase } from './support/postgres.ts'
-import { startTestRedis, type TestRedis } from './support/redis.ts'
+import { mockConfig, type TestGateway } from './support/gateway.ts'
+import type { TestRedis } from './support/redis.ts'
+import { startTwoInstances, type TwoInstances } from './support/two-instances.ts'
 
 // Two gateway instances on one PostgreSQL and one Redis (a redis-server of this test's own, so it can be killed):
 // what "scaling out" means for limits, revocations, the sign-in throttle and route health.
@@ -26,24 +24,17 @@ const config = {
   routing: { min_requests: 1, max_attempts: 1, cooldown_s: 60 },
 }
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>
+let instances: TwoInstances
 let redis: TestRedis
 let first: TestGateway
 let second: Gateway
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  redis = await startTestRedis()
-  first = await startTestGateway({ database: database.url, config: { ...config, redis: redis.url } })
-  second = await startGateway(parseConfig({ ...config, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+  instances = await startTwoInstances(config)
+  ;({ first, second, redis } = instances)
 })
 
-afterAll(async () => {
-  await second?.stop(500)
-  await first?.stop()
-  await redis?.stop()
-  await database?.drop()
-})
+afterAll(() => instances?.stop())
 
 const urls = () => [first.url, second.url]
 

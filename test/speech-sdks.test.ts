@@ -150,3 +150,14 @@ test('a client that leaves mid-audio pays for its characters (the upstream read 
     upstream.holdLastChunk = undefined
   }
 })
+
+test('an upstream that cuts its audio midway: the client\'s body ends in an error, and its characters are billed (the upstream read them)', async () => {
+  const before = await gateway.settled()
+  upstream.cutAfterFirstChunk = true
+  const input = 'This answer is cut off after its first chunk of audio, on purpose.'
+  const response = await client.audio.speech.create({ model: 'tts-openai', voice: 'alloy', input, response_format: 'wav' })
+  expect(await response.arrayBuffer().then(() => 'whole', () => 'cut')).toBe('cut')
+  for (let waited = 0; waited < 100 && (await lastRow()).units !== input.length; waited++) await Bun.sleep(20)
+  expect(await lastRow()).toMatchObject({ operation: 'speech', status: 503, errorType: 'upstream_unreachable', units: input.length, cost: costOf(input.length) })
+  expect(before.balance - (await gateway.settled()).balance).toBe(costOf(input.length))
+})

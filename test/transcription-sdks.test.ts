@@ -172,6 +172,31 @@ test('an upstream that fails is retried; one that fails every attempt costs noth
   expect((await gateway.settled()).balance).toBe(before.balance)
 })
 
+test('a client that leaves midway through its upload costs nothing, and its partial file is removed', async () => {
+  const before = await gateway.settled()
+  const leave = new AbortController()
+  let spooling = 0
+  const head = '--XYZ\r\nContent-Disposition: form-data; name="model"\r\n\r\nstt-mock\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n'
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(new TextEncoder().encode(head))
+      controller.enqueue(new Uint8Array(wav.subarray(0, 2000)))
+      // The gateway has begun spooling the file when the client goes.
+      for (let waited = 0; waited < 100 && spooled().length === 0; waited++) await Bun.sleep(20)
+      spooling = spooled().length
+      leave.abort()
+    },
+  })
+  const sent = fetch(`${gateway.baseUrl}/audio/transcriptions`, {
+    method: 'POST', body, signal: leave.signal, headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+  })
+  expect(await sent.then(() => 'answered', () => 'left')).toBe('left')
+  expect(spooling).toBe(1)
+  for (let waited = 0; waited < 100 && spooled().length > 0; waited++) await Bun.sleep(20)
+  expect(spooled()).toEqual([])
+  expect((await gateway.settled()).balance).toBe(before.balance)
+})
+
 test('no spooled upload is left behind', () => {
   expect(spooled()).toEqual([])
 })

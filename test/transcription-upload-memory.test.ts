@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { type AudioUpstream, startAudioUpstream, transcriptOf } from './support/audio-upstream.ts'
-import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { serveWithKey, type startServe } from './support/cli.ts'
 import { memoryOf } from './support/memory.ts'
 
 /**
@@ -11,24 +11,19 @@ import { memoryOf } from './support/memory.ts'
  * whole, while its peak resident memory (VmHWM) and resident memory grow by less than the smaller file — a bound that
  * does not grow with the upload (batches-upload-memory.test.ts measures batch uploads alike). No spooled file is left.
  */
-const cli = ['bun', 'src/main.ts']
 let upstream: AudioUpstream
 let server: Awaited<ReturnType<typeof startServe>>
 let key: string
 
 beforeAll(async () => {
   upstream = startAudioUpstream()
-  const { config } = makeWorkspace(`providers:
+  const yaml = `providers:
   - { name: oai, type: openai, base_url: "${upstream.url}/v1", api_key: sk-upstream }
 models:
   - { id: stt, kind: transcription, provider: oai, price: { audio_minute: 0.006 } }
 tasks: { max_file_bytes: 209715200 }
-`)
-  const run = (...args: string[]) => runCli(cli, [...args, '--config', config])
-  expect(run('migrate').code).toBe(0)
-  expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
-  key = run('key', 'create', '--account', 'acme', '--json').json().key as string
-  server = await startServe(cli, config)
+`
+  ;({ server, key } = await serveWithKey(yaml))
 })
 afterAll(async () => {
   server.process.kill('SIGTERM')

@@ -5,7 +5,7 @@ import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 
 /** The flag that sets each of a key's fields. */
 const flagNames: Record<KeyField, string> = {
-  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', allowedIps: 'allowed-ips',
+  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', allowedIps: 'allowed-ips', projectId: 'project',
 }
 
 /** `none` clears a limit, the budget or the expiry; `all` lifts the model list, `any` the address rule. */
@@ -23,7 +23,21 @@ function readExpiry(value: string | undefined): number | undefined {
  * read here; whether the values are allowed is KeyService's to say (key-rules.ts), as for the console.
  */
 export function readKeyFlags(args: ParsedArgs): KeyChanges {
-  const changes: KeyChanges = {}
+  const changes: KeyChanges = readNameModelsLimits(args)
+  const budget = flagString(args, 'budget')
+  if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
+  const allowedIps = flagString(args, 'allowed-ips')
+  if (allowedIps !== undefined) changes.allowedIps = allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
+  if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
+  return changes
+}
+
+/**
+ * `--name`, `--models` (`all` lifts the list) and `--rpm`, `--tpm`, `--concurrency` (`none` clears one): what a key
+ * and a project (cli/governance.ts) are both given.
+ */
+export function readNameModelsLimits(args: ParsedArgs): Pick<KeyChanges, 'name' | 'models' | 'rpm' | 'tpm' | 'concurrency'> {
+  const changes: Pick<KeyChanges, 'name' | 'models' | 'rpm' | 'tpm' | 'concurrency'> = {}
   const name = flagString(args, 'name')
   if (name !== undefined) changes.name = name
   const models = flagString(args, 'models')
@@ -31,11 +45,6 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
   for (const limit of ['rpm', 'tpm', 'concurrency'] as const) {
     if (args.flags.has(limit)) changes[limit] = cleared(args, limit) ? null : flagInteger(args, limit)!
   }
-  const budget = flagString(args, 'budget')
-  if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
-  const allowedIps = flagString(args, 'allowed-ips')
-  if (allowedIps !== undefined) changes.allowedIps = allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
-  if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
   return changes
 }
 

@@ -10,6 +10,7 @@ import { changeByCli } from './actor.ts'
 import { describeKeyInputError, readKeyFlags } from './key-flags.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
+import { requireProject } from './governance.ts'
 
 /** A key's limits in one cell: `rpm=5 budget=$1.00`, or `-` for none. */
 function describeLimits(key: KeyRecord): string {
@@ -17,6 +18,13 @@ function describeLimits(key: KeyRecord): string {
     key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`,
     key.allowedIps !== null && `from=${key.allowedIps.join(',')}`]
     .filter(Boolean).join(' ') || '-'
+}
+
+/** `--project NAME` (of the key's account) as its project id; `none` takes the key out of its project. */
+async function readProject(store: Store, args: ParsedArgs, accountId: number): Promise<{ projectId?: number | null }> {
+  const name = flagString(args, 'project')
+  if (name === undefined) return {}
+  return { projectId: name === 'none' ? null : (await requireProject(store, accountId, name)).id }
 }
 
 /**
@@ -38,7 +46,7 @@ async function runAction(store: Store, keyService: KeyService, args: ParsedArgs,
       const accountName = flagString(args, 'account')
       if (!accountName) throw new UsageError('usage: tollgate key create --account NAME [--name LABEL] [--models id1,id2]')
       const account = await requireAccount(store.accounts, accountName)
-      const { record, secret } = await keyService.create({ ...readKeyFlags(args), accountId: account.id }, changeByCli())
+      const { record, secret } = await keyService.create({ ...readKeyFlags(args), ...(await readProject(store, args, account.id)), accountId: account.id }, changeByCli())
       return printResult(json, { ...keyJson(record, account.name), key: secret }, () =>
         `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)
     }
@@ -57,7 +65,8 @@ async function runAction(store: Store, keyService: KeyService, args: ParsedArgs,
       ]) + '\n\nPREFIX: the first characters of a key, kept to recognise it; the rest of the secret is stored only as its SHA-256.')
     }
     case 'edit': {
-      const key = await keyService.edit(id!, readKeyFlags(args), changeByCli())
+      const stored = args.flags.has('project') ? await store.keys.findById(id!) : undefined
+      const key = await keyService.edit(id!, { ...readKeyFlags(args), ...(stored && (await readProject(store, args, stored.accountId))) }, changeByCli())
       return printResult(json, keyJson(key), () =>
         `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`)
     }

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../edge/services.ts'
 import { accountRoutes } from './server/account-routes.ts'
+import { budgetRoutes } from './server/budget-routes.ts'
 import { keyRoutes } from './server/key-routes.ts'
 import { modelRoutes } from './server/model-routes.ts'
 import { oidcRoutes } from './server/oidc/routes.ts'
@@ -30,6 +31,7 @@ export function consoleRoutes(services: Services) {
     .use(oidcRoutes(services))
     .use(accountRoutes(services))
     .use(keyRoutes(services))
+    .use(budgetRoutes(services, 'console'))
     .use(usageRoutes(services))
     .use(userRoutes(services, limiter))
     .use(modelRoutes(services))

@@ -5,6 +5,8 @@ export interface LeaseShrink {
   amount: number
   accountId: number
   budgetKeyId?: string
+  /** The budget periods its hold row counts against (`budget:start,…`). */
+  budgetPeriods?: string
 }
 
 export interface LedgerTotals {
@@ -15,6 +17,8 @@ export interface LedgerTotals {
   /** Leases that were released, whose rows may now be empty. */
   releasedLeases: Set<string>
   keys: Map<string, { spent: number; lastUsedAt: number }>
+  /** Per budget period (`budget:start`): the costs charged to it. */
+  periodSpent: Map<string, number>
 }
 
 /**
@@ -22,14 +26,14 @@ export interface LedgerTotals {
  * UPDATEs plus its usage INSERTs. The same arithmetic serves every database dialect.
  */
 export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
-  const totals: LedgerTotals = { debits: new Map(), leases: new Map(), releasedLeases: new Set(), keys: new Map() }
+  const totals: LedgerTotals = { debits: new Map(), leases: new Map(), releasedLeases: new Set(), keys: new Map(), periodSpent: new Map() }
   for (const write of batch) {
     if (write.kind === 'refusal') continue // a usage row only: no money moved
     const accountId = write.kind === 'settle' ? write.usage.accountId : write.accountId
     const amount = write.kind === 'settle' ? write.usage.cost : write.amount
     const lease = totals.leases.get(write.leaseId)
     if (lease) lease.amount += amount
-    else totals.leases.set(write.leaseId, { amount, accountId, budgetKeyId: write.budgetKeyId })
+    else totals.leases.set(write.leaseId, { amount, accountId, budgetKeyId: write.budgetKeyId, budgetPeriods: write.budgetPeriods })
     totals.debits.set(accountId, (totals.debits.get(accountId) ?? 0) + (write.kind === 'settle' ? write.usage.cost : 0))
     if (write.kind === 'release') {
       totals.releasedLeases.add(write.leaseId)
@@ -39,26 +43,30 @@ export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
     key.spent += write.usage.cost
     key.lastUsedAt = Math.max(key.lastUsedAt, write.usage.createdAt)
     totals.keys.set(write.usage.keyId, key)
+    // Spent in the periods it was admitted in, whatever the time is now.
+    if (write.budgetPeriods) for (const ref of write.budgetPeriods.split(',')) totals.periodSpent.set(ref, (totals.periodSpent.get(ref) ?? 0) + write.usage.cost)
   }
   return totals
 }
 
 /**
- * How much `reserved` shrinks per account and per budgeted key, given what each lease's hold row actually gave up
+ * How much `reserved` shrinks per account, per budgeted key and per budget period, given what each lease's hold row actually gave up
  * (`taken`, by lease id). A hold is taken from only as far as it still holds: one that another instance released
  * (its owner declared gone) gives nothing, so money released once is never released again and `reserved` — the sum
  * of the hold rows — never drops below them, however late a bill arrives.
  */
-export function releasedBy(totals: LedgerTotals, taken: Map<string, number>): { accounts: Map<number, number>; budgetKeys: Map<string, number> } {
+export function releasedBy(totals: LedgerTotals, taken: Map<string, number>): { accounts: Map<number, number>; budgetKeys: Map<string, number>; periods: Map<string, number> } {
   const accounts = new Map<number, number>()
   const budgetKeys = new Map<string, number>()
+  const periods = new Map<string, number>()
   for (const [leaseId, lease] of totals.leases) {
     const amount = taken.get(leaseId) ?? 0
     if (amount === 0) continue
     accounts.set(lease.accountId, (accounts.get(lease.accountId) ?? 0) + amount)
     if (lease.budgetKeyId !== undefined) budgetKeys.set(lease.budgetKeyId, (budgetKeys.get(lease.budgetKeyId) ?? 0) + amount)
+    if (lease.budgetPeriods) for (const ref of lease.budgetPeriods.split(',')) periods.set(ref, (periods.get(ref) ?? 0) + amount)
   }
-  return { accounts, budgetKeys }
+  return { accounts, budgetKeys, periods }
 }
 
 /** What a hold row holding `held` (undefined: no row) gives up when asked for `wanted`. */

@@ -47,7 +47,11 @@ const copied: { table: PgTable; rows?: number }[] = [
   { table: pg.sessions },
   { table: pg.identities },
   { table: pg.signInFlows },
+  // Before keys, which name their project.
+  { table: pg.projects },
   { table: pg.apiKeys },
+  { table: pg.budgets },
+  { table: pg.budgetPeriods },
   { table: pg.ledgerEntries },
   { table: pg.holds },
   { table: pg.usageRecords },
@@ -71,7 +75,7 @@ export const copiedTables = copied.map(({ table }) => getTableConfig(table).name
 
 /** What must add up to the same on both sides. */
 const sums: [table: string, column: string][] = [
-  ['accounts', 'balance'], ['accounts', 'reserved'], ['api_keys', 'spent'], ['api_keys', 'reserved'],
+  ['accounts', 'balance'], ['accounts', 'reserved'], ['api_keys', 'spent'], ['api_keys', 'reserved'], ['budget_periods', 'spent'],
   ['ledger_entries', 'amount'], ['usage_records', 'cost'], ['usage_daily', 'cost'], ['tasks', 'spent'], ['task_items', 'cost'],
 ]
 

@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
+import { and, eq, gt, gte, inArray, lt, lte, or, sql, type Column, type SQL } from 'drizzle-orm'
 import type { UsageCursor, UsageDay, UsageFilter, UsageGroup, UsageTotals } from '../domain/records.ts'
 import { dayMs } from '../core/time.ts'
 
@@ -19,10 +19,14 @@ export interface UsageColumns {
   createdAt: Column
 }
 
+/** One of these keys (a project's): no key at all matches nothing. */
+const keyIn = (column: Column, keyIds: readonly string[]): SQL => (keyIds.length ? inArray(column, [...keyIds]) : sql`1 = 0`)
+
 export function usageConditions(table: UsageColumns, filter: UsageFilter, before?: UsageCursor): SQL | undefined {
   const conditions: (SQL | undefined)[] = []
   if (filter.accountId !== undefined) conditions.push(eq(table.accountId, filter.accountId))
   if (filter.keyId !== undefined) conditions.push(eq(table.keyId, filter.keyId))
+  if (filter.keyIds !== undefined) conditions.push(keyIn(table.keyId, filter.keyIds))
   if (filter.model !== undefined) conditions.push(eq(table.model, filter.model))
   if (filter.statusMin !== undefined) conditions.push(gte(table.status, filter.statusMin))
   if (filter.statusMax !== undefined) conditions.push(lte(table.status, filter.statusMax))
@@ -116,6 +120,7 @@ export function dailyConditions(table: DailyColumns, filter: UsageFilter): SQL |
   const conditions: SQL[] = []
   if (filter.accountId !== undefined) conditions.push(eq(table.accountId, filter.accountId))
   if (filter.keyId !== undefined) conditions.push(eq(table.keyId, filter.keyId))
+  if (filter.keyIds !== undefined) conditions.push(keyIn(table.keyId, filter.keyIds))
   if (filter.model !== undefined) conditions.push(eq(table.model, filter.model))
   if (filter.statusMin !== undefined) conditions.push(gte(table.status, filter.statusMin))
   if (filter.statusMax !== undefined) conditions.push(lte(table.status, filter.statusMax))

@@ -1,16 +1,16 @@
 import { DomainError } from './errors.ts'
-import { parseAllowedIps } from '../core/allowed-ips.ts'
+import { normalizeAllowedIps } from '../core/allowed-ips.ts'
 import type { KeyChanges } from './repositories.ts'
 
 /** A field of a key that a change may set (domain names: each caller names them its own way, `budget_usd`, `--budget`). */
 export type KeyField = keyof KeyChanges
 
 /** Every field a change may set, in the order a message lists them. */
-export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps']
+export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps', 'projectId']
 
 /** The largest rpm, tpm or concurrency a key may have (the database column is a 32-bit integer). */
-const maxKeyLimit = 1_000_000_000
-const maxKeyNameLength = 100
+export const maxKeyLimit = 1_000_000_000
+export const maxKeyNameLength = 100
 
 /**
  * A key change the rules refuse: `field` is the one at fault (undefined when the change sets no field at all) and
@@ -46,6 +46,7 @@ export function checkKeyChanges(changes: KeyChanges, context: KeyRuleContext): K
   if (changes.budget !== undefined) checked.budget = checkBudget(changes.budget)
   if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, context.now)
   if (changes.allowedIps !== undefined) checked.allowedIps = checkAllowedIps(changes.allowedIps)
+  if (changes.projectId !== undefined) checked.projectId = changes.projectId // KeyService checks it against the account
   return checked
 }
 
@@ -91,20 +92,9 @@ function checkExpiry(expiresAt: number | null, now: number): number | null {
 
 function checkAllowedIps(entries: string[] | null): string[] | null {
   if (entries === null) return null
-  const trimmed = [...new Set(entries.map((entry) => (typeof entry === 'string' ? entry.trim() : entry)))]
   try {
-    parseAllowedIps(trimmed, '')
+    return normalizeAllowedIps(entries)
   } catch (error) {
-    // parseAllowedIps names the field itself; each caller names it its own way (`allowed_ips`, `--allowed-ips`).
-    throw new KeyInputError('allowedIps', ruleOf((error as Error).message))
+    throw new KeyInputError('allowedIps', (error as Error).message)
   }
-  return trimmed
-}
-
-/** The parser's message made to follow a field's name: `[1]: "10.0.0.300" is not…` → `has a bad entry 2: "10.0.0.300" is not…`. */
-function ruleOf(message: string): string {
-  const entry = /^\[(\d+)\]:? (.*)$/s.exec(message)
-  if (!entry) return message.trim()
-  const fault = entry[2]!.startsWith('must') ? `it ${entry[2]}` : entry[2]
-  return `has a bad entry ${Number(entry[1]) + 1}: ${fault}`
 }

@@ -8,7 +8,7 @@ import { checkKeyChanges, KeyInputError } from './key-rules.ts'
 import {
   changeKey, type CreatedKey, createKey, type NewKeyInput, replaceSecret, requireKey, requireLiveKey, type RevokedKey,
 } from './keys.ts'
-import type { KeyRecord } from './records.ts'
+import type { KeyRecord, ProjectRecord } from './records.ts'
 import type { KeyChanges, KeyRepository } from './repositories.ts'
 
 /** One change to one key, as its listeners hear of it (its audit row was written with it). */
@@ -36,6 +36,8 @@ export interface KeyServiceOptions {
   listeners?: readonly KeyChangeListener[]
   logger?: Logger
   clock?: () => number
+  /** A project by id, so a key is put only in a project of its own account, its models within the project's. */
+  findProject?: (id: number) => Promise<ProjectRecord | undefined>
 }
 
 /**
@@ -66,7 +68,10 @@ export class KeyService {
   async create(input: NewKeyInput, actor: Actor): Promise<CreatedKey> {
     const at = this.clock()
     const fields = this.check(input, at)
+    await this.checkProject(fields.projectId ?? null, input.accountId, fields.models ?? null)
     const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at, auditChange(actor, 'key.create', keyObject, { at }))
+    // As stored and read back: read with its project and budgets, so the key caches never hold it without them.
+    created.record = (await this.repository.findById(created.record.id)) ?? created.record
     await this.announce({ action: 'create', actor, at, before: null, after: created.record })
     return created
   }
@@ -77,6 +82,9 @@ export class KeyService {
     const fields = this.check(changes, at)
     if (Object.keys(fields).length === 0) throw new KeyInputError(undefined, 'nothing to change')
     const before = await requireLiveKey(this.repository, id)
+    if (fields.projectId !== undefined || fields.models !== undefined) {
+      await this.checkProject(fields.projectId === undefined ? before.projectId : fields.projectId, before.accountId, fields.models === undefined ? before.models : fields.models)
+    }
     const after = await changeKey(this.repository, before, fields, at, auditChange(actor, 'key.edit', keyObject, { at }))
     await this.announce({ action: 'edit', actor, at, before, after })
     return after
@@ -105,6 +113,15 @@ export class KeyService {
 
   private check(changes: KeyChanges, now: number): KeyChanges {
     return checkKeyChanges(changes, { configuredModels: this.options.configuredModels(), now })
+  }
+
+  /** A key's project is one of its account's, and its model list only narrows the project's (none: the project's list). */
+  private async checkProject(projectId: number | null, accountId: number, models: string[] | null): Promise<void> {
+    if (projectId === null) return
+    const project = await this.options.findProject?.(projectId)
+    if (!project || project.accountId !== accountId) throw new KeyInputError('projectId', 'must name a project of the key\'s account')
+    const outside = project.models && (models ?? []).filter((model) => !project.models!.includes(model))
+    if (outside?.length) throw new KeyInputError('models', `must be within its project's models (${project.models!.join(', ')}); not: ${outside.join(', ')}`)
   }
 
   private async announce(change: KeyChange): Promise<void> {

@@ -57,6 +57,7 @@ export async function createKey(repository: KeyRepository, input: NewKeyInput, n
     budget: input.budget ?? null,
     expiresAt: input.expiresAt ?? null,
     spent: 0,
+    projectId: input.projectId ?? null,
     allowedIps: input.allowedIps ?? null,
   }
   await repository.insert(record, audit)
@@ -71,8 +72,9 @@ export function keyStatus(key: KeyRecord, now = Date.now()): KeyStatus {
   return 'active'
 }
 
+/** A key's own model list, within its project's: a key's list can only narrow its project's. */
 export function keyAllowsModel(key: KeyRecord, modelId: string): boolean {
-  return key.models === null || key.models.includes(modelId)
+  return (key.models === null || key.models.includes(modelId)) && (!key.project?.models || key.project.models.includes(modelId))
 }
 
 export interface RevokedKey {

@@ -9,6 +9,15 @@ export interface Lease {
   keyId: string
   /** A lease of one key with a budget: it also holds that much of the key's budget. */
   budgetKeyId?: string
+  /** Where the ledger keeps it: its key's id when it holds budget money (a key's or a scheduled one), else its account's. */
+  slot: number | string
+  /** The scheduled budgets it also holds money of (their ids), and `signature` of them as the key was read with them. */
+  budgetIds?: readonly number[]
+  signature?: string
+  /** The budget periods its hold row counts against, once it was granted money (`budget:start,…`). */
+  periods?: string
+  /** When the first of those periods ends (epoch ms): a later request needs a new lease, in the new period. */
+  validUntil: number
   /** What the lease's hold row holds once every queued write is applied. */
   amount: number
   /** Sum of the holds of requests in flight under this lease. */
@@ -24,6 +33,8 @@ export interface Lease {
   heldAs?: string
   /** Its hold row exists (it was granted money once): dropping the lease must delete it, even empty. */
   hasRow?: boolean
+  /** The scheduled budget that last refused to grow it (none: the key's lifetime budget), and when its period resets. */
+  shortBy?: { budgetId?: number; resetsAt?: number }
 }
 
 /**
@@ -46,10 +57,13 @@ export interface LeaseTerm {
 /** A request's hold, cut from a lease that has room for it. */
 export function carve(lease: Lease, keyId: string, amount: number): Hold {
   lease.used += amount
-  return { id: lease.id, accountId: lease.accountId, keyId, amount, createdAt: Date.now(), budgetKeyId: lease.budgetKeyId }
+  return { id: lease.id, accountId: lease.accountId, keyId, amount, createdAt: Date.now(), budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods }
 }
 
-/** An account's lease by its (numeric) id, a budgeted key's by its (string) id: the two can never collide in a Map. */
-export function leaseKeyOf(accountId: number, budgetKeyId: string | undefined): number | string {
-  return budgetKeyId ?? accountId
+/**
+ * Where a lease is kept: an account's by its (numeric) id, the lease of a key under any budget by the key's (string)
+ * id — the two can never collide in a Map. A hold finds its lease's slot the same way.
+ */
+export function slotOf(accountId: number, keyId: string, budgeted: boolean): number | string {
+  return budgeted ? keyId : accountId
 }

@@ -1,8 +1,8 @@
-import type { Hold } from './records.ts'
+import type { Hold, KeyRecord } from './records.ts'
 import type { LedgerRepository, Reservation } from './repositories.ts'
 import type { Logger } from '../core/logger.ts'
 import { randomBase62 } from '../core/ids.ts'
-import { type Lease, leaseKeyOf } from './lease.ts'
+import { type Lease, slotOf } from './lease.ts'
 import { type LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
 
 export interface LeasesOptions {
@@ -15,13 +15,16 @@ export interface LeasesOptions {
 /** Why a lease could not grow: the balance or budget, this process declared gone, or no answer in time. */
 export type Shortfall = Reservation['short'] | 'unreachable'
 
+/** The scheduled budgets a key's holds count against, as the key cache read them with the key (budgets/governance.ts). */
+export type GovernedKey = Pick<KeyRecord, 'budgets' | 'budgetSignature' | 'project'>
+
 /**
  * This process's leases (lease.ts) and their arithmetic: carving holds, growing a lease by a reservation, giving
  * back idle room, and retiring every lease when the process finds it was declared gone. The ledger (ledger.ts)
  * decides when; this knows how.
  */
 export class Leases {
-  /** By account id, or by key id for the leases of keys with a budget (leaseKeyOf). */
+  /** By account id, or by key id for the leases of keys under a budget (slotOf). */
   private readonly current = new Map<number | string, Lease>()
   /** Retired leases with requests in flight, by the id their holds carry (the lease's own id may be new). */
   private readonly retired = new Map<string, Lease>()
@@ -30,22 +33,46 @@ export class Leases {
 
   constructor(private readonly repository: LedgerRepository, private readonly writer: LedgerWriter, private readonly options: LeasesOptions) {}
 
-  /** The lease a hold of this account (and budgeted key) is carved from; made empty when there is none. */
-  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create: true): Lease
-  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create?: false): Lease | undefined
-  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, create = false): Lease | undefined {
-    const leaseKey = leaseKeyOf(accountId, budgetKeyId)
-    let lease = this.current.get(leaseKey)
+  /**
+   * The lease a hold of this account (and key, under budgets) is carved from; made empty when there is none. A lease
+   * whose budget period has ended, or made under other budgets than the key's now, is not: it ends (`end`), and a
+   * new one is made, reserved in the new period.
+   */
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create: true): Lease
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create?: false): Lease | undefined
+  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create = false): Lease | undefined {
+    const scheduled = governed?.budgets !== undefined && governed.budgets.length > 0
+    const slot = slotOf(accountId, keyId, budgetKeyId !== undefined || scheduled)
+    let lease = this.current.get(slot)
+    const signature = scheduled ? governed.budgetSignature : undefined
+    if (lease && !lease.growing && (lease.signature !== signature || lease.budgetKeyId !== budgetKeyId || (lease.validUntil !== Infinity && lease.validUntil <= Date.now()))) {
+      this.end(lease)
+      lease = undefined
+    }
     if (!lease && create) {
-      lease = { id: newLeaseId(), accountId, keyId, budgetKeyId, amount: 0, used: 0 }
-      this.current.set(leaseKey, lease)
+      lease = { id: newLeaseId(), accountId, keyId, budgetKeyId, slot, amount: 0, used: 0, validUntil: Infinity }
+      if (scheduled) Object.assign(lease, { budgetIds: governed.budgets!.map((budget) => budget.id), signature })
+      this.current.set(slot, lease)
     }
     return lease
   }
 
+  /**
+   * A lease that is not carved from any more (its period ended, its budgets changed): its requests in flight still
+   * settle under it, and its unused money goes back once they have (at once, when none is in flight).
+   */
+  end(lease: Lease): void {
+    if (this.current.get(lease.slot) === lease) this.current.delete(lease.slot)
+    clearTimeout(lease.idleTimer)
+    if (!lease.hasRow && lease.used === 0) return // never granted anything: nothing to give back
+    lease.retired = true
+    this.retired.set(lease.id, lease)
+    this.giveBackIfIdle(lease)
+  }
+
   /** The lease a settling hold was carved from, current or retired; undefined when it is gone (released). */
   leaseOf(hold: Hold): Lease | undefined {
-    const lease = this.current.get(leaseKeyOf(hold.accountId, hold.budgetKeyId))
+    const lease = this.current.get(slotOf(hold.accountId, hold.keyId, hold.budgetKeyId !== undefined || hold.budgetPeriods !== undefined))
     return lease?.id === hold.id ? lease : this.retired.get(hold.id)
   }
 
@@ -67,10 +94,18 @@ export class Leases {
     const epoch = this.epoch
     let late = false
     const reserved = this.repository
-      .reserve({ leaseId: lease.id, accountId: lease.accountId, keyId: lease.keyId, budgetKeyId: lease.budgetKeyId, need, want, at: Date.now() })
+      .reserve({
+        leaseId: lease.id, accountId: lease.accountId, keyId: lease.keyId, budgetKeyId: lease.budgetKeyId, need, want, at: Date.now(),
+        budgetIds: lease.budgetIds, periods: lease.periods,
+      })
       .then((result) => {
         // Granted to a registration since declared gone: another instance released it (or will).
         if (epoch !== this.epoch) return { granted: 0, short: 'gone' } satisfies Reservation
+        if (result.granted > 0 && result.periods !== undefined) {
+          lease.periods = result.periods
+          lease.validUntil = result.validUntil ?? Infinity
+        }
+        if (result.short === 'budget') lease.shortBy = { budgetId: result.budgetId, resetsAt: result.resetsAt }
         lease.amount += result.granted
         lease.hasRow ||= result.granted > 0
         if (late && result.granted > 0) this.giveBackIfIdle(lease)
@@ -109,21 +144,22 @@ export class Leases {
         continue
       }
       lease.amount = lease.used
-      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId })
+      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods })
     }
     return freed
   }
 
   /** Give a current lease back now, if no request uses it (its empty row goes too); a growing one is looked at later. */
   release(lease: Lease): void {
-    const leaseKey = leaseKeyOf(lease.accountId, lease.budgetKeyId)
-    if (lease.used !== 0 || this.current.get(leaseKey) !== lease) return
+    if (lease.used !== 0 || this.current.get(lease.slot) !== lease) return
     // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
     if (lease.growing !== undefined) return this.scheduleRelease(lease)
     clearTimeout(lease.idleTimer)
     lease.idleTimer = undefined
-    this.current.delete(leaseKey)
-    if (lease.hasRow) this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId })
+    this.current.delete(lease.slot)
+    if (lease.hasRow) {
+      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods })
+    }
   }
 
   /** Give back every idle lease (shutdown). */
@@ -160,7 +196,9 @@ export class Leases {
     if (lease.growing !== undefined) return // once reserved again (`retire`)
     this.retired.delete(lease.heldAs ?? lease.id)
     // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
-    this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: Math.max(0, lease.amount), budgetKeyId: lease.budgetKeyId })
+    this.writer.enqueue({
+      kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: Math.max(0, lease.amount), budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods,
+    })
     lease.amount = 0
   }
 

@@ -1,4 +1,4 @@
-import { countBackgroundFailure, logFailure } from '../core/background-failures.ts'
+import { countBackgroundFailure, isBug, logFailure } from '../core/background-failures.ts'
 import type { LedgerWrite } from './records.ts'
 import type { LedgerRepository, WriteOptions } from './repositories.ts'
 import type { BillSpool } from './bill-spool.ts'
@@ -233,8 +233,9 @@ export class LedgerWriter {
       this.options.logger?.info({ spooled: this.options.spool?.stats().entries ?? 0 }, 'the database answers again: writing what waited')
       void this.flush()
       void this.replay()
-    } catch {
-      // Still away: the next probe asks again.
+    } catch (error) {
+      // Still away: the next probe asks again. A bug in the probe is not an outage: told, with its stack.
+      if (isBug(error)) this.options.onError?.(error)
     } finally {
       this.probing = false
     }

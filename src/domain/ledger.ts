@@ -1,3 +1,4 @@
+import { isBug } from '../core/background-failures.ts'
 import type { Hold, LedgerWrite, UsageRecord } from './records.ts'
 import type { LedgerRepository } from './repositories.ts'
 import type { BillSpool, SpoolStats } from './bill-spool.ts'
@@ -5,7 +6,8 @@ import type { Logger } from '../core/logger.ts'
 import { GatewayError } from '../core/errors.ts'
 import { formatUsd } from '../core/money.ts'
 import { carve, type LeaseTerm } from './lease.ts'
-import { Leases } from './leases.ts'
+import { type GovernedKey, Leases } from './leases.ts'
+import { budgetExceeded } from './budgets/refusal.ts'
 import { LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
 import { sanitizeCounts } from './usage-counts.ts'
 
@@ -90,44 +92,55 @@ export class Ledger {
    * The usual case of a hold, answered at once (no promise, no async frame, no microtask): a hold carved from a lease
    * that has room for it, or undefined when there is none and `placeHold` must reserve more.
    */
-  holdFromLease(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Hold | undefined {
-    const lease = this.leases.leaseFor(accountId, keyId, keyBudget === null ? undefined : keyId)
+  holdFromLease(accountId: number, keyId: string, amount: number, keyBudget: number | null = null, governed?: GovernedKey): Hold | undefined {
+    const lease = this.leases.leaseFor(accountId, keyId, keyBudget === null ? undefined : keyId, governed)
     return lease && !lease.growing && lease.amount - lease.used >= amount && this.trusted() ? carve(lease, keyId, amount) : undefined
   }
 
   /**
    * Reserve the worst-case cost of a request, or refuse with 403 when the balance (or, for a key with a budget,
-   * what is left of the budget) cannot cover it, or with 503 when it needs the database and the database does not
-   * answer.
+   * what is left of the budget; with `governed`, of each scheduled budget that applies, in its current period)
+   * cannot cover it, or with 503 when it needs the database and the database does not answer.
    */
-  async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null): Promise<Hold> {
+  async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null, governed?: GovernedKey): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
     let reclaims = 0
     let losses = 0
     while (true) {
       if (!this.trusted()) await this.renewTerm()
-      let lease = this.leases.leaseFor(accountId, keyId, budgetKeyId)
+      let lease = this.leases.leaseFor(accountId, keyId, budgetKeyId, governed)
       if (lease?.growing) {
         await lease.growing
         continue
       }
       if (lease && lease.amount - lease.used >= amount) return carve(lease, keyId, amount)
       if (!this.writer.up) throw databaseUnavailable()
-      lease ??= this.leases.leaseFor(accountId, keyId, budgetKeyId, true)
+      lease ??= this.leases.leaseFor(accountId, keyId, budgetKeyId, governed, true)
       const need = amount - (lease.amount - lease.used)
       const short = await this.leases.grow(lease, need, Math.max(need, amount * this.leaseFactor))
       if (short === undefined) continue
       // Declared gone while reserving: the leases were retired (leases.ts); start again with a new one.
       if (short === 'gone' && ++losses < maxLosses) continue
       if (short === 'unreachable' || short === 'gone') throw databaseUnavailable()
-      // The balance may be short only because this account's other leases here took it for later requests: give
-      // their unused room back (written at once) and try again. Bounded: their own requests may take it back.
-      if (short === 'balance' && reclaims < maxReclaims && this.leases.reclaimRoom(accountId, lease) > 0) {
+      // A budget's period ended (or the budget changed) since the lease was made: a new lease, in the new period.
+      if (short === 'period') {
+        this.leases.end(lease)
+        continue
+      }
+      // The balance (or a budget shared with other keys) may be short only because this account's other leases here
+      // took it for later requests: give their unused room back (written at once) and try again. Bounded: their own
+      // requests may take it back.
+      const shared = short === 'balance' || (short === 'budget' && lease.shortBy?.budgetId !== undefined)
+      if (shared && reclaims < maxReclaims && this.leases.reclaimRoom(accountId, lease) > 0) {
         reclaims++
         await this.flush()
         continue
       }
       if (lease.amount === 0 && lease.used === 0) this.leases.release(lease) // spent to nothing: its empty row goes too
+      if (short === 'budget' && lease.shortBy?.budgetId !== undefined) {
+        const budget = governed?.budgets?.find((candidate) => candidate.id === lease!.shortBy!.budgetId)
+        throw budgetExceeded(amount, budget, lease.shortBy.resetsAt, governed)
+      }
       throw short === 'budget'
         ? new GatewayError('insufficient_balance',
           `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
@@ -147,8 +160,9 @@ export class Ledger {
   private async renewTerm(): Promise<void> {
     try {
       if (await withinDeadline(this.term!.renew(), this.writeTimeoutMs) !== overdue) return
-    } catch {
-      // Unreachable: refused below.
+    } catch (error) {
+      // Unreachable: refused below. A bug in the heartbeat is not an outage: told, with its stack.
+      if (isBug(error)) this.options.onError?.(error)
     }
     throw databaseUnavailable()
   }
@@ -166,7 +180,7 @@ export class Ledger {
     sanitizeCounts(usage)
     const leaseId = this.leases.settle(hold, cost)
     usage.cost = cost // the record is this request's own, made for this call
-    return this.writer.settle({ kind: 'settle', leaseId, usage, budgetKeyId: hold.budgetKeyId })
+    return this.writer.settle({ kind: 'settle', leaseId, usage, budgetKeyId: hold.budgetKeyId, budgetPeriods: hold.budgetPeriods })
   }
 
   /**

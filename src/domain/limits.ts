@@ -26,7 +26,8 @@ export interface Permit {
   cancel(): void
 }
 
-export type LimitedKey = Pick<KeyRecord, 'id' | 'rpm' | 'tpm' | 'concurrency'>
+/** What limits are counted for: a key, or a project (its limits shared by all its keys), named in refusals by `label`. */
+export type LimitedKey = Pick<KeyRecord, 'id' | 'rpm' | 'tpm' | 'concurrency'> & { label?: string }
 
 /** The permit of a key without limits: nothing to count, nothing to give back. */
 export const freePermit: Permit = { state: undefined, release() {}, cancel() {} }
@@ -53,17 +54,51 @@ export type RefusalReason = 'concurrency' | 'requests' | 'tokens'
 /** The 429 of a refused admission, the same wherever the limits are counted; `waitMs` becomes Retry-After. */
 export function rateLimitRefusal(reason: RefusalReason, key: LimitedKey, tokens: number, waitMs: number, state: RateLimitState): GatewayError {
   if (reason === 'concurrency') {
-    return new GatewayError('rate_limit', `This API key allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
+    return new GatewayError('rate_limit', `${capitalize(key.label ?? 'this API key')} allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
       { code: 'concurrency_limit_exceeded', retryAfter: 1, rateLimit: state })
   }
   if (reason === 'requests') {
-    return new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute.`,
+    return new GatewayError('rate_limit', `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.rpm} requests per minute.`,
       { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
   }
   const message = tokens > key.tpm!
-    ? `This request (about ${tokens} tokens) is larger than this API key's limit of ${key.tpm} tokens per minute.`
-    : `Rate limit reached: this API key allows ${key.tpm} tokens per minute.`
+    ? `This request (about ${tokens} tokens) is larger than ${key.label ?? 'this API key'}'s limit of ${key.tpm} tokens per minute.`
+    : `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.tpm} tokens per minute.`
   return new GatewayError('rate_limit', message, { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/** A project's limits, counted apart from its keys' own (`project:<id>`): every key of the project shares them. */
+export function projectLimits(key: KeyRecord): LimitedKey | undefined {
+  const project = key.project
+  if (!project || (project.rpm === null && project.tpm === null && project.concurrency === null)) return undefined
+  return { id: `project:${project.id}`, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency, label: `project "${project.name}"` }
+}
+
+/** A project's admission after its key's, as one permit; refused there, the key's admission is undone. */
+export async function withProject(keyPermit: Permit, admitProject: () => Promise<Permit>): Promise<Permit> {
+  try {
+    return bothPermits(keyPermit, await admitProject())
+  } catch (error) {
+    keyPermit.cancel()
+    throw error
+  }
+}
+
+/** Two admissions as one: released and cancelled together; the key's own limits are what headers show. */
+function bothPermits(key: Permit, project: Permit): Permit {
+  return {
+    state: key.state ?? project.state,
+    release(tokensUsed) {
+      key.release(tokensUsed)
+      project.release(tokensUsed)
+    },
+    cancel() {
+      key.cancel()
+      project.cancel()
+    },
+  }
 }
 
 /**

@@ -37,6 +37,7 @@ export function keyJson(key: KeyRecord, accountName?: string) {
     budget_usd: key.budget === null ? null : formatUsd(key.budget),
     spent_usd: formatUsd(key.spent),
     expires_at: isoTimeOrNull(key.expiresAt),
+    project_id: key.projectId,
     allowed_ips: key.allowedIps,
   }
 }

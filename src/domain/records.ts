@@ -42,6 +42,48 @@ export interface KeyRecord {
   spent: number
   /** The addresses and CIDR blocks the key may be used from (core/allowed-ips.ts); null means every address. */
   allowedIps: string[] | null
+  /** The project the key belongs to, if any. */
+  projectId: number | null
+  /**
+   * Read with the key (domain/budgets/governance.ts), not stored on it: its project and the budgets that apply to it
+   * (its own, its project's, its account's), so a request needs no query to know them. Absent on a key as written.
+   */
+  project?: ProjectRecord | null
+  budgets?: readonly BudgetRecord[]
+  /** The budgets' ids, amounts and periods in one string: a lease made under other budgets is not carved from. */
+  budgetSignature?: string
+}
+
+/** A group of an account's keys: a model list a key's list can only narrow, rpm/tpm/concurrency shared by its keys. */
+export interface ProjectRecord {
+  id: number
+  accountId: number
+  name: string
+  models: string[] | null
+  rpm: number | null
+  tpm: number | null
+  concurrency: number | null
+  createdAt: number
+  updatedAt: number
+}
+
+export type BudgetScope = 'account' | 'project' | 'key'
+
+/**
+ * An amount (nano-dollars) per period for an account, a project (`projectId`) or a key (`keyId`). `period` is as
+ * written (`day`, `week`, `month`, `5h`, `total`: core/budget-period), calendar periods in `timeZone`.
+ */
+export interface BudgetRecord {
+  id: number
+  accountId: number
+  scope: BudgetScope
+  projectId: number | null
+  keyId: string | null
+  amount: number
+  period: string
+  timeZone: string
+  createdAt: number
+  updatedAt: number
 }
 
 export interface UsageRecord {
@@ -79,6 +121,8 @@ export interface Hold {
   createdAt: number
   /** Set when the hold also counts against this key's budget. */
   budgetKeyId?: string
+  /** The budget periods it counts against (`budget:start,…`), when budgets apply. */
+  budgetPeriods?: string
 }
 
 /**
@@ -86,17 +130,20 @@ export interface Hold {
  * - `settle`: a finished request — its cost leaves the balance and the lease it was held under, and its usage row
  *   is written (the debit and its usage record always commit together);
  * - `release`: unused money of an idle lease goes back to the account's available balance.
- * `budgetKeyId` marks a lease that also counts against that key's budget (its `reserved` shrinks the same way).
+ * `budgetKeyId` marks a lease that also counts against that key's budget (its `reserved` shrinks the same way), and
+ * `budgetPeriods` the budget periods it counts against (the cost is their `spent` too).
  */
 export type LedgerWrite =
-  | { kind: 'settle'; leaseId: string; usage: UsageRecord; budgetKeyId?: string }
-  | { kind: 'release'; leaseId: string; accountId: number; amount: number; budgetKeyId?: string }
+  | { kind: 'settle'; leaseId: string; usage: UsageRecord; budgetKeyId?: string; budgetPeriods?: string }
+  | { kind: 'release'; leaseId: string; accountId: number; amount: number; budgetKeyId?: string; budgetPeriods?: string }
   /** A request refused before any money was held: its usage row (cost 0) and nothing else. */
   | { kind: 'refusal'; usage: UsageRecord }
 
 export interface UsageFilter {
   accountId?: number
   keyId?: string
+  /** Only these keys (a project's keys, as they are now); empty matches nothing. */
+  keyIds?: readonly string[]
   model?: string
   /** Inclusive HTTP status range, e.g. 400–499 for client errors. */
   statusMin?: number

@@ -7,6 +7,7 @@ import type { LeaseTerm } from './lease.ts'
 import type { TaskRepository } from './tasks/repository.ts'
 import type { IdentityRepository } from './single-sign-on/repository.ts'
 import type { AuditEntry, AuditNote, AuditRepository } from './audit/records.ts'
+import type { BudgetRepository } from './budgets/repository.ts'
 
 /**
  * The storage contract. Every method is async so that SQLite (synchronous underneath) and PostgreSQL
@@ -50,6 +51,8 @@ export interface KeyChanges {
   concurrency?: number | null
   budget?: number | null
   expiresAt?: number | null
+  /** The project the key belongs to (of its own account), or null for none. */
+  projectId?: number | null
   allowedIps?: string[] | null
 }
 
@@ -66,8 +69,34 @@ export interface AdminTokenRepository {
 
 export interface Reservation {
   granted: number
-  /** Why nothing was granted: `gone` — this process had been declared gone; it is registered again, and its leases retired. */
-  short?: 'balance' | 'budget' | 'gone'
+  /**
+   * Why nothing was granted: `gone` — this process had been declared gone; it is registered again, and its leases
+   * retired; `period` — a budget's period is not the lease's any more (it ended, or the budget changed): a new lease.
+   */
+  short?: 'balance' | 'budget' | 'gone' | 'period'
+  /** The budget periods the lease's hold counts against (`budget:start,…`), when budgets were asked for. */
+  periods?: string
+  /** When the first of those periods ends (epoch ms): the lease is not carved from after that. */
+  validUntil?: number
+  /** With `short: 'budget'`: the scheduled budget that fell short (none: the key's lifetime budget) and when its period resets. */
+  budgetId?: number
+  resetsAt?: number
+}
+
+export interface LeaseRequest {
+  leaseId: string
+  accountId: number
+  keyId: string
+  need: number
+  want: number
+  at: number
+  budgetKeyId?: string
+  /**
+   * Scheduled budgets (ids) the lease also reserves against, each in its current period at `at` — or, with
+   * `periods`, in exactly those (a lease that grows again): `short: 'period'` when they are not current any more.
+   */
+  budgetIds?: readonly number[]
+  periods?: string
 }
 
 export interface WriteOptions {
@@ -83,7 +112,7 @@ export interface LedgerRepository {
    * (budget − spent − reserved); returns what was granted, or 0 and what fell short — with nothing written — when
    * not even `need` fits. Atomic against concurrent reservations from other processes.
    */
-  reserve(lease: { leaseId: string; accountId: number; keyId: string; need: number; want: number; at: number; budgetKeyId?: string }): Promise<Reservation>
+  reserve(lease: LeaseRequest): Promise<Reservation>
   /**
    * Apply settlements, refusal rows and releases in order, in one transaction. A hold row gives up only what it
    * still holds: a hold another instance released gives nothing, so `reserved` never drops twice. With `replay` (a
@@ -159,6 +188,8 @@ export interface Store {
   adminTokens: AdminTokenRepository
   /** Single sign-on identities and sign-ins in progress (domain/single-sign-on). */
   identities: IdentityRepository
+  /** Projects and budgets on a schedule (domain/budgets). */
+  budgets: BudgetRepository
   /** Who changed what (domain/audit): read, pruned, and written alone for changes that store nothing else. */
   audit: AuditRepository
   /** Webhooks and their deliveries (domain/alerts). */

@@ -18,6 +18,8 @@ export const permissions = [
   'accounts:credit', // move money into (or out of) an account: a ledger entry
   'keys:read', // keys, never their secrets
   'keys:write', // create, edit (limits, budget, expiry), rotate, revoke
+  'budgets:read', // projects and budgets on a schedule, with their current periods' spend
+  'budgets:write', // create, edit and delete projects and budgets
   'users:read', // console logins
   'users:write', // create and delete logins, reset passwords, unlock sign-ins
   'usage:read', // usage totals, the request log and its CSV
@@ -32,7 +34,7 @@ export const permissions = [
 
 export type Permission = (typeof permissions)[number]
 
-const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:read', 'models:read', 'tasks:read']
+const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'budgets:read', 'usage:read', 'models:read', 'tasks:read']
 
 /**
  * Who may do what. An account role acts on its own account only: that is scope, not permission, and is applied in
@@ -40,7 +42,7 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'usage:
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
+  'account-admin': new Set([...readOnly, 'keys:write', 'budgets:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
   viewer: new Set(readOnly),
 }
 

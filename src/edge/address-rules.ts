@@ -17,8 +17,9 @@ function rulesOf(entries: readonly string[] | null): AddressBlock[] | undefined 
 
 /**
  * The `allowed_ips` lists that apply to a key's requests, each of which must let the client in. Today the key's own;
- * a key's project adds its list here (`[rulesOf(key.allowedIps), rulesOf(project.allowedIps)]`), read from the same
- * in-memory cache as the key, so the check stays free of I/O.
+ * a project's list (once ProjectRecord has `allowedIps`, checked with core's normalizeAllowedIps) joins here as
+ * `rulesOf(key.project?.allowedIps ?? null)`: the project comes with the cached key (domain/budgets/governance.ts), so
+ * the check stays free of I/O, and a changed project is a new record, parsed once.
  */
 function addressRulesFor(key: KeyRecord): (AddressBlock[] | undefined)[] | undefined {
   const own = rulesOf(key.allowedIps)
@@ -34,5 +35,6 @@ export function refuseOtherAddresses(key: KeyRecord, request: Request, server: S
   const rules = addressRulesFor(key)
   if (rules === undefined) return
   if (passesAddressRules(rules, clientAddress(request, server, trustedProxies))) return
-  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed' })
+  // The operator's log line says which key was tried from where (noteUnauthenticated); the caller learns neither.
+  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed', logDetail: `key ${key.id}` })
 }

@@ -9,6 +9,7 @@ import { WebhookService } from '../domain/alerts/webhook-service.ts'
 import type { LedgerWrite } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { createWebhookSender } from './webhook-sender.ts'
+import { watchBudgetSpend } from './budget-spend.ts'
 
 /** How often an instance reads the webhooks again, for changes made by another instance or the CLI. */
 const webhookRefreshMs = 10_000
@@ -36,22 +37,24 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
   })
   const alerts = new Alerts({ repository: store.webhooks, logger, onQueued: () => deliverer.wake() })
   const webhooks = new WebhookService({ repository: store.webhooks, allowPrivate, onChange: () => alerts.refresh() })
+  const budgetsCharged = watchBudgetSpend(store, alerts, logger)
   const timers: ReturnType<typeof setInterval>[] = []
   const every = (ms: number, task: () => Promise<unknown>, route: string) => {
     const timer = setInterval(() => void task().catch((error: unknown) => reportFailure(logger, error, { route })), ms)
     timer.unref?.()
     timers.push(timer)
   }
+  /** The keys of each account with a webhook told of expiries, read once per account. */
   const checkExpiringKeys = async () => {
-    for (const webhook of await store.webhooks.list()) {
-      if (webhook.events.includes('key.expiring')) await alerts.checkExpiringKeys(await store.keys.list(webhook.accountId))
-    }
+    const accounts = new Set((await store.webhooks.list()).filter((webhook) => webhook.events.includes('key.expiring')).map((webhook) => webhook.accountId))
+    for (const accountId of accounts) await alerts.checkExpiringKeys(await store.keys.list(accountId))
   }
   return {
     alerts, deliverer, webhooks,
     ledgerWritten(batch) {
       if (!alerts.watching) return
       for (const write of batch) if (write.kind === 'settle' && write.usage.cost > 0) alerts.balanceMoved(write.usage.accountId)
+      budgetsCharged.written(batch)
     },
     async start() {
       await alerts.refresh()
@@ -62,9 +65,10 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     },
     async stop() {
       for (const timer of timers) clearInterval(timer)
-      alerts.stop()
       deliverer.stop()
+      await budgetsCharged.flush()
       await alerts.settled()
+      alerts.stop()
       // An attempt still waiting on a slow receiver is not waited for long: its claim runs out and an instance sends it again.
       await Promise.race([deliverer.idle(), Bun.sleep(1000)])
     },

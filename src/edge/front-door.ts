@@ -39,12 +39,8 @@ export function callerOf(services: Services, secret: string | undefined, request
   return knownRequestCaller(services, secret, request) ?? lookUpRequestCaller(services, secret, request)
 }
 
-/** Unknown-key lookups in progress per client address, per gateway (tests run several in one process). */
-const lookUpsByGateway = new WeakMap<Services, Map<string, number>>()
-
 export async function lookUpRequestCaller(services: Services, secret: string | undefined, request: Request): Promise<KeyRecord> {
-  let lookUpsByAddress = lookUpsByGateway.get(services)
-  if (!lookUpsByAddress) lookUpsByGateway.set(services, (lookUpsByAddress = new Map()))
+  const lookUpsByAddress = services.unknownKeyLookups
   const address = clientAddress(request, services.server)
   const inProgress = lookUpsByAddress.get(address) ?? 0
   if (inProgress >= services.config.limits.unauthenticatedPerAddress) {
@@ -69,7 +65,7 @@ export async function lookUpRequestCaller(services: Services, secret: string | u
 /** A refusal before the body was read: the connection is closed after it. */
 function refusedEarly(error: unknown): unknown {
   if (!(error instanceof GatewayError)) return error
-  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection } })
+  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection }, logDetail: error.logDetail })
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Relay } from '../relay/relay.ts'
 import type { Store } from '../domain/repositories.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { BudgetService } from '../domain/budgets/service.ts'
 import type { Ledger } from '../domain/ledger.ts'
 import type { FailureLog } from '../domain/failure-log.ts'
 import type { SharedStateHandle } from '../domain/shared-state.ts'
@@ -21,6 +22,8 @@ export interface Services {
   keys: KeyCache
   /** Every key change (create, edit, rotate, revoke) from the console and the admin API: checked, stored, announced. */
   keyService: KeyService
+  /** Every project and budget change from the console and the admin API: checked, stored with its audit row. */
+  budgetService: BudgetService
   ledger: Ledger
   /** Webhooks, the alerts they are sent, and their delivery (domain/alerts; started with the gateway). */
   alerting: Alerting
@@ -36,6 +39,8 @@ export interface Services {
   shared?: SharedStateHandle
   /** Where trace spans go when `telemetry:` is configured: `/metrics` counts what it sent and dropped. */
   telemetry?: OtlpExporter
+  /** Unknown-key lookups in progress, by client address: at most limits.unauthenticated_per_address each (front-door.ts). */
+  unknownKeyLookups: Map<string, number>
   /** The listening server, once there is one: it alone knows a request's peer address (client-address.ts). */
   server?: Server<unknown>
 }

@@ -8,7 +8,7 @@ import { mergeRoutes, type RouteTable } from './shared/route-table.ts'
 import { openAiFileRoutes } from './openai-chat/files.ts'
 import { batchRoutes } from './batch-routes.ts'
 import { anthropicBatchRoutes } from './anthropic/batches.ts'
-import { taskRoutes } from './tasks-view.ts'
+import { serveKey } from './key-view.ts'
 import { speechRoutes } from '../operations/speech/protocols/routes.ts'
 import { transcriptionRoutes } from '../operations/transcription/protocols/routes.ts'
 import { embeddingsRoutes } from '../operations/embeddings/protocols/routes.ts'
@@ -35,10 +35,10 @@ export function protocolRoutes(services: Services): RouteTable {
     openAiFileRoutes(services),
     batchRoutes(services),
     anthropicBatchRoutes(services),
-    taskRoutes(services),
     {
       '/v1/models': { GET: (request) => serveModels(services, request) },
       '/v1/models/*': { GET: (request) => serveModels(services, request) },
+      '/v1/key': { GET: (request) => serveKey(services, request) },
     },
   ])
 }

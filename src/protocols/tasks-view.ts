@@ -1,3 +1,4 @@
+import { Elysia, t } from 'elysia'
 import { GatewayError } from '../core/errors.ts'
 import { bearerToken } from '../edge/auth.ts'
 import { jsonResponse } from '../edge/respond.ts'
@@ -11,7 +12,6 @@ import type { ProtocolFront, ProtocolHandler } from './shared/client-protocol.ts
 import { type ClientShape, clientShapeOf } from './shared/client-shape.ts'
 import { defineEndpoint, type EndpointAnswer } from './shared/define-endpoint.ts'
 import { pageLimit } from './shared/page-limit.ts'
-import type { RouteTable } from './shared/route-table.ts'
 import { decodePathPart } from './shared/path-id.ts'
 
 /** Any protocol's key, and errors in the shape of the client that asked (shared/client-shape.ts). */
@@ -54,9 +54,18 @@ async function showTask(services: Services, caller: Caller, request: Request): P
 const list = byClientShape(listTasks)
 const show = byClientShape(showTask)
 
-export function taskRoutes(services: Services): RouteTable {
-  return {
-    '/v1/tasks': { GET: (request) => list(services, request) },
-    '/v1/tasks/*': { GET: (request) => show(services, request) },
-  }
+const listQuery = t.Object({
+  limit: t.Optional(t.String({ description: 'How many tasks, from 1 to 100 (20 when absent)' })),
+  after: t.Optional(t.String({ description: 'The id of the last task of the previous page' })),
+  key: t.Optional(t.String({ description: "A Gemini client's API key, when it is not in a header" })),
+}, { additionalProperties: true })
+
+/**
+ * Tollgate's own view of every kind of batch: off the hot path, so ordinary Elysia routes (app.ts mounts them), each
+ * through the same front door as every endpoint (define-endpoint.ts), its errors in the shape of the client that asked.
+ */
+export function taskViewRoutes(services: Services) {
+  return new Elysia({ name: 'tasks-view' })
+    .get('/v1/tasks', ({ request }) => list(services, request), { query: listQuery })
+    .get('/v1/tasks/*', ({ request }) => show(services, request))
 }

@@ -5,6 +5,7 @@ import type { AnswerEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
+import { StreamEnding } from './stream-ending.ts'
 import type { Outcome, StreamTap } from './types.ts'
 
 /** One chunk of a byte stream, as a meter sees it (`Meter.observe`): the meter reads what it needs from the bytes. */
@@ -36,43 +37,38 @@ export class ByteTap implements StreamTap {
   }
 
   toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
-    let finished = false
-    const finish = async (outcome: Omit<Outcome, 'usage'>) => {
-      if (finished) return
-      finished = true
-      await end(outcome)
-    }
+    const ending = new StreamEnding(end)
     return directStream({
       type: 'direct',
       pull: async (controller) => {
         try {
           while (true) {
             while (this.pending === undefined && !this.ended) this.receive(await this.chunks.read())
-            if (finished || this.leaving) return
+            if (ending.done || this.leaving) return
             if (this.pending === undefined) break
             const sent = sendNow(controller, this.pending)
             this.pending = undefined
             if (sent && !await drained(sent, writeIdleMs)) {
               this.leaving = true
-              await finish({ status: 499, errorType: 'client_closed' })
+              await ending.finish({ status: 499, errorType: 'client_closed' })
               this.chunks.cancel()
               return controller.close(clientClosed())
             }
           }
-          await finish({ status: 200 })
+          await ending.finish({ status: 200 })
           controller.close()
         } catch (error) {
-          if (finished || this.leaving) return
+          if (ending.done || this.leaving) return
           const failure = toGatewayError(error)
           // Audio has no error event: the body is cut, which a client's decoder and the missing chunk terminator show.
           controller.close(failure)
-          await finish(outcomeOf(failure))
+          await ending.finish(outcomeOf(failure))
         }
       },
       cancel: async () => {
         this.leaving = true
         if (this.scope.readsOn) await this.readOn()
-        await finish({ status: 499, errorType: 'client_closed' })
+        await ending.finish({ status: 499, errorType: 'client_closed' })
         this.chunks.cancel()
       },
     })

@@ -5,6 +5,7 @@ import { isErrorEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
+import { StreamEnding } from './stream-ending.ts'
 import type { AnswerCodec, Outcome } from './types.ts'
 import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
 
@@ -70,41 +71,36 @@ export class PassthroughTap {
    * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
    */
   toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
-    let finished = false
-    const finish = async (outcome: Omit<Outcome, 'usage'>) => {
-      if (finished) return
-      finished = true
-      await end(outcome)
-    }
+    const ending = new StreamEnding(end)
     return directStream({
       type: 'direct',
       pull: async (controller) => {
         try {
           while (true) {
             while (this.pending.length === 0 && !this.ended) this.receive(await this.chunks.read())
-            if (finished || this.leaving) return // the client left while a read was pending
+            if (ending.done || this.leaving) return // the client left while a read was pending
             // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
             // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
             if (this.ended || this.meter.finishReason !== undefined) break
             const sent = this.sendPending(controller)
             // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
-            if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, finish)
+            if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, ending)
           }
           while (!this.ended) this.receive(await this.chunks.read())
-          if (finished || this.leaving) return
-          await finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
+          if (ending.done || this.leaving) return
+          await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
           if (this.leaving) return
           void this.sendPending(controller) // the last bytes: close() below ends the stream after them
           controller.close()
         } catch (error) {
-          if (finished || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
+          if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
           const failure = toGatewayError(error)
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
           if (this.codec.encodeRawError) {
             controller.write(encoder.encode(this.codec.encodeRawError(failure)))
             controller.close()
           } else controller.close(failure)
-          await finish(outcomeOf(failure))
+          await ending.finish(outcomeOf(failure))
         }
       },
       cancel: async () => {
@@ -112,7 +108,7 @@ export class PassthroughTap {
         if (this.scope.readsOn) await this.readOn()
         // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
         // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
-        await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+        await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
         this.chunks.cancel()
       },
     })
@@ -127,10 +123,10 @@ export class PassthroughTap {
   }
 
   /** The client took nothing for the write deadline: end as if it had left, and drop its connection. */
-  private async abandon(controller: ReadableStreamDirectController, finish: (outcome: Omit<Outcome, 'usage'>) => Promise<void>): Promise<void> {
+  private async abandon(controller: ReadableStreamDirectController, ending: StreamEnding): Promise<void> {
     if (this.leaving) return
     this.leaving = true
-    await finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+    await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
     this.chunks.cancel()
     controller.close(clientClosed())
   }

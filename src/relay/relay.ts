@@ -2,7 +2,7 @@ import type { Config, ModelConfig } from '../config/types.ts'
 import type { Hold, KeyRecord } from '../domain/records.ts'
 import { keyAllowsModel } from '../domain/keys.ts'
 import type { Ledger } from '../domain/ledger.ts'
-import { KeyLimiter, type LimitedKey, type Limiter, type Permit } from '../domain/limits.ts'
+import { KeyLimiter, type LimitedKey, type Limiter, type Permit, projectLimits, withProject } from '../domain/limits.ts'
 import type { Provider, Target } from '../core/provider.ts'
 import type { Operation, RelayCall, RelayResult } from './types.ts'
 import type { AbortScope } from './abort-scope.ts'
@@ -127,8 +127,10 @@ export class Relay {
       worstCase = worstCaseOf(call, plan)
       // In memory the permit comes at once; only limits shared through Redis cost a round trip (and a promise).
       // Only a token limit needs the input's estimate: other keys skip the walk.
-      const tokens = call.key.tpm === null ? 0 : operation.admittedTokens(request)
+      const project = call.key.project ? projectLimits(call.key) : undefined
+      const tokens = call.key.tpm === null && project?.tpm == null ? 0 : operation.admittedTokens(request)
       permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
+      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? await this.admitLater(project, tokens))
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
@@ -138,7 +140,7 @@ export class Relay {
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget) ?? await this.placeHold(call, worstCase, permit, started, span)
+    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ?? await this.placeHold(call, worstCase, permit, started, span)
     const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
     try {
       const result = await runAttempts({
@@ -213,7 +215,7 @@ export class Relay {
 
   private async placeHold(call: RelayCall, amount: number, permit: Permit, started: number, span: RequestSpan | undefined): Promise<Hold> {
     try {
-      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget)
+      return await this.deps.ledger.placeHold(call.key.accountId, call.key.id, amount, call.key.budget, call.key)
     } catch (error) {
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
       return this.refuseHold(call, permit, error, started)

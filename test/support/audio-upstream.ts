@@ -13,6 +13,8 @@ export interface AudioUpstream {
   calls: { path: string; body?: any; fields?: Record<string, string[]>; file?: { name: string; type: string; size: number; head: Uint8Array } }[]
   failNext: number[]
   holdLastChunk: Promise<void> | undefined
+  /** The next speech answer's connection is cut after its first chunk. */
+  cutAfterFirstChunk: boolean
   /** Whether the speech answer's last chunk had been sent when the client saw its first bytes. */
   lastChunkSent: boolean
   stop(): Promise<void>
@@ -37,10 +39,13 @@ function speechBody(upstream: AudioUpstream, body: any): Response {
     chunks.push(Buffer.from(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } })}\n\n`))
   } else for (let start = 0; start < audio.length; start += chunkBytes) chunks.push(audio.subarray(start, start + chunkBytes))
   const hold = upstream.holdLastChunk
+  const cut = upstream.cutAfterFirstChunk
+  upstream.cutAfterFirstChunk = false
   upstream.lastChunkSent = false
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       for (const [index, chunk] of chunks.entries()) {
+        if (index === 1 && cut) return controller.error(new Error('cut on purpose'))
         if (index === chunks.length - 1 && hold !== undefined) await hold
         controller.enqueue(chunk)
         await Bun.sleep(1)
@@ -85,6 +90,7 @@ export function startAudioUpstream(): AudioUpstream {
     calls: [],
     failNext: [],
     holdLastChunk: undefined,
+    cutAfterFirstChunk: false,
     lastChunkSent: false,
     async stop() {
       server.stop(true)

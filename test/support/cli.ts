@@ -50,3 +50,21 @@ export async function startServe(
   child.kill()
   throw new Error(`serve did not start: ${buffered}${await new Response(child.stderr).text()}`)
 }
+
+/**
+ * `serve` as its own process on a fresh workspace (`yaml`, else the mock's), migrated, with an account holding $100
+ * and a key of it: how the upload tests measure the gateway's memory apart from the test's own.
+ */
+export async function serveWithKey(yaml = ''): Promise<{ server: Awaited<ReturnType<typeof startServe>>; key: string }> {
+  const cli = ['bun', 'src/main.ts']
+  const { config } = makeWorkspace(yaml)
+  const run = (...args: string[]) => {
+    const result = runCli(cli, [...args, '--config', config])
+    if (result.code !== 0) throw new Error(`tollgate ${args.join(' ')}: ${result.stderr}`)
+    return result
+  }
+  run('migrate')
+  run('account', 'create', 'acme', '--balance', '100')
+  const key = run('key', 'create', '--account', 'acme', '--json').json().key as string
+  return { server: await startServe(cli, config), key }
+}

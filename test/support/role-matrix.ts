@@ -73,7 +73,8 @@ export const nobody: Caller = { label: 'nobody', door: 'both', headers: async ()
 export async function fingerprint(store: Store, taskIds: string[], tasks: { findTask(id: string): Promise<unknown> }): Promise<string> {
   const accounts = await store.accounts.list()
   const keys = (await Promise.all(accounts.map((account) => store.keys.list(account.id)))).flat().map(({ lastUsedAt: _, ...key }) => key)
-  return JSON.stringify([accounts, keys, await store.users.list(), await Promise.all(taskIds.map((id) => tasks.findTask(id))), await store.webhooks.list()])
+  return JSON.stringify([accounts, keys, await store.users.list(), await Promise.all(taskIds.map((id) => tasks.findTask(id))), await store.webhooks.list(),
+    await store.budgets.listProjects(), await store.budgets.listBudgets()])
 }
 
 /** How the README names a route: `PATCH /keys/{id}` for PATCH /console/api/keys/:id and PATCH /admin/api/keys/:id. */

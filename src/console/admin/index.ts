@@ -3,6 +3,7 @@ import type { Services } from '../../edge/services.ts'
 import { adminAccountRoutes } from './account-routes.ts'
 import { adminAuditRoutes } from './audit-routes.ts'
 import { adminKeyRoutes } from './key-routes.ts'
+import { budgetRoutes } from '../server/budget-routes.ts'
 import { adminUsageRoutes } from './usage-routes.ts'
 import { adminWebhookRoutes } from './webhook-routes.ts'
 
@@ -15,6 +16,7 @@ export function adminApiRoutes(services: Services) {
   return new Elysia({ name: 'admin-api' })
     .use(adminAccountRoutes(services))
     .use(adminKeyRoutes(services))
+    .use(budgetRoutes(services, 'admin'))
     .use(adminUsageRoutes(services))
     .use(adminAuditRoutes(services))
     .use(adminWebhookRoutes(services))

@@ -15,7 +15,7 @@ export function readUsd(text: string, field: string): number {
 }
 
 /** How the console API and the admin API name a key's fields where they differ from the domain's names. */
-const bodyNames: Partial<Record<KeyField, string>> = { budget: 'budget_usd', expiresAt: 'expires_at', allowedIps: 'allowed_ips' }
+const bodyNames: Partial<Record<KeyField, string>> = { budget: 'budget_usd', expiresAt: 'expires_at', allowedIps: 'allowed_ips', projectId: 'project_id' }
 const bodyName = (field: KeyField) => bodyNames[field] ?? field
 
 /**
@@ -27,7 +27,7 @@ export function readNewKey(body: Static<typeof newKeyBody>, accountId: number): 
     accountId, name: body.name ?? null, models: body.models ?? null,
     rpm: body.rpm ?? null, tpm: body.tpm ?? null, concurrency: body.concurrency ?? null,
     budget: readBudget(body.budget_usd) ?? null, expiresAt: readExpiry(body.expires_at) ?? null,
-    allowedIps: body.allowed_ips ?? null,
+    allowedIps: body.allowed_ips ?? null, projectId: body.project_id ?? null,
   }
 }
 
@@ -44,6 +44,7 @@ export function readKeyChanges(body: Static<typeof keyChangesBody>): KeyChanges 
   if (body.concurrency !== undefined) changes.concurrency = body.concurrency
   if (body.budget_usd !== undefined) changes.budget = readBudget(body.budget_usd)
   if (body.expires_at !== undefined) changes.expiresAt = readExpiry(body.expires_at)
+  if (body.project_id !== undefined) changes.projectId = body.project_id
   if (body.allowed_ips !== undefined) changes.allowedIps = body.allowed_ips
   return changes
 }

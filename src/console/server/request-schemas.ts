@@ -30,6 +30,7 @@ export const newKeyBody = t.Object({
   concurrency: limit('Requests in flight at once'),
   budget_usd: t.Optional(nullable(t.String({ description: 'The most the key may spend, in USD (a decimal string greater than 0)', examples: ['5.50'] }))),
   expires_at: t.Optional(nullable(t.String({ description: 'When the key stops working (ISO-8601, in the future)', examples: ['2027-01-31T00:00:00Z'] }))),
+  project_id: t.Optional(nullable(t.Integer({ description: "The project of the key's account it belongs to; null for none" }))),
   allowed_ips: t.Optional(nullable(t.Array(t.String(), {
     description: 'The addresses and CIDR blocks (IPv4 or IPv6) the key may be used from; null for every address. Others get a 403.',
     examples: [['203.0.113.7', '10.0.0.0/8', '2001:db8::/32']],
@@ -46,6 +47,43 @@ export const keyChangesBody = t.Object({
   budget_usd: newKeyBody.properties.budget_usd,
   expires_at: newKeyBody.properties.expires_at,
   allowed_ips: newKeyBody.properties.allowed_ips,
+  project_id: newKeyBody.properties.project_id,
+})
+
+/** A project's model list and shared limits, as a key's. */
+const projectFields = {
+  models: newKeyBody.properties.models,
+  rpm: limit('Requests per minute, shared by all its keys'),
+  tpm: limit('Tokens per minute, shared by all its keys'),
+  concurrency: limit('Requests in flight at once, shared by all its keys'),
+}
+
+export const newProjectBody = t.Object({
+  account_id: newKeyBody.properties.account_id,
+  name: t.String({ minLength: 1, maxLength: 100, description: 'Unique within its account' }),
+  ...projectFields,
+})
+
+export const projectChangesBody = t.Object({ name: t.Optional(newProjectBody.properties.name), ...projectFields })
+
+const budgetFields = {
+  amount_usd: t.String({ description: 'The most that may be spent per period, in USD (a decimal string greater than 0)', examples: ['50'] }),
+  period: t.String({ description: 'day, week or month (calendar, in time_zone), a fixed window such as 5h, 30m or 7d (starting with its first request), or total', examples: ['month', '5h'] }),
+  time_zone: t.String({ description: 'An IANA zone for calendar periods; UTC when absent', examples: ['Europe/Berlin'] }),
+}
+
+export const newBudgetBody = t.Object({
+  account_id: newKeyBody.properties.account_id,
+  scope: t.Union([t.Literal('account'), t.Literal('project'), t.Literal('key')], { description: 'What the budget applies to' }),
+  project_id: t.Optional(t.Integer({ description: 'With scope project' })),
+  key_id: t.Optional(t.String({ description: 'With scope key' })),
+  amount_usd: budgetFields.amount_usd,
+  period: budgetFields.period,
+  time_zone: t.Optional(budgetFields.time_zone),
+})
+
+export const budgetChangesBody = t.Object({
+  amount_usd: t.Optional(budgetFields.amount_usd), period: t.Optional(budgetFields.period), time_zone: t.Optional(budgetFields.time_zone),
 })
 
 export const newAccountBody = t.Object({
@@ -100,6 +138,7 @@ export const accountQuery = t.Object({ account_id: t.Optional(t.String({ descrip
 export const usageQuery = t.Object({
   account_id: t.Optional(t.String({ description: "Only this account (an account user's filter is always their own)" })),
   key_id: t.Optional(t.String({ description: 'Only this key' })),
+  project_id: t.Optional(t.String({ description: "Only this project's keys" })),
   model: t.Optional(t.String({ description: 'Only this model ID' })),
   status: t.Optional(t.String({ description: 'ok, error, 2xx, 4xx, 5xx or a status code such as 429' })),
   since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),

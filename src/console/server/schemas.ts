@@ -49,8 +49,40 @@ export const key = t.Object({
   budget_usd: nullable(usd('The most the key may spend')),
   spent_usd: usd('Spent so far'),
   expires_at: nullable(t.String({ format: 'date-time' })),
+  project_id: nullable(whole({ description: 'The project it belongs to' })),
   allowed_ips: nullable(t.Array(t.String(), { description: 'The addresses and CIDR blocks the key may be used from; null for every address' })),
 })
+
+export const project = t.Object({
+  id: whole(),
+  account_id: whole(),
+  name: t.String(),
+  models: nullable(t.Array(t.String())),
+  rpm: nullable(whole()),
+  tpm: nullable(whole()),
+  concurrency: nullable(whole()),
+  keys: whole({ description: 'Keys in it, not revoked' }),
+  created_at: time('When the project was created'),
+})
+
+export const budget = t.Object({
+  id: whole(),
+  account_id: whole(),
+  scope: t.Union([t.Literal('account'), t.Literal('project'), t.Literal('key')]),
+  project_id: nullable(whole()),
+  key_id: nullable(t.String()),
+  period: t.String({ description: 'day, week, month, a fixed window (5h) or total' }),
+  time_zone: t.String(),
+  amount_usd: usd('The most that may be spent per period'),
+  spent_usd: usd('Spent in the current period'),
+  reserved_usd: usd('Held for requests in flight'),
+  remaining_usd: usd('What is left of the current period'),
+  period_start: nullable(t.String({ format: 'date-time', description: 'null for total, and for a window no request has opened yet' })),
+  resets_at: nullable(t.String({ format: 'date-time', description: 'When spent starts again at zero; null for total and a window not opened' })),
+  created_at: time('When the budget was created'),
+})
+
+export const deletedObject = t.Object({ deleted: t.Literal(true), id: whole() })
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
 
@@ -209,6 +241,7 @@ export const usage = t.Object({
   by_model: t.Array(group),
   by_operation: t.Array(group, { description: 'By kind of model call: chat, embeddings' }),
   by_key: t.Array(group),
+  by_project: t.Array(group, { description: "By project: each project's keys as they are now" }),
   by_account: t.Optional(t.Array(group, { description: 'Only for an admin looking at every account' })),
 })
 

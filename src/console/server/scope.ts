@@ -1,4 +1,4 @@
-import type { AccountRecord, KeyRecord, UserRecord } from '../../domain/records.ts'
+import type { AccountRecord, KeyRecord, ProjectRecord, UserRecord } from '../../domain/records.ts'
 import type { TaskRecord } from '../../domain/tasks/records.ts'
 import type { Services } from '../../edge/services.ts'
 import { notFound } from './respond.ts'
@@ -67,4 +67,11 @@ export async function findKey(services: Services, own: number | undefined, id: u
   const key = typeof id === 'string' && id.length <= 64 ? await services.store.keys.findById(id) : undefined
   if (!key || (own !== undefined && key.accountId !== own)) throw notFound('No such key.')
   return key
+}
+
+/** The project behind an ID, or 404 when it does not exist or belongs to an account other than `own`. */
+export async function findProject(services: Services, own: number | undefined, id: unknown): Promise<ProjectRecord> {
+  const project = typeof id === 'string' && /^\d{1,15}$/.test(id) ? await services.store.budgets.findProject(Number(id)) : undefined
+  if (!project || (own !== undefined && project.accountId !== own)) throw notFound('No such project.')
+  return project
 }

@@ -3,7 +3,8 @@ import { invalidRequest } from '../../core/errors.ts'
 import type { UsageFilter } from '../../domain/records.ts'
 import type { Services } from '../../edge/services.ts'
 import type { usageQuery } from './schemas.ts'
-import { findAccount, findKey } from './scope.ts'
+import { findAccount, findKey, findProject } from './scope.ts'
+import { projectKeyIds } from '../../domain/budgets/project-usage.ts'
 
 const statusRanges: Record<string, [number, number]> = {
   ok: [100, 399], error: [400, 599], '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599],
@@ -31,6 +32,7 @@ export async function readUsageFilter(services: Services, own: number | undefine
   const filter: UsageFilter = { accountId: own }
   if (query.account_id) filter.accountId = (await findAccount(services, own, query.account_id)).id
   if (query.key_id) filter.keyId = (await findKey(services, own, query.key_id)).id
+  if (query.project_id) filter.keyIds = await projectKeyIds(services.store, await findProject(services, own, query.project_id))
   if (query.model) filter.model = query.model
   if (query.status) [filter.statusMin, filter.statusMax] = readStatus(query.status)
   filter.since = readTime(query.since, 'since')

@@ -3,6 +3,7 @@ import { invalidRequest } from '../../core/errors.ts'
 import { accountNames } from '../../domain/accounts.ts'
 import { dayJson, groupJson, type KeyLabel, requestJson, totalsJson } from '../../domain/presenters.ts'
 import type { UsageCursor, UsageDay, UsageFilter } from '../../domain/records.ts'
+import { totalsByProject } from '../../domain/budgets/project-usage.ts'
 import type { Services } from '../../edge/services.ts'
 import * as schema from './schemas.ts'
 import { ownAccountId, seesEveryAccount } from './scope.ts'
@@ -79,6 +80,7 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
   const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
   const names = systemWide ? await accountNames(services.store.accounts) : new Map<number, string>()
   const keys = await keyLabels(services, byKey.map((group) => group.group))
+  const byProject = await totalsByProject(services.store, filter)
   return {
     since: new Date(filter.since).toISOString(),
     until: new Date(filter.until).toISOString(),
@@ -87,6 +89,7 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
     by_model: byModel.map((group) => groupJson(group, modelLabel(services, group.group))),
     by_operation: byOperation.map((group) => groupJson(group)),
     by_key: byKey.map((group) => groupJson(group, keys.get(group.group)?.name ?? keys.get(group.group)?.prefix)),
+    by_project: byProject.map(({ group, project }) => groupJson(group, project.name)),
     by_account: systemWide ? byAccount.map((group) => groupJson(group, names.get(Number(group.group)))) : undefined,
   }
 }

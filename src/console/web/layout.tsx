@@ -9,7 +9,9 @@ import type { SessionInfo } from './types.ts'
 function navigationFor(session: SessionInfo): [string, string][] {
   const pages: [string, string][] = [['/console', 'Overview']]
   if (seesEveryAccount(session)) pages.push(['/console/accounts', 'Accounts'])
-  pages.push(['/console/keys', 'Keys'], ['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'])
+  pages.push(['/console/keys', 'Keys'])
+  if (can(session, 'budgets:read')) pages.push(['/console/budgets', 'Budgets'])
+  pages.push(['/console/usage', 'Usage'], ['/console/tasks', 'Tasks'], ['/console/models', 'Models'])
   if (can(session, 'users:read')) pages.push(['/console/logins', 'Logins'])
   if (can(session, 'audit:read')) pages.push(['/console/audit', 'Audit log'])
   if (can(session, 'webhooks:read')) pages.push(['/console/webhooks', 'Webhooks'])

@@ -6,6 +6,7 @@ import { AccountDetail } from './pages/account-detail.tsx'
 import { Audit } from './pages/audit.tsx'
 import { Accounts } from './pages/accounts.tsx'
 import { Balance } from './pages/balance.tsx'
+import { Budgets } from './pages/budgets.tsx'
 import { KeyDetail } from './pages/key-detail.tsx'
 import { Keys } from './pages/keys.tsx'
 import { Logins } from './pages/logins.tsx'
@@ -36,6 +37,7 @@ const routes: [string, FunctionComponent<PageProps>, Audience][] = [
   ['/console/keys', Keys, everyone],
   ['/console/keys/new', NewKey, allowed('keys:write')],
   ['/console/keys/:id', KeyDetail, everyone],
+  ['/console/budgets', Budgets, allowed('budgets:read')],
   ['/console/usage', Usage, everyone],
   ['/console/models', Models, everyone],
   ['/console/tasks', Tasks, everyone],

@@ -44,6 +44,7 @@ export interface Key {
   spent_usd: string
   expires_at: string | null
   allowed_ips: string[] | null
+  project_id: number | null
 }
 
 export interface Totals {
@@ -74,6 +75,8 @@ export interface UsageSummary {
   by_model: Group[]
   by_operation: Group[]
   by_key: Group[]
+  /** Each project's keys as they are now. */
+  by_project: Group[]
   by_account?: Group[]
 }
 
@@ -220,6 +223,35 @@ export interface AuditEntry {
 export interface AuditPage {
   entries: AuditEntry[]
   next: string | null
+}
+
+export interface Project {
+  id: number
+  account_id: number
+  name: string
+  models: string[] | null
+  rpm: number | null
+  tpm: number | null
+  concurrency: number | null
+  keys: number
+  created_at: string
+}
+
+export interface Budget {
+  id: number
+  account_id: number
+  scope: 'account' | 'project' | 'key'
+  project_id: number | null
+  key_id: string | null
+  period: string
+  time_zone: string
+  amount_usd: string
+  spent_usd: string
+  reserved_usd: string
+  remaining_usd: string
+  period_start: string | null
+  resets_at: string | null
+  created_at: string
 }
 
 export interface Webhook {

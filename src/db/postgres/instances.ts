@@ -1,4 +1,5 @@
 import type { SQL } from 'bun'
+import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
 import { randomBase62 } from '../../core/ids.ts'
 import type { LeaseTerm } from '../../domain/lease.ts'
 import { BackgroundJob } from '../../core/background-failures.ts'
@@ -150,11 +151,16 @@ export class PostgresInstance implements LeaseTerm {
       // Their accounts first, in id order, as the ledger's batches lock them: a batch from an instance being declared
       // gone at this moment waits here instead of deadlocking.
       await tx.unsafe(`SELECT id FROM accounts WHERE id IN (SELECT account_id FROM holds WHERE ${orphan}) ORDER BY id FOR UPDATE`, [unownedBefore])
-      const orphaned: { account_id: string; amount: string; budget_key_id: string | null }[] = await tx.unsafe(
-        `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id`, [unownedBefore])
+      const orphaned: { account_id: string; amount: string; budget_key_id: string | null; budget_periods: string | null }[] = await tx.unsafe(
+        `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id, budget_periods`, [unownedBefore])
       for (const hold of orphaned) {
         await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
         if (hold.budget_key_id !== null) await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
+      }
+      // Then the budget periods they held, in the order batches take them.
+      const periods = orphaned.flatMap((hold) => decodePeriodRefs(hold.budget_periods).map((ref) => ({ ...ref, amount: Number(hold.amount) })))
+      for (const ref of periods.sort((a, b) => a.budgetId - b.budgetId || a.start - b.start)) {
+        await tx`UPDATE budget_periods SET reserved = reserved - ${ref.amount} WHERE budget_id = ${ref.budgetId} AND period_start = ${ref.start}`
       }
       // The record of applied release batches (ledger.ts) is needed only while a batch may be written again.
       await tx.unsafe(`DELETE FROM ledger_batches WHERE applied_at < ${nowMs} - 86400000`)

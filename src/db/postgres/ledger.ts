@@ -3,19 +3,22 @@ import { aggregateLedgerWrites, isDuplicateRow, keepInserted, releasedBy, takeFr
 import type { PostgresInstance } from './instances.ts'
 import type { LedgerWrite } from '../../domain/records.ts'
 import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
+import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
 
 /**
  * The ledger's SQL for PostgreSQL, as plain statements on the hot path (see ../sqlite/ledger.ts for why).
  * `instance`: this process, whose id every hold it places carries (instances.ts).
  *
- * Locks are taken in one order everywhere — the instance row, accounts (by id), hold rows (by id), keys (by id) —
- * so a reservation, a batch and another instance's release of a dead one's holds never deadlock.
+ * Locks are taken in one order everywhere — the instance row, accounts (by id), hold rows (by id), keys (by id),
+ * budgets (by id), budget periods (by budget, then start) — so a reservation, a batch and another instance's release
+ * of a dead one's holds never deadlock.
  */
 export function createPostgresLedger(client: SQL, instance: PostgresInstance): LedgerRepository {
   return {
     term: instance,
 
-    async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
+    async reserve(request) {
+      const { leaseId, accountId, keyId, need, want, at, budgetKeyId } = request
       const owner = instance.id
       const reservation = await client.begin(async (tx): Promise<Reservation> => {
         // Only a live instance may hold money: once another one has declared this one gone (and released its holds),
@@ -33,13 +36,24 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
           room = key?.room == null ? null : Number(key.room)
           if (room !== null && room < need) return { granted: 0, short: 'budget' }
         }
-        const granted = Math.min(want, free, room ?? free)
+        let granted = Math.min(want, free, room ?? free)
+        const rooms = request.budgetIds ? await budgetRooms(tx, request.budgetIds, at) : undefined
+        const summary = rooms && summarizeRooms(rooms)
+        if (summary && request.periods !== undefined && summary.periods !== request.periods) return { granted: 0, short: 'period' }
+        for (const budget of rooms ?? []) {
+          if (budget.room < need) return { granted: 0, short: 'budget', budgetId: budget.budgetId, resetsAt: budget.resetsAt }
+          granted = Math.min(granted, budgetGrant(budget.room, need))
+        }
         await tx`UPDATE accounts SET reserved = reserved + ${granted} WHERE id = ${accountId}`
         if (budgetKeyId !== undefined) await tx`UPDATE api_keys SET reserved = reserved + ${granted} WHERE id = ${budgetKeyId}`
-        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, instance_id)
-          VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null}, ${owner})
+        for (const budget of rooms ?? []) {
+          await tx`INSERT INTO budget_periods (budget_id, period_start, reserved) VALUES (${budget.budgetId}, ${budget.start}, ${granted})
+            ON CONFLICT (budget_id, period_start) DO UPDATE SET reserved = budget_periods.reserved + EXCLUDED.reserved`
+        }
+        await tx`INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, instance_id, budget_periods)
+          VALUES (${leaseId}, ${accountId}, ${keyId}, ${granted}, ${at}, ${budgetKeyId ?? null}, ${owner}, ${summary?.periods ?? null})
           ON CONFLICT (id) DO UPDATE SET amount = holds.amount + EXCLUDED.amount, created_at = EXCLUDED.created_at, instance_id = EXCLUDED.instance_id`
-        return { granted }
+        return { granted, ...summary }
       })
       // Declared gone: register again (which retires this process's leases), and let the ledger start over.
       if (reservation.short === 'gone') await instance.recover()
@@ -65,6 +79,27 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
       return instance.start(unownedBefore)
     },
   }
+}
+
+/**
+ * Each scheduled budget's current period at `at` and what is left of it, its row locked (FOR UPDATE, in id order):
+ * reservations on one budget are serialised across instances, and a fixed window is opened once.
+ */
+async function budgetRooms(tx: TransactionSQL, budgetIds: readonly number[], at: number): Promise<BudgetRoom[]> {
+  const rooms: BudgetRoom[] = []
+  const rows: (BudgetRow & { id: string })[] = await tx`SELECT id, amount, period, time_zone FROM budgets WHERE id IN ${tx([...budgetIds])} ORDER BY id FOR UPDATE`
+  for (const row of rows) {
+    const budgetId = Number(row.id)
+    let windowStart: number | undefined
+    if (periodOf(row.period).kind === 'window') {
+      const [latest]: { start: string | null }[] = await tx`SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ${budgetId}`
+      windowStart = latest?.start == null ? undefined : Number(latest.start)
+    }
+    const period = periodAt({ ...row, amount: Number(row.amount) }, at, windowStart)
+    const [used]: { used: string }[] = await tx`SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ${budgetId} AND period_start = ${period.start}`
+    rooms.push({ budgetId, start: period.start, resetsAt: period.resetsAt, room: Number(row.amount) - Number(used?.used ?? 0) })
+  }
+  return rooms
 }
 
 /**
@@ -122,5 +157,9 @@ async function applyBatch(tx: TransactionSQL, batch: LedgerWrite[], batchId: str
       await tx`UPDATE api_keys SET spent = spent + ${key.spent}, reserved = reserved - ${freed},
         last_used_at = GREATEST(COALESCE(last_used_at, 0), ${key.lastUsedAt}) WHERE id = ${keyId}`
     } else await tx`UPDATE api_keys SET reserved = reserved - ${freed} WHERE id = ${keyId}`
+  }
+  for (const change of periodChanges(totals, released.periods)) {
+    await tx`UPDATE budget_periods SET spent = spent + ${change.spent}, reserved = reserved - ${change.freed}
+      WHERE budget_id = ${change.budgetId} AND period_start = ${change.start}`
   }
 }

@@ -13,6 +13,7 @@ import roles from '../../../drizzle/postgres/0009_roles.sql' with { type: 'text'
 import ledgerIdempotence from '../../../drizzle/postgres/0010_ledger_idempotence.sql' with { type: 'text' }
 import usageOperation from '../../../drizzle/postgres/0011_usage_operation.sql' with { type: 'text' }
 import auditLog from '../../../drizzle/postgres/0012_audit_log.sql' with { type: 'text' }
+import budgets from '../../../drizzle/postgres/0013_budgets.sql' with { type: 'text' }
 import alerts from '../../../drizzle/postgres/0014_alerts.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
@@ -30,5 +31,6 @@ export const postgresMigrations: Migration[] = [
   { name: '0010_ledger_idempotence', sql: ledgerIdempotence },
   { name: '0011_usage_operation', sql: usageOperation },
   { name: '0012_audit_log', sql: auditLog },
+  { name: '0013_budgets', sql: budgets },
   { name: '0014_alerts', sql: alerts },
 ]

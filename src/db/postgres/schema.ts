@@ -45,6 +45,8 @@ export const apiKeys = pgTable('api_keys', {
   reserved: money('reserved').notNull().default(0),
   /** JSON array of addresses and CIDR blocks the key may be used from, or null for every address. */
   allowedIps: text('allowed_ips'),
+  /** The project the key belongs to, if any (its models, limits and budgets apply too). */
+  projectId: bigint('project_id', { mode: 'number' }),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = pgTable('holds', {
@@ -57,7 +59,44 @@ export const holds = pgTable('holds', {
   budgetKeyId: text('budget_key_id'),
   /** The gateway instance that placed it (instances.id); null for holds from before instances were recorded. */
   instanceId: text('instance_id'),
+  /** The budget periods the hold counts against, `budget:start,…` (budget_periods.reserved). */
+  budgetPeriods: text('budget_periods'),
 }, (table) => [index('holds_created').on(table.createdAt)])
+
+/** A group of an account's keys: a model list a key's can only narrow, limits shared by its keys, budgets. */
+export const projects = pgTable('projects', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  name: text('name').notNull(),
+  models: text('models'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])
+
+/** An amount per period for an account, a project or a key (domain/budgets). */
+export const budgets = pgTable('budgets', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
+  scope: text('scope').notNull(),
+  projectId: bigint('project_id', { mode: 'number' }),
+  keyId: text('key_id'),
+  amount: money('amount').notNull(),
+  period: text('period').notNull(),
+  timeZone: text('time_zone').notNull().default('UTC'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (table) => [index('budgets_account').on(table.accountId)])
+
+/** What a budget spent and holds in one of its periods (period_start: epoch ms, 0 for total). */
+export const budgetPeriods = pgTable('budget_periods', {
+  budgetId: bigint('budget_id', { mode: 'number' }).notNull(),
+  periodStart: time('period_start').notNull(),
+  spent: money('spent').notNull().default(0),
+  reserved: money('reserved').notNull().default(0),
+}, (table) => [primaryKey({ columns: [table.budgetId, table.periodStart] })])
 
 /**
  * Gateway instances serving from this database, each with a heartbeat (epoch ms, the database's clock): a hold is
@@ -269,42 +308,5 @@ export const auditLog = pgTable('audit_log', {
   index('audit_log_actor_time').on(table.actorLabel, table.at),
 ])
 
-/** Where an account's alerts go (domain/alerts); the secret signs deliveries, so it is kept as made (records.ts). */
-export const webhooks = pgTable('webhooks', {
-  id: text('id').primaryKey(),
-  accountId: bigint('account_id', { mode: 'number' }).notNull().references(() => accounts.id),
-  projectId: text('project_id'),
-  url: text('url').notNull(),
-  secret: text('secret').notNull(),
-  events: text('events').notNull(),
-  balanceBelow: money('balance_below'),
-  expiryDays: integer('expiry_days').notNull(),
-  budgetPercents: text('budget_percents').notNull(),
-  createdAt: time('created_at').notNull(),
-  updatedAt: time('updated_at').notNull(),
-}, (table) => [index('webhooks_account').on(table.accountId)])
-
-/** One alert to one webhook, with its attempts; unique per (webhook, dedupe key): each threshold once per period. */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: text('id').primaryKey(),
-  webhookId: text('webhook_id').notNull(),
-  accountId: bigint('account_id', { mode: 'number' }).notNull(),
-  event: text('event').notNull(),
-  dedupeKey: text('dedupe_key').notNull(),
-  payload: text('payload').notNull(),
-  status: text('status').notNull(),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: time('next_attempt_at').notNull(),
-  firstAttemptAt: time('first_attempt_at'),
-  lastAttemptAt: time('last_attempt_at'),
-  lastStatus: integer('last_status'),
-  lastError: text('last_error'),
-  claimedBy: text('claimed_by'),
-  claimedUntil: time('claimed_until'),
-  createdAt: time('created_at').notNull(),
-  deliveredAt: time('delivered_at'),
-}, (table) => [
-  uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.dedupeKey),
-  index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
-  index('webhook_deliveries_account').on(table.accountId, table.createdAt),
-])
+// Webhooks and their deliveries (issue 27's alerts), in a file of their own.
+export * from './webhook-schema.ts'

@@ -6,6 +6,8 @@ import { createPostgresAudit } from './audit.ts'
 import { createPostgresAccounts } from './accounts.ts'
 import { createPostgresAdminTokens } from './admin-tokens.ts'
 import { createPostgresKeys } from './keys.ts'
+import { createPostgresBudgets } from './budgets.ts'
+import { withGovernance } from '../../domain/budgets/governance.ts'
 import { type InstanceOptions, PostgresInstance } from './instances.ts'
 import { createPostgresLedger } from './ledger.ts'
 import { postgresMigrations } from './migrations.ts'
@@ -23,11 +25,13 @@ export type PostgresDatabase = BunSQLDatabase<typeof schema>
 export function openPostgresStore(url: string, options: InstanceOptions = {}): Store {
   const client = new SQL(url, { max: 10 })
   const db = drizzle({ client, schema })
+  const budgets = createPostgresBudgets(db)
   const instance = new PostgresInstance(client, options)
   return {
     dialect: 'postgres',
     accounts: createPostgresAccounts(db),
-    keys: createPostgresKeys(db),
+    keys: withGovernance(createPostgresKeys(db), budgets),
+    budgets,
     ledger: createPostgresLedger(client, instance),
     usage: createPostgresUsage(db, client),
     users: createPostgresUsers(db),

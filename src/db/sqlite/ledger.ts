@@ -1,7 +1,9 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { LedgerWrite } from '../../domain/records.ts'
-import type { LedgerRepository, Reservation } from '../../domain/repositories.ts'
+import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/repositories.ts'
 import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
+import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
+import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
 
 /**
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
@@ -24,7 +26,13 @@ function prepareLedger(client: Database): LedgerRepository {
   const addReserved = client.prepare('UPDATE accounts SET reserved = reserved + ? WHERE id = ?')
   const addKeyReserved = client.prepare('UPDATE api_keys SET reserved = reserved + ? WHERE id = ?')
   const upsertHold = client.prepare(
-    'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
+    'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, budget_periods) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
+  const budgetRow = client.prepare<BudgetRow, [number]>('SELECT amount, period, time_zone FROM budgets WHERE id = ?')
+  const latestStart = client.prepare<{ start: number | null }, [number]>('SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ?')
+  const periodUsed = client.prepare<{ used: number }, [number, number]>('SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ? AND period_start = ?')
+  const addPeriodReserved = client.prepare(
+    'INSERT INTO budget_periods (budget_id, period_start, reserved) VALUES (?, ?, ?) ON CONFLICT(budget_id, period_start) DO UPDATE SET reserved = reserved + excluded.reserved')
+  const changePeriod = client.prepare('UPDATE budget_periods SET spent = spent + ?, reserved = reserved - ? WHERE budget_id = ? AND period_start = ?')
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
   // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
@@ -40,25 +48,45 @@ function prepareLedger(client: Database): LedgerRepository {
     'SELECT 1 AS found FROM usage_records WHERE account_id = ? AND created_at = ? AND request_id = ?')
   const markBatch = client.prepare('INSERT INTO ledger_batches (id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
   const pruneBatches = client.prepare('DELETE FROM ledger_batches WHERE applied_at < ?')
-  const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null }, []>(
-    'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id')
+  const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null; budget_periods: string | null }, []>(
+    'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id, budget_periods')
 
-  const reserve = client.transaction((leaseId: string, accountId: number, keyId: string, need: number, want: number, at: number, budgetKeyId: string | null): Reservation => {
+  /** Each scheduled budget's current period at `at` and what is left of it (a deleted budget counts no more). */
+  const budgetRooms = (budgetIds: readonly number[], at: number): BudgetRoom[] => budgetIds.flatMap((budgetId) => {
+    const budget = budgetRow.get(budgetId)
+    if (!budget) return []
+    const windowStart = periodOf(budget.period).kind === 'window' ? latestStart.get(budgetId)?.start ?? undefined : undefined
+    const period = periodAt(budget, at, windowStart)
+    return [{ budgetId, start: period.start, resetsAt: period.resetsAt, room: budget.amount - (periodUsed.get(budgetId, period.start)?.used ?? 0) }]
+  })
+
+  const reserve = client.transaction((request: LeaseRequest): Reservation => {
+    const { leaseId, accountId, keyId, need, want, at } = request
+    const budgetKeyId = request.budgetKeyId ?? null
     const free = available.get(accountId)?.available ?? 0
     if (free < need) return { granted: 0, short: 'balance' }
     // A key without a budget (NULL room) is limited by the balance alone.
     const room = budgetKeyId === null ? null : budgetRoom.get(budgetKeyId)?.room ?? null
     if (room !== null && room < need) return { granted: 0, short: 'budget' }
-    const granted = Math.min(want, free, room ?? free)
+    let granted = Math.min(want, free, room ?? free)
+    const rooms = request.budgetIds ? budgetRooms(request.budgetIds, at) : undefined
+    const summary = rooms && summarizeRooms(rooms)
+    if (summary && request.periods !== undefined && summary.periods !== request.periods) return { granted: 0, short: 'period' }
+    for (const budget of rooms ?? []) {
+      if (budget.room < need) return { granted: 0, short: 'budget', budgetId: budget.budgetId, resetsAt: budget.resetsAt }
+      granted = Math.min(granted, budgetGrant(budget.room, need))
+    }
     addReserved.run(granted, accountId)
     if (budgetKeyId !== null) addKeyReserved.run(granted, budgetKeyId)
-    upsertHold.run(leaseId, accountId, keyId, granted, at, budgetKeyId)
-    return { granted }
+    for (const budget of rooms ?? []) addPeriodReserved.run(budget.budgetId, budget.start, granted)
+    upsertHold.run(leaseId, accountId, keyId, granted, at, budgetKeyId, summary?.periods ?? null)
+    return { granted, ...summary }
   })
 
   /** The money of a batch whose usage rows are written: debits, and holds shrunk as far as they still hold. */
   const applyMoney = (batch: LedgerWrite[]) => {
-    if (batch.length === 1 && batch[0]!.kind === 'settle') return applyBill(batch[0]!)
+    const only = batch.length === 1 ? batch[0]! : undefined
+    if (only?.kind === 'settle' && !only.budgetPeriods) return applyBill(only)
     const totals = aggregateLedgerWrites(batch)
     const taken = new Map<string, number>()
     for (const [leaseId, lease] of totals.leases) {
@@ -73,11 +101,13 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
     for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
+    for (const change of periodChanges(totals, released.periods)) changePeriod.run(change.spent, change.freed, change.budgetId, change.start)
   }
 
   /**
-   * applyMoney's statements for a batch of one bill, the usual batch at a moderate rate (requests arriving one by
-   * one each commit alone), without the maps and sets that fold a large batch: ~15 objects fewer a request.
+   * applyMoney's statements for a batch of one bill under no budget period, the usual batch at a moderate rate
+   * (requests arriving one by one each commit alone), without the maps and sets that fold a large batch: ~15
+   * objects fewer a request. A bill counted against budget periods takes applyMoney's way, periods included.
    */
   const applyBill = ({ leaseId, usage, budgetKeyId }: Extract<LedgerWrite, { kind: 'settle' }>) => {
     const taken = takeFromHold(heldBy.get(leaseId)?.amount, usage.cost)
@@ -122,13 +152,14 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const hold of stale) {
       addReserved.run(-hold.amount, hold.account_id)
       if (hold.budget_key_id !== null) addKeyReserved.run(-hold.amount, hold.budget_key_id)
+      for (const ref of decodePeriodRefs(hold.budget_periods)) changePeriod.run(0, hold.amount, ref.budgetId, ref.start)
     }
     return stale.length
   })
 
   return {
-    async reserve({ leaseId, accountId, keyId, need, want, at, budgetKeyId }) {
-      return reserve.immediate(leaseId, accountId, keyId, need, want, at, budgetKeyId ?? null)
+    async reserve(request) {
+      return reserve.immediate(request)
     },
     async write(batch, { batchId, replay = false } = {}) {
       if (batch.length) write.immediate(batch, batchId, replay)

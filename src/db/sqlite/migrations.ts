@@ -12,6 +12,7 @@ import roles from '../../../drizzle/sqlite/0008_roles.sql' with { type: 'text' }
 import ledgerBatches from '../../../drizzle/sqlite/0009_ledger_batches.sql' with { type: 'text' }
 import usageOperation from '../../../drizzle/sqlite/0010_usage_operation.sql' with { type: 'text' }
 import auditLog from '../../../drizzle/sqlite/0011_audit_log.sql' with { type: 'text' }
+import budgets from '../../../drizzle/sqlite/0012_budgets.sql' with { type: 'text' }
 import alerts from '../../../drizzle/sqlite/0013_alerts.sql' with { type: 'text' }
 import usageRowid from '../../../drizzle/sqlite/0017_usage_rowid.sql' with { type: 'text' }
 
@@ -29,6 +30,7 @@ export const sqliteMigrations: Migration[] = [
   { name: '0009_ledger_batches', sql: ledgerBatches },
   { name: '0010_usage_operation', sql: usageOperation },
   { name: '0011_audit_log', sql: auditLog },
+  { name: '0012_budgets', sql: budgets },
   { name: '0013_alerts', sql: alerts },
   { name: '0017_usage_rowid', sql: usageRowid },
 ]

@@ -41,6 +41,8 @@ export const apiKeys = sqliteTable('api_keys', {
   reserved: integer('reserved').notNull().default(0),
   /** JSON array of addresses and CIDR blocks the key may be used from, or null for every address. */
   allowedIps: text('allowed_ips'),
+  /** The project the key belongs to, if any (its models, limits and budgets apply too). */
+  projectId: integer('project_id'),
 }, (table) => [index('api_keys_updated').on(table.updatedAt), index('api_keys_account').on(table.accountId)])
 
 export const holds = sqliteTable('holds', {
@@ -51,8 +53,45 @@ export const holds = sqliteTable('holds', {
   createdAt: integer('created_at').notNull(),
   /** Set when the hold also counts against this key's budget (api_keys.reserved). */
   budgetKeyId: text('budget_key_id'),
+  /** The budget periods the hold counts against, `budget:start,…` (budget_periods.reserved). */
+  budgetPeriods: text('budget_periods'),
   // No index on created_at here (dropped in 0017): nothing on SQLite reads a hold by its age.
 })
+
+/** A group of an account's keys: a model list a key's can only narrow, limits shared by its keys, budgets. */
+export const projects = sqliteTable('projects', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  name: text('name').notNull(),
+  models: text('models'),
+  rpm: integer('rpm'),
+  tpm: integer('tpm'),
+  concurrency: integer('concurrency'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])
+
+/** An amount per period for an account, a project or a key (domain/budgets). */
+export const budgets = sqliteTable('budgets', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  scope: text('scope').notNull(),
+  projectId: integer('project_id'),
+  keyId: text('key_id'),
+  amount: integer('amount').notNull(),
+  period: text('period').notNull(),
+  timeZone: text('time_zone').notNull().default('UTC'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (table) => [index('budgets_account').on(table.accountId)])
+
+/** What a budget spent and holds in one of its periods (period_start: epoch ms, 0 for total). */
+export const budgetPeriods = sqliteTable('budget_periods', {
+  budgetId: integer('budget_id').notNull(),
+  periodStart: integer('period_start').notNull(),
+  spent: integer('spent').notNull().default(0),
+  reserved: integer('reserved').notNull().default(0),
+}, (table) => [primaryKey({ columns: [table.budgetId, table.periodStart] })])
 
 export const usageRecords = sqliteTable('usage_records', {
   // The rowid, without AUTOINCREMENT: one page fewer a bill (drizzle/sqlite/0017_usage_rowid.sql says why it is safe).
@@ -276,43 +315,5 @@ export const auditLog = sqliteTable('audit_log', {
   index('audit_log_actor_time').on(table.actorLabel, table.at),
 ])
 
-/** Where an account's alerts go (domain/alerts); the secret signs deliveries, so it is kept as made (records.ts). */
-export const webhooks = sqliteTable('webhooks', {
-  id: text('id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  projectId: text('project_id'),
-  url: text('url').notNull(),
-  secret: text('secret').notNull(),
-  /** JSON arrays: the events told of, and the budget percentages. */
-  events: text('events').notNull(),
-  balanceBelow: integer('balance_below'),
-  expiryDays: integer('expiry_days').notNull(),
-  budgetPercents: text('budget_percents').notNull(),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
-}, (table) => [index('webhooks_account').on(table.accountId)])
-
-/** One alert to one webhook, with its attempts; unique per (webhook, dedupe key): each threshold once per period. */
-export const webhookDeliveries = sqliteTable('webhook_deliveries', {
-  id: text('id').primaryKey(),
-  webhookId: text('webhook_id').notNull(),
-  accountId: integer('account_id').notNull(),
-  event: text('event').notNull(),
-  dedupeKey: text('dedupe_key').notNull(),
-  payload: text('payload').notNull(),
-  status: text('status').notNull(),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: integer('next_attempt_at').notNull(),
-  firstAttemptAt: integer('first_attempt_at'),
-  lastAttemptAt: integer('last_attempt_at'),
-  lastStatus: integer('last_status'),
-  lastError: text('last_error'),
-  claimedBy: text('claimed_by'),
-  claimedUntil: integer('claimed_until'),
-  createdAt: integer('created_at').notNull(),
-  deliveredAt: integer('delivered_at'),
-}, (table) => [
-  uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.dedupeKey),
-  index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
-  index('webhook_deliveries_account').on(table.accountId, table.createdAt),
-])
+// Webhooks and their deliveries (issue 27's alerts), in a file of their own.
+export * from './webhook-schema.ts'

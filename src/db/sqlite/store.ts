@@ -10,6 +10,8 @@ import { createSqliteAccounts } from './accounts.ts'
 import { createSqliteAdminTokens } from './admin-tokens.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { createSqliteKeys } from './keys.ts'
+import { createSqliteBudgets } from './budgets.ts'
+import { withGovernance } from '../../domain/budgets/governance.ts'
 import { createSqliteLedger } from './ledger.ts'
 import { acquireServeLock } from './serve-lock.ts'
 import { createPrivately } from './private-file.ts'
@@ -48,10 +50,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   client.exec('PRAGMA foreign_keys = ON')
   const checkpointer = options.serving && path !== ':memory:' ? startCheckpointer(client, path) : undefined
   const db = drizzle(client, { schema })
+  const budgets = createSqliteBudgets(db)
   return {
     dialect: 'sqlite',
     accounts: createSqliteAccounts(db),
-    keys: createSqliteKeys(db),
+    keys: withGovernance(createSqliteKeys(db), budgets),
+    budgets,
     ledger: createSqliteLedger(client),
     usage: createSqliteUsage(db, client),
     users: createSqliteUsers(db),

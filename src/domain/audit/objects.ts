@@ -1,5 +1,5 @@
 import { formatUsd } from '../../core/money.ts'
-import type { AccountRecord, AdminTokenRecord, KeyRecord, UserRecord } from '../records.ts'
+import type { AccountRecord, AdminTokenRecord, BudgetRecord, KeyRecord, ProjectRecord, UserRecord } from '../records.ts'
 import type { TaskRecord } from '../tasks/records.ts'
 import type { WebhookRecord } from '../alerts/records.ts'
 import type { AuditFields, AuditObjectType } from './records.ts'
@@ -34,6 +34,25 @@ export const keyObject: AuditObject<KeyRecord> = {
     account_id: key.accountId, name: key.name, models: key.models, rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
     budget_usd: usd(key.budget), expires_at: isoTime(key.expiresAt), revoked_at: isoTime(key.revokedAt),
     allowed_ips: key.allowedIps,
+    // Only once a key is in a project: rows of keys in none read as they always did.
+    ...(key.projectId != null && { project_id: key.projectId }),
+  }),
+}
+
+export const projectObject: AuditObject<ProjectRecord> = {
+  type: 'project',
+  id: (project) => String(project.id),
+  accountId: (project) => project.accountId,
+  fields: (project) => ({ name: project.name, models: project.models, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency }),
+}
+
+export const budgetObject: AuditObject<BudgetRecord> = {
+  type: 'budget',
+  id: (budget) => String(budget.id),
+  accountId: (budget) => budget.accountId,
+  fields: (budget) => ({
+    scope: budget.scope, project_id: budget.projectId, key_id: budget.keyId, amount_usd: formatUsd(budget.amount),
+    period: budget.period, time_zone: budget.timeZone,
   }),
 }
 

@@ -43,6 +43,11 @@ export const audioFeatures: AudioFeature[] = [
     name: 'speech: stream_format sse', endpoint: 'speech', body: speech({ stream_format: 'sse' }), policy: { openai: 'carried', mock: 'carried' },
     received: (call) => call.body.stream_format === 'sse', answered: (reply) => reply.type.startsWith('text/event-stream') && reply.text.includes('"speech.audio.done"'),
   },
+  {
+    name: 'speech: a field the gateway does not know', endpoint: 'speech', body: speech({ lang_code: 'b' }), policy: { openai: 'carried', mock: 'ignored' },
+    received: (call) => call.body.lang_code === 'b',
+    notes: { openai: 'Forwarded as the client sent it (a compatible server\'s own settings: Kokoro\'s `lang_code`…).', mock: ignoredByMock },
+  },
   { name: 'transcription: file', endpoint: 'transcriptions', body: [], policy: { openai: 'carried', mock: 'carried' }, received: (call) => call.file?.name === 'tone.wav', answered: (reply) => JSON.parse(reply.text).text.length > 0 },
   ...(['text', 'srt', 'vtt', 'verbose_json'] as const).map((format): AudioFeature => ({
     name: `transcription: response_format ${format}`, endpoint: 'transcriptions', body: [['response_format', format]], policy: { openai: 'carried', mock: 'carried' },

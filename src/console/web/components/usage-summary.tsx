@@ -80,6 +80,8 @@ export function UsageSummaryView({ query, showKeys = true }: { query: UsageQuery
               {/* Only once there is more than one kind of call (chat and embeddings): one row would say nothing. */}
               {summary.by_operation.length > 1 && <GroupTable title="By operation" groups={summary.by_operation} />}
               {summary.by_account && <GroupTable title="By account" groups={summary.by_account} linkPrefix="/console/accounts/" />}
+              {/* Only where keys are grouped into projects: a gateway without them shows nothing new. */}
+              {showKeys && summary.by_project.length > 0 && <GroupTable title="By project" groups={summary.by_project} />}
               {showKeys && <GroupTable title="By key" groups={summary.by_key} linkPrefix="/console/keys/" />}
             </>
           )}

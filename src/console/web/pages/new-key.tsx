@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { addressListHint, readAddressList } from '../address-list.ts'
 import { ApiError, postJson } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
+import { ProjectSelect } from '../components/project-select.tsx'
 import { FormError, TextField } from '../components/fields.tsx'
 import { ModelPicker } from '../components/model-picker.tsx'
 import { SecretReveal } from '../components/secret-reveal.tsx'
@@ -35,6 +36,7 @@ export function NewKey({ session, search }: PageProps) {
   const [accountId, setAccountId] = useState(search.get('account') ?? '')
   const [name, setName] = useState('')
   const [models, setModels] = useState<string[] | null>(null)
+  const [project, setProject] = useState('')
   const [limits, setLimits] = useState<Limits>({ rpm: '', tpm: '', concurrency: '', budget: '', expires: '', allowedIps: '' })
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
@@ -55,6 +57,7 @@ export function NewKey({ session, search }: PageProps) {
         // The key stops working at the start of the chosen day, UTC.
         expires_at: limits.expires ? `${limits.expires}T00:00:00Z` : null,
         allowed_ips: readAddressList(limits.allowedIps),
+        project_id: project ? Number(project) : null,
       }))
     } catch (failure) {
       setError(failure as ApiError)
@@ -71,6 +74,7 @@ export function NewKey({ session, search }: PageProps) {
           <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" hint="The account whose balance pays for this key's requests." />
         )}
         <TextField label="Name" value={name} onValue={setName} maxLength={100} hint="Something to recognise it by, such as the app or machine using it." error={fieldError('name')} />
+        <ProjectSelect session={session} accountId={accountId} value={project} onValue={setProject} />
         <ModelPicker models={session.models} value={models} onValue={setModels} error={fieldError('models')} />
         <fieldset class="field limits">
           <legend>Limits and expiry (optional)</legend>

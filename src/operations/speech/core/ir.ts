@@ -25,6 +25,11 @@ export interface SpeechRequest extends OperationRequest {
   instructions?: string
   /** `audio`: the file's bytes; `sse`: `speech.audio.delta` events of base64 audio, then `speech.audio.done` with usage. */
   streamFormat: 'audio' | 'sse'
+  /**
+   * The body's fields the gateway does not know (a compatible server's `lang_code`, `normalize`…), as the client sent
+   * them: an OpenAI-compatible upstream gets them too.
+   */
+  extra: Record<string, unknown>
 }
 
 /**

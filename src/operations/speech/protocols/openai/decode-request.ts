@@ -12,6 +12,9 @@ function decodeVoice(value: unknown): string | { id: string } {
   throw invalidRequest("Invalid value for 'voice': expected a voice's name or { \"id\": \"voice_…\" }.", 'voice')
 }
 
+/** The fields the IR reads; any other is carried as the client sent it (`extra`). */
+const known = new Set(['model', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format'])
+
 /** A `/v1/audio/speech` body → the IR, rejecting what the API itself would reject with a 400. */
 export function decodeOpenAiSpeechRequest(body: Json): SpeechRequest {
   if (body.model === undefined) throw invalidRequest("Missing required parameter: 'model'.", 'model')
@@ -34,5 +37,6 @@ export function decodeOpenAiSpeechRequest(body: Json): SpeechRequest {
     speed: optionalNumber(body.speed, 'speed', { min: 0.25, max: 4 }),
     instructions: optionalString(body.instructions, 'instructions'),
     streamFormat,
+    extra: Object.fromEntries(Object.entries(body).filter(([field]) => !known.has(field))),
   }
 }

@@ -11,6 +11,18 @@ import type { TranscriptionRequest } from '../../core/ir.ts'
 /** A form's parts other than the file are short: their size and number are capped, as are a part's headers. */
 const formLimits = { maxHeaderBytes: 16 * 1024, maxParts: 64 }
 const maxFieldBytes = 16 * 1024
+/**
+ * The largest audio file taken: what one request may write to the temp folder (OpenAI's own limit is 25 MB; an
+ * hour of 16 kHz WAV is 115 MB). Bun's body limit (tasks.max_file_bytes and more) may cut a body sooner.
+ */
+const maxAudioBytes = 200 * 1024 * 1024
+
+/** `unread`: the body is left unread, so the connection is closed after the answer (it cannot carry another request). */
+function audioTooLarge(unread = false): GatewayError {
+  return new GatewayError('invalid_request', `The audio file is larger than ${maxAudioBytes} bytes (200 MiB).`, {
+    param: 'file', code: 'file_too_large', headers: unread ? { connection: 'close' } : undefined,
+  })
+}
 
 /** What the form holds: the file, spooled, and every other field in order. */
 export interface AudioForm {
@@ -31,8 +43,9 @@ async function spool(part: FormPart): Promise<TranscriptionRequest['audio']> {
   let bytes = 0
   try {
     for await (const chunk of part.body) {
-      await file.write(chunk)
       bytes += chunk.byteLength
+      if (bytes > maxAudioBytes) throw audioTooLarge()
+      await file.write(chunk)
     }
   } catch (error) {
     await file.close()
@@ -56,6 +69,10 @@ function measure(path: string, bytes: number): Promise<AudioForm['duration']> {
  */
 export async function readAudioForm(request: Request, limits: LimitsConfig): Promise<AudioForm> {
   const boundary = boundaryOf(request.headers.get('content-type'))
+  // A body declared larger than the file limit and the form's fields together is refused before it is read.
+  if (Number(request.headers.get('content-length') ?? 0) > maxAudioBytes + formLimits.maxParts * (formLimits.maxHeaderBytes + maxFieldBytes)) {
+    throw audioTooLarge(true)
+  }
   if (!request.body) throw new GatewayError('invalid_request', "Expected a multipart/form-data body with a 'file' and a 'model'.")
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(bodyTimeout(limits.bodyTimeoutMs)), limits.bodyTimeoutMs)
