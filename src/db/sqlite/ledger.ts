@@ -20,6 +20,8 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   }
 }
 
+const written = Promise.resolve()
+
 function prepareLedger(client: Database): LedgerRepository {
   const available = client.prepare<{ available: number }, [number]>('SELECT balance - reserved AS available FROM accounts WHERE id = ?')
   const budgetRoom = client.prepare<{ room: number | null }, [string]>('SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ?')
@@ -161,8 +163,15 @@ function prepareLedger(client: Database): LedgerRepository {
     async reserve(request) {
       return reserve.immediate(request)
     },
-    async write(batch, { batchId, replay = false } = {}) {
-      if (batch.length) write.immediate(batch, batchId, replay)
+    // Not an async function: the commit is synchronous, and one settled promise serves every write (an async call
+    // made a generator and a promise a bill). A failure is still a rejected promise, never a throw.
+    write(batch, options) {
+      try {
+        if (batch.length) write.immediate(batch, options?.batchId, options?.replay ?? false)
+        return written
+      } catch (error) {
+        return Promise.reject(error)
+      }
     },
     async ping() {
       client.query('SELECT 1').get()
