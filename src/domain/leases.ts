@@ -64,6 +64,7 @@ export class Leases {
   end(lease: Lease): void {
     if (this.current.get(lease.slot) === lease) this.current.delete(lease.slot)
     clearTimeout(lease.idleTimer)
+    lease.idleTimer = undefined
     if (!lease.hasRow && lease.used === 0) return // never granted anything: nothing to give back
     lease.retired = true
     this.retired.set(lease.id, lease)
