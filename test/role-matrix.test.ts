@@ -99,7 +99,7 @@ async function acmeObject(path: string): Promise<string> {
   }
   if (path.includes('/tasks/')) return tasks.acme
   if (path.includes('/projects/')) {
-    const project = await store.budgets.createProject({ accountId: acme.id, name: `acme-matrix-project-${++made}`, models: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now })
+    const project = await store.budgets.createProject({ accountId: acme.id, name: `acme-matrix-project-${++made}`, models: null, rpm: null, tpm: null, concurrency: null, allowedIps: null, createdAt: now, updatedAt: now })
     return String(project.id)
   }
   if (path.includes('/budgets/')) {

@@ -9,7 +9,7 @@ import type { ProjectRecord } from '../domain/records.ts'
 import type { Store } from '../domain/repositories.ts'
 import { changeByCli } from './actor.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
-import { readNameModelsLimits } from './key-flags.ts'
+import { readAllowedIps, readNameModelsLimits } from './key-flags.ts'
 import { formatTime, printResult, table } from './output.ts'
 
 /** A project of an account by its name (`--project NAME`), or a not-found naming both. */
@@ -24,14 +24,16 @@ const numericId = (text: string | undefined, what: string): number => {
   return Number(text)
 }
 
-/** A project's changes from its flags, as a key's are read (`all` lifts the model list, `none` clears a limit). */
+/** A project's changes from its flags, as a key's are read (`all` lifts the model list, `none` clears a limit, `any` the address rules). */
 function readProjectFlags(args: ParsedArgs): ProjectChanges {
   const { name, ...rest } = readNameModelsLimits(args)
-  return { ...rest, ...(name !== undefined && name !== null && { name }) }
+  const allowedIps = readAllowedIps(args)
+  return { ...rest, ...(name !== undefined && name !== null && { name }), ...(allowedIps !== undefined && { allowedIps }) }
 }
 
 const describeProjectLimits = (project: ProjectRecord) =>
-  [project.rpm && `rpm=${project.rpm}`, project.tpm && `tpm=${project.tpm}`, project.concurrency && `conc=${project.concurrency}`].filter(Boolean).join(' ') || '-'
+  [project.rpm && `rpm=${project.rpm}`, project.tpm && `tpm=${project.tpm}`, project.concurrency && `conc=${project.concurrency}`,
+    project.allowedIps !== null && `from=${project.allowedIps.join(',')}`].filter(Boolean).join(' ') || '-'
 
 /** `tollgate project …`: every change through BudgetService (checked, stored with its audit row). */
 export async function runProjectCommand(store: Store, service: BudgetService, args: ParsedArgs, json: boolean): Promise<void> {

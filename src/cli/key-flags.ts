@@ -26,8 +26,8 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
   const changes: KeyChanges = readNameModelsLimits(args)
   const budget = flagString(args, 'budget')
   if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
-  const allowedIps = flagString(args, 'allowed-ips')
-  if (allowedIps !== undefined) changes.allowedIps = allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
+  const allowedIps = readAllowedIps(args)
+  if (allowedIps !== undefined) changes.allowedIps = allowedIps
   if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
   return changes
 }
@@ -46,6 +46,13 @@ export function readNameModelsLimits(args: ParsedArgs): Pick<KeyChanges, 'name' 
     if (args.flags.has(limit)) changes[limit] = cleared(args, limit) ? null : flagInteger(args, limit)!
   }
   return changes
+}
+
+/** `--allowed-ips LIST` (`any` lifts the rule): what a key and a project are both given; undefined when not given. */
+export function readAllowedIps(args: ParsedArgs): string[] | null | undefined {
+  const allowedIps = flagString(args, 'allowed-ips')
+  if (allowedIps === undefined) return undefined
+  return allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
 }
 
 /** KeyService's refusal in the CLI's words: the flag at fault and what it was given (exit 2). */

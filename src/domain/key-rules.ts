@@ -90,7 +90,7 @@ function checkExpiry(expiresAt: number | null, now: number): number | null {
   return expiresAt
 }
 
-function checkAllowedIps(entries: string[] | null): string[] | null {
+export function checkAllowedIps(entries: string[] | null): string[] | null {
   if (entries === null) return null
   const trimmed = [...new Set(entries.map((entry) => (typeof entry === 'string' ? entry.trim() : entry)))]
   try {

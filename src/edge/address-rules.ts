@@ -16,13 +16,15 @@ function rulesOf(entries: readonly string[] | null): AddressBlock[] | undefined 
 }
 
 /**
- * The `allowed_ips` lists that apply to a key's requests, each of which must let the client in. Today the key's own;
- * a key's project adds its list here (`[rulesOf(key.allowedIps), rulesOf(project.allowedIps)]`), read from the same
- * in-memory cache as the key, so the check stays free of I/O.
+ * The `allowed_ips` lists that apply to a key's requests: its own and its project's, each of which must let the client
+ * in (the narrower wins: a project's list cannot be widened by a key's, nor a key's by its project's). The project is
+ * read with the key into the same in-memory cache (budgets/governance.ts), so the check stays free of I/O.
  */
-function addressRulesFor(key: KeyRecord): (AddressBlock[] | undefined)[] | undefined {
+function addressRulesFor(key: KeyRecord): AddressBlock[][] | undefined {
   const own = rulesOf(key.allowedIps)
-  return own && [own]
+  const shared = rulesOf(key.project?.allowedIps ?? null)
+  if (own === undefined) return shared && [shared] // a key without rules of either kind (most) allocates nothing
+  return shared === undefined ? [own] : [own, shared]
 }
 
 /**

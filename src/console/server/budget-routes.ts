@@ -58,7 +58,8 @@ export function budgetRoutes(services: Services, door: 'console' | 'admin') {
     }, { permission: 'budgets:read', query: schema.accountQuery, response: { 200: t.Array(schema.project), ...schema.errorResponses }, detail: describe('List projects') })
     .post(`${prefix}/projects`, async ({ actor, body, status }) => {
       const account = await accountOf(actor.accountId, body.account_id)
-      const project = await budgetService.createProject({ accountId: account.id, name: body.name, models: body.models, rpm: body.rpm, tpm: body.tpm, concurrency: body.concurrency }, actor)
+      const { account_id: _, allowed_ips: allowedIps, ...fields } = body
+      const project = await budgetService.createProject({ ...fields, allowedIps, accountId: account.id }, actor)
       return status(201, await presentProject(project))
     }, { permission: 'budgets:write', ...schema.jsonBody(schema.newProjectBody), response: { 201: schema.project, ...schema.errorResponses, 409: schema.consoleError }, detail: describe('Create a project') })
     .get(`${prefix}/projects/:id`, async ({ actor, params }) => presentProject(await visibleProject(actor.accountId, params.id)), {
@@ -66,10 +67,11 @@ export function budgetRoutes(services: Services, door: 'console' | 'admin') {
     })
     .patch(`${prefix}/projects/:id`, async ({ actor, params, body }) => {
       const project = await visibleProject(actor.accountId, params.id)
-      return presentProject(await budgetService.editProject(project.id, body, actor))
+      const { allowed_ips: allowedIps, ...fields } = body
+      return presentProject(await budgetService.editProject(project.id, { ...fields, allowedIps }, actor))
     }, {
       permission: 'budgets:write', params: schema.idParams('project'), ...schema.jsonBody(schema.projectChangesBody),
-      response: { 200: schema.project, ...schema.errorResponses }, detail: describe('Change a project', 'Its models and shared limits count for its keys within a second.'),
+      response: { 200: schema.project, ...schema.errorResponses }, detail: describe('Change a project', 'Its models, shared limits and address rules count for its keys within a second.'),
     })
     .delete(`${prefix}/projects/:id`, async ({ actor, params }) => {
       const project = await visibleProject(actor.accountId, params.id)

@@ -56,6 +56,10 @@ const projectFields = {
   rpm: limit('Requests per minute, shared by all its keys'),
   tpm: limit('Tokens per minute, shared by all its keys'),
   concurrency: limit('Requests in flight at once, shared by all its keys'),
+  allowed_ips: t.Optional(nullable(t.Array(t.String(), {
+    description: "The addresses and CIDR blocks its keys may be used from; null for every address. A key's own list applies too: an address must pass both.",
+    examples: [['203.0.113.0/24', '2001:db8::/32']],
+  }))),
 }
 
 export const newProjectBody = t.Object({

@@ -61,6 +61,7 @@ export const project = t.Object({
   rpm: nullable(whole()),
   tpm: nullable(whole()),
   concurrency: nullable(whole()),
+  allowed_ips: nullable(t.Array(t.String(), { description: "The addresses and CIDR blocks its keys may be used from (as well as each key's own); null for every address" })),
   keys: whole({ description: 'Keys in it, not revoked' }),
   created_at: time('When the project was created'),
 })

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf } from '../budget-rows.ts'
+import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
@@ -21,7 +21,7 @@ const scopeOf = (budget: { scope: string; accountId: number; projectId: number |
 export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
   return {
     createProject: (project, audit) => db.transaction(async (tx) => {
-      const [inserted] = await tx.insert(projects).values({ ...project, models: project.models && JSON.stringify(project.models) }).returning()
+      const [inserted] = await tx.insert(projects).values(projectRow(project)).returning()
       const row = projectOf(inserted!)
       await writeAudit(tx, audit?.(undefined, row))
       return row

@@ -72,6 +72,8 @@ export const projects = pgTable('projects', {
   rpm: integer('rpm'),
   tpm: integer('tpm'),
   concurrency: integer('concurrency'),
+  /** A JSON array of addresses and CIDR blocks its keys may be used from (as well as their own); NULL for every address. */
+  allowedIps: text('allowed_ips'),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
 }, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf } from '../budget-rows.ts'
+import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -22,7 +22,7 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
   return {
     async createProject(project, audit) {
       return db.transaction((tx) => {
-        const row = projectOf(tx.insert(projects).values({ ...project, models: project.models && JSON.stringify(project.models) }).returning().get())
+        const row = projectOf(tx.insert(projects).values(projectRow(project)).returning().get())
         writeAudit(tx, audit?.(undefined, row))
         return row
       }, immediate)

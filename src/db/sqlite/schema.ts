@@ -66,6 +66,8 @@ export const projects = sqliteTable('projects', {
   rpm: integer('rpm'),
   tpm: integer('tpm'),
   concurrency: integer('concurrency'),
+  /** A JSON array of addresses and CIDR blocks its keys may be used from (as well as their own); NULL for every address. */
+  allowedIps: text('allowed_ips'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (table) => [uniqueIndex('projects_account_name').on(table.accountId, table.name)])

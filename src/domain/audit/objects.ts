@@ -43,7 +43,9 @@ export const projectObject: AuditObject<ProjectRecord> = {
   type: 'project',
   id: (project) => String(project.id),
   accountId: (project) => project.accountId,
-  fields: (project) => ({ name: project.name, models: project.models, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency }),
+  fields: (project) => ({ name: project.name, models: project.models, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency,
+    // Only once a project has rules: rows of projects without read as they always did.
+    ...(project.allowedIps !== null && { allowed_ips: project.allowedIps }) }),
 }
 
 export const budgetObject: AuditObject<BudgetRecord> = {

@@ -70,8 +70,9 @@ export function keyViewJson(key: KeyRecord, figures: readonly BudgetFigures[], m
     expires_at: isoTime(key.expiresAt),
     models,
     limits: {
-      rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
-      project: project && { rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency },
+      // The address rules that apply (each must allow): the caller is inside them already, so they reveal nothing new.
+      rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency, allowed_ips: key.allowedIps,
+      project: project && { rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency, allowed_ips: project.allowedIps },
     },
     budgets: figures.map((figure) => ({
       id: figure.budget?.id ?? null,

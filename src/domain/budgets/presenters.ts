@@ -11,6 +11,7 @@ export function projectJson(project: ProjectRecord, keys: number) {
     name: project.name,
     models: project.models,
     rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency,
+    allowed_ips: project.allowedIps,
     keys,
     created_at: isoTime(project.createdAt),
   }

@@ -3,7 +3,7 @@ import type { Actor } from '../actor.ts'
 import { auditChange } from '../audit/note.ts'
 import { budgetObject, projectObject } from '../audit/objects.ts'
 import { DomainError } from '../errors.ts'
-import { maxKeyLimit, maxKeyNameLength } from '../key-rules.ts'
+import { checkAllowedIps, type KeyInputError, maxKeyLimit, maxKeyNameLength } from '../key-rules.ts'
 import type { BudgetRecord, BudgetScope, KeyRecord, ProjectRecord } from '../records.ts'
 import { budgetFigures, keyViewJson } from './key-view.ts'
 import type { KeyRepository } from '../repositories.ts'
@@ -55,7 +55,7 @@ export class BudgetService {
     const at = this.clock()
     const fields = this.checkProject(input)
     const project = { accountId: input.accountId, name: fields.name!, models: fields.models ?? null, rpm: fields.rpm ?? null, tpm: fields.tpm ?? null,
-      concurrency: fields.concurrency ?? null, createdAt: at, updatedAt: at }
+      concurrency: fields.concurrency ?? null, allowedIps: fields.allowedIps ?? null, createdAt: at, updatedAt: at }
     if ((await this.repository.listProjects(input.accountId)).some((other) => other.name === project.name)) {
       throw new DomainError('conflict', `project "${project.name}" exists in this account already`)
     }
@@ -137,7 +137,7 @@ export class BudgetService {
     return keyViewJson(key, await budgetFigures(key, this.repository, now), models)
   }
 
-  /** A project's fields checked: a name of 1–100 characters, configured models (null: every model), limits from 1. */
+  /** A project's fields checked: a name of 1–100 characters, configured models (null: every model), limits from 1, address rules as a key's. */
   private checkProject(changes: ProjectChanges): ProjectChanges {
     const checked: ProjectChanges = {}
     if (changes.name !== undefined) {
@@ -159,6 +159,13 @@ export class BudgetService {
       if (value === undefined) continue
       if (value !== null && (!Number.isInteger(value) || value < 1 || value > maxKeyLimit)) throw invalid(`${field} must be a whole number from 1 to ${maxKeyLimit}`)
       checked[field] = value
+    }
+    if (changes.allowedIps !== undefined) {
+      try {
+        checked.allowedIps = checkAllowedIps(changes.allowedIps)
+      } catch (error) {
+        throw invalid(`allowed_ips ${(error as KeyInputError).rule}`)
+      }
     }
     return checked
   }
