@@ -8,6 +8,7 @@ import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
 
 export interface RequestFilter {
   account_id?: string
+  project_id?: string
   key_id?: string
   model?: string
   status?: string

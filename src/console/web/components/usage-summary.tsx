@@ -8,6 +8,7 @@ import { Empty, Resolved, TableScroll } from './states.tsx'
 
 export interface UsageQuery {
   account_id?: string | number
+  project_id?: string
   key_id?: string
   model?: string
   status?: string

@@ -2,9 +2,11 @@ import { useState } from 'preact/hooks'
 import { can } from '../access.ts'
 import { callApi, postJson, queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
+import { BudgetEditForm } from '../components/budget-edit.tsx'
 import { CreateForm } from '../components/create-form.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
 import { Money } from '../components/money.tsx'
+import { DeleteProjectButton, ProjectEditForm } from '../components/project-edit.tsx'
 import { Empty, Resolved, TableScroll } from '../components/states.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -46,7 +48,11 @@ export function Budgets({ session, search }: PageProps) {
   const query = queryString({ account_id: admin ? account : undefined })
   const projects = useResource<Project[]>(`/projects${query}`)
   const budgets = useResource<Budget[]>(`/budgets${query}`)
+  const [editingBudget, setEditingBudget] = useState<Budget>()
+  const [editingProject, setEditingProject] = useState<Project>()
   const reload = () => {
+    setEditingBudget(undefined)
+    setEditingProject(undefined)
     projects.reload()
     budgets.reload()
   }
@@ -87,6 +93,8 @@ export function Budgets({ session, search }: PageProps) {
                       </td>
                       {writes && (
                         <td class="row-actions">
+                          <button type="button" class="button small secondary" onClick={() => setEditingBudget(budget)}
+                            aria-label={`Edit budget ${budget.id}`}>Edit</button>
                           <button type="button" class="button small secondary" onClick={async () => {
                             await callApi('DELETE', `/budgets/${budget.id}`)
                             reload()
@@ -101,6 +109,9 @@ export function Budgets({ session, search }: PageProps) {
           )}
         </Resolved>
       </section>
+      {editingBudget && (
+        <BudgetEditForm key={editingBudget.id} budget={editingBudget} label={describeScope(editingBudget, projects.data ?? [])} onDone={reload} />
+      )}
       <section aria-label="Projects">
         <h2>Projects</h2>
         <Resolved resource={projects} label="Loading projects…">
@@ -110,7 +121,10 @@ export function Budgets({ session, search }: PageProps) {
             <TableScroll label="Projects">
               <table class="stack" data-testid="projects-table">
                 <thead>
-                  <tr><th scope="col">Name</th><th scope="col">Models</th><th scope="col">Shared limits</th><th scope="col" class="number">Keys</th></tr>
+                  <tr>
+                    <th scope="col">Name</th><th scope="col">Models</th><th scope="col">Shared limits</th><th scope="col">Allowed addresses</th>
+                    <th scope="col" class="number">Keys</th>{writes && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+                  </tr>
                 </thead>
                 <tbody>
                   {list.map((project) => (
@@ -118,7 +132,15 @@ export function Budgets({ session, search }: PageProps) {
                       <td data-label="Name">{project.name}</td>
                       <td data-label="Models">{project.models ? project.models.join(', ') : <span class="muted">all</span>}</td>
                       <td data-label="Shared limits">{[project.rpm && `${project.rpm} rpm`, project.tpm && `${project.tpm} tpm`, project.concurrency && `${project.concurrency} at once`].filter(Boolean).join(', ') || <span class="muted">none</span>}</td>
+                      <td data-label="Allowed addresses">{project.allowed_ips ? project.allowed_ips.join(', ') : <span class="muted">any</span>}</td>
                       <td class="number" data-label="Keys">{project.keys}</td>
+                      {writes && (
+                        <td class="row-actions">
+                          <button type="button" class="button small secondary" onClick={() => setEditingProject(project)}
+                            aria-label={`Edit project ${project.name}`}>Edit</button>
+                          <DeleteProjectButton project={project} onDeleted={reload} />
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>
@@ -127,6 +149,7 @@ export function Budgets({ session, search }: PageProps) {
           )}
         </Resolved>
       </section>
+      {editingProject && <ProjectEditForm key={editingProject.id} project={editingProject} models={session.models} onDone={reload} />}
       {writes && account && <NewProjectForm accountId={Number(account)} onCreated={reload} />}
       {writes && account && <NewBudgetForm accountId={Number(account)} projects={projects.data ?? []} onCreated={reload} />}
     </>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { can } from '../access.ts'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
@@ -8,16 +9,16 @@ import { dayAfter, isoDay, keyLabel } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
-import type { Key } from '../types.ts'
+import type { Key, Project } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 
-type Filters = Record<'account' | 'key' | 'model' | 'status' | 'from' | 'to', string>
+type Filters = Record<'account' | 'project' | 'key' | 'model' | 'status' | 'from' | 'to', string>
 
 const statuses: [string, string][] = [['', 'Any status'], ['ok', 'Succeeded'], ['error', 'Failed (4xx and 5xx)'], ['4xx', 'Client errors (4xx)'], ['429', 'Rate limited (429)'], ['5xx', 'Server errors (5xx)']]
 
 function readFilters(search: URLSearchParams): Filters {
   return {
-    account: search.get('account') ?? '', key: search.get('key') ?? '', model: search.get('model') ?? '', status: search.get('status') ?? '',
+    account: search.get('account') ?? '', project: search.get('project') ?? '', key: search.get('key') ?? '', model: search.get('model') ?? '', status: search.get('status') ?? '',
     from: search.get('from') ?? isoDay(29), to: search.get('to') ?? isoDay(0),
   }
 }
@@ -30,11 +31,14 @@ export function Usage({ session, search }: PageProps) {
   useEffect(() => setDraft(readFilters(search)), [search.toString()])
   const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
+  // Projects are offered where the login may read them (budgets:read), as the key form does.
+  const projects = useResource<Project[]>(can(session, 'budgets:read') ? `/projects${queryString({ account_id: admin ? draft.account : undefined })}` : null)
   const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
   const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
   // Every filter applies to the summary and the request log alike: a summary filtered to 429s counts only those.
   const scope = {
-    account_id: admin ? applied.account || undefined : session.user.account?.id, key_id: applied.key || undefined, model: applied.model || undefined,
+    account_id: admin ? applied.account || undefined : session.user.account?.id, project_id: applied.project || undefined, key_id: applied.key || undefined,
+    model: applied.model || undefined,
     status: applied.status || undefined,
   }
   const apply = (event: Event) => {
@@ -48,7 +52,13 @@ export function Usage({ session, search }: PageProps) {
       <form class="card filters-form" onSubmit={apply} aria-label="Filters">
         <div class="grid">
           {admin && (
-            <AccountSelect value={draft.account} empty="All accounts" onValue={(account) => setDraft({ ...draft, account, key: '' })} />
+            <AccountSelect value={draft.account} empty="All accounts" onValue={(account) => setDraft({ ...draft, account, project: '', key: '' })} />
+          )}
+          {!!projects.data?.length && (
+            <SelectField label="Project" value={draft.project} onValue={set('project')}>
+              <option value="">All projects</option>
+              {projects.data.map((project) => <option key={project.id} value={String(project.id)}>{project.name}</option>)}
+            </SelectField>
           )}
           <SelectField label="Key" value={draft.key} onValue={set('key')}>
             <option value="">All keys</option>
