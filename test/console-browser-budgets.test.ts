@@ -33,10 +33,11 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   const projectForm = page.getByRole('form', { name: 'New project' })
   await projectForm.getByLabel('Name').fill('team')
   await projectForm.getByLabel('Requests per minute, shared').fill('600')
+  await projectForm.getByLabel('Allowed addresses').fill('127.0.0.1 ::1') // the team's requests below come from loopback
   await projectForm.getByRole('button', { name: 'Create project' }).click()
   const projectRow = page.getByTestId('projects-table').locator('tbody tr')
   await projectRow.getByText('team').waitFor()
-  expect(await projectRow.getByRole('cell').allTextContents()).toEqual(['team', 'all', '600 rpm', 'any', '0', 'EditDelete'])
+  expect(await projectRow.getByRole('cell').allTextContents()).toEqual(['team', 'all', '600 rpm', '127.0.0.1, ::1', '0', 'EditDelete'])
 
   const budgetForm = page.getByRole('form', { name: 'New budget' })
   await budgetForm.getByLabel('For').selectOption({ label: 'Project team' })

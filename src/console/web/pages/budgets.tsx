@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { can } from '../access.ts'
+import { addressListHint, readAddressList } from '../address-list.ts'
 import { callApi, postJson, queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { BudgetEditForm } from '../components/budget-edit.tsx'
@@ -159,15 +160,18 @@ export function Budgets({ session, search }: PageProps) {
 function NewProjectForm({ accountId, onCreated }: { accountId: number; onCreated: () => void }) {
   const [name, setName] = useState('')
   const [rpm, setRpm] = useState('')
+  const [allowedIps, setAllowedIps] = useState('')
   return (
     <CreateForm title="New project" submitLabel="Create project" onSubmit={async () => {
-      await postJson('/projects', { account_id: accountId, name, rpm: rpm ? Number(rpm) : null })
+      await postJson('/projects', { account_id: accountId, name, rpm: rpm ? Number(rpm) : null, allowed_ips: readAddressList(allowedIps) })
       setName('')
       setRpm('')
+      setAllowedIps('')
       onCreated()
     }}>
       <TextField label="Name" value={name} onValue={setName} required maxLength={100} />
       <TextField label="Requests per minute, shared" value={rpm} onValue={setRpm} inputMode="numeric" hint="Empty: no shared limit" />
+      <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps} hint={addressListHint} />
     </CreateForm>
   )
 }
