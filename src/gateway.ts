@@ -215,11 +215,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       server.stop(true)
       await folder.stop()
       await auditRetention.stop()
-      await services.alerting.stop()
       services.keys.stop()
       services.shared?.stop()
       await services.ledger.drain()
       services.ledger.stop()
+      // After the last bills: a balance they took below a webhook's amount is still decided and stored.
+      await services.alerting.stop()
       await spool.close()
       await services.telemetry?.stop()
       await services.store.close()

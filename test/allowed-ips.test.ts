@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { ApiError, GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
+import type { Logger } from '../src/core/logger.ts'
 import { systemActor } from '../src/domain/actor.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 
@@ -12,9 +13,15 @@ import { mockConfig, startTestGateway, type TestGateway } from './support/gatewa
 let gateway: TestGateway
 let secret: string
 let keyId: string
+const logs: { message: string; fields: Record<string, unknown> }[] = []
+const logger: Logger = {
+  info: (fields, message) => logs.push({ message, fields }),
+  warn: (fields, message) => logs.push({ message, fields }),
+  error: (fields, message) => logs.push({ message, fields }),
+}
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ config: { ...mockConfig, trusted_proxies: ['127.0.0.1/32', '::1'] } })
+  gateway = await startTestGateway({ logger, config: { ...mockConfig, trusted_proxies: ['127.0.0.1/32', '::1'] } })
   const created = await gateway.gateway.services.keyService.create({
     accountId: gateway.account.id, name: 'office only', allowedIps: ['203.0.113.0/24', '2001:db8:1::/48', '198.51.100.7'],
   }, systemActor('test'))
@@ -67,6 +74,12 @@ describe('allowed_ips', () => {
       expect(body).toContain('Requests from this address are not allowed.')
       for (const secretPart of [keyId, secret.slice(0, 11), 'office', '203.0.113', '2001:db8:1', 'allowed_ips', 'key']) expect(body).not.toContain(secretPart)
     }
+    // The operator's log says which key was tried from where, and never the secret.
+    const refused = logs.filter((line) => line.fields.error === 'address_not_allowed')
+    expect(refused.map((line) => [line.fields.status, line.fields.client, line.fields.detail])).toEqual([
+      [403, '198.51.100.8', `key ${keyId}`], [403, '2001:db8:2::1', `key ${keyId}`], [403, '10.1.2.3', `key ${keyId}`],
+    ])
+    expect(JSON.stringify(logs)).not.toContain(secret)
   })
 
   test('the address is the one the trusted proxy reports: a forged hop in front of it changes nothing', async () => {

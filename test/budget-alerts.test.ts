@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseUsd } from '../src/core/money.ts'
+import { openSqliteStore } from '../src/db/sqlite/store.ts'
 import { systemActor } from '../src/domain/actor.ts'
 import { exactChat, exactModel, projectWithBudget } from './support/budgets.ts'
 import { pollUntil } from './support/poll.ts'
@@ -40,4 +44,18 @@ test('six requests against a project budget covering five: its thresholds are se
     expect(delivery.valid).toBe(true)
     expect(delivery.body.data).toMatchObject({ scope: 'project', project_id: String(project.id), budget_id: String(budget.id), limit_usd: '0.015', period_start: monday.toISOString() })
   }
+})
+
+test('a threshold the last bills reached is still stored when the gateway stops', async () => {
+  const databasePath = join(mkdtempSync(join(tmpdir(), 'budget-alerts-stop-')), 'tollgate.db')
+  const stopping = await startTestGateway({ databasePath, config: { ...mockConfig, models: [...mockConfig.models, exactModel], webhooks: { allow_private_addresses: true } } })
+  await stopping.gateway.services.alerting.webhooks.create({ accountId: stopping.account.id, url: 'https://hooks.example.com/late', events: ['budget.threshold'], budgetPercents: [10] }, systemActor('test'))
+  const { project } = await projectWithBudget(stopping.gateway, stopping.account.id, 'late', { amount: parseUsd('0.015'), period: 'week' })
+  const { secret } = await stopping.createKey({ projectId: project.id })
+  await (await exactChat(stopping.url, secret)).text()
+  await stopping.gateway.stop(1000)
+  const store = openSqliteStore(databasePath)
+  const deliveries = await store.webhooks.listDeliveries({ accountId: stopping.account.id }, 5)
+  expect(deliveries.map((delivery) => [delivery.event, JSON.parse(delivery.payload).data.percent])).toEqual([['budget.threshold', 10]])
+  await store.close()
 })

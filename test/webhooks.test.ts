@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openSqliteStore } from '../src/db/sqlite/store.ts'
+import { systemActor } from '../src/domain/actor.ts'
 import { createAdminToken } from '../src/domain/admin-tokens.ts'
 import { pollUntil } from './support/poll.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
@@ -127,6 +132,21 @@ describe('webhooks', () => {
     expect(rows.map((row) => row.action)).toEqual(['webhook.delete', 'webhook.create'])
     expect(JSON.stringify(rows)).not.toContain(secret)
     expect(JSON.stringify((await admin('GET', '/webhooks')).body)).not.toContain('whsec_')
+  })
+})
+
+describe('shutdown', () => {
+  test('a balance the last bills took below the amount is still decided and stored when the gateway stops', async () => {
+    const databasePath = join(mkdtempSync(join(tmpdir(), 'alerts-stop-')), 'tollgate.db')
+    const stopping = await startTestGateway({ databasePath, balanceUsd: '1', config: { ...mockConfig, webhooks: webhooksConfig } })
+    const { webhooks } = stopping.gateway.services.alerting
+    await webhooks.create({ accountId: stopping.account.id, url: 'https://hooks.example.com/late', events: ['balance.below'], balanceBelow: 2_000_000_000 }, systemActor('test'))
+    await new OpenAI({ baseURL: stopping.baseUrl, apiKey: stopping.key, maxRetries: 0 }).chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+    await stopping.gateway.stop(1000)
+    const store = openSqliteStore(databasePath)
+    const [delivery] = await store.webhooks.listDeliveries({ accountId: stopping.account.id }, 5)
+    expect(delivery).toMatchObject({ event: 'balance.below', dedupeKey: expect.stringMatching(/^balance\.below:2000000000:/) })
+    await store.close()
   })
 })
 

@@ -32,6 +32,9 @@ export const deliveryValues = (delivery: NewDelivery) => [
 export const dueSql = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
   ORDER BY next_attempt_at LIMIT ?`
 
+/** Whether anything is due: every instance asks each `poll_ms`, and nearly always nothing is (no transaction then). */
+export const anyDueSql = `SELECT 1 AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) LIMIT 1`
+
 export const finishSql = `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, first_attempt_at = ?, last_attempt_at = ?, next_attempt_at = ?,
   last_status = ?, last_error = ?, delivered_at = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?`
 

@@ -1,5 +1,5 @@
 import { DomainError } from './errors.ts'
-import { parseAllowedIps } from '../core/allowed-ips.ts'
+import { normalizeAllowedIps } from '../core/allowed-ips.ts'
 import type { KeyChanges } from './repositories.ts'
 
 /** A field of a key that a change may set (domain names: each caller names them its own way, `budget_usd`, `--budget`). */
@@ -90,22 +90,11 @@ function checkExpiry(expiresAt: number | null, now: number): number | null {
   return expiresAt
 }
 
-export function checkAllowedIps(entries: string[] | null): string[] | null {
+function checkAllowedIps(entries: string[] | null): string[] | null {
   if (entries === null) return null
-  const trimmed = [...new Set(entries.map((entry) => (typeof entry === 'string' ? entry.trim() : entry)))]
   try {
-    parseAllowedIps(trimmed, '')
+    return normalizeAllowedIps(entries)
   } catch (error) {
-    // parseAllowedIps names the field itself; each caller names it its own way (`allowed_ips`, `--allowed-ips`).
-    throw new KeyInputError('allowedIps', ruleOf((error as Error).message))
+    throw new KeyInputError('allowedIps', (error as Error).message)
   }
-  return trimmed
-}
-
-/** The parser's message made to follow a field's name: `[1]: "10.0.0.300" is not…` → `has a bad entry 2: "10.0.0.300" is not…`. */
-function ruleOf(message: string): string {
-  const entry = /^\[(\d+)\]:? (.*)$/s.exec(message)
-  if (!entry) return message.trim()
-  const fault = entry[2]!.startsWith('must') ? `it ${entry[2]}` : entry[2]
-  return `has a bad entry ${Number(entry[1]) + 1}: ${fault}`
 }

@@ -36,5 +36,6 @@ export function refuseOtherAddresses(key: KeyRecord, request: Request, server: S
   const rules = addressRulesFor(key)
   if (rules === undefined) return
   if (passesAddressRules(rules, clientAddress(request, server, trustedProxies))) return
-  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed' })
+  // The operator's log line says which key was tried from where (noteUnauthenticated); the caller learns neither.
+  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed', logDetail: `key ${key.id}` })
 }

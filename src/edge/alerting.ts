@@ -44,17 +44,17 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     timer.unref?.()
     timers.push(timer)
   }
+  /** The keys of each account with a webhook told of expiries, read once per account. */
   const checkExpiringKeys = async () => {
-    for (const webhook of await store.webhooks.list()) {
-      if (webhook.events.includes('key.expiring')) await alerts.checkExpiringKeys(await store.keys.list(webhook.accountId))
-    }
+    const accounts = new Set((await store.webhooks.list()).filter((webhook) => webhook.events.includes('key.expiring')).map((webhook) => webhook.accountId))
+    for (const accountId of accounts) await alerts.checkExpiringKeys(await store.keys.list(accountId))
   }
   return {
     alerts, deliverer, webhooks,
     ledgerWritten(batch) {
       if (!alerts.watching) return
       for (const write of batch) if (write.kind === 'settle' && write.usage.cost > 0) alerts.balanceMoved(write.usage.accountId)
-      budgetsCharged(batch)
+      budgetsCharged.written(batch)
     },
     async start() {
       await alerts.refresh()
@@ -65,9 +65,10 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
     },
     async stop() {
       for (const timer of timers) clearInterval(timer)
-      alerts.stop()
       deliverer.stop()
+      await budgetsCharged.flush()
       await alerts.settled()
+      alerts.stop()
       // An attempt still waiting on a slow receiver is not waited for long: its claim runs out and an instance sends it again.
       await Promise.race([deliverer.idle(), Bun.sleep(1000)])
     },

@@ -10,16 +10,23 @@ import type { Store } from '../domain/repositories.ts'
  * are read (a moment later, all of them at once, off every request's path) and each one's spend told to the alerts,
  * which store each threshold once per period. Only while some webhook watches anything.
  */
-export function watchBudgetSpend(store: Store, alerts: Alerts, logger: Logger, delayMs = 100): (batch: readonly LedgerWrite[]) => void {
+export interface BudgetSpendWatch {
+  /** The ledger's hook: the periods a committed batch charged are noted, and read a moment later. */
+  written(batch: readonly LedgerWrite[]): void
+  /** Read what is noted now (shutdown: the last bills' thresholds are still told). */
+  flush(): Promise<void>
+}
+
+export function watchBudgetSpend(store: Store, alerts: Alerts, logger: Logger, delayMs = 100): BudgetSpendWatch {
   const charged = new Set<string>()
   let timer: ReturnType<typeof setTimeout> | undefined
   const report = async () => {
-    timer = undefined
     const refs = decodePeriodRefs([...charged].join(','))
     charged.clear()
     for (const { budgetId, start } of refs) {
       const budget = await store.budgets.findBudget(budgetId)
-      if (!budget) continue
+      // Its period's spend is read only when a webhook of its account would hear of it.
+      if (!budget || !alerts.watchesBudgets(budget.accountId)) continue
       const { spent } = await store.budgets.periodFigures(budgetId, start)
       alerts.spendObserved({
         scope: { kind: budget.scope, accountId: budget.accountId, projectId: budget.projectId === null ? null : String(budget.projectId), keyId: budget.keyId },
@@ -27,14 +34,26 @@ export function watchBudgetSpend(store: Store, alerts: Alerts, logger: Logger, d
       })
     }
   }
-  return (batch) => {
-    if (!alerts.watching) return
-    for (const write of batch) {
-      if (write.kind !== 'settle' || write.usage.cost === 0 || !write.budgetPeriods) continue
-      for (const ref of write.budgetPeriods.split(',')) charged.add(ref)
-    }
-    if (charged.size === 0 || timer !== undefined) return
-    timer = setTimeout(() => void report().catch((error: unknown) => reportFailure(logger, error, { route: 'budget alerts' })), delayMs)
-    timer.unref?.()
+  let reporting: Promise<void> = Promise.resolve()
+  const reportNow = () => {
+    clearTimeout(timer)
+    timer = undefined
+    reporting = reporting.then(report).catch((error: unknown) => {
+      reportFailure(logger, error, { route: 'budget alerts' })
+    })
+    return reporting
+  }
+  return {
+    written(batch) {
+      if (!alerts.watching) return
+      for (const write of batch) {
+        if (write.kind !== 'settle' || write.usage.cost === 0 || !write.budgetPeriods) continue
+        for (const ref of write.budgetPeriods.split(',')) charged.add(ref)
+      }
+      if (charged.size === 0 || timer !== undefined) return
+      timer = setTimeout(() => void reportNow(), delayMs)
+      timer.unref?.()
+    },
+    flush: () => (charged.size > 0 ? reportNow() : reporting),
   }
 }

@@ -65,7 +65,7 @@ export async function lookUpRequestCaller(services: Services, secret: string | u
 /** A refusal before the body was read: the connection is closed after it. */
 function refusedEarly(error: unknown): unknown {
   if (!(error instanceof GatewayError)) return error
-  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection } })
+  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection }, logDetail: error.logDetail })
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SQL } from 'bun'
 import type { WebhookRepository } from '../../domain/alerts/records.ts'
 import {
-  balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
+  anyDueSql, balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
 } from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 import { rawSql, type Runner } from './raw-sql.ts'
@@ -43,7 +43,7 @@ export function createPostgresWebhooks(client: SQL): WebhookRepository {
         return added
       })
     },
-    claimDue: (owner, now, claimedUntil, max) => client.begin(async (tx) => {
+    claimDue: async (owner, now, claimedUntil, max) => !(await first(anyDueSql, [now, now])) ? [] : client.begin(async (tx) => {
       // SKIP LOCKED: a delivery another instance is claiming right now is passed over, never waited for or taken twice.
       const ids = (await all(`${dueSql} FOR UPDATE SKIP LOCKED`, [now, now, max], tx)).map((row) => row.id as string)
       if (ids.length === 0) return []

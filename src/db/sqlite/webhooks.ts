@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { WebhookRepository } from '../../domain/alerts/records.ts'
 import {
-  balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
+  anyDueSql, balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
 } from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 
@@ -54,7 +54,7 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
       return deliveries.length ? enqueue.immediate(deliveries) : 0
     },
     async claimDue(owner, now, claimedUntil, max) {
-      return claim.immediate(owner, now, claimedUntil, max)
+      return get(anyDueSql, now, now) ? claim.immediate(owner, now, claimedUntil, max) : []
     },
     async finishAttempt(id, owner, outcome) {
       const delivered = outcome.status === 'delivered' ? outcome.at : null

@@ -2,7 +2,7 @@ import type { Logger } from '../../core/logger.ts'
 import { silentLogger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { KeyRecord } from '../records.ts'
-import { balanceBelow, budgetThreshold, keyExpiring, reachedPercents, type SpendObservation } from './payloads.ts'
+import { balanceBelow, budgetThreshold, keyExpiring, onceKeys, reachedPercents, type SpendObservation } from './payloads.ts'
 import type { NewDelivery, WebhookRecord, WebhookRepository } from './records.ts'
 
 export interface AlertsOptions {
@@ -28,7 +28,9 @@ export class Alerts {
   private byAccount = new Map<number, WebhookRecord[]>()
   /** Accounts whose balance moved since the last round of reads. */
   private readonly moved = new Set<number>()
+  /** Set while moved balances wait for their round; `readingBalances` while a round reads them. */
   private balanceTimer: ReturnType<typeof setTimeout> | undefined
+  private readingBalances = false
   /** Alerts stored (or being stored) by this instance: a spend reported on every settle stores each threshold once. */
   private readonly stored = new Set<string>()
   private readonly logger: Logger
@@ -55,7 +57,7 @@ export class Alerts {
   balanceMoved(accountId: number): void {
     if (!this.byAccount.get(accountId)?.some(watchesBalance)) return
     this.moved.add(accountId)
-    this.balanceTimer ??= setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
+    if (!this.readingBalances) this.scheduleBalances()
   }
 
   /**
@@ -72,7 +74,7 @@ export class Alerts {
       // A project's webhook hears only of its project's budgets (and its keys'); an account's hears of all.
       if (webhook.projectId !== null && webhook.projectId !== observation.scope.projectId) continue
       for (const percent of reachedPercents(webhook.budgetPercents, observation.spent, observation.limit)) {
-        const once = `${webhook.id}|budget.threshold:${observation.budgetId}:${observation.periodStart}:${percent}`
+        const once = `${webhook.id}|${onceKeys.budgetThreshold(observation, percent)}`
         if (this.stored.has(once)) continue
         this.remember(once)
         due.push(budgetThreshold(webhook, observation, percent, at))
@@ -90,7 +92,7 @@ export class Alerts {
       if (key.expiresAt === null || key.revokedAt !== null || key.expiresAt <= at) continue
       for (const webhook of this.byAccount.get(key.accountId) ?? []) {
         if (!webhook.events.includes('key.expiring') || key.expiresAt - at > webhook.expiryDays * 86_400_000) continue
-        const once = `${webhook.id}|key.expiring:${key.id}:${key.expiresAt}`
+        const once = `${webhook.id}|${onceKeys.keyExpiring(key.id, key.expiresAt)}`
         if (this.stored.has(once)) continue
         this.remember(once)
         due.push(keyExpiring(webhook, { id: key.id, name: key.name, expiresAt: key.expiresAt }, at))
@@ -99,23 +101,46 @@ export class Alerts {
     return due.length ? this.store(due) : Promise.resolve()
   }
 
+  /**
+   * Whether a webhook of this account would hear of a budget's spend: the budgets feature may skip reading a spent
+   * figure it does not hold in memory when none would (a cheap lookup in memory).
+   */
+  watchesBudgets(accountId: number): boolean {
+    return this.byAccount.get(accountId)?.some((webhook) => webhook.events.includes('budget.threshold')) ?? false
+  }
+
   /** Whether any webhook watches anything (the gateway skips its hooks when none does). */
   get watching(): boolean {
     return this.byAccount.size > 0
   }
 
   /** Resolves once everything noticed so far is stored (tests; shutdown). */
+  /** Balances waiting for their round are read at once; resolves once everything noticed so far is stored (tests; shutdown). */
   async settled(): Promise<void> {
-    while (this.balanceTimer !== undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (this.balanceTimer !== undefined || this.readingBalances) {
+      if (this.balanceTimer !== undefined) {
+        clearTimeout(this.balanceTimer)
+        this.readBalances()
+      }
+      await this.pending
+    }
     await this.pending
   }
 
+  /** No more rounds (the gateway stops; `settled` first stores what was noticed). */
   stop(): void {
     clearTimeout(this.balanceTimer)
     this.balanceTimer = undefined
+    this.moved.clear()
+  }
+
+  private scheduleBalances(): void {
+    this.balanceTimer ??= setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
   }
 
   private readBalances(): void {
+    this.balanceTimer = undefined
+    this.readingBalances = true
     const accounts = [...this.moved]
     this.moved.clear()
     void this.store((async () => {
@@ -125,7 +150,7 @@ export class Alerts {
         if (!state) continue
         for (const webhook of this.byAccount.get(accountId) ?? []) {
           if (!watchesBalance(webhook) || state.balance >= webhook.balanceBelow!) continue
-          const once = `${webhook.id}|balance.below:${webhook.balanceBelow}:${state.lastCreditId}`
+          const once = `${webhook.id}|${onceKeys.balanceBelow(webhook.balanceBelow!, state.lastCreditId)}`
           if (this.stored.has(once)) continue
           this.remember(once)
           due.push(balanceBelow(webhook, state.balance, state.lastCreditId, this.clock()))
@@ -133,9 +158,9 @@ export class Alerts {
       }
       return due
     })(), () => {
-      this.balanceTimer = undefined
+      this.readingBalances = false
       // Balances that moved while these were read get their own round.
-      if (this.moved.size) this.balanceTimer = setTimeout(() => this.readBalances(), this.options.balanceDelayMs ?? 100)
+      if (this.moved.size) this.scheduleBalances()
     })
   }
 

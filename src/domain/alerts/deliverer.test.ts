@@ -77,3 +77,27 @@ test('an answer other than 2xx is retried, Retry-After is honoured, and a 2xx en
   }
   expect(seen).toEqual([['pending', 10, 500], ['pending', 120, 429], ['pending', 40, 302], ['delivered', 0, 204]])
 })
+
+test('a receiver that hangs holds only its own delivery: an alert that comes after it is sent meanwhile', async () => {
+  const other = { ...webhook, id: 'wh_other', url: 'https://other.example.com/x' }
+  await store.webhooks.insert(other)
+  let release = () => {}
+  const sent: string[] = []
+  const mixed = deliverer(async ({ url }) => {
+    sent.push(url)
+    if (url === webhook.url) await new Promise<void>((resolve) => (release = resolve))
+    return { status: 204 }
+  })
+  const offer = (target: WebhookRecord, id: string) => store.webhooks.enqueue([{ id, webhookId: target.id, accountId: target.accountId, event: 'budget.threshold', dedupeKey: id, payload: '{}', createdAt: now }])
+  await offer(webhook, 'whd_slow')
+  mixed.wake()
+  while (sent.length === 0) await Bun.sleep(1)
+  await offer(other, 'whd_next')
+  mixed.wake()
+  const deadline = Date.now() + 5000
+  while ((await store.webhooks.listDeliveries({ status: 'delivered' }, 5)).length === 0 && Date.now() < deadline) await Bun.sleep(5)
+  expect((await store.webhooks.listDeliveries({}, 5)).map((row) => [row.id, row.status]).sort()).toEqual([['whd_next', 'delivered'], ['whd_slow', 'pending']])
+  release()
+  await mixed.idle()
+  expect((await store.webhooks.listDeliveries({ status: 'delivered' }, 5)).map((row) => row.id).sort()).toEqual(['whd_next', 'whd_slow'])
+})

@@ -32,7 +32,8 @@ export interface DelivererOptions {
  */
 export class Deliverer {
   private timer: ReturnType<typeof setInterval> | undefined
-  private running: Promise<void> | undefined
+  private claiming: Promise<void> | undefined
+  private readonly inFlight = new Set<Promise<void>>()
   private again = false
   private readonly logger: Logger
   private readonly clock: () => number
@@ -48,16 +49,16 @@ export class Deliverer {
     this.wake()
   }
 
-  /** Look for due deliveries now (new alerts were stored); one round at a time, another after it when asked meanwhile. */
+  /** Look for due deliveries now (new alerts were stored, an attempt ended); one claim at a time, another after it when asked meanwhile. */
   wake(): void {
-    if (this.running !== undefined) {
+    if (this.claiming !== undefined) {
       this.again = true
       return
     }
-    this.running = this.round().catch((error: unknown) => {
+    this.claiming = this.claim().catch((error: unknown) => {
       reportFailure(this.logger, error, { route: 'webhook deliveries' })
     }).finally(() => {
-      this.running = undefined
+      this.claiming = undefined
       if (this.again) {
         this.again = false
         this.wake()
@@ -65,20 +66,33 @@ export class Deliverer {
     })
   }
 
-  /** Resolves when the round in progress (and any it asked for) is over: tests, and shutdown. */
+  /** Resolves when no claim and no attempt is in progress: tests, and shutdown. */
   async idle(): Promise<void> {
-    while (this.running !== undefined) await this.running
+    while (this.claiming !== undefined || this.inFlight.size > 0) await Promise.all([this.claiming, ...this.inFlight])
   }
 
   stop(): void {
     clearInterval(this.timer)
   }
 
-  private async round(): Promise<void> {
+  /**
+   * Claim as many due deliveries as there are free places, and start them without waiting for them: a slow receiver
+   * holds only its own places, and each attempt that ends makes room for the next delivery at once.
+   */
+  private async claim(): Promise<void> {
+    const room = (this.options.concurrency ?? 16) - this.inFlight.size
+    if (room <= 0) return
     const now = this.clock()
-    const claimed = await this.options.repository.claimDue(this.options.owner, now, now + this.options.timeoutMs + 30_000, this.options.concurrency ?? 16)
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)))
-    if (claimed.length === (this.options.concurrency ?? 16)) this.again = true
+    const claimed = await this.options.repository.claimDue(this.options.owner, now, now + this.options.timeoutMs + 30_000, room)
+    for (const delivery of claimed) {
+      const attempt: Promise<void> = this.attempt(delivery).catch((error: unknown) => {
+        reportFailure(this.logger, error, { route: 'webhook deliveries' })
+      }).finally(() => {
+        this.inFlight.delete(attempt)
+        this.wake()
+      })
+      this.inFlight.add(attempt)
+    }
   }
 
   private async attempt(delivery: DeliveryRecord): Promise<void> {

@@ -13,9 +13,20 @@ export function deliveryOf(webhook: WebhookRecord, event: AlertEvent, dedupeKey:
   return { id, webhookId: webhook.id, accountId: webhook.accountId, event, dedupeKey, payload, createdAt: at }
 }
 
+/**
+ * What makes each alert once-only, per webhook (the store's unique key, and this instance's memory of what it stored):
+ * a balance's threshold between two credits, a budget's threshold in one period, a key's expiry.
+ */
+export const onceKeys = {
+  balanceBelow: (threshold: number, lastCreditId: number): string => `balance.below:${threshold}:${lastCreditId}`,
+  budgetThreshold: (observation: Pick<SpendObservation, 'budgetId' | 'periodStart'>, percent: number): string =>
+    `budget.threshold:${observation.budgetId}:${observation.periodStart}:${percent}`,
+  keyExpiring: (keyId: string, expiresAt: number): string => `key.expiring:${keyId}:${expiresAt}`,
+}
+
 /** `balance.below`: once per threshold between two credits (a credit is a new occasion: the balance was topped up). */
 export function balanceBelow(webhook: WebhookRecord, balance: number, lastCreditId: number, at: number): NewDelivery {
-  return deliveryOf(webhook, 'balance.below', `balance.below:${webhook.balanceBelow}:${lastCreditId}`, {
+  return deliveryOf(webhook, 'balance.below', onceKeys.balanceBelow(webhook.balanceBelow!, lastCreditId), {
     threshold_usd: formatUsd(webhook.balanceBelow!), balance_usd: formatUsd(balance),
   }, at)
 }
@@ -24,7 +35,8 @@ export function balanceBelow(webhook: WebhookRecord, balance: number, lastCredit
 export interface SpendObservation {
   /** Whose budget: the account's, one of its projects', or one of its keys'. */
   scope: { kind: 'account' | 'project' | 'key'; accountId: number; projectId?: string | null; keyId?: string | null }
-  budgetId: string
+  /** The budget's id (numbers are fine: it is only written into the alert and its once-only key). */
+  budgetId: string | number
   /** The start of the budget's current period (epoch ms): a threshold is told once per period. */
   periodStart: number
   /** Integer nano-dollars, as the ledger keeps them. */
@@ -34,8 +46,8 @@ export interface SpendObservation {
 
 export function budgetThreshold(webhook: WebhookRecord, observation: SpendObservation, percent: number, at: number): NewDelivery {
   const { scope } = observation
-  return deliveryOf(webhook, 'budget.threshold', `budget.threshold:${observation.budgetId}:${observation.periodStart}:${percent}`, {
-    scope: scope.kind, project_id: scope.projectId ?? null, key_id: scope.keyId ?? null, budget_id: observation.budgetId,
+  return deliveryOf(webhook, 'budget.threshold', onceKeys.budgetThreshold(observation, percent), {
+    scope: scope.kind, project_id: scope.projectId ?? null, key_id: scope.keyId ?? null, budget_id: String(observation.budgetId),
     period_start: new Date(observation.periodStart).toISOString(), percent, spent_usd: formatUsd(observation.spent), limit_usd: formatUsd(observation.limit),
   }, at)
 }
@@ -48,7 +60,7 @@ export function reachedPercents(percents: readonly number[], spent: number, limi
 
 /** `key.expiring`: once per key and expiry time (a key given a new expiry is a new occasion). */
 export function keyExpiring(webhook: WebhookRecord, key: { id: string; name: string | null; expiresAt: number }, at: number): NewDelivery {
-  return deliveryOf(webhook, 'key.expiring', `key.expiring:${key.id}:${key.expiresAt}`, {
+  return deliveryOf(webhook, 'key.expiring', onceKeys.keyExpiring(key.id, key.expiresAt), {
     key_id: key.id, key_name: key.name, expires_at: new Date(key.expiresAt).toISOString(),
     days_left: Math.max(0, Math.floor((key.expiresAt - at) / 86_400_000)),
   }, at)

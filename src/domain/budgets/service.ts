@@ -1,9 +1,10 @@
+import { normalizeAllowedIps } from '../../core/allowed-ips.ts'
 import { formatBudgetPeriod, parseBudgetPeriod, parseTimeZone } from '../../core/budget-period/index.ts'
 import type { Actor } from '../actor.ts'
 import { auditChange } from '../audit/note.ts'
 import { budgetObject, projectObject } from '../audit/objects.ts'
 import { DomainError } from '../errors.ts'
-import { checkAllowedIps, type KeyInputError, maxKeyLimit, maxKeyNameLength } from '../key-rules.ts'
+import { maxKeyLimit, maxKeyNameLength } from '../key-rules.ts'
 import type { BudgetRecord, BudgetScope, KeyRecord, ProjectRecord } from '../records.ts'
 import { budgetFigures, keyViewJson } from './key-view.ts'
 import type { KeyRepository } from '../repositories.ts'
@@ -162,9 +163,9 @@ export class BudgetService {
     }
     if (changes.allowedIps !== undefined) {
       try {
-        checked.allowedIps = checkAllowedIps(changes.allowedIps)
+        checked.allowedIps = changes.allowedIps && normalizeAllowedIps(changes.allowedIps)
       } catch (error) {
-        throw invalid(`allowed_ips ${(error as KeyInputError).rule}`)
+        throw invalid(`allowed_ips ${(error as Error).message}`)
       }
     }
     return checked

@@ -4,7 +4,8 @@ import type { Services } from '../../edge/services.ts'
 import { routeOf } from './route-of.ts'
 
 /**
- * A request refused before it had a valid key (401, or 429 for too many unknown keys from one address): no account
+ * A request refused before it had a valid key (401, 429 for too many unknown keys from one address, or 403 for a key
+ * used from an address its `allowed_ips` leave out, whose id the log's `detail` names): no account
  * to charge a usage row to — and rows for unknown keys would let anyone fill the database — so only a counter and a
  * log line with the reason and the client's address. Never the secret, nor any part of it.
  */
@@ -15,5 +16,6 @@ export function noteUnauthenticated(services: Services, request: Request, reques
   services.logger.info({
     request_id: requestId, route: routeOf(request), status, error: reason,
     client: clientAddress(request, services.server, services.config.trustedProxies),
+    ...(failure.logDetail !== undefined && { detail: failure.logDetail }),
   }, 'request')
 }

@@ -5,9 +5,10 @@ import { addLogin } from './support/console.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts'
 
-// The Webhooks page in a real (headless) Chromium: an account admin makes a webhook and sees its secret once, a
-// delivery that a receiver refuses shows with its error and attempts, a refused URL is named on its field, and a
-// webhook is deleted; a viewer has no such page.
+// Issue 27's alerts and address rules in a real (headless) Chromium. The Webhooks page: an account admin makes a
+// webhook and sees its secret once, a delivery that a receiver refuses shows with its error and attempts, a refused
+// URL is named on its field, and a webhook is deleted; a viewer has no such page. A key's allowed addresses are set
+// from its page, a bad entry named on the field.
 let browser: Browser
 let gateway: TestGateway
 let receiver: WebhookReceiver
@@ -32,7 +33,7 @@ afterAll(async () => {
 const signIn = (username: string) => signInPage(browser, gateway.url, username, passwords[username]!)
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click()
 
-describe('the Webhooks page in Chromium', () => {
+describe('alerts and address rules in Chromium', () => {
   test('an account admin makes a webhook, sees the secret once, follows a failing delivery, and deletes it', async () => {
     const { page, problems, close } = await signIn('ann')
     await nav(page, 'Webhooks')
@@ -85,6 +86,23 @@ describe('the Webhooks page in Chromium', () => {
     await page.getByText('No webhooks yet.').waitFor()
     expect(await gateway.gateway.services.store.webhooks.list(gateway.account.id)).toEqual([])
     // The one failed request is the refused URL's 400, on purpose.
+    expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)'])
+    await close()
+  })
+
+  test('an account admin limits a key to addresses from its page; a bad entry is named on the field', async () => {
+    const { record } = await gateway.createKey({ name: 'office' })
+    const { page, problems, close } = await signIn('ann')
+    await page.goto(`${gateway.url}/console/keys/${record.id}`)
+    await page.getByRole('button', { name: 'Edit limits' }).click()
+    const form = page.getByRole('form', { name: 'Edit key' })
+    await form.getByLabel('Allowed addresses').fill('203.0.113.0/24, 10.0.0.300')
+    await form.getByRole('button', { name: 'Save changes' }).click()
+    await form.getByText(`Invalid value for 'allowed_ips': it has a bad entry 2: "10.0.0.300" is not an IP address`, { exact: false }).waitFor()
+    await form.getByLabel('Allowed addresses').fill('203.0.113.0/24 2001:db8::/32')
+    await form.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByTestId('key-allowed-ips').getByText('203.0.113.0/24, 2001:db8::/32', { exact: true }).waitFor()
+    expect((await gateway.gateway.services.store.keys.findById(record.id))!.allowedIps).toEqual(['203.0.113.0/24', '2001:db8::/32'])
     expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)'])
     await close()
   })
