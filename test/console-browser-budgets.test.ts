@@ -70,7 +70,14 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   await page.reload()
   await windowRow.getByText('40%').waitFor()
   expect(await windowRow.getByRole('cell').allTextContents()).toEqual([
-    'Project team', '5h window', '$0.015', '$0.006', '$0.009', '40%', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 'EditDelete',
+    'Project team',
+    '5h window',
+    '$0.015',
+    '$0.006',
+    '$0.009',
+    '40%',
+    expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    'EditDelete',
   ])
   const resets = Date.parse(`${(await windowRow.getByTestId('budget-resets').textContent())!.replace(' ', 'T')}Z`)
   expect(Math.abs(resets - (started + 5 * 3_600_000))).toBeLessThan(5_000)

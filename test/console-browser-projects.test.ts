@@ -63,7 +63,14 @@ test('an account admin edits and deletes a project, edits a budget and filters u
     await form.getByRole('button', { name: 'Save project' }).click()
     await projectRow.getByText('core').waitFor()
   })
-  expect(await projectRow.getByRole('cell').allTextContents()).toEqual(['core', 'all', '100 rpm', '203.0.113.0/24, 2001:db8::/32', '1', 'EditDelete'])
+  expect(await projectRow.getByRole('cell').allTextContents()).toEqual([
+    'core',
+    'all',
+    '100 rpm',
+    '203.0.113.0/24, 2001:db8::/32',
+    '1',
+    'EditDelete',
+  ])
   expect(edits.map((row) => [row.action, row.actor.label, row.after])).toEqual([
     ['project.edit', 'ann', { name: 'core', rpm: 100, allowed_ips: ['203.0.113.0/24', '2001:db8::/32'] }],
   ])
@@ -86,9 +93,17 @@ test('an account admin edits and deletes a project, edits a budget and filters u
   await page.getByText('No projects yet.').waitFor()
   await page.getByText('No budgets yet.').waitFor() // its budget went with it
   const keys = await store.keys.list(gateway.account.id)
-  expect(keys.map((key) => [key.name, key.projectId])).toEqual(expect.arrayContaining([['teammate', null], ['solo', null]]))
+  expect(keys.map((key) => [key.name, key.projectId])).toEqual(
+    expect.arrayContaining([
+      ['teammate', null],
+      ['solo', null],
+    ]),
+  )
   expect((await exactChat(gateway.url, teammate)).status).toBe(200) // in no project: no address rules
-  const actions = (await store.audit.list({}, 1000)).filter((row) => row.actor.label === 'ann' && row.action !== 'user.sign-in').map((row) => row.action).reverse()
+  const actions = (await store.audit.list({}, 1000))
+    .filter((row) => row.actor.label === 'ann' && row.action !== 'user.sign-in')
+    .map((row) => row.action)
+    .reverse()
   expect(actions).toEqual(['project.edit', 'budget.edit', 'project.delete'])
   // The one refused save is the only failed call the page saw.
   expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)'])

@@ -24,18 +24,34 @@ beforeAll(async () => {
   gateway = await startTestGateway({ config: { ...mockConfig, trusted_proxies: ['127.0.0.1/32', '::1'] } })
   token = (await createAdminToken(gateway.gateway.services.store.adminTokens, 'rules', 'full')).secret
   const { budgetService, keyService } = gateway.gateway.services
-  const project = await budgetService.createProject({ accountId: gateway.account.id, name: 'office', allowedIps: ['203.0.113.0/24', '2001:db8:1::/48'] }, actor)
+  const project = await budgetService.createProject(
+    { accountId: gateway.account.id, name: 'office', allowedIps: ['203.0.113.0/24', '2001:db8:1::/48'] },
+    actor,
+  )
   projectId = project.id
   open = (await keyService.create({ accountId: gateway.account.id, name: 'open', projectId }, actor)).secret
-  narrow = (await keyService.create({ accountId: gateway.account.id, name: 'narrow', projectId, allowedIps: ['203.0.113.7', '198.51.100.0/24'] }, actor)).secret
+  narrow = (
+    await keyService.create(
+      { accountId: gateway.account.id, name: 'narrow', projectId, allowedIps: ['203.0.113.7', '198.51.100.0/24'] },
+      actor,
+    )
+  ).secret
 })
 afterAll(() => gateway.stop())
 
 const from = (address: string) => ({ 'x-forwarded-for': address })
-const chat = (secret: string, address: string) => new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0, defaultHeaders: from(address) })
-  .chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })
-const message = (secret: string, address: string) => new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0, defaultHeaders: from(address) })
-  .messages.create({ model: 'mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })
+const chat = (secret: string, address: string) =>
+  new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0, defaultHeaders: from(address) }).chat.completions.create({
+    model: 'mock-1',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 5,
+  })
+const message = (secret: string, address: string) =>
+  new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0, defaultHeaders: from(address) }).messages.create({
+    model: 'mock-1',
+    max_tokens: 5,
+    messages: [{ role: 'user', content: 'hi' }],
+  })
 
 /** The HTTP status a call ends with: 200 when answered, the SDK's error status when refused. */
 async function statusOf(call: Promise<unknown>): Promise<number> {
@@ -53,7 +69,9 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
 
 async function admin(method: string, path: string, body?: unknown) {
   const response = await fetch(`${gateway.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
@@ -66,7 +84,7 @@ describe("a project's allowed_ips", () => {
     expect(await statusOf(message(open, '10.1.2.3'))).toBe(403)
   })
 
-  test("a key with its own list is let in only where both lists allow", async () => {
+  test('a key with its own list is let in only where both lists allow', async () => {
     expect(await statusOf(chat(narrow, '203.0.113.7'))).toBe(200) // in both
     expect(await statusOf(message(narrow, '203.0.113.8'))).toBe(403) // the project's, not the key's
     expect(await statusOf(chat(narrow, '198.51.100.9'))).toBe(403) // the key's, not the project's: the key cannot widen it

@@ -25,7 +25,15 @@ for (const [name, prepare] of storeBackends) {
 
     test('set, changed, cleared, and read with the account', async () => {
       const project = await store.budgets.createProject({
-        accountId, name: 'office', models: null, rpm: null, tpm: null, concurrency: null, allowedIps: ['203.0.113.0/24', '::1'], createdAt: 1, updatedAt: 1,
+        accountId,
+        name: 'office',
+        models: null,
+        rpm: null,
+        tpm: null,
+        concurrency: null,
+        allowedIps: ['203.0.113.0/24', '::1'],
+        createdAt: 1,
+        updatedAt: 1,
       })
       expect(project.allowedIps).toEqual(['203.0.113.0/24', '::1'])
       expect((await store.budgets.updateProject(project.id, { allowedIps: ['10.0.0.0/8'] }, 2))?.allowedIps).toEqual(['10.0.0.0/8'])

@@ -5,7 +5,15 @@ import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 
 /** The flag that sets each of a key's fields. */
 const flagNames: Record<KeyField, string> = {
-  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', allowedIps: 'allowed-ips', projectId: 'project',
+  name: 'name',
+  models: 'models',
+  rpm: 'rpm',
+  tpm: 'tpm',
+  concurrency: 'concurrency',
+  budget: 'budget',
+  expiresAt: 'expires',
+  allowedIps: 'allowed-ips',
+  projectId: 'project',
 }
 
 /** `none` clears a limit, the budget or the expiry; `all` lifts the model list, `any` the address rule. */
@@ -41,7 +49,14 @@ export function readNameModelsLimits(args: ParsedArgs): Pick<KeyChanges, 'name' 
   const name = flagString(args, 'name')
   if (name !== undefined) changes.name = name
   const models = flagString(args, 'models')
-  if (models !== undefined) changes.models = models === 'all' ? null : models.split(',').map((model) => model.trim()).filter(Boolean)
+  if (models !== undefined)
+    changes.models =
+      models === 'all'
+        ? null
+        : models
+            .split(',')
+            .map((model) => model.trim())
+            .filter(Boolean)
   for (const limit of ['rpm', 'tpm', 'concurrency'] as const) {
     if (args.flags.has(limit)) changes[limit] = cleared(args, limit) ? null : flagInteger(args, limit)!
   }

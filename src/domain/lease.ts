@@ -58,7 +58,15 @@ export function carve(lease: Lease, keyId: string, amount: number): Hold {
     clearTimeout(lease.idleTimer)
     lease.idleTimer = undefined
   }
-  return { id: lease.id, accountId: lease.accountId, keyId, amount, createdAt: Date.now(), budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods }
+  return {
+    id: lease.id,
+    accountId: lease.accountId,
+    keyId,
+    amount,
+    createdAt: Date.now(),
+    budgetKeyId: lease.budgetKeyId,
+    budgetPeriods: lease.periods,
+  }
 }
 
 /**

@@ -32,10 +32,18 @@ function addressRulesFor(key: KeyRecord): AddressBlock[][] | undefined {
  * rules (client-address.ts says why that is worth saving), through `trusted_proxies` as everywhere. The message names
  * neither the key nor its rules: a stolen key tried from elsewhere learns nothing about where it would work.
  */
-export function refuseOtherAddresses(key: KeyRecord, request: Request, server: Server<unknown> | undefined, trustedProxies: readonly string[]): void {
+export function refuseOtherAddresses(
+  key: KeyRecord,
+  request: Request,
+  server: Server<unknown> | undefined,
+  trustedProxies: readonly string[],
+): void {
   const rules = addressRulesFor(key)
   if (rules === undefined) return
   if (passesAddressRules(rules, clientAddress(request, server, trustedProxies))) return
   // The operator's log line says which key was tried from where (noteUnauthenticated); the caller learns neither.
-  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed', logDetail: `key ${key.id}` })
+  throw new GatewayError('permission', 'Requests from this address are not allowed.', {
+    code: 'address_not_allowed',
+    logDetail: `key ${key.id}`,
+  })
 }

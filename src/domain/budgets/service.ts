@@ -55,8 +55,17 @@ export class BudgetService {
   async createProject(input: NewProject, actor: Actor): Promise<ProjectRecord> {
     const at = this.clock()
     const fields = this.checkProject(input)
-    const project = { accountId: input.accountId, name: fields.name!, models: fields.models ?? null, rpm: fields.rpm ?? null, tpm: fields.tpm ?? null,
-      concurrency: fields.concurrency ?? null, allowedIps: fields.allowedIps ?? null, createdAt: at, updatedAt: at }
+    const project = {
+      accountId: input.accountId,
+      name: fields.name!,
+      models: fields.models ?? null,
+      rpm: fields.rpm ?? null,
+      tpm: fields.tpm ?? null,
+      concurrency: fields.concurrency ?? null,
+      allowedIps: fields.allowedIps ?? null,
+      createdAt: at,
+      updatedAt: at,
+    }
     if ((await this.repository.listProjects(input.accountId)).some((other) => other.name === project.name)) {
       throw new DomainError('conflict', `project "${project.name}" exists in this account already`)
     }
@@ -98,8 +107,15 @@ export class BudgetService {
     const at = this.clock()
     const fields = this.checkBudget(input)
     const budget = {
-      accountId: input.accountId, scope: input.scope, projectId: null as number | null, keyId: null as string | null,
-      amount: fields.amount!, period: fields.period!, timeZone: fields.timeZone ?? 'UTC', createdAt: at, updatedAt: at,
+      accountId: input.accountId,
+      scope: input.scope,
+      projectId: null as number | null,
+      keyId: null as string | null,
+      amount: fields.amount!,
+      period: fields.period!,
+      timeZone: fields.timeZone ?? 'UTC',
+      createdAt: at,
+      updatedAt: at,
     }
     if (input.scope === 'project') {
       const project = input.projectId == null ? undefined : await this.repository.findProject(input.projectId)
@@ -158,7 +174,8 @@ export class BudgetService {
     for (const field of ['rpm', 'tpm', 'concurrency'] as const) {
       const value = changes[field]
       if (value === undefined) continue
-      if (value !== null && (!Number.isInteger(value) || value < 1 || value > maxKeyLimit)) throw invalid(`${field} must be a whole number from 1 to ${maxKeyLimit}`)
+      if (value !== null && (!Number.isInteger(value) || value < 1 || value > maxKeyLimit))
+        throw invalid(`${field} must be a whole number from 1 to ${maxKeyLimit}`)
       checked[field] = value
     }
     if (changes.allowedIps !== undefined) {

@@ -49,7 +49,8 @@ function findDuplicateKey(text: string): string | undefined {
     } else if (code === closeBrace || code === closeBracket) {
       keys.pop()
       paths.pop()
-    } else if (code === 44) { // ',' — in an object, a key comes next
+    } else if (code === 44) {
+      // ',' — in an object, a key comes next
       expectingKey = keys.length > 0 && keys[keys.length - 1] !== null
     }
     index++

@@ -10,12 +10,23 @@ export function BudgetEditForm({ budget, label, onDone }: { budget: Budget; labe
   const [period, setPeriod] = useState(budget.period)
   const [zone, setZone] = useState(budget.time_zone)
   return (
-    <CreateForm title={`Edit budget: ${label}`} submitLabel="Save budget" onCancel={onDone} onSubmit={async () => {
-      await callApi('PATCH', `/budgets/${budget.id}`, { amount_usd: amount, period, time_zone: zone })
-      onDone()
-    }}>
+    <CreateForm
+      title={`Edit budget: ${label}`}
+      submitLabel="Save budget"
+      onCancel={onDone}
+      onSubmit={async () => {
+        await callApi('PATCH', `/budgets/${budget.id}`, { amount_usd: amount, period, time_zone: zone })
+        onDone()
+      }}
+    >
       <TextField label="Amount (USD)" value={amount} onValue={setAmount} inputMode="decimal" required />
-      <TextField label="Period" value={period} onValue={setPeriod} required hint="day, week, month, total, or a window such as 5h, 30m, 7d" />
+      <TextField
+        label="Period"
+        value={period}
+        onValue={setPeriod}
+        required
+        hint="day, week, month, total, or a window such as 5h, 30m, 7d"
+      />
       <TextField label="Time zone" value={zone} onValue={setZone} hint="For day, week and month: an IANA name such as Europe/Berlin" />
     </CreateForm>
   )

@@ -6,7 +6,13 @@ import { FormError } from './fields.tsx'
  * A small form whose submit calls the server and shows its error in place; `onSubmit` returning means success. With
  * `onCancel` (an edit form) it has a Cancel button too.
  */
-export function CreateForm({ title, submitLabel, onSubmit, onCancel, children }: {
+export function CreateForm({
+  title,
+  submitLabel,
+  onSubmit,
+  onCancel,
+  children,
+}: {
   title: string
   submitLabel: string
   onSubmit: () => Promise<void>
@@ -32,8 +38,14 @@ export function CreateForm({ title, submitLabel, onSubmit, onCancel, children }:
       <div class="grid">{children}</div>
       <FormError error={error} />
       <div class="actions">
-        <button type="submit" class="button" disabled={busy}>{busy ? 'Working…' : submitLabel}</button>
-        {onCancel && <button type="button" class="button secondary" onClick={onCancel} disabled={busy}>Cancel</button>}
+        <button type="submit" class="button" disabled={busy}>
+          {busy ? 'Working…' : submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" class="button secondary" onClick={onCancel} disabled={busy}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   )

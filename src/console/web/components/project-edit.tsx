@@ -22,18 +22,33 @@ export function ProjectEditForm({ project, models, onDone }: { project: Project;
   const [concurrency, setConcurrency] = useState(text(project.concurrency))
   const [allowedIps, setAllowedIps] = useState(project.allowed_ips?.join(', ') ?? '')
   return (
-    <CreateForm title={`Edit project ${project.name}`} submitLabel="Save project" onCancel={onDone} onSubmit={async () => {
-      await callApi('PATCH', `/projects/${project.id}`, {
-        name, models: chosen, rpm: limitNumber(rpm), tpm: limitNumber(tpm), concurrency: limitNumber(concurrency), allowed_ips: readAddressList(allowedIps),
-      })
-      onDone()
-    }}>
+    <CreateForm
+      title={`Edit project ${project.name}`}
+      submitLabel="Save project"
+      onCancel={onDone}
+      onSubmit={async () => {
+        await callApi('PATCH', `/projects/${project.id}`, {
+          name,
+          models: chosen,
+          rpm: limitNumber(rpm),
+          tpm: limitNumber(tpm),
+          concurrency: limitNumber(concurrency),
+          allowed_ips: readAddressList(allowedIps),
+        })
+        onDone()
+      }}
+    >
       <TextField label="Name" value={name} onValue={setName} required maxLength={100} />
       <TextField label="Requests per minute, shared" value={rpm} onValue={setRpm} inputMode="numeric" hint="Empty: no shared limit" />
       <TextField label="Tokens per minute, shared" value={tpm} onValue={setTpm} inputMode="numeric" />
       <TextField label="Concurrent requests, shared" value={concurrency} onValue={setConcurrency} inputMode="numeric" />
-      <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps}
-        hint={`${addressListHint} A key's own list applies too: an address must pass both.`} />
+      <TextField
+        label="Allowed addresses"
+        placeholder="any address"
+        value={allowedIps}
+        onValue={setAllowedIps}
+        hint={`${addressListHint} A key's own list applies too: an address must pass both.`}
+      />
       <ModelPicker models={models} value={chosen} onValue={setChosen} />
     </CreateForm>
   )
@@ -44,15 +59,23 @@ export function DeleteProjectButton({ project, onDeleted }: { project: Project; 
   const [asking, setAsking] = useState(false)
   return (
     <>
-      <button type="button" class="button small danger" onClick={() => setAsking(true)} aria-label={`Delete project ${project.name}`}>Delete</button>
+      <button type="button" class="button small danger" onClick={() => setAsking(true)} aria-label={`Delete project ${project.name}`}>
+        Delete
+      </button>
       {asking && (
-        <ConfirmDialog title="Delete this project?" confirmLabel="Delete project" onClose={() => setAsking(false)}
+        <ConfirmDialog
+          title="Delete this project?"
+          confirmLabel="Delete project"
+          onClose={() => setAsking(false)}
           onConfirm={async () => {
             await callApi('DELETE', `/projects/${project.id}`)
             onDeleted()
-          }}>
-          <p><strong>{project.name}</strong>'s {project.keys === 1 ? 'key stays' : `${project.keys} keys stay`}, in no project, without its
-            shared limits or address rules. Its budgets are deleted with it.</p>
+          }}
+        >
+          <p>
+            <strong>{project.name}</strong>'s {project.keys === 1 ? 'key stays' : `${project.keys} keys stay`}, in no project, without its
+            shared limits or address rules. Its budgets are deleted with it.
+          </p>
         </ConfirmDialog>
       )}
     </>
