@@ -21,29 +21,55 @@ import { startGateway } from '../src/gateway.ts'
  */
 export async function startBenchGateway(upstreamUrl: string, env: Record<string, string | undefined> = process.env) {
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
-  const config = parseConfig({
-    listen: { host: '127.0.0.1', port: 0 },
-    database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
-    ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
-    ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
-    providers: [{ name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` }, { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl }],
-    models: [
-      { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
-      // Chat Completions in, Anthropic Messages upstream: the translated route (every event decoded and re-encoded).
-      { id: 'bench-translated', provider: 'up-anthropic', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
-      { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
-      { id: 'bench-tts', kind: 'speech', provider: 'up', upstream_model: 'bench-tts-upstream', price: { characters: 15 } },
-      { id: 'bench-rerank', kind: 'rerank', provider: 'up', upstream_model: 'bench-rerank-upstream', price: { input: 0.02 } },
-      { id: 'bench-image', kind: 'image', provider: 'up', upstream_model: 'bench-image-upstream', price: { images: { '256x256': 0.016 } } },
-    ],
-  }, 'bench')
+  const config = parseConfig(
+    {
+      listen: { host: '127.0.0.1', port: 0 },
+      database: env.BENCH_DATABASE ?? `sqlite:${join(directory, 'bench.db')}`,
+      ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
+      ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
+      providers: [
+        { name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` },
+        { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl },
+      ],
+      models: [
+        { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },
+        // Chat Completions in, Anthropic Messages upstream: the translated route (every event decoded and re-encoded).
+        {
+          id: 'bench-translated',
+          provider: 'up-anthropic',
+          upstream_model: 'bench-upstream',
+          price: { input: 1.25, output: 10 },
+          max_output_tokens: 256,
+        },
+        { id: 'bench-embed', kind: 'embedding', provider: 'up', upstream_model: 'bench-embed-upstream', price: { input: 0.02 } },
+        { id: 'bench-tts', kind: 'speech', provider: 'up', upstream_model: 'bench-tts-upstream', price: { characters: 15 } },
+        { id: 'bench-rerank', kind: 'rerank', provider: 'up', upstream_model: 'bench-rerank-upstream', price: { input: 0.02 } },
+        {
+          id: 'bench-image',
+          kind: 'image',
+          provider: 'up',
+          upstream_model: 'bench-image-upstream',
+          price: { images: { '256x256': 0.016 } },
+        },
+      ],
+    },
+    'bench',
+  )
   const gateway = await startGateway(config, silentLogger)
-  const account = await createAccount(gateway.services.store.accounts, `bench-${crypto.randomUUID().slice(0, 8)}`, parseUsd('1000000'), 'bench')
+  const account = await createAccount(
+    gateway.services.store.accounts,
+    `bench-${crypto.randomUUID().slice(0, 8)}`,
+    parseUsd('1000000'),
+    'bench',
+  )
   const rpm = env.BENCH_RPM ? Number(env.BENCH_RPM) : null
   const budgeted = env.BENCH_BUDGETS ? await underThreeBudgets(gateway, account.id) : {}
   const { secret, record } = await createKey(gateway.services.store.keys, { accountId: account.id, rpm, ...budgeted })
   if (budgeted.projectId !== undefined) {
-    await gateway.services.budgetService.createBudget({ accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('100000'), period: 'day' }, systemActor('bench'))
+    await gateway.services.budgetService.createBudget(
+      { accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('100000'), period: 'day' },
+      systemActor('bench'),
+    )
   }
   return { gateway, secret }
 }

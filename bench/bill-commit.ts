@@ -33,14 +33,35 @@ async function store(path: string) {
   return openSqliteStore(path, { serving: true })
 }
 
-const bill = (index: number): LedgerWrite[] => [{
-  kind: 'settle', leaseId: `lease${index % leases}`, usage: {
-    requestId: `req_${index}_${crypto.randomUUID()}`, accountId: 1, keyId: 'key', model: index % 3 ? 'bench-model' : 'other', provider: 'up',
-    upstreamModel: 'bench-upstream', protocol: 'openai-chat', operation: 'chat', inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0,
-    outputTokens: 20, reasoningTokens: 0, units: 0, cost: 100, status: 200, errorType: null, latencyMs: 3, stream: false, estimated: false,
-    createdAt: Date.now(),
+const bill = (index: number): LedgerWrite[] => [
+  {
+    kind: 'settle',
+    leaseId: `lease${index % leases}`,
+    usage: {
+      requestId: `req_${index}_${crypto.randomUUID()}`,
+      accountId: 1,
+      keyId: 'key',
+      model: index % 3 ? 'bench-model' : 'other',
+      provider: 'up',
+      upstreamModel: 'bench-upstream',
+      protocol: 'openai-chat',
+      operation: 'chat',
+      inputTokens: 10,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 20,
+      reasoningTokens: 0,
+      units: 0,
+      cost: 100,
+      status: 200,
+      errorType: null,
+      latencyMs: 3,
+      stream: false,
+      estimated: false,
+      createdAt: Date.now(),
+    },
   },
-}]
+]
 const reservation = (leaseId: string) => ({ leaseId, accountId: 1, keyId: 'key', need: 1, want: 1e12, at: Date.now() })
 const mainThreadTicks = () => {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -73,4 +94,6 @@ const billPages = (wal() - before) / 2000
 reader.run('COMMIT')
 reader.close()
 await paged.close()
-console.log(`bill committed alone: main thread ${cpuUs.toFixed(1)} µs (${bills} bills), ${billPages.toFixed(2)} WAL pages; a new reservation: ${reservePages.toFixed(2)} WAL pages`)
+console.log(
+  `bill committed alone: main thread ${cpuUs.toFixed(1)} µs (${bills} bills), ${billPages.toFixed(2)} WAL pages; a new reservation: ${reservePages.toFixed(2)} WAL pages`,
+)

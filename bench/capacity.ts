@@ -25,9 +25,13 @@ import { median, percentile, spawnServer, type Server } from './processes.ts'
 
 const { values } = parseArgs({
   options: {
-    scenario: { type: 'string', default: 'all' }, rounds: { type: 'string', default: '3' },
-    rate: { type: 'string', default: '400' }, seconds: { type: 'string', default: '5' },
-    streams: { type: 'string', default: '600' }, chunks: { type: 'string', default: '150' }, 'interval-ms': { type: 'string', default: '50' },
+    scenario: { type: 'string', default: 'all' },
+    rounds: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '400' },
+    seconds: { type: 'string', default: '5' },
+    streams: { type: 'string', default: '600' },
+    chunks: { type: 'string', default: '150' },
+    'interval-ms': { type: 'string', default: '50' },
     'idle-streams': { type: 'string', default: '2000' },
   },
 })
@@ -44,7 +48,11 @@ async function latencyScenario(): Promise<void> {
   const direct: Server = { child: upstream.child, info: upstream.info }
   const trivial = await spawnServer('passthrough.ts', { UPSTREAM_URL: upstream.info.url })
   const tollgate = await spawnServer('tollgate.ts', { UPSTREAM_URL: upstream.info.url })
-  const targets = [{ name: 'upstream, direct', server: direct }, { name: 'trivial proxy', server: trivial }, { name: 'tollgate', server: tollgate }]
+  const targets = [
+    { name: 'upstream, direct', server: direct },
+    { name: 'trivial proxy', server: trivial },
+    { name: 'tollgate', server: tollgate },
+  ]
   const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
   try {
     for (const { server } of targets) await runAtRate(server, body, rate, 2) // warm up
@@ -62,8 +70,10 @@ async function latencyScenario(): Promise<void> {
       errors: runs.reduce((sum, run) => sum + run.errors, 0),
     }))
     const [p50, p99] = [0.5, 0.99].map((fraction) => all.map((target) => percentile(target.latencies, fraction)))
-    summary.push(`\nlatency: ${rate} whole answers/s open-loop, ${rounds} turns of ${seconds} s each; idle CPU with no traffic: ` +
-      `trivial proxy ${idle[0]!.toFixed(1)} ms/s, tollgate ${idle[1]!.toFixed(1)} ms/s`)
+    summary.push(
+      `\nlatency: ${rate} whole answers/s open-loop, ${rounds} turns of ${seconds} s each; idle CPU with no traffic: ` +
+        `trivial proxy ${idle[0]!.toFixed(1)} ms/s, tollgate ${idle[1]!.toFixed(1)} ms/s`,
+    )
     summary.push(row('target', 'p50 ms', 'p99 ms', 'added to direct p50 / p99 ms', 'CPU µs/req', 'CPU ratio to trivial', 'errors'))
     summary.push(row('---', '---', '---', '---', '---', '---', '---'))
     targets.forEach((target, index) => {
@@ -72,8 +82,10 @@ async function latencyScenario(): Promise<void> {
       const ratio = index === 2 ? (all[2]!.cpuUs / all[1]!.cpuUs).toFixed(2) : ''
       summary.push(row(target.name, p50[index]!, p99[index]!, added, cpu, ratio, all[index]!.errors))
     })
-    summary.push(`tollgate beyond the trivial proxy: p50 +${(p50[2]! - p50[1]!).toFixed(2)} ms, p99 +${(p99[2]! - p99[1]!).toFixed(2)} ms ` +
-      `(targets: ≤ 0.3 / ≤ 1 ms); CPU per request ${(all[2]!.cpuUs / all[1]!.cpuUs).toFixed(2)}× (target ≤ 1.5×)`)
+    summary.push(
+      `tollgate beyond the trivial proxy: p50 +${(p50[2]! - p50[1]!).toFixed(2)} ms, p99 +${(p99[2]! - p99[1]!).toFixed(2)} ms ` +
+        `(targets: ≤ 0.3 / ≤ 1 ms); CPU per request ${(all[2]!.cpuUs / all[1]!.cpuUs).toFixed(2)}× (target ≤ 1.5×)`,
+    )
   } finally {
     trivial.child.kill('SIGKILL')
     tollgate.child.kill('SIGKILL')
@@ -95,8 +107,14 @@ async function alternate(routes: { name: string; run: () => Promise<StreamRun> }
   for (const [name, list] of runs) {
     const pick = (field: keyof StreamRun) => median(list.map((run) => run[field] as number))
     medians.set(name, {
-      firstChunkP50: pick('firstChunkP50'), firstChunkP99: pick('firstChunkP99'), begun: pick('begun'), failed: pick('failed'),
-      baselineMb: pick('baselineMb'), peakMb: pick('peakMb'), cpuPerChunkUs: pick('cpuPerChunkUs'), perStreamKb: pick('perStreamKb'),
+      firstChunkP50: pick('firstChunkP50'),
+      firstChunkP99: pick('firstChunkP99'),
+      begun: pick('begun'),
+      failed: pick('failed'),
+      baselineMb: pick('baselineMb'),
+      peakMb: pick('peakMb'),
+      cpuPerChunkUs: pick('cpuPerChunkUs'),
+      perStreamKb: pick('perStreamKb'),
     })
   }
   return medians
@@ -115,8 +133,17 @@ async function chunksScenario(): Promise<void> {
   summary.push(row('route', 'CPU µs/chunk', 'ratio to trivial', 'peak RSS MB', 'RSS before MB', 'first chunk p50 / p99 ms', 'failed'))
   summary.push(row('---', '---', '---', '---', '---', '---', '---'))
   for (const [name, run] of results) {
-    summary.push(row(name, run.cpuPerChunkUs!, (run.cpuPerChunkUs! / trivial.cpuPerChunkUs!).toFixed(2), run.peakMb, run.baselineMb,
-      `${run.firstChunkP50.toFixed(0)} / ${run.firstChunkP99.toFixed(0)}`, run.failed))
+    summary.push(
+      row(
+        name,
+        run.cpuPerChunkUs!,
+        (run.cpuPerChunkUs! / trivial.cpuPerChunkUs!).toFixed(2),
+        run.peakMb,
+        run.baselineMb,
+        `${run.firstChunkP50.toFixed(0)} / ${run.firstChunkP99.toFixed(0)}`,
+        run.failed,
+      ),
+    )
   }
   summary.push('targets: CPU per chunk ≤ 1.5× (passthrough route), ≤ 2.0× (translated route)')
 }
@@ -134,10 +161,22 @@ async function idleScenario(): Promise<void> {
   summary.push(row('route', 'KB per open stream', 'RSS before / open MB', 'first chunk p50 ms', 'first chunk p99 ms', 'begun', 'failed'))
   summary.push(row('---', '---', '---', '---', '---', '---', '---'))
   for (const [name, run] of results) {
-    summary.push(row(name, run.perStreamKb!, `${run.baselineMb.toFixed(0)} / ${run.peakMb.toFixed(0)}`, run.firstChunkP50, run.firstChunkP99, run.begun, run.failed))
+    summary.push(
+      row(
+        name,
+        run.perStreamKb!,
+        `${run.baselineMb.toFixed(0)} / ${run.peakMb.toFixed(0)}`,
+        run.firstChunkP50,
+        run.firstChunkP99,
+        run.begun,
+        run.failed,
+      ),
+    )
   }
-  summary.push(`targets: memory per open stream ≤ 1.5× + 8 KB (here ≤ ${(trivial.perStreamKb! * 1.5 + 8).toFixed(1)} KB: ` +
-    `${tollgate.perStreamKb!.toFixed(1)}); first chunk p99 within 100 ms of the trivial proxy's (here ${(tollgate.firstChunkP99 - trivial.firstChunkP99).toFixed(0)} ms)`)
+  summary.push(
+    `targets: memory per open stream ≤ 1.5× + 8 KB (here ≤ ${(trivial.perStreamKb! * 1.5 + 8).toFixed(1)} KB: ` +
+      `${tollgate.perStreamKb!.toFixed(1)}); first chunk p99 within 100 ms of the trivial proxy's (here ${(tollgate.firstChunkP99 - trivial.firstChunkP99).toFixed(0)} ms)`,
+  )
 }
 
 try {

@@ -28,13 +28,15 @@ const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ 
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${secret}` }
 
 async function load(url: string, count: number): Promise<void> {
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let index = 0; index < count / concurrency; index++) {
-      const response = await fetch(url, { method: 'POST', body, headers })
-      await response.text()
-      if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let index = 0; index < count / concurrency; index++) {
+        const response = await fetch(url, { method: 'POST', body, headers })
+        await response.text()
+        if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
+      }
+    }),
+  )
 }
 
 /** Objects per request by type, after a warm-up (so the JIT and caches are settled) and a full collection. */
@@ -52,9 +54,12 @@ async function census(base: string): Promise<Map<string, number>> {
 
 const raw = await census(`http://127.0.0.1:${passthrough.port}`)
 const tollgate = await census(gateway.url)
-console.log(`objects per request (${requests} requests, client included)\n${'type'.padEnd(28)} ${'tollgate'.padStart(9)} ${'passthrough'.padStart(12)}`)
+console.log(
+  `objects per request (${requests} requests, client included)\n${'type'.padEnd(28)} ${'tollgate'.padStart(9)} ${'passthrough'.padStart(12)}`,
+)
 const rows = [...tollgate].filter(([, count]) => count >= 0.5).sort((a, b) => b[1] - a[1])
-for (const [type, count] of rows) console.log(`${type.padEnd(28)} ${count.toFixed(1).padStart(9)} ${(raw.get(type) ?? 0).toFixed(1).padStart(12)}`)
+for (const [type, count] of rows)
+  console.log(`${type.padEnd(28)} ${count.toFixed(1).padStart(9)} ${(raw.get(type) ?? 0).toFixed(1).padStart(12)}`)
 const total = (counts: Map<string, number>) => [...counts.values()].filter((count) => count > 0).reduce((sum, count) => sum + count, 0)
 console.log(`${'all'.padEnd(28)} ${total(tollgate).toFixed(0).padStart(9)} ${total(raw).toFixed(0).padStart(12)}`)
 await gateway.stop(1000)

@@ -34,7 +34,16 @@ import { measure } from './measure.ts'
 import { workload } from './workloads.ts'
 
 const { values, positionals } = parseArgs({
-  options: { slices: { type: 'string', default: '20' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, operation: { type: 'string', default: 'chat' }, redis: { type: 'string' }, postgres: { type: 'string' }, telemetry: { type: 'boolean', default: false }, budgets: { type: 'boolean', default: false } },
+  options: {
+    slices: { type: 'string', default: '20' },
+    connections: { type: 'string', default: '50' },
+    stream: { type: 'boolean', default: false },
+    operation: { type: 'string', default: 'chat' },
+    redis: { type: 'string' },
+    postgres: { type: 'string' },
+    telemetry: { type: 'boolean', default: false },
+    budgets: { type: 'boolean', default: false },
+  },
   allowPositionals: true,
 })
 const slices = Number(values.slices)
@@ -60,7 +69,10 @@ async function cpuMs(pid: number): Promise<number> {
 const upstream = await spawnServer(here, 'upstream.ts')
 const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough.ts', { UPSTREAM_URL: upstream.info.url })) }]
 for (const checkout of checkouts) {
-  targets.push({ name: checkout === here ? `${checkout} (this)` : checkout, ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })) })
+  targets.push({
+    name: checkout === here ? `${checkout} (this)` : checkout,
+    ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })),
+  })
 }
 if (values.redis) {
   const limited = { UPSTREAM_URL: upstream.info.url, BENCH_RPM: '1000000000' }
@@ -82,15 +94,32 @@ if (values.postgres) {
   const onPostgres = { UPSTREAM_URL: upstream.info.url, BENCH_DATABASE: url.toString() }
   targets.push({ name: 'this, postgres', ...(await spawnServer(here, 'tollgate.ts', onPostgres)) })
   if (values.redis) {
-    targets.push({ name: 'this, postgres, rpm limit in redis', ...(await spawnServer(here, 'tollgate.ts', { ...onPostgres, BENCH_RPM: '1000000000', BENCH_REDIS: values.redis })) })
+    targets.push({
+      name: 'this, postgres, rpm limit in redis',
+      ...(await spawnServer(here, 'tollgate.ts', { ...onPostgres, BENCH_RPM: '1000000000', BENCH_REDIS: values.redis })),
+    })
   }
 }
-if (values.budgets) targets.push({ name: 'this, key under three budgets', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_BUDGETS: '1' })) })
+if (values.budgets)
+  targets.push({
+    name: 'this, key under three budgets',
+    ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_BUDGETS: '1' })),
+  })
 const collector = values.telemetry ? await spawnServer(here, 'otlp-collector.ts') : undefined
-if (collector) targets.push({ name: 'this, traced', ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })) })
+if (collector)
+  targets.push({
+    name: 'this, traced',
+    ...(await spawnServer(here, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_OTLP: collector.info.url })),
+  })
 const { path, body, label } = workload(values.operation, values.stream)
-const load = (target: (typeof targets)[number], seconds: number) => measure(`${target.info.url}${path}`, body,
-  { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` }, seconds, connections)
+const load = (target: (typeof targets)[number], seconds: number) =>
+  measure(
+    `${target.info.url}${path}`,
+    body,
+    { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` },
+    seconds,
+    connections,
+  )
 
 try {
   for (const target of targets) await load(target, 2) // warm up: JIT, connection pools, the first leases
@@ -113,11 +142,18 @@ try {
     const { requests, seconds, errors, p50 } = served[index]!
     const cpu = ((cpuAfter[index]! - cpuBefore[index]!) * 1000) / requests
     const medianP50 = p50.sort((a, b) => a - b)[Math.floor(p50.length / 2)] ?? 0
-    console.log(`${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   p50 ${medianP50.toFixed(2)} ms   errors ${errors}`)
+    console.log(
+      `${target.name.padEnd(40)} ${(requests / seconds).toFixed(0).padStart(7)} req/s   CPU ${cpu.toFixed(1).padStart(6)} µs/req   p50 ${medianP50.toFixed(2)} ms   errors ${errors}`,
+    )
   })
   if (collector) {
     const metrics = await (await fetch(`${targets.at(-1)!.info.url}/metrics`)).text()
-    console.log(metrics.split('\n').filter((line) => line.startsWith('tollgate_trace_spans')).join('   '))
+    console.log(
+      metrics
+        .split('\n')
+        .filter((line) => line.startsWith('tollgate_trace_spans'))
+        .join('   '),
+    )
   }
 } finally {
   for (const target of targets) target.child.kill('SIGKILL')

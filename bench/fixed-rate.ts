@@ -15,7 +15,11 @@ export interface RateResult {
 /** Send `rate` requests a second to `target` for `seconds`, open-loop. */
 export async function runAtRate(target: Server, body: string, rate: number, seconds: number): Promise<RateResult> {
   const url = `${target.info.url}/v1/chat/completions`
-  const init = { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` } }
+  const init = {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` },
+  }
   const latencies: number[] = []
   let errors = 0
   const send = async () => {
@@ -35,7 +39,7 @@ export async function runAtRate(target: Server, body: string, rate: number, seco
   const intervalMs = 1000 / rate
   const start = performance.now()
   const answers: Promise<void>[] = []
-  for (let index = 0; index < total;) {
+  for (let index = 0; index < total; ) {
     const wait = start + index * intervalMs - performance.now()
     if (wait > 0) await Bun.sleep(wait)
     // Every request now due goes out (more than one only when this process was late).

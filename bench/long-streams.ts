@@ -27,13 +27,21 @@ export interface StreamRun {
  * that process alone (profile.ts starts it with `BUN_OPTIONS=--cpu-prof-md`).
  */
 export async function startWarm(proxy: Proxy, upstreamUrl: string, model: string, env: Record<string, string> = {}): Promise<Server> {
-  const server = await spawnServer(proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts', { ...env, UPSTREAM_URL: upstreamUrl }, import.meta.dir, 'ignore')
+  const server = await spawnServer(
+    proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts',
+    { ...env, UPSTREAM_URL: upstreamUrl },
+    import.meta.dir,
+    'ignore',
+  )
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.key ?? 'none'}` }
   for (const stream of [false, true]) {
     const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'warm up' }] })
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      for (let index = 0; index < 20; index++) await (await fetch(`${server.info.url}/v1/chat/completions`, { method: 'POST', body, headers })).arrayBuffer()
-    }))
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let index = 0; index < 20; index++)
+          await (await fetch(`${server.info.url}/v1/chat/completions`, { method: 'POST', body, headers })).arrayBuffer()
+      }),
+    )
   }
   await Bun.sleep(1000)
   return server
@@ -50,7 +58,10 @@ export async function stop(server: Server): Promise<void> {
 export function startClient(server: Server, model: string, count: number, content: string, hold: boolean) {
   const argument = JSON.stringify({ url: server.info.url, key: server.info.key, model, count, content, hold })
   const child = Bun.spawn(['bun', join(import.meta.dir, 'stream-client.ts'), argument], {
-    env: { ...process.env, ...raisedCeiling }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit',
+    env: { ...process.env, ...raisedCeiling },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
   })
   const line = (async () => {
     let text = ''
@@ -66,13 +77,24 @@ export function startClient(server: Server, model: string, count: number, conten
 function summarize(result: { firstChunkMs: number[]; failed: number; errors: string[] }, baselineKb: number, peakKb: number) {
   if (result.errors.length) console.error(`  errors: ${result.errors.join(' | ')}`)
   return {
-    firstChunkP50: percentile(result.firstChunkMs, 0.5), firstChunkP99: percentile(result.firstChunkMs, 0.99),
-    begun: result.firstChunkMs.length, failed: result.failed, baselineMb: baselineKb / 1024, peakMb: peakKb / 1024,
+    firstChunkP50: percentile(result.firstChunkMs, 0.5),
+    firstChunkP99: percentile(result.firstChunkMs, 0.99),
+    begun: result.firstChunkMs.length,
+    failed: result.failed,
+    baselineMb: baselineKb / 1024,
+    peakMb: peakKb / 1024,
   }
 }
 
 /** `streams` streams of `chunks` chunks, one every `intervalMs`, all at once through a fresh `proxy` on `model`'s route. */
-export async function runChunks(proxy: Proxy, upstreamUrl: string, model: string, streams: number, chunks: number, intervalMs: number): Promise<StreamRun> {
+export async function runChunks(
+  proxy: Proxy,
+  upstreamUrl: string,
+  model: string,
+  streams: number,
+  chunks: number,
+  intervalMs: number,
+): Promise<StreamRun> {
   const server = await startWarm(proxy, upstreamUrl, model)
   try {
     const pid = server.child.pid

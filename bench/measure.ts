@@ -13,28 +13,68 @@ export interface Measurement {
 }
 
 /** Drive `url` with POSTs for `seconds`, preferring wrk (a C load generator steals less CPU from the servers). */
-export async function measure(url: string, body: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Measurement> {
-  return Bun.which('wrk') ? measureWithWrk(url, body, headers, seconds, connections) : measureWithAutocannon(url, body, headers, seconds, connections)
+export async function measure(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Measurement> {
+  return Bun.which('wrk')
+    ? measureWithWrk(url, body, headers, seconds, connections)
+    : measureWithAutocannon(url, body, headers, seconds, connections)
 }
 
-async function measureWithWrk(url: string, body: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Measurement> {
+async function measureWithWrk(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Measurement> {
   const script = join(tmpdir(), `tollgate-bench-${process.pid}.lua`)
-  writeFileSync(script, [
-    `wrk.method = "POST"`,
-    `wrk.body = ${JSON.stringify(body)}`,
-    ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
-    `done = function(summary, latency, requests)`,
-    `  io.write(string.format("RESULT %f %f %f %d %d\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.requests))`,
-    `end`,
-  ].join('\n'))
-  const run = Bun.spawnSync(['wrk', '-t', '2', '-c', String(connections), '-d', `${seconds}s`, '-s', script, url], { stdout: 'pipe', stderr: 'pipe' })
+  writeFileSync(
+    script,
+    [
+      `wrk.method = "POST"`,
+      `wrk.body = ${JSON.stringify(body)}`,
+      ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+      `done = function(summary, latency, requests)`,
+      `  io.write(string.format("RESULT %f %f %f %d %d\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.requests))`,
+      `end`,
+    ].join('\n'),
+  )
+  const run = Bun.spawnSync(['wrk', '-t', '2', '-c', String(connections), '-d', `${seconds}s`, '-s', script, url], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const match = /RESULT (\S+) (\S+) (\S+) (\d+) (\d+)/.exec(run.stdout.toString())
   if (!match) throw new Error(`wrk failed: ${run.stdout}${run.stderr}`)
-  return { rps: Number(match[1]), p50: Number(match[2]), p99: Number(match[3]), errors: Number(match[4]), requests: Number(match[5]), tool: 'wrk' }
+  return {
+    rps: Number(match[1]),
+    p50: Number(match[2]),
+    p99: Number(match[3]),
+    errors: Number(match[4]),
+    requests: Number(match[5]),
+    tool: 'wrk',
+  }
 }
 
-async function measureWithAutocannon(url: string, body: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Measurement> {
+async function measureWithAutocannon(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Measurement> {
   const { default: autocannon } = await import('autocannon')
   const result = await autocannon({ url, method: 'POST', body, headers, duration: seconds, connections })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, requests: result.requests.total, tool: 'autocannon' }
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    requests: result.requests.total,
+    tool: 'autocannon',
+  }
 }

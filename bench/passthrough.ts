@@ -11,7 +11,10 @@ const server = Bun.serve({
   async fetch(request) {
     const url = request.url
     return fetch(upstream + url.slice(url.indexOf('/', 8)), {
-      method: request.method, headers: request.headers, body: await request.text(), decompress: false,
+      method: request.method,
+      headers: request.headers,
+      body: await request.text(),
+      decompress: false,
     })
   },
 })

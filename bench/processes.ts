@@ -15,7 +15,12 @@ export interface Server {
 }
 
 /** Start `bun script` (in `directory`, default bench/) and read the JSON line it prints once listening. */
-export async function spawnServer(script: string, env: Record<string, string> = {}, directory = import.meta.dir, stderr: 'inherit' | 'ignore' = 'inherit'): Promise<Server> {
+export async function spawnServer(
+  script: string,
+  env: Record<string, string> = {},
+  directory = import.meta.dir,
+  stderr: 'inherit' | 'ignore' = 'inherit',
+): Promise<Server> {
   const child = Bun.spawn(['bun', script], { cwd: directory, env: { ...process.env, ...raisedCeiling, ...env }, stdout: 'pipe', stderr })
   const reader = child.stdout.getReader()
   const { value } = await reader.read()
@@ -41,7 +46,9 @@ export async function cpuMs(pid: number, thread?: number): Promise<number> {
 export async function threadsCpuMs(pid: number): Promise<Map<string, number>> {
   const threads = new Map<string, number>()
   for (const thread of readdirSync(`/proc/${pid}/task`)) {
-    const name = await Bun.file(`/proc/${pid}/task/${thread}/comm`).text().catch(() => '?')
+    const name = await Bun.file(`/proc/${pid}/task/${thread}/comm`)
+      .text()
+      .catch(() => '?')
     threads.set(`${thread} ${name.trim()}`, await cpuMs(pid, Number(thread)))
   }
   return threads

@@ -16,9 +16,14 @@ import { spawnServer, threadsCpuMs } from './processes.ts'
 
 const { values } = parseArgs({
   options: {
-    scenario: { type: 'string', default: 'rate' }, out: { type: 'string', default: '/tmp/tollgate-profile' },
-    model: { type: 'string', default: 'bench-model' }, rate: { type: 'string', default: '400' }, seconds: { type: 'string', default: '8' },
-    streams: { type: 'string', default: '600' }, chunks: { type: 'string', default: '150' }, 'interval-ms': { type: 'string', default: '50' },
+    scenario: { type: 'string', default: 'rate' },
+    out: { type: 'string', default: '/tmp/tollgate-profile' },
+    model: { type: 'string', default: 'bench-model' },
+    rate: { type: 'string', default: '400' },
+    seconds: { type: 'string', default: '8' },
+    streams: { type: 'string', default: '600' },
+    chunks: { type: 'string', default: '150' },
+    'interval-ms': { type: 'string', default: '50' },
   },
 })
 const { scenario, model, out } = values
@@ -52,10 +57,17 @@ try {
   const before = await threadsCpuMs(tollgate.child.pid)
   const [units, unit] = await run()
   const after = await threadsCpuMs(tollgate.child.pid)
-  const rows = [...after].map(([thread, ms]) => [thread, ((ms - (before.get(thread) ?? 0)) * 1000) / units] as const).filter(([, us]) => us > 0)
+  const rows = [...after]
+    .map(([thread, ms]) => [thread, ((ms - (before.get(thread) ?? 0)) * 1000) / units] as const)
+    .filter(([, us]) => us > 0)
   console.log(`${scenario}: CPU µs per ${unit} (${units}), by thread`)
   for (const [thread, us] of rows.sort((a, b) => b[1] - a[1])) console.log(`  ${thread.padEnd(28)} ${us.toFixed(2).padStart(9)}`)
-  console.log(`  ${'all'.padEnd(28)} ${rows.reduce((sum, [, us]) => sum + us, 0).toFixed(2).padStart(9)}`)
+  console.log(
+    `  ${'all'.padEnd(28)} ${rows
+      .reduce((sum, [, us]) => sum + us, 0)
+      .toFixed(2)
+      .padStart(9)}`,
+  )
 } finally {
   await stop(tollgate)
   upstream.child.kill('SIGKILL')

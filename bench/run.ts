@@ -18,7 +18,16 @@ import { parseArgs } from 'node:util'
 import { measure, type Measurement } from './measure.ts'
 import { workload } from './workloads.ts'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, stream: { type: 'boolean', default: false }, 'upstream-delay-ms': { type: 'string', default: '0' }, rounds: { type: 'string', default: '3' }, operation: { type: 'string', default: 'chat' } } })
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    stream: { type: 'boolean', default: false },
+    'upstream-delay-ms': { type: 'string', default: '0' },
+    rounds: { type: 'string', default: '3' },
+    operation: { type: 'string', default: 'chat' },
+  },
+})
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
 const upstreamDelayMs = Number(values['upstream-delay-ms'])
@@ -63,8 +72,8 @@ async function measureTarget(target: Target): Promise<Result> {
   const pid = target.child.pid
   const [cpuBefore, mainBefore] = [await cpuMs(pid), await cpuMs(pid, pid)]
   const result = await measure(`${target.info.url}${path}`, body, headers, seconds, connections)
-  const cpuUsPerRequest = ((await cpuMs(pid)) - cpuBefore) * 1000 / result.requests
-  const mainThreadUsPerRequest = ((await cpuMs(pid, pid)) - mainBefore) * 1000 / result.requests
+  const cpuUsPerRequest = (((await cpuMs(pid)) - cpuBefore) * 1000) / result.requests
+  const mainThreadUsPerRequest = (((await cpuMs(pid, pid)) - mainBefore) * 1000) / result.requests
   return { ...result, cpuUsPerRequest, mainThreadUsPerRequest }
 }
 
@@ -82,8 +91,10 @@ try {
     for (const target of order) results.set(target, await measureTarget(target))
     const ratio = results.get(tollgate)!.rps / results.get(passthrough)!.rps
     ratios.push(ratio)
-    console.log(`\nround ${round} of ${rounds}: ${label}, ${connections} connections, ` +
-      `${seconds} s each, upstream delay ${upstreamDelayMs} ms, tool: ${results.get(tollgate)!.tool}`)
+    console.log(
+      `\nround ${round} of ${rounds}: ${label}, ${connections} connections, ` +
+        `${seconds} s each, upstream delay ${upstreamDelayMs} ms, tool: ${results.get(tollgate)!.tool}`,
+    )
     console.log(row('passthrough', results.get(passthrough)!))
     console.log(row('tollgate', results.get(tollgate)!))
     console.log(`ratio tollgate/passthrough: ${ratio.toFixed(2)}`)
@@ -97,5 +108,7 @@ try {
 
 const sorted = [...ratios].sort((a, b) => a - b)
 const median = sorted[Math.floor(sorted.length / 2)]!
-console.log(`\nmedian ratio tollgate/passthrough over ${rounds} round${rounds === 1 ? "" : "s"}: ${median.toFixed(2)} ` +
-  `(rounds ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; target ≥ 0.80)`)
+console.log(
+  `\nmedian ratio tollgate/passthrough over ${rounds} round${rounds === 1 ? '' : 's'}: ${median.toFixed(2)} ` +
+    `(rounds ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}; target ≥ 0.80)`,
+)

@@ -7,7 +7,12 @@
  * printed once every stream has begun (or after 60 s), then the streams stay open, unread, until stdin closes.
  */
 const { url, key, model, count, content, hold } = JSON.parse(process.argv[2]!) as {
-  url: string; key?: string; model: string; count: number; content: string; hold?: boolean
+  url: string
+  key?: string
+  model: string
+  count: number
+  content: string
+  hold?: boolean
 }
 const body = JSON.stringify({ model, stream: true, messages: [{ role: 'user', content }] })
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${key ?? 'none'}` }

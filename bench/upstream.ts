@@ -6,8 +6,13 @@
 import { createPng } from '../src/core/png.ts'
 
 const completion = JSON.stringify({
-  id: 'chatcmpl-bench', object: 'chat.completion', created: 1700000000, model: 'bench-upstream',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Benchmarks are a kind of truth.' }, logprobs: null, finish_reason: 'stop' }],
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1700000000,
+  model: 'bench-upstream',
+  choices: [
+    { index: 0, message: { role: 'assistant', content: 'Benchmarks are a kind of truth.' }, logprobs: null, finish_reason: 'stop' },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 },
 })
 const chunk = (delta: unknown, finish: string | null = null) =>
@@ -24,25 +29,44 @@ const stream = [
 
 // An embeddings answer: one 256-float vector, as base64 (what the OpenAI SDKs ask for) or numbers.
 const vector = Float32Array.from({ length: 256 }, (_, index) => Math.sin(index) / 8)
-const embeddingsAs = (embedding: unknown) => JSON.stringify({
-  object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model: 'bench-embed-upstream', usage: { prompt_tokens: 7, total_tokens: 7 },
-})
+const embeddingsAs = (embedding: unknown) =>
+  JSON.stringify({
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding }],
+    model: 'bench-embed-upstream',
+    usage: { prompt_tokens: 7, total_tokens: 7 },
+  })
 const embeddings = { base64: embeddingsAs(Buffer.from(vector.buffer).toString('base64')), float: embeddingsAs(Array.from(vector)) }
 
 // A speech answer: 48 KB of audio bytes in six 8 KB chunks, each its own write, as a TTS server streams them.
 const audioChunk = new Uint8Array(8 * 1024)
-const audio = () => new ReadableStream<Uint8Array>({
-  async pull(controller) {
-    for (let index = 0; index < 6; index++) {
-      controller.enqueue(audioChunk)
-      await Bun.sleep(0)
-    }
-    controller.close()
-  },
-})
+const audio = () =>
+  new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (let index = 0; index < 6; index++) {
+        controller.enqueue(audioChunk)
+        await Bun.sleep(0)
+      }
+      controller.close()
+    },
+  })
 // A rerank answer (vLLM's shape) and an images answer (one small PNG's bytes, as gpt-image models send them).
-const ranked = JSON.stringify({ id: 'rerank-bench', model: 'bench-rerank-upstream', results: [{ index: 0, relevance_score: 0.9 }, { index: 2, relevance_score: 0.4 }], usage: { total_tokens: 30 } })
-const image = JSON.stringify({ created: 1700000000, data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }], size: '256x256', quality: 'low', output_format: 'png' })
+const ranked = JSON.stringify({
+  id: 'rerank-bench',
+  model: 'bench-rerank-upstream',
+  results: [
+    { index: 0, relevance_score: 0.9 },
+    { index: 2, relevance_score: 0.4 },
+  ],
+  usage: { total_tokens: 30 },
+})
+const image = JSON.stringify({
+  created: 1700000000,
+  data: [{ b64_json: Buffer.from(createPng(256, 256, 'bench')).toString('base64') }],
+  size: '256x256',
+  quality: 'low',
+  output_format: 'png',
+})
 const answers: Record<string, string> = { '/v1/rerank': ranked, '/v1/images/generations': image }
 
 /** One wire format's events for a long stream: its opening, a text chunk, its ending (finish and usage). */
@@ -59,17 +83,34 @@ const wires: Record<string, LongStreamWire> = {
     end: (chunks) => chunk({}, 'stop') + usageChunk(chunks) + 'data: [DONE]\n\n',
   },
   '/v1/messages': {
-    open: anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-upstream', content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } }) +
-      anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    open:
+      anthropicEvent('message_start', {
+        message: {
+          id: 'msg_bench',
+          type: 'message',
+          role: 'assistant',
+          model: 'bench-upstream',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 12, output_tokens: 1 },
+        },
+      }) + anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
     text: (word) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: word } }),
-    end: (chunks) => anthropicEvent('content_block_stop', { index: 0 }) +
-      anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: chunks } }) + anthropicEvent('message_stop', {}),
+    end: (chunks) =>
+      anthropicEvent('content_block_stop', { index: 0 }) +
+      anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: chunks } }) +
+      anthropicEvent('message_stop', {}),
   },
 }
 const words = ['Benchmarks ', 'are ', 'a ', 'kind ', 'of ', 'truth. ']
 const message = JSON.stringify({
-  id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-upstream', content: [{ type: 'text', text: words.join('') }],
-  stop_reason: 'end_turn', usage: { input_tokens: 12, output_tokens: 8 },
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'bench-upstream',
+  content: [{ type: 'text', text: words.join('') }],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 12, output_tokens: 8 },
 })
 
 /** The long stream a message asks for, or undefined. */
@@ -114,7 +155,8 @@ const server = Bun.serve({
     const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
     if (request.url.endsWith('/audio/speech')) return new Response(audio(), { headers: { 'content-type': 'audio/wav' } })
-    if (request.url.endsWith('/embeddings')) return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
+    if (request.url.endsWith('/embeddings'))
+      return new Response(embeddings[body.encoding_format ?? 'float'], { headers: { 'content-type': 'application/json' } })
     const answer = answers[new URL(request.url).pathname]
     if (answer) return new Response(answer, { headers: { 'content-type': 'application/json' } })
     // Anthropic's route answers only in its own format: its short stream is a long one of six chunks without pauses.

@@ -47,7 +47,8 @@ const started = performance.now()
 const client = new Database(path)
 client.exec('PRAGMA journal_mode = WAL')
 client.exec('PRAGMA synchronous = OFF')
-for (let account = 1; account <= 20; account++) client.query('INSERT INTO accounts (name, created_at) VALUES (?, ?)').run(`acct-${account}`, now)
+for (let account = 1; account <= 20; account++)
+  client.query('INSERT INTO accounts (name, created_at) VALUES (?, ?)').run(`acct-${account}`, now)
 const insert = client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol,
   input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms,
   stream, estimated, created_at) VALUES (?, ?, ?, ?, 'p', 'u', 'openai-chat', ?, 0, 0, ?, 0, ?, ?, NULL, 100, 0, 0, ?)`)
@@ -56,8 +57,17 @@ const batch = client.transaction((from: number, to: number) => {
     const key = index % 100
     const account = (key % 20) + 1
     const status = pickStatus(Math.random())
-    insert.run(`req_${index}`, account, `key_${key}`, pickModel(Math.random()), 100, 50, status === 200 ? 3_750 : 0, status,
-      now - span + Math.floor((index / rows) * span))
+    insert.run(
+      `req_${index}`,
+      account,
+      `key_${key}`,
+      pickModel(Math.random()),
+      100,
+      50,
+      status === 200 ? 3_750 : 0,
+      status,
+      now - span + Math.floor((index / rows) * span),
+    )
   }
 })
 for (let from = 0; from < rows; from += 50_000) batch(from, Math.min(rows, from + 50_000))
@@ -85,7 +95,9 @@ async function time(label: string, filter: UsageFilter): Promise<void> {
   }
   const deepMs = pages ? (performance.now() - deepStart) / pages : 0
   firstMs.sort((a, b) => a - b)
-  console.log(`${label.padEnd(42)} first page ${firstMs[2]!.toFixed(2).padStart(8)} ms   then ${String(pages).padStart(3)} pages deeper ${deepMs.toFixed(2).padStart(7)} ms each`)
+  console.log(
+    `${label.padEnd(42)} first page ${firstMs[2]!.toFixed(2).padStart(8)} ms   then ${String(pages).padStart(3)} pages deeper ${deepMs.toFixed(2).padStart(7)} ms each`,
+  )
 }
 
 const weekAgo = now - 7 * 86_400_000

@@ -13,7 +13,12 @@ export function workload(operation: string, stream: boolean): { path: string; bo
     return { path: '/v1/audio/speech', body, label: 'speech (48 KB of audio in 6 chunks)' }
   }
   if (operation === 'rerank') {
-    const body = JSON.stringify({ model: 'bench-rerank', query: 'How fast is this gateway?', documents: ['Very fast.', 'Slow.', 'It depends.'], top_n: 2 })
+    const body = JSON.stringify({
+      model: 'bench-rerank',
+      query: 'How fast is this gateway?',
+      documents: ['Very fast.', 'Slow.', 'It depends.'],
+      top_n: 2,
+    })
     return { path: '/v1/rerank', body, label: 'rerank' }
   }
   if (operation === 'images') {

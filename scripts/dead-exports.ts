@@ -11,14 +11,16 @@ import { join, resolve } from 'node:path'
 import { Glob } from 'bun'
 
 const root = resolve(import.meta.dir, '..')
-const declaration = /^export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?(function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm
+const declaration =
+  /^export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?(function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm
 
 /** What the browser app and the compiled binary load by path, not by import: their exports are used from outside. */
 const entryPoints = new Set(['src/main.ts', 'src/db/sqlite/checkpoint-worker.ts'])
 
 const files = new Map<string, string>()
 for (const folder of ['src', 'test', 'bench', 'scripts']) {
-  for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: join(root, folder) })) files.set(`${folder}/${path}`, readFileSync(join(root, folder, path), 'utf8'))
+  for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: join(root, folder) }))
+    files.set(`${folder}/${path}`, readFileSync(join(root, folder, path), 'utf8'))
 }
 
 const fix = process.argv.includes('--fix')

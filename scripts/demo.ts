@@ -16,14 +16,17 @@ const database = 'sqlite:./data/demo/tollgate.db'
 const config = loadConfig({ builtIn: true, env: { ...process.env, TOLLGATE_DATABASE: database } })
 // As `serve` does: the process restarts itself once so that Bun's fetch may run that many upstream requests at once.
 const notApplied = await applyUpstreamConnections(config.limits.upstreamConnections)
-if (notApplied) console.warn(`limits.upstream_connections not applied (${notApplied}): at most ${upstreamConnections()} upstream requests at once`)
+if (notApplied)
+  console.warn(`limits.upstream_connections not applied (${notApplied}): at most ${upstreamConnections()} upstream requests at once`)
 const gateway = await startGateway(config, createLogger('warn'))
 const { store } = gateway.services
 const account = (await store.accounts.findByName('demo')) ?? (await createAccount(store.accounts, 'demo', parseUsd('10'), 'demo'))
 const { secret } = await createKey(store.keys, { accountId: account.id, name: 'demo' })
 const model = config.models[0]!.id
 
-console.log(`Tollgate is listening on ${gateway.url} (config: ${config.source}, database: ${config.database}, upstream connections: ${upstreamConnections()})`)
+console.log(
+  `Tollgate is listening on ${gateway.url} (config: ${config.source}, database: ${config.database}, upstream connections: ${upstreamConnections()})`,
+)
 console.log(`Demo account "demo" has $${formatUsd(account.balance)}; a new key for it:\n\n  export KEY=${secret}\n`)
 console.log(`Streaming a first answer from ${model}:\n`)
 
@@ -48,4 +51,3 @@ console.log(`\nTry it yourself (Ctrl-C here stops the gateway; its data stays in
   curl -N ${gateway.url}/v1/chat/completions -H "Authorization: Bearer $KEY" \\
     -d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hi"}]}'
   TOLLGATE_DATABASE=${database} bun src/main.ts usage --account demo\n`)
-

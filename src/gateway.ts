@@ -68,10 +68,17 @@ interface Background {
 }
 
 /** Build everything a config needs, in order, except the listening socket (the services are completed with it). */
-async function buildParts(config: Config, current: () => Config, logger: Logger): Promise<{ services: Omit<Services, 'server'>; background: Background }> {
+async function buildParts(
+  config: Config,
+  current: () => Config,
+  logger: Logger,
+): Promise<{ services: Omit<Services, 'server'>; background: Background }> {
   refuseUnservedModels(config) // before anything is opened: a config that cannot serve its models does not start
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
-  const store = openStore(config.database, { serving: true, instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger } })
+  const store = openStore(config.database, {
+    serving: true,
+    instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger },
+  })
   await store.migrate()
   // Holds whose owner is provably gone were left by a crash: give that money back (LedgerRepository.startServing).
   // Holds from before PostgreSQL instances were recorded have no owner: those older than the longest possible request.
@@ -85,12 +92,16 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   // Alerts watch committed settlements (a balance falling below a webhook's amount), never a request in flight.
   const alerting = createAlerting(store, config.webhooks, current, logger)
   const ledger = new Ledger(store.ledger, {
-    spool, logger, writeTimeoutMs: config.ledger.writeTimeoutMs, onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
+    spool,
+    logger,
+    writeTimeoutMs: config.ledger.writeTimeoutMs,
+    onError: (error) => reportFailure(logger, error, { route: 'ledger' }),
     onWritten: (batch) => alerting.ledgerWritten(batch),
   })
   const spooled = spool.stats().entries
   await ledger.replaySpool()
-  if (spooled > 0) logger.warn({ replayed: spooled - spool.stats().entries, left: spool.stats().entries }, 'replayed bills a crash left in the spool')
+  if (spooled > 0)
+    logger.warn({ replayed: spooled - spool.stats().entries, left: spool.stats().entries }, 'replayed bills a crash left in the spool')
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
   const providers = createProviders(config.providers)
@@ -112,11 +123,17 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   // The models as they stand at each change: the relay's, which a reload replaces.
   const configuredModels = () => relay.modelIds()
   const keyService = new KeyService({
-    repository: store.keys, listeners: keyListeners, logger, configuredModels, findProject: (id) => store.budgets.findProject(id),
+    repository: store.keys,
+    listeners: keyListeners,
+    logger,
+    configuredModels,
+    findProject: (id) => store.budgets.findProject(id),
   })
   // A project or budget change marks its keys changed: read here at once, and at once by the others when told (Redis).
   const budgetService = new BudgetService({
-    repository: store.budgets, keys: store.keys, configuredModels,
+    repository: store.budgets,
+    keys: store.keys,
+    configuredModels,
     changed: async () => {
       await keys.refresh()
       shared?.announce('budgets', null)
@@ -134,11 +151,20 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   const leftovers = await store.tasks.removeLeftovers()
   if (leftovers > 0) logger.warn({ rows: leftovers }, 'removed batch rows left half-written by an earlier crash')
   // A file's line is one request: no longer than a live request's body (edge/body-size.ts).
-  const tasks = new TaskService(store.tasks, Date.now, { ...config.tasks, windowMs: config.tasks.windowS * 1000, maxLineBytes: maxBodyBytes })
+  const tasks = new TaskService(store.tasks, Date.now, {
+    ...config.tasks,
+    windowMs: config.tasks.windowS * 1000,
+    maxLineBytes: maxBodyBytes,
+  })
   // Batch items run through a relay of their own, priced at batch prices, sharing the live one's limits and health.
   const batchRelay = createBatchRelay(config, relay, providers, ledger, logger)
   const runner = new TaskRunner({
-    tasks, relay: batchRelay, keys: store.keys, codecs: batchCodecs, config: config.tasks, logger,
+    tasks,
+    relay: batchRelay,
+    keys: store.keys,
+    codecs: batchCodecs,
+    config: config.tasks,
+    logger,
     singleServer: store.dialect === 'sqlite',
   })
   // Old usage rows folded into daily totals (retention.requests_days), from a timer: disk stays bounded.
@@ -146,7 +172,19 @@ async function buildParts(config: Config, current: () => Config, logger: Logger)
   // Audit rows past retention.audit_days (by default none: they are kept forever).
   const auditRetention = new AuditRetention(store.audit, { auditDays: config.retention.auditDays, logger })
   const services = {
-    config, store, keys, keyService, budgetService, ledger, alerting, relay, tasks, logger, shared, signInFailures: shared?.signInFailures, telemetry,
+    config,
+    store,
+    keys,
+    keyService,
+    budgetService,
+    ledger,
+    alerting,
+    relay,
+    tasks,
+    logger,
+    shared,
+    signInFailures: shared?.signInFailures,
+    telemetry,
     taskResults: (task: TaskRecord) => taskResultLines(tasks, task),
     unknownKeyLookups: new Map<string, number>(),
   }
@@ -172,7 +210,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     idleTimeout: 255,
   })
   // Built once and frozen; a reload replaces the config it reads (`current`), not a field of it.
-  const services: Services = Object.freeze({ ...parts, server, get config() { return current } })
+  const services: Services = Object.freeze({
+    ...parts,
+    server,
+    get config() {
+      return current
+    },
+  })
   try {
     // One table of protocol routes, served by Bun's own router and mounted in Elysia alike (protocols/routes.ts).
     const routes = protocolRoutes(services)
@@ -188,7 +232,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   await services.alerting.start()
   const url = `http://${server.hostname === '::' ? '127.0.0.1' : server.hostname}:${server.port}`
   return {
-    services, server, url,
+    services,
+    server,
+    url,
     reload(next) {
       refuseUnservedModels(next)
       const needsRestart = restartNeeded(services.config, next)
@@ -204,7 +250,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       // Batch items stop starting; those running finish (each billed) or, past the deadline, are ended and settle.
       const drained = Promise.all([server.stop(false), relay.idle(), runner.stop(drainMs)])
       let deadline: ReturnType<typeof setTimeout> | undefined
-      const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
+      const late = await Promise.race([
+        drained.then(() => false),
+        new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true))),
+      ])
       clearTimeout(deadline)
       if (late) {
         // Past the deadline: end what is left; each request still settles, so its usage is written below.

@@ -82,8 +82,7 @@ async function main(argv: string[]): Promise<number> {
     if (!from || !to) throw new UsageError(`db copy needs both --from and --to\nusage: tollgate ${spec.usage}`)
     console.error(`tollgate: copying ${describeDatabase(from)} into ${describeDatabase(to)}`)
     try {
-      const report = await copyDatabase({ from, to,
-        force: args.flags.has('force'), sessions: args.flags.has('sessions') })
+      const report = await copyDatabase({ from, to, force: args.flags.has('force'), sessions: args.flags.has('sessions') })
       console.log(json ? JSON.stringify(report, null, 2) : describeCopy(report))
       return 0
     } catch (error) {
@@ -99,13 +98,20 @@ async function main(argv: string[]): Promise<number> {
     const migration = await store.migrate()
     switch (command) {
       case 'migrate':
-        console.log(json ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) }) : describeMigration(migration, describeDatabase(config.database)))
+        console.log(
+          json
+            ? JSON.stringify({ migrated: true, ...migration, database: describeDatabase(config.database) })
+            : describeMigration(migration, describeDatabase(config.database)),
+        )
         break
       case 'backup': {
         const target = parseDatabaseUrl(config.database)
-        if (typeof target === 'string' || target.dialect !== 'sqlite') throw new UsageError('backup copies a SQLite database; for PostgreSQL use pg_dump')
+        if (typeof target === 'string' || target.dialect !== 'sqlite')
+          throw new UsageError('backup copies a SQLite database; for PostgreSQL use pg_dump')
         const written = backupSqlite(target.path, args.positional[1]!)
-        console.log(json ? JSON.stringify({ backup: written, database: describeDatabase(config.database) }) : `wrote a consistent copy to ${written}`)
+        console.log(
+          json ? JSON.stringify({ backup: written, database: describeDatabase(config.database) }) : `wrote a consistent copy to ${written}`,
+        )
         break
       }
       case 'account':
@@ -115,14 +121,23 @@ async function main(argv: string[]): Promise<number> {
         // Running instances apply a change as soon as they hear of it (connected first: heard right after the write);
         // without Redis, at their next poll.
         const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
-        const listeners: KeyChangeListener[] = announcer ? [async (change) => {
-          if (!(await announcer.announce('keys', change.after.id))) {
-            console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
-          }
-        }] : []
+        const listeners: KeyChangeListener[] = announcer
+          ? [
+              async (change) => {
+                if (!(await announcer.announce('keys', change.after.id))) {
+                  console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
+                }
+              },
+            ]
+          : []
         try {
           const configuredModels = () => config.models.map((model) => model.id)
-          await runKeyCommand(store, new KeyService({ repository: store.keys, listeners, configuredModels, findProject: (id) => store.budgets.findProject(id) }), args, json)
+          await runKeyCommand(
+            store,
+            new KeyService({ repository: store.keys, listeners, configuredModels, findProject: (id) => store.budgets.findProject(id) }),
+            args,
+            json,
+          )
         } finally {
           announcer?.close()
         }
@@ -132,11 +147,19 @@ async function main(argv: string[]): Promise<number> {
       case 'budget': {
         // Running instances read the keys a change marks at once when told (Redis), else at their next poll.
         const announcer = config.redis && args.positional[1] !== 'list' ? await openAnnouncer(config.redis) : undefined
-        const changed = announcer && (async () => {
-          if (!(await announcer.announce('budgets', null))) console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
-        })
+        const changed =
+          announcer &&
+          (async () => {
+            if (!(await announcer.announce('budgets', null)))
+              console.error('tollgate: Redis did not answer: running instances apply the change at their next poll (within a second)')
+          })
         try {
-          const service = new BudgetService({ repository: store.budgets, keys: store.keys, configuredModels: () => config.models.map((model) => model.id), changed })
+          const service = new BudgetService({
+            repository: store.budgets,
+            keys: store.keys,
+            configuredModels: () => config.models.map((model) => model.id),
+            changed,
+          })
           await (command === 'project' ? runProjectCommand : runBudgetCommand)(store, service, args, json)
         } finally {
           announcer?.close()
@@ -160,7 +183,12 @@ async function main(argv: string[]): Promise<number> {
         break
       case 'webhook':
         // A running serve reads the webhooks again within 10 s (edge/alerting.ts).
-        await runWebhookCommand(store, new WebhookService({ repository: store.webhooks, allowPrivate: () => config.webhooks.allowPrivateAddresses }), args, json)
+        await runWebhookCommand(
+          store,
+          new WebhookService({ repository: store.webhooks, allowPrivate: () => config.webhooks.allowPrivateAddresses }),
+          args,
+          json,
+        )
         break
     }
     return 0

@@ -39,7 +39,7 @@ async function chat(secret: string) {
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hello' }] }),
   })
-  return { status: response.status, body: await response.json() as { error?: { code?: string } } }
+  return { status: response.status, body: (await response.json()) as { error?: { code?: string } } }
 }
 
 describe('a full-scope admin token runs the whole life of an account and its key', () => {
@@ -59,7 +59,14 @@ describe('a full-scope admin token runs the whole life of an account and its key
 
     const made = await call(full, 'POST', '/admin/api/keys', { account_id: accountId, name: 'ci', models: ['mock-1'], budget_usd: '5.00' })
     expect(made.status).toBe(201)
-    expect(made.body.key).toMatchObject({ account: 'robot-co', name: 'ci', models: ['mock-1'], budget_usd: '5.00', status: 'active', rpm: null })
+    expect(made.body.key).toMatchObject({
+      account: 'robot-co',
+      name: 'ci',
+      models: ['mock-1'],
+      budget_usd: '5.00',
+      status: 'active',
+      rpm: null,
+    })
     const keyId = made.body.key.id as string
     const secret = made.body.secret as string
     expect(secret).toStartWith('tg-')
@@ -73,8 +80,10 @@ describe('a full-scope admin token runs the whole life of an account and its key
     const refused = await chat(secret)
     expect(refused.status).toBe(429)
     // Clearing it (null) lifts it at once.
-    expect((await call(full, 'PATCH', `/admin/api/keys/${keyId}`, { rpm: null, expires_at: '2099-01-01T00:00:00Z' })).body)
-      .toMatchObject({ rpm: null, expires_at: '2099-01-01T00:00:00.000Z' })
+    expect((await call(full, 'PATCH', `/admin/api/keys/${keyId}`, { rpm: null, expires_at: '2099-01-01T00:00:00Z' })).body).toMatchObject({
+      rpm: null,
+      expires_at: '2099-01-01T00:00:00.000Z',
+    })
     expect((await chat(secret)).status).toBe(200)
 
     // Rotation: a new secret for the same key; the old one is refused by the very next request.
@@ -93,7 +102,9 @@ describe('a full-scope admin token runs the whole life of an account and its key
     const log = await call(readOnly, 'GET', `/admin/api/requests?key_id=${keyId}`)
     expect(log.status).toBe(200)
     // The four answered requests, and the one refused by rpm 1 (refusals leave a row too, at no cost).
-    expect(log.body.requests.map((row: { status: number }) => row.status).filter((status: number) => status === 200)).toEqual([200, 200, 200, 200])
+    expect(log.body.requests.map((row: { status: number }) => row.status).filter((status: number) => status === 200)).toEqual([
+      200, 200, 200, 200,
+    ])
     expect(log.body.requests.map((row: { status: number }) => row.status)).toContain(429)
     expect(new Set(log.body.requests.map((row: { key_id: string }) => row.key_id))).toEqual(new Set([keyId]))
     const ok = await call(readOnly, 'GET', `/admin/api/requests?account_id=${accountId}&status=2xx&limit=2`)
@@ -143,7 +154,9 @@ describe('a full-scope admin token runs the whole life of an account and its key
     const overdraft = await call(full, 'POST', `/admin/api/accounts/${gateway.account.id}/credits`, { amount_usd: '-1000', note: 'oops' })
     expect(overdraft.status).toBe(400)
     const form = await fetch(`${gateway.url}/admin/api/accounts`, {
-      method: 'POST', headers: { authorization: `Bearer ${full}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x',
+      method: 'POST',
+      headers: { authorization: `Bearer ${full}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=x',
     })
     expect(form.status).toBe(415)
   })
@@ -152,11 +165,20 @@ describe('a full-scope admin token runs the whole life of an account and its key
 describe('who may do what', () => {
   test('a read-only token reads everything and is refused every write with 403, changing nothing', async () => {
     const { store } = gateway.gateway.services
-    for (const path of ['/admin/api/accounts', `/admin/api/accounts/${gateway.account.id}`, '/admin/api/keys', `/admin/api/keys/${gateway.keyRecord.id}`,
-      '/admin/api/usage', '/admin/api/requests']) {
+    for (const path of [
+      '/admin/api/accounts',
+      `/admin/api/accounts/${gateway.account.id}`,
+      '/admin/api/keys',
+      `/admin/api/keys/${gateway.keyRecord.id}`,
+      '/admin/api/usage',
+      '/admin/api/requests',
+    ]) {
       expect({ path, status: (await call(readOnly, 'GET', path)).status }).toEqual({ path, status: 200 })
     }
-    const before = { balance: (await store.accounts.findById(gateway.account.id))!.balance, key: await store.keys.findById(gateway.keyRecord.id) }
+    const before = {
+      balance: (await store.accounts.findById(gateway.account.id))!.balance,
+      key: await store.keys.findById(gateway.keyRecord.id),
+    }
     const writes: [string, string, unknown][] = [
       ['POST', '/admin/api/accounts', { name: 'sneaky' }],
       ['POST', `/admin/api/accounts/${gateway.account.id}/credits`, { amount_usd: '100', note: 'free money' }],
@@ -178,7 +200,11 @@ describe('who may do what', () => {
   })
 
   test('a revoked token, a made-up token, no token: 401 with a Bearer challenge', async () => {
-    for (const [token, code] of [[revoked, 'invalid_admin_token'], [`tga-${'x'.repeat(40)}`, 'invalid_admin_token'], [undefined, 'missing_admin_token']] as const) {
+    for (const [token, code] of [
+      [revoked, 'invalid_admin_token'],
+      [`tga-${'x'.repeat(40)}`, 'invalid_admin_token'],
+      [undefined, 'missing_admin_token'],
+    ] as const) {
       const response = await call(token, 'GET', '/admin/api/accounts')
       expect(response.status).toBe(401)
       expect(response.body.error.code).toBe(code)
@@ -223,18 +249,29 @@ describe('who may do what', () => {
 describe('the OpenAPI document', () => {
   test('/docs/json lists the admin API under its tag, with the bearer scheme', async () => {
     const spec = await (await fetch(`${gateway.url}/docs/json`)).json()
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining([
-      '/admin/api/accounts', '/admin/api/accounts/{id}/credits', '/admin/api/keys', '/admin/api/keys/{id}',
-      '/admin/api/keys/{id}/rotate', '/admin/api/keys/{id}/revoke', '/admin/api/usage', '/admin/api/requests',
-    ]))
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/admin/api/accounts',
+        '/admin/api/accounts/{id}/credits',
+        '/admin/api/keys',
+        '/admin/api/keys/{id}',
+        '/admin/api/keys/{id}/rotate',
+        '/admin/api/keys/{id}/revoke',
+        '/admin/api/usage',
+        '/admin/api/requests',
+      ]),
+    )
     expect(spec.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(spec.tags.map((tag: { name: string }) => tag.name)).toContain('Admin API')
     const update = spec.paths['/admin/api/keys/{id}'].patch
     expect(update.tags).toEqual(['Admin API'])
     expect(update.security).toEqual([{ adminToken: [] }])
-    expect(Object.keys(update.requestBody.content['application/json'].schema.properties))
-      .toEqual(expect.arrayContaining(['rpm', 'tpm', 'concurrency', 'models', 'budget_usd', 'expires_at']))
-    expect(spec.paths['/admin/api/keys/{id}/rotate'].post.responses['200'].content['application/json'].schema.properties.secret.type).toBe('string')
+    expect(Object.keys(update.requestBody.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['rpm', 'tpm', 'concurrency', 'models', 'budget_usd', 'expires_at']),
+    )
+    expect(spec.paths['/admin/api/keys/{id}/rotate'].post.responses['200'].content['application/json'].schema.properties.secret.type).toBe(
+      'string',
+    )
   })
 })
 
@@ -265,7 +302,8 @@ describe('/metrics and /status behind an admin token (admin.protect_metrics)', (
       expect(await scraped.text()).toContain('tollgate_requests_total')
       // The model endpoints do not change: an API key still works there.
       const chatted = await fetch(`${guarded.baseUrl}/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${guarded.key}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${guarded.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
       })
       expect(chatted.status).toBe(200)

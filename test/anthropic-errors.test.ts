@@ -21,10 +21,10 @@ async function post(path: string, body: unknown, headers: Record<string, string>
     headers: { 'x-api-key': setup.gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
-  return { status: response.status, headers: response.headers, body: await response.json() as any }
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any }
 }
 
-describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
+describe("errors reach Anthropic clients in Anthropic's shape", () => {
   test('a wrong key is a 401 authentication_error, with the request id in body and header', async () => {
     const wrong = new Anthropic({ baseURL: setup.gateway.url, apiKey: 'tg-not-a-key', maxRetries: 0 })
     const error = await wrong.messages.create({ model: 'mock-1', max_tokens: 10, messages: hi }).catch((caught) => caught)
@@ -41,7 +41,7 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
     expect(response.body.error.message).toContain('x-api-key')
   })
 
-  test('the key is also accepted as a bearer token (the SDK\'s auth-token mode)', async () => {
+  test("the key is also accepted as a bearer token (the SDK's auth-token mode)", async () => {
     const bearer = new Anthropic({ baseURL: setup.gateway.url, apiKey: null, authToken: setup.gateway.key, maxRetries: 0 })
     const message = await bearer.messages.create({ model: 'mock-1', max_tokens: 10, messages: hi })
     expect(message.content[0]).toMatchObject({ type: 'text' })
@@ -70,8 +70,16 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
     ['max_tokens zero', { model: 'mock-1', max_tokens: 0, messages: hi }, 'max_tokens'],
     ['no messages', { model: 'mock-1', max_tokens: 10 }, 'messages'],
     ['a tool role', { model: 'mock-1', max_tokens: 10, messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role'],
-    ['a block without type', { model: 'mock-1', max_tokens: 10, messages: [{ role: 'user', content: [{ text: 'x' }] }] }, 'messages[0].content[0].type'],
-    ['a tool_result without id', { model: 'mock-1', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] }, 'messages[0].content[0].tool_use_id'],
+    [
+      'a block without type',
+      { model: 'mock-1', max_tokens: 10, messages: [{ role: 'user', content: [{ text: 'x' }] }] },
+      'messages[0].content[0].type',
+    ],
+    [
+      'a tool_result without id',
+      { model: 'mock-1', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] },
+      'messages[0].content[0].tool_use_id',
+    ],
     ['five stop sequences', { model: 'mock-1', max_tokens: 10, messages: hi, stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences'],
     ['a tool without schema', { model: 'mock-1', max_tokens: 10, messages: hi, tools: [{ name: 't' }] }, 'tools[0].input_schema'],
     ['an unknown tool_choice', { model: 'mock-1', max_tokens: 10, messages: hi, tool_choice: { type: 'some' } }, 'tool_choice.type'],
@@ -93,7 +101,7 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
     expect(response.body.error.type).toBe('invalid_request_error')
   })
 
-  test('an unknown path under /v1/messages is an Anthropic 404; other paths keep OpenAI\'s shape', async () => {
+  test("an unknown path under /v1/messages is an Anthropic 404; other paths keep OpenAI's shape", async () => {
     const unknown = await post('/v1/messages/batches/nope', {})
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
@@ -113,7 +121,9 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
   for (const path of ['pass', 'ir']) {
     test(`an overloaded Anthropic upstream (${path}) is an overloaded_error, nothing billed`, async () => {
       const before = await setup.gateway.settled()
-      const error = await client.messages.create({ model: `claude-${path}-overloaded`, max_tokens: 10, messages: hi }).catch((caught) => caught)
+      const error = await client.messages
+        .create({ model: `claude-${path}-overloaded`, max_tokens: 10, messages: hi })
+        .catch((caught) => caught)
       expect(error).toBeInstanceOf(Anthropic.APIError)
       expect(error.type).toBe('overloaded_error')
       expect((await setup.gateway.settled()).balance).toBe(before.balance)
@@ -123,14 +133,17 @@ describe('errors reach Anthropic clients in Anthropic\'s shape', () => {
       const before = await setup.gateway.settled()
       const stream = client.messages.stream({ model: `claude-${path}-midstream`, max_tokens: 10, messages: hi })
       let text = ''
-      stream.on('text', (delta) => { text += delta })
+      stream.on('text', (delta) => {
+        text += delta
+      })
       const error = await stream.finalMessage().catch((caught) => caught)
       expect(error).toBeInstanceOf(Anthropic.APIError)
       expect(error.type).toBe('overloaded_error')
       expect(text).toBe('Hello')
       // The bill is settled as the stream ends, just after the client read the error event.
       let after = await setup.gateway.settled()
-      for (let tries = 0; after.balance === before.balance && tries < 50; tries++) after = (await Bun.sleep(20), await setup.gateway.settled())
+      for (let tries = 0; after.balance === before.balance && tries < 50; tries++)
+        after = (await Bun.sleep(20), await setup.gateway.settled())
       expect(after.balance).toBeLessThan(before.balance)
       expect(after.reserved).toBe(0)
     })
@@ -141,7 +154,9 @@ describe('count_tokens, models and the root', () => {
   test('count_tokens estimates the prompt, growing with it, and knows unknown models', async () => {
     const small = await client.messages.countTokens({ model: 'claude-pass', messages: hi })
     const large = await client.messages.countTokens({
-      model: 'claude-pass', system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'hi '.repeat(200) }],
+      model: 'claude-pass',
+      system: 'You are a careful assistant.',
+      messages: [{ role: 'user', content: 'hi '.repeat(200) }],
       tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
     })
     expect(small.input_tokens).toBeGreaterThan(0)
@@ -152,7 +167,7 @@ describe('count_tokens, models and the root', () => {
     expect(error).toBeInstanceOf(Anthropic.NotFoundError)
   })
 
-  test('models.list answers in Anthropic\'s shape and pages; the OpenAI SDK still gets OpenAI\'s', async () => {
+  test("models.list answers in Anthropic's shape and pages; the OpenAI SDK still gets OpenAI's", async () => {
     const all: string[] = []
     for await (const model of client.models.list({ limit: 3 })) {
       expect(model).toMatchObject({ type: 'model', display_name: model.id })
@@ -174,7 +189,9 @@ describe('count_tokens, models and the root', () => {
     expect(await scoped.models.retrieve('claude-pass')).toMatchObject({ type: 'model', id: 'claude-pass' })
     const missing = await scoped.models.retrieve('nope').catch((caught) => caught)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
-    const garbled = await fetch(`${setup.gateway.url}/v1/models/%E0%A4%A`, { headers: { 'x-api-key': limited.secret, 'anthropic-version': '2023-06-01' } })
+    const garbled = await fetch(`${setup.gateway.url}/v1/models/%E0%A4%A`, {
+      headers: { 'x-api-key': limited.secret, 'anthropic-version': '2023-06-01' },
+    })
     expect(garbled.status).toBe(400)
   })
 

@@ -30,7 +30,11 @@ beforeAll(async () => {
   ])
   gateway = await startTestGateway({
     // Bun's body limit (from tasks.max_file_bytes) above the audio limit, so the gateway's own refusal is what answers.
-    config: { ...config, tasks: { max_file_bytes: 512 * 1024 * 1024 }, routing: { ...config.routing, min_requests: 2, failure_ratio: 0.5, cooldown_s: 60 } },
+    config: {
+      ...config,
+      tasks: { max_file_bytes: 512 * 1024 * 1024 },
+      routing: { ...config.routing, min_requests: 2, failure_ratio: 0.5, cooldown_s: 60 },
+    },
   })
 })
 
@@ -40,12 +44,17 @@ afterAll(async () => {
 })
 
 const openAi = (key = gateway.key) => new OpenAI({ baseURL: gateway.baseUrl, apiKey: key, maxRetries: 0 })
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error) => error as { status: number; message: string; code?: string })
-const speak = (client: OpenAI, model = 'tts', input = 'hello') => client.audio.speech.create({ model, voice: 'alloy', input, response_format: 'wav' }).then((response) => response.arrayBuffer())
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error) => error as { status: number; message: string; code?: string },
+  )
+const speak = (client: OpenAI, model = 'tts', input = 'hello') =>
+  client.audio.speech.create({ model, voice: 'alloy', input, response_format: 'wav' }).then((response) => response.arrayBuffer())
 const transcribe = async (client: OpenAI, model = 'stt') => client.audio.transcriptions.create({ model, file: await toFile(wav, 'a.wav') })
 
 describe('a model serves its own kind of call', () => {
-  test('speech, transcription and chat models refuse each other\'s requests: 400 naming the model, unbilled', async () => {
+  test("speech, transcription and chat models refuse each other's requests: 400 naming the model, unbilled", async () => {
     const before = await gateway.settled()
     expect(await failure(speak(openAi(), 'stt'))).toMatchObject({ status: 400, code: 'wrong_model_kind' })
     const chat = await failure(openAi().chat.completions.create({ model: 'tts', messages: [{ role: 'user', content: 'hi' }] }))
@@ -55,16 +64,22 @@ describe('a model serves its own kind of call', () => {
     expect(transcription!.message).toContain('it cannot serve transcription requests')
     expect((await gateway.settled()).balance).toBe(before.balance)
     const rows = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 3)
-    expect(rows.map((row) => [row.operation, row.status, row.cost])).toEqual([['transcription', 400, 0], ['chat', 400, 0], ['speech', 400, 0]])
+    expect(rows.map((row) => [row.operation, row.status, row.cost])).toEqual([
+      ['transcription', 400, 0],
+      ['chat', 400, 0],
+      ['speech', 400, 0],
+    ])
   })
 })
 
 describe("the key's model list, limits and budget", () => {
-  test('a key without the model gets 403 in OpenAI\'s shape, and does not see it listed', async () => {
+  test("a key without the model gets 403 in OpenAI's shape, and does not see it listed", async () => {
     const { secret } = await gateway.createKey({ models: ['tts'] })
     expect(await failure(transcribe(openAi(secret)))).toMatchObject({ status: 403, code: 'model_not_permitted' })
     expect((await speak(openAi(secret))).byteLength).toBe(mockSpeechAudio({ input: 'hello', format: 'wav' }).byteLength)
-    const listed = await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json() as { data: { id: string; type: string }[] }
+    const listed = (await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+      data: { id: string; type: string }[]
+    }
     expect(listed.data.map((model) => [model.id, model.type])).toEqual([['tts', 'speech']])
   })
 
@@ -75,14 +90,14 @@ describe("the key's model list, limits and budget", () => {
     expect(await failure(speak(openAi(secret)))).toMatchObject({ status: 429 })
   })
 
-  test('the hold covers the audio\'s seconds: a balance too small for them is refused before anything is sent', async () => {
+  test("the hold covers the audio's seconds: a balance too small for them is refused before anything is sent", async () => {
     const account = await gateway.createAccount('almost-empty', '1') // 2 s at $600 a minute is $20
     const { secret } = await gateway.createKey({ accountId: account.id })
     expect(await failure(transcribe(openAi(secret), 'stt-dear'))).toMatchObject({ status: 403, code: 'insufficient_balance' })
     expect((await transcribe(openAi(secret))).text).toBe('1.50 seconds of wav')
   })
 
-  test('a key\'s budget counts what speech costs', async () => {
+  test("a key's budget counts what speech costs", async () => {
     const { secret } = await gateway.createKey({ budget: 100_000 }) // nano-dollars: 6 characters at $15 a million is 90,000
     await speak(openAi(secret), 'tts', 'sixsix')
     expect(await failure(speak(openAi(secret), 'tts', 'sixsix'))).toMatchObject({ status: 403 })
@@ -93,16 +108,26 @@ test('an audio upload declared larger than 200 MiB is a 400 naming the file befo
   const before = await gateway.settled()
   const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(1024)) }) // and never more
   const response = await fetch(`${gateway.baseUrl}/audio/transcriptions`, {
-    method: 'POST', body, headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': String(300 * 1024 * 1024) },
+    method: 'POST',
+    body,
+    headers: {
+      authorization: `Bearer ${gateway.key}`,
+      'content-type': 'multipart/form-data; boundary=XYZ',
+      'content-length': String(300 * 1024 * 1024),
+    },
   })
   expect(response.status).toBe(400)
   expect(response.headers.get('connection')).toBe('close')
-  expect(await response.json()).toMatchObject({ error: { param: 'file', code: 'file_too_large', message: expect.stringContaining('200 MiB') } })
+  expect(await response.json()).toMatchObject({
+    error: { param: 'file', code: 'file_too_large', message: expect.stringContaining('200 MiB') },
+  })
   expect((await gateway.settled()).balance).toBe(before.balance)
 })
 
 test('an audio file sent without a declared length is cut at 200 MiB with the same 400, its spooled part removed', async () => {
-  const head = new TextEncoder().encode('--XYZ\r\nContent-Disposition: form-data; name="model"\r\n\r\nstt\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="huge.wav"\r\n\r\n')
+  const head = new TextEncoder().encode(
+    '--XYZ\r\nContent-Disposition: form-data; name="model"\r\n\r\nstt\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="huge.wav"\r\n\r\n',
+  )
   const chunk = new Uint8Array(1024 * 1024)
   let sent = -1
   const body = new ReadableStream<Uint8Array>({
@@ -114,7 +139,9 @@ test('an audio file sent without a declared length is cut at 200 MiB with the sa
     },
   })
   const response = await fetch(`${gateway.baseUrl}/audio/transcriptions`, {
-    method: 'POST', body, headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
   })
   expect(response.status).toBe(400)
   expect(await response.json()).toMatchObject({ error: { param: 'file', code: 'file_too_large' } })
@@ -125,7 +152,9 @@ describe('routing', () => {
   test('a failing route falls back to a model of the same kind, billed at its price; then the breaker opens', async () => {
     const before = await gateway.settled()
     upstream.failNext.push(500, 500, 500, 500)
-    expect((await speak(openAi(), 'tts-flaky', 'fallback')).byteLength).toBe(mockSpeechAudio({ input: 'fallback', format: 'wav' }).byteLength)
+    expect((await speak(openAi(), 'tts-flaky', 'fallback')).byteLength).toBe(
+      mockSpeechAudio({ input: 'fallback', format: 'wav' }).byteLength,
+    )
     expect(before.balance - (await gateway.settled()).balance).toBe(8 * 15_000) // the fallback's $15 a million, not $30
     await speak(openAi(), 'tts-flaky', 'again') // two failures on the route: its circuit opens
     const calls = upstream.calls.length
@@ -136,29 +165,53 @@ describe('routing', () => {
 })
 
 describe('a config that cannot serve its models does not start', () => {
-  const config = (model: Record<string, unknown>) => ({ providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'chat', provider: 'mock', price: { input: 1, output: 1 } }, model] })
+  const config = (model: Record<string, unknown>) => ({
+    providers: [{ name: 'mock', type: 'mock' }],
+    models: [{ id: 'chat', provider: 'mock', price: { input: 1, output: 1 } }, model],
+  })
 
   test('speech and transcription on an Anthropic provider are refused, naming them', async () => {
-    for (const [kind, price, operation] of [['speech', { characters: 1 }, 'speech'], ['transcription', { audio_minute: 1 }, 'transcription']] as const) {
+    for (const [kind, price, operation] of [
+      ['speech', { characters: 1 }, 'speech'],
+      ['transcription', { audio_minute: 1 }, 'transcription'],
+    ] as const) {
       const parsed = parseConfig({
-        listen: { host: '127.0.0.1', port: 0 }, database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-audio-rules-')), 'never.db')}`,
+        listen: { host: '127.0.0.1', port: 0 },
+        database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-audio-rules-')), 'never.db')}`,
         providers: [{ name: 'claude', type: 'anthropic', api_key: 'k' }],
         models: [{ id: 'voice', kind, provider: 'claude', price }],
       })
-      await expect(startGateway(parsed, silentLogger)).rejects.toThrow(`the model "voice" is of kind ${kind}, but its provider "claude" is of type anthropic, which serves no ${operation}`)
+      await expect(startGateway(parsed, silentLogger)).rejects.toThrow(
+        `the model "voice" is of kind ${kind}, but its provider "claude" is of type anthropic, which serves no ${operation}`,
+      )
     }
   })
 
   test('each kind takes its own prices and settings', () => {
-    expect(() => parseConfig(config({ id: 's', kind: 'speech', provider: 'mock', price: { input: 1 } }))).toThrow('models[1].price.characters: is required')
-    expect(() => parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { characters: 1, audio_minute: 1 } })))
-      .toThrow('models[1].price.characters: a model of kind transcription has no such price (expected one of: audio_minute, input, output, batch)')
-    expect(() => parseConfig(config({ id: 's', kind: 'speech', provider: 'mock', price: { characters: 1 }, max_audio_seconds: 60 }))).toThrow('models[1].max_audio_seconds: unknown setting')
-    expect(() => parseConfig(config({ id: 'c', provider: 'mock', price: { input: 1, output: 1, audio_minute: 1 } }))).toThrow('models[1].price.audio_minute: a model of kind chat has no such price')
-    expect(() => parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { audio_minute: 1 }, fallbacks: ['chat'] })))
-      .toThrow('a fallback must be of its model\'s kind')
-    expect(parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { audio_minute: '0.006' }, max_audio_seconds: 1500 })).models[1]).toMatchObject({
-      kind: 'transcription', price: { audioMinute: 6_000_000, input: 0, output: 0 }, maxAudioSeconds: 1500,
+    expect(() => parseConfig(config({ id: 's', kind: 'speech', provider: 'mock', price: { input: 1 } }))).toThrow(
+      'models[1].price.characters: is required',
+    )
+    expect(() =>
+      parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { characters: 1, audio_minute: 1 } })),
+    ).toThrow(
+      'models[1].price.characters: a model of kind transcription has no such price (expected one of: audio_minute, input, output, batch)',
+    )
+    expect(() =>
+      parseConfig(config({ id: 's', kind: 'speech', provider: 'mock', price: { characters: 1 }, max_audio_seconds: 60 })),
+    ).toThrow('models[1].max_audio_seconds: unknown setting')
+    expect(() => parseConfig(config({ id: 'c', provider: 'mock', price: { input: 1, output: 1, audio_minute: 1 } }))).toThrow(
+      'models[1].price.audio_minute: a model of kind chat has no such price',
+    )
+    expect(() =>
+      parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { audio_minute: 1 }, fallbacks: ['chat'] })),
+    ).toThrow("a fallback must be of its model's kind")
+    expect(
+      parseConfig(config({ id: 't', kind: 'transcription', provider: 'mock', price: { audio_minute: '0.006' }, max_audio_seconds: 1500 }))
+        .models[1],
+    ).toMatchObject({
+      kind: 'transcription',
+      price: { audioMinute: 6_000_000, input: 0, output: 0 },
+      maxAudioSeconds: 1500,
     })
   })
 })

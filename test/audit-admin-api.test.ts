@@ -35,7 +35,9 @@ const store = () => gateway.gateway.services.store
 
 async function call(token: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${gateway.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: response.status, body: (await response.json()) as any }
 }
@@ -53,30 +55,53 @@ describe('each change through the admin API is one audit row naming the token', 
   test('accounts, money and keys', async () => {
     const opened = await onlyRow(201, 'POST', '/admin/api/accounts', { name: 'robot-co' })
     const id = Number(opened.objectId)
-    expect(opened).toMatchObject({ action: 'account.create', accountId: id, actor: byToken(), before: null, after: { name: 'robot-co', balance_usd: '0.00' } })
+    expect(opened).toMatchObject({
+      action: 'account.create',
+      accountId: id,
+      actor: byToken(),
+      before: null,
+      after: { name: 'robot-co', balance_usd: '0.00' },
+    })
     expect(await onlyRow(201, 'POST', `/admin/api/accounts/${id}/credits`, { amount_usd: '12.5', note: 'invoice 42' })).toMatchObject({
-      action: 'account.credit', actor: byToken(), before: { balance_usd: '0.00' }, after: { balance_usd: '12.50', amount_usd: '12.50', note: 'invoice 42' },
+      action: 'account.credit',
+      actor: byToken(),
+      before: { balance_usd: '0.00' },
+      after: { balance_usd: '12.50', amount_usd: '12.50', note: 'invoice 42' },
     })
     const made = await onlyRow(201, 'POST', '/admin/api/keys', { account_id: id, name: 'ci', models: ['mock-1'] })
     expect(made).toMatchObject({ action: 'key.create', accountId: id, actor: byToken(), after: { name: 'ci', models: ['mock-1'] } })
     const keyId = made.objectId!
     expect(await onlyRow(200, 'PATCH', `/admin/api/keys/${keyId}`, { models: null, expires_at: '2031-01-01T00:00:00Z' })).toMatchObject({
-      action: 'key.edit', actor: byToken(), before: { models: ['mock-1'], expires_at: null }, after: { models: null, expires_at: '2031-01-01T00:00:00.000Z' },
+      action: 'key.edit',
+      actor: byToken(),
+      before: { models: ['mock-1'], expires_at: null },
+      after: { models: null, expires_at: '2031-01-01T00:00:00.000Z' },
     })
-    expect(await onlyRow(200, 'POST', `/admin/api/keys/${keyId}/rotate`)).toMatchObject({ action: 'key.rotate', actor: byToken(), after: { secret: 'rotated' } })
+    expect(await onlyRow(200, 'POST', `/admin/api/keys/${keyId}/rotate`)).toMatchObject({
+      action: 'key.rotate',
+      actor: byToken(),
+      after: { secret: 'rotated' },
+    })
     expect(await onlyRow(200, 'POST', `/admin/api/keys/${keyId}/revoke`)).toMatchObject({ action: 'key.revoke', actor: byToken() })
   })
 
   test('a read token changes nothing and so records nothing', async () => {
-    expect(await auditRowsOf(store(), async () => expect((await call(read, 'POST', '/admin/api/accounts', { name: 'nope' })).status).toBe(403))).toEqual([])
+    expect(
+      await auditRowsOf(store(), async () => expect((await call(read, 'POST', '/admin/api/accounts', { name: 'nope' })).status).toBe(403)),
+    ).toEqual([])
   })
 })
 
 describe("a batch cancelled by its key's holder through a vendor API is one row naming the key", () => {
-  const lines = (count: number) => Array.from({ length: count }, (_, index) => JSON.stringify({
-    custom_id: `item-${index}`, method: 'POST', url: '/v1/chat/completions',
-    body: { model: 'mock-1', messages: [{ role: 'user', content: 'tell me a long story about rivers' }] },
-  })).join('\n')
+  const lines = (count: number) =>
+    Array.from({ length: count }, (_, index) =>
+      JSON.stringify({
+        custom_id: `item-${index}`,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: 'mock-1', messages: [{ role: 'user', content: 'tell me a long story about rivers' }] },
+      }),
+    ).join('\n')
 
   test('OpenAI: POST /v1/batches/{id}/cancel', async () => {
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
@@ -85,9 +110,13 @@ describe("a batch cancelled by its key's holder through a vendor API is one row 
     const rows = await auditRowsOf(store(), () => client.batches.cancel(batch.id))
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({
-      action: 'task.cancel', objectType: 'task', objectId: batch.id, accountId: gateway.account.id,
+      action: 'task.cancel',
+      objectType: 'task',
+      objectId: batch.id,
+      accountId: gateway.account.id,
       actor: { kind: 'key', id: gateway.keyRecord.id, label: `key:${gateway.keyRecord.id}`, address },
-      before: { status: expect.stringMatching(/^(queued|in_progress)$/) }, after: { status: 'cancelling' },
+      before: { status: expect.stringMatching(/^(queued|in_progress)$/) },
+      after: { status: 'cancelling' },
     })
     // Cancelling it again changes nothing and records nothing.
     expect(await auditRowsOf(store(), () => client.batches.cancel(batch.id))).toEqual([])
@@ -95,20 +124,32 @@ describe("a batch cancelled by its key's holder through a vendor API is one row 
 
   test('Anthropic: POST /v1/messages/batches/{id}/cancel', async () => {
     const client = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
-    const requests = Array.from({ length: 40 }, (_, index) => ({ custom_id: `item-${index}`, params: { model: 'mock-1', max_tokens: 64, messages: [{ role: 'user' as const, content: 'a long story' }] } }))
+    const requests = Array.from({ length: 40 }, (_, index) => ({
+      custom_id: `item-${index}`,
+      params: { model: 'mock-1', max_tokens: 64, messages: [{ role: 'user' as const, content: 'a long story' }] },
+    }))
     const batch = await client.messages.batches.create({ requests })
     const rows = await auditRowsOf(store(), () => client.messages.batches.cancel(batch.id))
     expect(rows).toHaveLength(1)
-    expect(rows[0]).toMatchObject({ action: 'task.cancel', objectId: batch.id, actor: { kind: 'key', id: gateway.keyRecord.id, address }, after: { status: 'cancelling' } })
+    expect(rows[0]).toMatchObject({
+      action: 'task.cancel',
+      objectId: batch.id,
+      actor: { kind: 'key', id: gateway.keyRecord.id, address },
+      after: { status: 'cancelling' },
+    })
   })
 })
 
 describe('reading the audit log through the admin API', () => {
-  test('a full token pages through it with the console\'s filters; a read token is refused', async () => {
+  test("a full token pages through it with the console's filters; a read token is refused", async () => {
     const page = await call(full.secret, 'GET', '/admin/api/audit?actor=admin-token:deploy-bot&object_type=key&limit=3')
     expect(page.status).toBe(200)
     expect(page.body.entries.map((entry: { action: string }) => entry.action)).toEqual(['key.revoke', 'key.rotate', 'key.edit'])
-    const older = await call(full.secret, 'GET', `/admin/api/audit?actor=admin-token:deploy-bot&object_type=key&limit=3&before=${page.body.next}`)
+    const older = await call(
+      full.secret,
+      'GET',
+      `/admin/api/audit?actor=admin-token:deploy-bot&object_type=key&limit=3&before=${page.body.next}`,
+    )
     expect(older.body).toMatchObject({ entries: [{ action: 'key.create' }], next: null })
     // By the actor's id as well as its name.
     expect((await call(full.secret, 'GET', `/admin/api/audit?actor=${full.record.id}&limit=200`)).body.entries).toHaveLength(6)

@@ -52,81 +52,169 @@ describe('each change through the console is one audit row', () => {
     const row = await onlyRow(201, () => ops.send('POST', '/console/api/accounts', { name: 'globex', balance_usd: '5' }))
     account = (await store().accounts.findByName('globex'))!
     expect(row).toMatchObject({
-      action: 'account.create', objectType: 'account', objectId: String(account.id), accountId: account.id, actor: byOps(),
-      before: null, after: { name: 'globex', balance_usd: '5.00' },
+      action: 'account.create',
+      objectType: 'account',
+      objectId: String(account.id),
+      accountId: account.id,
+      actor: byOps(),
+      before: null,
+      after: { name: 'globex', balance_usd: '5.00' },
     })
     // The opening balance's ledger entry names the same login.
     expect((await store().accounts.ledgerEntries(account.id))[0]).toMatchObject({ amount: 5_000_000_000, actor: 'ops' })
   })
 
   test('money in and out: account.credit and account.debit with the balance before and after', async () => {
-    const credit = await onlyRow(201, () => ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '2.5', note: 'invoice 7' }))
+    const credit = await onlyRow(201, () =>
+      ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '2.5', note: 'invoice 7' }),
+    )
     expect(credit).toMatchObject({
-      action: 'account.credit', objectId: String(account.id), accountId: account.id, actor: byOps(),
-      before: { balance_usd: '5.00' }, after: { balance_usd: '7.50', amount_usd: '2.50', note: 'invoice 7' },
+      action: 'account.credit',
+      objectId: String(account.id),
+      accountId: account.id,
+      actor: byOps(),
+      before: { balance_usd: '5.00' },
+      after: { balance_usd: '7.50', amount_usd: '2.50', note: 'invoice 7' },
     })
-    const debit = await onlyRow(201, () => ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '-1', note: 'refund' }))
-    expect(debit).toMatchObject({ action: 'account.debit', before: { balance_usd: '7.50' }, after: { balance_usd: '6.50', amount_usd: '-1.00', note: 'refund' } })
+    const debit = await onlyRow(201, () =>
+      ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '-1', note: 'refund' }),
+    )
+    expect(debit).toMatchObject({
+      action: 'account.debit',
+      before: { balance_usd: '7.50' },
+      after: { balance_usd: '6.50', amount_usd: '-1.00', note: 'refund' },
+    })
   })
 
   test('a key is created, edited, rotated and revoked: one row each, the secret only ever "rotated"', async () => {
     const created = await onlyRow(201, () => ops.send('POST', '/console/api/keys', { account_id: account.id, name: 'ci', rpm: 60 }))
     keyId = created.objectId!
     expect(created).toMatchObject({
-      action: 'key.create', objectType: 'key', accountId: account.id, actor: byOps(), before: null,
-      after: { account_id: account.id, name: 'ci', models: null, rpm: 60, tpm: null, concurrency: null, budget_usd: null, expires_at: null, revoked_at: null },
+      action: 'key.create',
+      objectType: 'key',
+      accountId: account.id,
+      actor: byOps(),
+      before: null,
+      after: {
+        account_id: account.id,
+        name: 'ci',
+        models: null,
+        rpm: 60,
+        tpm: null,
+        concurrency: null,
+        budget_usd: null,
+        expires_at: null,
+        revoked_at: null,
+      },
     })
     const edited = await onlyRow(200, () => ops.send('PATCH', `/console/api/keys/${keyId}`, { rpm: 100, budget_usd: '3' }))
-    expect(edited).toMatchObject({ action: 'key.edit', objectId: keyId, actor: byOps(), before: { rpm: 60, budget_usd: null }, after: { rpm: 100, budget_usd: '3.00' } })
+    expect(edited).toMatchObject({
+      action: 'key.edit',
+      objectId: keyId,
+      actor: byOps(),
+      before: { rpm: 60, budget_usd: null },
+      after: { rpm: 100, budget_usd: '3.00' },
+    })
     const rotated = await onlyRow(200, () => ops.send('POST', `/console/api/keys/${keyId}/rotate`))
     expect(rotated).toMatchObject({ action: 'key.rotate', objectId: keyId, actor: byOps(), before: null, after: { secret: 'rotated' } })
     const revoked = await onlyRow(200, () => ops.send('POST', `/console/api/keys/${keyId}/revoke`))
-    expect(revoked).toMatchObject({ action: 'key.revoke', objectId: keyId, before: { revoked_at: null }, after: { revoked_at: expect.any(String) } })
+    expect(revoked).toMatchObject({
+      action: 'key.revoke',
+      objectId: keyId,
+      before: { revoked_at: null },
+      after: { revoked_at: expect.any(String) },
+    })
     // Revoking it again changes nothing, so it records nothing; nor does a refused edit of a revoked key (409).
     expect(await rowsOf(() => ops.send('POST', `/console/api/keys/${keyId}/revoke`))).toEqual([])
-    expect(await rowsOf(async () => expect((await ops.send('PATCH', `/console/api/keys/${keyId}`, { rpm: 1 })).status).toBe(409))).toEqual([])
+    expect(await rowsOf(async () => expect((await ops.send('PATCH', `/console/api/keys/${keyId}`, { rpm: 1 })).status).toBe(409))).toEqual(
+      [],
+    )
   })
 
   test('a login is created, its password reset, its sign-in unlocked, and deleted; it signs in and fails to', async () => {
-    const created = await onlyRow(201, () => ops.send('POST', '/console/api/users', { name: 'vera', role: 'viewer', account_id: account.id, password: 'vera-first-password' }))
+    const created = await onlyRow(201, () =>
+      ops.send('POST', '/console/api/users', { name: 'vera', role: 'viewer', account_id: account.id, password: 'vera-first-password' }),
+    )
     const vera = (await store().users.findByName('vera'))!
     expect(created).toMatchObject({
-      action: 'user.create', objectType: 'user', objectId: String(vera.id), accountId: account.id, actor: byOps(), before: null,
+      action: 'user.create',
+      objectType: 'user',
+      objectId: String(vera.id),
+      accountId: account.id,
+      actor: byOps(),
+      before: null,
       after: { name: 'vera', role: 'viewer', account_id: account.id, password: 'set' },
     })
 
     const signedIn = await onlyRow(200, () => postSignIn(gateway.url, 'vera', 'vera-first-password'))
     expect(signedIn).toMatchObject({
-      action: 'user.sign-in', objectId: String(vera.id), accountId: account.id, actor: { kind: 'user', id: String(vera.id), label: 'vera', address },
+      action: 'user.sign-in',
+      objectId: String(vera.id),
+      accountId: account.id,
+      actor: { kind: 'user', id: String(vera.id), label: 'vera', address },
       after: { method: 'password' },
     })
     const failed = await onlyRow(401, () => postSignIn(gateway.url, 'vera', 'not-her-password'))
     expect(failed).toMatchObject({
-      action: 'user.sign-in-failed', objectId: String(vera.id), accountId: account.id, actor: { kind: 'anonymous', id: null, label: 'anonymous', address },
-      before: null, after: { method: 'password', reason: 'wrong_credentials' },
+      action: 'user.sign-in-failed',
+      objectId: String(vera.id),
+      accountId: account.id,
+      actor: { kind: 'anonymous', id: null, label: 'anonymous', address },
+      before: null,
+      after: { method: 'password', reason: 'wrong_credentials' },
     })
     // A name no login has: the attempt is recorded, the name (perhaps a mistyped password) is not.
     const unknown = await onlyRow(401, () => postSignIn(gateway.url, 'hunter2-typed-as-name', 'whatever-it-was'))
-    expect(unknown).toMatchObject({ action: 'user.sign-in-failed', objectId: null, accountId: null, after: { method: 'password', reason: 'wrong_credentials' } })
+    expect(unknown).toMatchObject({
+      action: 'user.sign-in-failed',
+      objectId: null,
+      accountId: null,
+      after: { method: 'password', reason: 'wrong_credentials' },
+    })
     expect(JSON.stringify(unknown)).not.toContain('hunter2')
 
     const reset = await onlyRow(200, () => ops.send('POST', `/console/api/users/${vera.id}/password`, { password: 'vera-second-password' }))
-    expect(reset).toMatchObject({ action: 'user.password', objectId: String(vera.id), actor: byOps(), before: null, after: { password: 'rotated' } })
+    expect(reset).toMatchObject({
+      action: 'user.password',
+      objectId: String(vera.id),
+      actor: byOps(),
+      before: null,
+      after: { password: 'rotated' },
+    })
     const unlocked = await onlyRow(200, () => ops.send('POST', `/console/api/users/${vera.id}/unlock`))
     expect(unlocked).toMatchObject({ action: 'user.unlock', objectId: String(vera.id), actor: byOps(), after: { sign_in: 'unlocked' } })
 
     // Her own password, changed by herself: the actor is vera.
     const veraConsole = await signIn(gateway.url, 'vera', 'vera-second-password')
-    const own = await onlyRow(200, () => veraConsole.send('POST', '/console/api/session/password', { current_password: 'vera-second-password', new_password: 'vera-third-password' }))
-    expect(own).toMatchObject({ action: 'user.password', objectId: String(vera.id), actor: { kind: 'user', label: 'vera', address }, after: { password: 'rotated' } })
+    const own = await onlyRow(200, () =>
+      veraConsole.send('POST', '/console/api/session/password', {
+        current_password: 'vera-second-password',
+        new_password: 'vera-third-password',
+      }),
+    )
+    expect(own).toMatchObject({
+      action: 'user.password',
+      objectId: String(vera.id),
+      actor: { kind: 'user', label: 'vera', address },
+      after: { password: 'rotated' },
+    })
     // That change signed every session of hers out, this one too (the browser got a new cookie): sign in again.
     const again = await signIn(gateway.url, 'vera', 'vera-third-password')
-    const wrongCurrent = await onlyRow(400, () => again.send('POST', '/console/api/session/password', { current_password: 'a-wrong-password', new_password: 'vera-fourth-password' }))
-    expect(wrongCurrent).toMatchObject({ action: 'user.sign-in-failed', objectId: String(vera.id), after: { method: 'password', reason: 'wrong_current_password' } })
+    const wrongCurrent = await onlyRow(400, () =>
+      again.send('POST', '/console/api/session/password', { current_password: 'a-wrong-password', new_password: 'vera-fourth-password' }),
+    )
+    expect(wrongCurrent).toMatchObject({
+      action: 'user.sign-in-failed',
+      objectId: String(vera.id),
+      after: { method: 'password', reason: 'wrong_current_password' },
+    })
 
     const deleted = await onlyRow(200, () => ops.send('DELETE', `/console/api/users/${vera.id}`))
     expect(deleted).toMatchObject({
-      action: 'user.delete', objectId: String(vera.id), actor: byOps(), after: null,
+      action: 'user.delete',
+      objectId: String(vera.id),
+      actor: byOps(),
+      after: null,
       before: { name: 'vera', role: 'viewer', account_id: account.id, password: 'set' },
     })
   })
@@ -137,7 +225,13 @@ describe('each change through the console is one audit row', () => {
     const before = (await store().accounts.findById(account.id))!.balance
     try {
       raw.exec(`CREATE TRIGGER ledger_broken BEFORE INSERT ON ledger_entries BEGIN SELECT RAISE(ABORT, 'forced failure'); END`)
-      expect(await rowsOf(async () => expect((await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '1', note: 'lost' })).status).toBe(500))).toEqual([])
+      expect(
+        await rowsOf(async () =>
+          expect((await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '1', note: 'lost' })).status).toBe(
+            500,
+          ),
+        ),
+      ).toEqual([])
       raw.exec('DROP TRIGGER ledger_broken')
       raw.exec(`CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'forced failure'); END`)
       const keys = (await store().keys.list(account.id)).length
@@ -154,17 +248,30 @@ describe('each change through the console is one audit row', () => {
   })
 
   test('a refused change (a debit below zero, a duplicate account) records nothing', async () => {
-    expect(await rowsOf(async () => expect((await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '-1000', note: 'too much' })).status).toBe(400))).toEqual([])
-    expect(await rowsOf(async () => expect((await ops.send('POST', '/console/api/accounts', { name: 'globex' })).status).toBe(409))).toEqual([])
+    expect(
+      await rowsOf(async () =>
+        expect(
+          (await ops.send('POST', `/console/api/accounts/${account.id}/credits`, { amount_usd: '-1000', note: 'too much' })).status,
+        ).toBe(400),
+      ),
+    ).toEqual([])
+    expect(
+      await rowsOf(async () => expect((await ops.send('POST', '/console/api/accounts', { name: 'globex' })).status).toBe(409)),
+    ).toEqual([])
   })
 })
 
 describe('reading the audit log in the console', () => {
   test('an admin filters by actor, object and time, and pages back through older rows', async () => {
-    const page = async (query: string) => (await (await ops.get(`/console/api/audit?${query}`)).json()) as { entries: any[]; next: string | null }
+    const page = async (query: string) =>
+      (await (await ops.get(`/console/api/audit?${query}`)).json()) as { entries: any[]; next: string | null }
     const keyRows = await page('object_type=key&actor=ops')
     expect(keyRows.entries.map((entry) => entry.action)).toEqual(['key.revoke', 'key.rotate', 'key.edit', 'key.create'])
-    expect(keyRows.entries[0]).toMatchObject({ object_type: 'key', actor: { kind: 'user', name: 'ops', address }, before: { revoked_at: null } })
+    expect(keyRows.entries[0]).toMatchObject({
+      object_type: 'key',
+      actor: { kind: 'user', name: 'ops', address },
+      before: { revoked_at: null },
+    })
     const keyId = keyRows.entries[0].object_id as string
     expect((await page(`object_id=${keyId}`)).entries).toHaveLength(4)
     expect((await page(`since=${new Date(Date.now() + 60_000).toISOString()}`)).entries).toEqual([])
@@ -204,7 +311,12 @@ describe('reading the audit log in the console', () => {
   })
 
   test('bad filters are a 400 that names the field', async () => {
-    for (const [query, field] of [['since=yesterday', 'since'], ['limit=0', 'limit'], ['before=nonsense', 'before'], [`actor=${'a'.repeat(201)}`, 'actor']]) {
+    for (const [query, field] of [
+      ['since=yesterday', 'since'],
+      ['limit=0', 'limit'],
+      ['before=nonsense', 'before'],
+      [`actor=${'a'.repeat(201)}`, 'actor'],
+    ]) {
       const response = await ops.get(`/console/api/audit?${query}`)
       expect(response.status).toBe(400)
       expect(((await response.json()) as { error: { field: string } }).error.field).toBe(field)
@@ -217,8 +329,14 @@ describe('reading the audit log in the console', () => {
     const dangerous = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tindent', '\rreturn']
     for (const [index, id] of dangerous.entries()) {
       await store.audit.record({
-        at: Date.now() + index, action: 'config.reload', objectType: 'config', objectId: id, accountId: null,
-        actor: { kind: 'system', id: null, label: 'signal:SIGHUP', address: null }, before: null, after: null,
+        at: Date.now() + index,
+        action: 'config.reload',
+        objectType: 'config',
+        objectId: id,
+        accountId: null,
+        actor: { kind: 'system', id: null, label: 'signal:SIGHUP', address: null },
+        before: null,
+        after: null,
       })
     }
     const response = await ops.get('/console/api/audit/csv?object_type=config')
@@ -230,6 +348,7 @@ describe('reading the audit log in the console', () => {
     // Newest first: the last recorded comes first. A carriage return inside a cell is quoted as RFC 4180 says.
     expect(text).toContain(`,config,"'\rreturn",`)
     expect(lines).toContain(`${lines[1]!.split(',')[0]},config.reload,config,'\tindent,,system,,signal:SIGHUP,,,`)
-    for (const cell of ["\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\"", "'+1+1", "'-2+3", "'@SUM(A1)"]) expect(text).toContain(`,config,${cell},`)
+    for (const cell of ['"\'=HYPERLINK(""http://evil.example"",""x"")"', "'+1+1", "'-2+3", "'@SUM(A1)"])
+      expect(text).toContain(`,config,${cell},`)
   })
 })

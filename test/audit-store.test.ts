@@ -45,9 +45,14 @@ async function openSqlite(): Promise<Backend> {
   const raw = new Database(path)
   const exec = async (sql: string) => void raw.exec(sql)
   return {
-    store, exec,
-    breakAudit: (broken) => exec(broken ? `CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'forced failure'); END`
-      : 'DROP TRIGGER audit_broken'),
+    store,
+    exec,
+    breakAudit: (broken) =>
+      exec(
+        broken
+          ? `CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'forced failure'); END`
+          : 'DROP TRIGGER audit_broken',
+      ),
     async close() {
       raw.close()
       await store.close()
@@ -63,8 +68,14 @@ async function openPostgres(): Promise<Backend> {
   const exec = async (sql: string) => void (await raw.unsafe(sql))
   await exec(`CREATE FUNCTION audit_broken() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'forced failure'; END; $$`)
   return {
-    store, exec,
-    breakAudit: (broken) => exec(broken ? 'CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_broken()' : 'DROP TRIGGER audit_broken ON audit_log'),
+    store,
+    exec,
+    breakAudit: (broken) =>
+      exec(
+        broken
+          ? 'CREATE TRIGGER audit_broken BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_broken()'
+          : 'DROP TRIGGER audit_broken ON audit_log',
+      ),
     async close() {
       await raw.close()
       await store.close()
@@ -75,12 +86,23 @@ async function openPostgres(): Promise<Backend> {
 
 const operator = cliActor('ops')
 /** Whether an error is the forced one (Drizzle wraps a PostgreSQL error in its own, the database's as the cause). */
-const failedByForce = (error: Error): boolean | string => /forced failure/.test(`${error.message} ${(error.cause as Error | undefined)?.message}`) || error.message
+const failedByForce = (error: Error): boolean | string =>
+  /forced failure/.test(`${error.message} ${(error.cause as Error | undefined)?.message}`) || error.message
 const entry = (at: number, action: string, accountId: number | null, label = 'cli:ops'): AuditEntry => ({
-  at, action, objectType: 'key', objectId: `key_${at}`, accountId, actor: { kind: 'cli', id: label.slice(4), label, address: null }, before: null, after: { rpm: at },
+  at,
+  action,
+  objectType: 'key',
+  objectId: `key_${at}`,
+  accountId,
+  actor: { kind: 'cli', id: label.slice(4), label, address: null },
+  before: null,
+  after: { rpm: at },
 })
 
-for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres]] as const) {
+for (const [dialect, open] of [
+  ['sqlite', openSqlite],
+  ['postgres', openPostgres],
+] as const) {
   describe(`the audit table on ${dialect}`, () => {
     let backend: Backend
     beforeAll(async () => {
@@ -90,7 +112,8 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
 
     test('rows read back newest first, filtered, a keyset page at a time; retention deletes only what is older', async () => {
       const { audit } = backend.store
-      for (let at = 1000; at < 1010; at++) await audit.record(entry(at, at % 2 ? 'key.edit' : 'key.create', at < 1005 ? 1 : 2, at === 1009 ? 'cli:eve' : 'cli:ops'))
+      for (let at = 1000; at < 1010; at++)
+        await audit.record(entry(at, at % 2 ? 'key.edit' : 'key.create', at < 1005 ? 1 : 2, at === 1009 ? 'cli:eve' : 'cli:ops'))
       expect((await audit.list({}, 3)).map((row) => row.at)).toEqual([1009, 1008, 1007])
       const [newest] = await audit.list({}, 1)
       expect((await audit.list({}, 3, { at: newest!.at, id: newest!.id })).map((row) => row.at)).toEqual([1008, 1007, 1006])
@@ -98,7 +121,9 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
       expect((await audit.list({ action: 'key.edit', since: 1003, until: 1008 }, 100)).map((row) => row.at)).toEqual([1007, 1005, 1003])
       expect((await audit.list({ actor: 'cli:eve' }, 100)).map((row) => row.at)).toEqual([1009])
       expect((await audit.list({ actor: 'eve' }, 100)).map((row) => row.at)).toEqual([1009]) // by its id too
-      expect((await audit.list({ objectType: 'key', objectId: 'key_1004' }, 100))).toMatchObject([{ at: 1004, after: { rpm: 1004 }, before: null }])
+      expect(await audit.list({ objectType: 'key', objectId: 'key_1004' }, 100)).toMatchObject([
+        { at: 1004, after: { rpm: 1004 }, before: null },
+      ])
       expect(await audit.prune(1003, 2)).toBe(2)
       expect(await audit.prune(1003, 2)).toBe(1)
       expect(await audit.prune(1003, 2)).toBe(0)
@@ -117,15 +142,43 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
       const { record: key } = await keys.create({ accountId: account.id, name: 'kept-key' }, operator)
       const { user } = await createUser(store, { name: 'kept-user', role: 'admin', password: 'a long enough password' }, operator)
       const token = await createAdminToken(store.adminTokens, 'kept-token', 'read', operator)
-      const task = { id: 'batch_kept', kind: 'openai' as const, accountId: account.id, keyId: key.id, status: 'queued' as const, endpoint: '/v1/chat/completions',
-        model: null, inputFileId: null, outputFileId: null, errorFileId: null, metadata: null, displayName: null, total: 1, succeeded: 0, failed: 0, canceled: 0,
-        expired: 0, spent: 0, createdAt: 1, startedAt: null, finishedAt: null, cancelRequestedAt: null, expiresAt: Date.now() + 3_600_000 }
+      const task = {
+        id: 'batch_kept',
+        kind: 'openai' as const,
+        accountId: account.id,
+        keyId: key.id,
+        status: 'queued' as const,
+        endpoint: '/v1/chat/completions',
+        model: null,
+        inputFileId: null,
+        outputFileId: null,
+        errorFileId: null,
+        metadata: null,
+        displayName: null,
+        total: 1,
+        succeeded: 0,
+        failed: 0,
+        canceled: 0,
+        expired: 0,
+        spent: 0,
+        createdAt: 1,
+        startedAt: null,
+        finishedAt: null,
+        cancelRequestedAt: null,
+        expiresAt: Date.now() + 3_600_000,
+      }
       await store.tasks.createTask(task, [{ id: 'item_kept', seq: 0, customId: 'one', body: '{}' }])
-      const snapshot = async () => JSON.stringify([
-        await store.accounts.list(), await store.accounts.ledgerEntries(account.id), await store.keys.list(), await store.users.list(),
-        await store.adminTokens.list(), await store.tasks.findTask(task.id), await store.identities.findIdentity('https://idp', 'subject-1'),
-        await store.audit.list({}, 1000),
-      ])
+      const snapshot = async () =>
+        JSON.stringify([
+          await store.accounts.list(),
+          await store.accounts.ledgerEntries(account.id),
+          await store.keys.list(),
+          await store.users.list(),
+          await store.adminTokens.list(),
+          await store.tasks.findTask(task.id),
+          await store.identities.findIdentity('https://idp', 'subject-1'),
+          await store.audit.list({}, 1000),
+        ])
       const before = await snapshot()
       await backend.breakAudit(true)
       try {
@@ -140,7 +193,15 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
           ['user.password', () => changePassword(store, 'kept-user', 'another long password', operator)],
           ['user.delete', () => deleteUser(store.users, 'kept-user', operator)],
           ['user.sign-in', () => startSession(store.sessions, user.id, Date.now(), signInEntry(user, 'password', '127.0.0.1', Date.now()))],
-          ['single sign-on', () => signOn(store, { allowedDomains: [], roleClaim: 'role' }, { issuer: 'https://idp', subject: 'subject-1', claims: { email: 'new@example.com', role: 'admin' } })],
+          [
+            'single sign-on',
+            () =>
+              signOn(
+                store,
+                { allowedDomains: [], roleClaim: 'role' },
+                { issuer: 'https://idp', subject: 'subject-1', claims: { email: 'new@example.com', role: 'admin' } },
+              ),
+          ],
           ['admin-token.create', () => createAdminToken(store.adminTokens, 'never', 'full', operator)],
           ['admin-token.revoke', () => revokeAdminToken(store.adminTokens, token.record.id, operator)],
           ['task.cancel', () => cancelTask(store.tasks, task.id, operator, Date.now())],
@@ -165,14 +226,20 @@ for (const [dialect, open] of [['sqlite', openSqlite], ['postgres', openPostgres
       const account = (await store.accounts.findByName('kept'))!
       await expect(creditAccount(store.accounts, 'kept', -account.balance - 1, 'overdraft', operator)).rejects.toThrow('below zero')
       // Past the domain's own check: the repository's guard refuses it in the statement, and the transaction is undone.
-      await expect(store.accounts.credit(account.id, -account.balance - 1, 'overdraft', 'x', Date.now(), () => entry(1, 'account.debit', account.id))).rejects.toThrow('below zero')
+      await expect(
+        store.accounts.credit(account.id, -account.balance - 1, 'overdraft', 'x', Date.now(), () => entry(1, 'account.debit', account.id)),
+      ).rejects.toThrow('below zero')
       const [key] = await store.keys.list(account.id)
       await keys.revoke(key!.id, operator)
       const revoked = await rows()
       expect(await store.keys.update(key!.id, { rpm: 1 }, Date.now(), () => entry(2, 'key.edit', account.id))).toBe(false)
       expect(await store.keys.revoke(key!.id, Date.now(), () => entry(3, 'key.revoke', account.id))).toBe(false)
       await expect(createUser(store, { name: 'kept-user', role: 'admin' }, operator)).rejects.toThrow('already exists')
-      await expect(store.users.create({ name: 'kept-user', role: 'admin', accountId: null, passwordHash: '', createdAt: 1, updatedAt: 1 }, () => entry(4, 'user.create', null))).rejects.toThrow()
+      await expect(
+        store.users.create({ name: 'kept-user', role: 'admin', accountId: null, passwordHash: '', createdAt: 1, updatedAt: 1 }, () =>
+          entry(4, 'user.create', null),
+        ),
+      ).rejects.toThrow()
       expect(await rows()).toBe(revoked)
       expect(revoked).toBe(count + 1)
     })

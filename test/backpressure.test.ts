@@ -26,8 +26,14 @@ function sendAndNeverRead(url: string, path: string, headers: Record<string, str
   const text = JSON.stringify(body)
   const socket = connect(Number(port), hostname, () => {
     socket.pause()
-    const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers })
-      .map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    const head = Object.entries({
+      host: `${hostname}:${port}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n${text}`)
   })
   socket.on('error', () => {})
@@ -52,9 +58,20 @@ models:
     try {
       const startRss = rssMb(pid)
       const writtenBefore = upstream.written
-      const socket = mode === 'passthrough'
-        ? sendAndNeverRead(server.url, '/v1/chat/completions', { authorization: `Bearer ${secret}` }, { model: 'endless', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-        : sendAndNeverRead(server.url, '/v1/messages', { 'x-api-key': secret, 'anthropic-version': '2023-06-01' }, { model: 'endless', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      const socket =
+        mode === 'passthrough'
+          ? sendAndNeverRead(
+              server.url,
+              '/v1/chat/completions',
+              { authorization: `Bearer ${secret}` },
+              { model: 'endless', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+            )
+          : sendAndNeverRead(
+              server.url,
+              '/v1/messages',
+              { 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
+              { model: 'endless', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+            )
       let peak = startRss
       const samples: number[] = []
       const deadline = performance.now() + 6000
@@ -65,7 +82,9 @@ models:
         if (upstream.closed > closedBefore) break
       }
       const read = upstream.written - writtenBefore
-      console.log(`${mode}: gateway RSS ${startRss.toFixed(0)} MB at start, peak ${peak.toFixed(0)} MB; upstream bytes the gateway read: ${(read / 1e6).toFixed(1)} MB`)
+      console.log(
+        `${mode}: gateway RSS ${startRss.toFixed(0)} MB at start, peak ${peak.toFixed(0)} MB; upstream bytes the gateway read: ${(read / 1e6).toFixed(1)} MB`,
+      )
       // Without backpressure the gateway reads ~90 MB/s from the upstream and its memory grows with it.
       expect(read).toBeLessThan(32 * 1024 * 1024)
       expect(peak - startRss).toBeLessThan(100)
@@ -79,7 +98,12 @@ models:
     }
     const database = new Database(join(dir, 'tollgate.db'), { readonly: true })
     try {
-      const rows = database.query('SELECT status, error_type, output_tokens, cost FROM usage_records').all() as { status: number; error_type: string; output_tokens: number; cost: number }[]
+      const rows = database.query('SELECT status, error_type, output_tokens, cost FROM usage_records').all() as {
+        status: number
+        error_type: string
+        output_tokens: number
+        cost: number
+      }[]
       expect(rows).toHaveLength(1)
       expect(rows[0]).toMatchObject({ status: 499, error_type: 'client_closed' })
       expect(rows[0]!.output_tokens).toBeGreaterThan(0)

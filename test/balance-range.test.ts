@@ -22,7 +22,10 @@ beforeAll(async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'tollgate-range-')), 'tollgate.db')
   gateway = await startTestGateway({ databasePath: path })
   // The CLI works on the same file as the running gateway (WAL), as an operator's would.
-  writeFileSync(workspace.config, `database: sqlite:${path}\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }]\n`)
+  writeFileSync(
+    workspace.config,
+    `database: sqlite:${path}\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }]\n`,
+  )
 })
 afterAll(() => gateway.stop())
 
@@ -30,19 +33,25 @@ const cli = (...args: string[]) => runCli(['bun', 'src/main.ts'], [...args, '--c
 
 test('the admin API refuses a credit past the largest balance with a 400, writes nothing, and still lists accounts', async () => {
   const token = (await createAdminToken(gateway.gateway.services.store.adminTokens, 'range', 'full')).secret
-  const send = (path: string, body?: unknown) => fetch(`${gateway.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
+  const send = (path: string, body?: unknown) =>
+    fetch(`${gateway.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   const created = await send('/admin/api/accounts', { name: 'rich-admin', balance_usd: nearlyFull })
   expect(created.status).toBe(201)
   const { id } = (await created.json()) as { id: string }
   const refused = await send(`/admin/api/accounts/${id}/credits`, { amount_usd: tooMuch, note: 'overflow' })
   expect(refused.status).toBe(400)
-  expect(await refused.json()).toMatchObject({ error: { code: 'invalid', message: expect.stringContaining('largest an account can hold') } })
+  expect(await refused.json()).toMatchObject({
+    error: { code: 'invalid', message: expect.stringContaining('largest an account can hold') },
+  })
   const listed = await send('/admin/api/accounts')
   expect(listed.status).toBe(200)
-  expect(((await listed.json()) as { name: string; balance_usd: string }[]).find((account) => account.name === 'rich-admin')!.balance_usd).toBe('9000000.00')
+  expect(
+    ((await listed.json()) as { name: string; balance_usd: string }[]).find((account) => account.name === 'rich-admin')!.balance_usd,
+  ).toBe('9000000.00')
 })
 
 test('the console refuses it too (400), and a debit below zero as before', async () => {

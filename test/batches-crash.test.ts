@@ -31,12 +31,22 @@ tasks: { concurrency: 3 }
   let server = await startServe(cli, config)
   const client = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: secret, maxRetries: 0 })
   const lines = Array.from({ length: 15 }, (_, index) => ({
-    custom_id: `item-${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'slow-1', messages: [{ role: 'user', content: `hello ${index}` }] },
+    custom_id: `item-${index}`,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'slow-1', messages: [{ role: 'user', content: `hello ${index}` }] },
   }))
   const file = await client(server.url).files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'in.jsonl'), purpose: 'batch' })
-  const batch = await client(server.url).batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+  const batch = await client(server.url).batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+  })
   // Some items done, others running at the upstream: then the process dies without any shutdown.
-  await pollUntil(() => client(server.url).batches.retrieve(batch.id), (value) => value.request_counts!.completed >= 4)
+  await pollUntil(
+    () => client(server.url).batches.retrieve(batch.id),
+    (value) => value.request_counts!.completed >= 4,
+  )
   await Bun.sleep(150)
   server.process.kill('SIGKILL')
   await server.process.exited
@@ -44,10 +54,17 @@ tasks: { concurrency: 3 }
 
   server = await startServe(cli, config)
   try {
-    const done = await pollUntil(() => client(server.url).batches.retrieve(batch.id), (value) => value.status === 'completed', 20_000)
+    const done = await pollUntil(
+      () => client(server.url).batches.retrieve(batch.id),
+      (value) => value.status === 'completed',
+      20_000,
+    )
     expect(done.request_counts).toEqual({ total: 15, completed: 15, failed: 0 })
     const text = await (await client(server.url).files.content(done.output_file_id!)).text()
-    const ids = text.trim().split('\n').map((row) => JSON.parse(row).custom_id as string)
+    const ids = text
+      .trim()
+      .split('\n')
+      .map((row) => JSON.parse(row).custom_id as string)
     expect(ids.sort()).toEqual(lines.map((line) => line.custom_id).sort())
     // Items cut by the crash ran again, the finished ones did not.
     expect(upstream.requests.length).toBeLessThanOrEqual(seenBefore + 15 - 4)
@@ -70,7 +87,10 @@ tasks: { concurrency: 3 }
     }
     // 11 prompt tokens (3 cached) at 0.5 and 7 out at 1, per million: every item the same.
     expect(items.every((item) => item.cost === 11 * 500 + 7 * 1000)).toBe(true)
-    const account = database.query("SELECT balance, reserved FROM accounts WHERE name = 'acme'").get() as { balance: number; reserved: number }
+    const account = database.query("SELECT balance, reserved FROM accounts WHERE name = 'acme'").get() as {
+      balance: number
+      reserved: number
+    }
     expect(account.reserved).toBe(0)
     expect(10_000_000_000 - account.balance).toBe(total)
     const task = database.query('SELECT spent FROM tasks WHERE id = ?').get(batch.id) as { spent: number }

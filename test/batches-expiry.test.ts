@@ -48,16 +48,25 @@ describe('a batch past its completion window expires', () => {
     const client = new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey: setup.gateway.key, maxRetries: 0 })
     const before = await setup.gateway.settled()
     const lines = Array.from({ length: items }, (_, index) => ({
-      custom_id: `e${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-slow', messages: [{ role: 'user', content: 'hi' }] },
+      custom_id: `e${index}`,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'gpt-slow', messages: [{ role: 'user', content: 'hi' }] },
     }))
     const file = await client.files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'expiring.jsonl'), purpose: 'batch' })
     const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
     expect(created.expires_at! - created.created_at).toBe(1)
-    const batch = await pollUntil(() => client.batches.retrieve(created.id), (value) => value.status === 'expired')
+    const batch = await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (value) => value.status === 'expired',
+    )
     expect(batch.expired_at).toBeNumber()
     const { task } = await checkExpired(batch.id, before.balance)
     expect(batch.request_counts).toEqual({ total: items, completed: task.succeeded, failed: task.expired })
-    const errors = (await (await client.files.content(batch.error_file_id!)).text()).trim().split('\n').map((row) => JSON.parse(row))
+    const errors = (await (await client.files.content(batch.error_file_id!)).text())
+      .trim()
+      .split('\n')
+      .map((row) => JSON.parse(row))
     expect(errors.length).toBe(task.expired)
     for (const error of errors) expect(error).toMatchObject({ response: null, error: { code: 'batch_expired' } })
     const output = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n')
@@ -67,22 +76,35 @@ describe('a batch past its completion window expires', () => {
   test('Anthropic: ended with request_counts.expired; results() say expired for the requests not run', async () => {
     const client = new Anthropic({ baseURL: setup.gateway.url, apiKey: setup.gateway.key, maxRetries: 0 })
     const before = await setup.gateway.settled()
-    const requests = Array.from({ length: items }, (_, index) => ({ custom_id: `e${index}`, params: { model: 'gpt-slow', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] } }))
+    const requests = Array.from({ length: items }, (_, index) => ({
+      custom_id: `e${index}`,
+      params: { model: 'gpt-slow', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] },
+    }))
     const created = await client.messages.batches.create({ requests })
-    const ended = await pollUntil(() => client.messages.batches.retrieve(created.id), (batch) => batch.processing_status === 'ended')
+    const ended = await pollUntil(
+      () => client.messages.batches.retrieve(created.id),
+      (batch) => batch.processing_status === 'ended',
+    )
     const { task } = await checkExpired(created.id, before.balance)
     expect(ended.request_counts).toEqual({ processing: 0, succeeded: task.succeeded, errored: 0, canceled: 0, expired: task.expired })
     const types = new Map<string, number>()
-    for await (const line of await client.messages.batches.results(created.id)) types.set(line.result.type, (types.get(line.result.type) ?? 0) + 1)
+    for await (const line of await client.messages.batches.results(created.id))
+      types.set(line.result.type, (types.get(line.result.type) ?? 0) + 1)
     expect(Object.fromEntries(types)).toEqual({ succeeded: task.succeeded, expired: task.expired })
   })
 
   test('Gemini: JOB_STATE_EXPIRED; the requests not run carry an error in their inlined response', async () => {
     const ai = new GoogleGenAI({ apiKey: setup.gateway.key, httpOptions: { baseUrl: setup.gateway.url, apiVersion: 'v1beta' } })
     const before = await setup.gateway.settled()
-    const src = Array.from({ length: items }, (_, index) => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], metadata: { key: `e${index}` } }))
+    const src = Array.from({ length: items }, (_, index) => ({
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      metadata: { key: `e${index}` },
+    }))
     const job = await ai.batches.create({ model: 'gpt-slow', src })
-    const done = await pollUntil(() => ai.batches.get({ name: job.name! }), (value) => String(value.state) === 'JOB_STATE_EXPIRED')
+    const done = await pollUntil(
+      () => ai.batches.get({ name: job.name! }),
+      (value) => String(value.state) === 'JOB_STATE_EXPIRED',
+    )
     const { task } = await checkExpired(job.name!.slice('batches/'.length), before.balance)
     const responses = done.dest!.inlinedResponses!
     expect(responses.length).toBe(items)

@@ -35,12 +35,16 @@ describe('Gemini Batch Mode', () => {
       expect(job.name).toStartWith('batches/')
       expect(job.displayName).toBe('nightly')
       expect(['JOB_STATE_PENDING', 'JOB_STATE_RUNNING', 'JOB_STATE_SUCCEEDED']).toContain(job.state!)
-      const done = await pollUntil(() => ai.batches.get({ name: job.name! }), (value) => ended.has(String(value.state)))
+      const done = await pollUntil(
+        () => ai.batches.get({ name: job.name! }),
+        (value) => ended.has(String(value.state)),
+      )
       expect(String(done.state)).toBe('JOB_STATE_SUCCEEDED')
       expect(done.model).toBe('models/gemini-up')
       const responses = done.dest!.inlinedResponses!
       expect(responses.map((entry) => entry.metadata)).toEqual([{ key: 'first' }, { key: 'second' }])
-      for (const entry of responses) expect(entry.response!.candidates![0]!.content!.parts!.map((part) => part.text).join('')).toBe('Hello from gemini upstream')
+      for (const entry of responses)
+        expect(entry.response!.candidates![0]!.content!.parts!.map((part) => part.text).join('')).toBe('Hello from gemini upstream')
       // 11 prompt tokens (3 cached, at the batch input price) + 5 candidates + 2 thoughts, per item.
       expect(before.balance - (await setup.gateway.settled()).balance).toBe(2 * (11 * 625 + 7 * 5000))
     })
@@ -52,9 +56,15 @@ describe('Gemini Batch Mode', () => {
     expect(error.status).toBe(400)
     expect(error.message).toContain('requests[0]')
     expect(error.message).toContain('nope')
-    const slow = await v1.batches.create({ model: 'gpt-slow', src: Array.from({ length: 6 }, () => ({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })) })
+    const slow = await v1.batches.create({
+      model: 'gpt-slow',
+      src: Array.from({ length: 6 }, () => ({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })),
+    })
     await v1.batches.cancel({ name: slow.name! })
-    const cancelled = await pollUntil(() => v1.batches.get({ name: slow.name! }), (value) => ended.has(String(value.state)))
+    const cancelled = await pollUntil(
+      () => v1.batches.get({ name: slow.name! }),
+      (value) => ended.has(String(value.state)),
+    )
     expect(String(cancelled.state)).toBe('JOB_STATE_CANCELLED')
     const listed: string[] = []
     for await (const job of await v1.batches.list({ config: { pageSize: 1 } })) listed.push(job.name!)
@@ -64,7 +74,7 @@ describe('Gemini Batch Mode', () => {
     expect(await failure(v1.batches.get({ name: slow.name! }))).toMatchObject({ status: 404 })
   })
 
-  test('unknown and foreign IDs are 404 in Gemini\'s shape, naming the ID', async () => {
+  test("unknown and foreign IDs are 404 in Gemini's shape, naming the ID", async () => {
     const { v1beta } = clients()
     const job = await v1beta.batches.create({ model: 'mock-1', src: [{ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }] })
     const stranger = await setup.gateway.createAccount('stranger-gemini', '10')
@@ -72,7 +82,11 @@ describe('Gemini Batch Mode', () => {
     const { secret } = await createKey(setup.gateway.gateway.services.store.keys, { accountId: stranger.id })
     const foreign = new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: setup.gateway.url } })
     const id = job.name!.slice('batches/'.length)
-    for (const call of [() => foreign.batches.get({ name: job.name! }), () => foreign.batches.cancel({ name: job.name! }), () => foreign.batches.delete({ name: job.name! })]) {
+    for (const call of [
+      () => foreign.batches.get({ name: job.name! }),
+      () => foreign.batches.cancel({ name: job.name! }),
+      () => foreign.batches.delete({ name: job.name! }),
+    ]) {
       const error = await failure(call())
       expect(error.status).toBe(404)
       expect(error.message).toContain(id)

@@ -25,7 +25,12 @@ beforeAll(async () => {
 
 afterAll(() => setup.stop())
 
-const line = (customId: string) => ({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] } })
+const line = (customId: string) => ({
+  custom_id: customId,
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] },
+})
 /** A chat line whose one tool's parameters nest `depth` arrays deep, written as text (no serializer would). */
 const deepLine = (customId: string, depth: number) =>
   `{"custom_id":"${customId}","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-1","messages":[{"role":"user","content":"hi"}],` +
@@ -73,20 +78,27 @@ test('a single 60 MB line is refused as it is uploaded (400 naming it), and noth
   await openai.files.delete(taken.id)
 }, 60_000)
 
-test('Anthropic and Gemini: a request nested 5,000 deep is a 400 for the whole batch, in each one\'s shape', async () => {
+test("Anthropic and Gemini: a request nested 5,000 deep is a 400 for the whole batch, in each one's shape", async () => {
   const anthropic = new Anthropic({ baseURL: setup.gateway.url, apiKey: setup.gateway.key, maxRetries: 0 })
   const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`
   const messages = await fetch(`${setup.gateway.url}/v1/messages/batches`, {
-    method: 'POST', headers: { 'x-api-key': setup.gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-api-key': setup.gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
     body: `{"requests":[{"custom_id":"a","params":{"model":"mock-1","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"deep","input_schema":{"type":"object","deep":${deep}}}]}}]}`,
   })
   expect(messages.status).toBe(400)
-  expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('nested too deeply') } })
+  expect(await messages.json()).toMatchObject({
+    type: 'error',
+    error: { type: 'invalid_request_error', message: expect.stringContaining('nested too deeply') },
+  })
   const gemini = await fetch(`${setup.gateway.url}/v1beta/models/mock-1:batchGenerateContent`, {
-    method: 'POST', headers: { 'x-goog-api-key': setup.gateway.key, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-goog-api-key': setup.gateway.key, 'content-type': 'application/json' },
     body: `{"batch":{"inputConfig":{"requests":{"requests":[{"request":{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"deep","parameters":{"type":"object","deep":${deep}}}]}]}}]}}}}`,
   })
   expect(gemini.status).toBe(400)
-  expect(await gemini.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('nested too deeply') } })
+  expect(await gemini.json()).toMatchObject({
+    error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('nested too deeply') },
+  })
   expect((await anthropic.messages.batches.list()).data).toEqual([])
 })

@@ -13,11 +13,17 @@ beforeAll(async () => {
 afterAll(() => setup.stop())
 
 const line = (customId: string, model: string, text = 'hi') => ({
-  custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }] },
+  custom_id: customId,
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model, messages: [{ role: 'user', content: text }] },
 })
 
 async function upload(lines: unknown[] | string) {
-  return client.files.create({ file: await toFile(Buffer.from(typeof lines === 'string' ? lines : jsonl(lines)), 'input.jsonl'), purpose: 'batch' })
+  return client.files.create({
+    file: await toFile(Buffer.from(typeof lines === 'string' ? lines : jsonl(lines)), 'input.jsonl'),
+    purpose: 'batch',
+  })
 }
 
 /** What a call threw (the SDK's APIPromise is awaited, not handed to expect().rejects). */
@@ -53,10 +59,23 @@ describe('OpenAI Batch API', () => {
     const file = await upload([line('to-openai', 'gpt-up'), line('to-anthropic', 'claude-up'), line('to-gemini', 'gemini-up')])
     expect(file).toMatchObject({ object: 'file', purpose: 'batch', status: 'processed', filename: 'input.jsonl' })
     expect((await client.files.retrieve(file.id)).bytes).toBe(file.bytes)
-    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } })
-    expect(created).toMatchObject({ object: 'batch', endpoint: '/v1/chat/completions', input_file_id: file.id, metadata: { job: 'nightly' } })
+    const created = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { job: 'nightly' },
+    })
+    expect(created).toMatchObject({
+      object: 'batch',
+      endpoint: '/v1/chat/completions',
+      input_file_id: file.id,
+      metadata: { job: 'nightly' },
+    })
     expect(created.request_counts!.total).toBe(3)
-    const batch = await pollUntil(() => client.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    const batch = await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (value) => terminal.has(value.status),
+    )
     expect(batch.status).toBe('completed')
     expect(batch.request_counts).toEqual({ total: 3, completed: 3, failed: 0 })
     expect(batch.error_file_id).toBeNull()
@@ -89,10 +108,13 @@ describe('OpenAI Batch API', () => {
     for (const item of items) expect(rows.filter((row) => row.requestId === item.id).length).toBe(1)
   })
 
-  test('an upstream error goes to the error file in OpenAI\'s shape and costs nothing', async () => {
+  test("an upstream error goes to the error file in OpenAI's shape and costs nothing", async () => {
     const file = await upload([line('fine', 'mock-1'), line('bad', 'gpt-broken')])
     const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-    const batch = await pollUntil(() => client.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    const batch = await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (value) => terminal.has(value.status),
+    )
     expect(batch.status).toBe('completed')
     expect(batch.request_counts).toEqual({ total: 2, completed: 1, failed: 1 })
     const results = await resultsOf(batch)
@@ -109,7 +131,8 @@ describe('OpenAI Batch API', () => {
     expect(listed.data.some((entry) => entry.id === file.id)).toBe(true)
     expect(await (await client.files.content(file.id)).text()).toBe(jsonl([line('a', 'mock-1')]))
     const ids: string[] = []
-    for (let index = 0; index < 3; index++) ids.push((await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id)
+    for (let index = 0; index < 3; index++)
+      ids.push((await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id)
     const page = await client.batches.list({ limit: 2 })
     expect(page.data.map((batch) => batch.id)).toEqual([ids[2]!, ids[1]!])
     expect(page.has_more).toBe(true)
@@ -125,15 +148,31 @@ describe('OpenAI Batch API', () => {
       const file = await upload(text)
       return client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
     }
-    expect(await rejection(create(jsonl([line('a', 'mock-1')]) + '{not json\n'))).toMatchObject({ status: 400, message: expect.stringContaining('line 2') })
-    expect(await rejection(create(jsonl([line('a', 'mock-1'), line('a', 'mock-1')])))).toMatchObject({ status: 400, message: expect.stringMatching(/line 2.*custom_id 'a'.*line 1/) })
-    expect(await rejection(create(jsonl([line('a', 'mock-1'), line('b', 'nope')])))).toMatchObject({ status: 400, message: expect.stringMatching(/line 2.*nope/) })
-    expect(await rejection(create(jsonl([{ ...line('a', 'mock-1'), url: '/v1/responses' }])))).toMatchObject({ status: 400, message: expect.stringContaining("line 1 (custom_id a): 'url'") })
+    expect(await rejection(create(jsonl([line('a', 'mock-1')]) + '{not json\n'))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('line 2'),
+    })
+    expect(await rejection(create(jsonl([line('a', 'mock-1'), line('a', 'mock-1')])))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/line 2.*custom_id 'a'.*line 1/),
+    })
+    expect(await rejection(create(jsonl([line('a', 'mock-1'), line('b', 'nope')])))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/line 2.*nope/),
+    })
+    expect(await rejection(create(jsonl([{ ...line('a', 'mock-1'), url: '/v1/responses' }])))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining("line 1 (custom_id a): 'url'"),
+    })
     const limited = await setup.gateway.createKey({ models: ['mock-1'] })
     const other = new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey: limited.secret, maxRetries: 0 })
-    const file = await other.files.create({ file: await toFile(Buffer.from(jsonl([line('a', 'mock-1'), line('b', 'gpt-up')])), 'x.jsonl'), purpose: 'batch' })
-    expect(await rejection(other.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })))
-      .toMatchObject({ status: 400, message: expect.stringMatching(/line 2.*not permitted.*gpt-up/) })
+    const file = await other.files.create({
+      file: await toFile(Buffer.from(jsonl([line('a', 'mock-1'), line('b', 'gpt-up')])), 'x.jsonl'),
+      purpose: 'batch',
+    })
+    expect(
+      await rejection(other.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })),
+    ).toMatchObject({ status: 400, message: expect.stringMatching(/line 2.*not permitted.*gpt-up/) })
   })
 
   test('unknown and foreign IDs are 404 on every endpoint, naming the ID', async () => {
@@ -154,18 +193,26 @@ describe('OpenAI Batch API', () => {
     ] as const) {
       expect(await rejection(call())).toMatchObject({ status: 404, message: expect.stringContaining(id) })
     }
-    expect(await rejection(foreign.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))).toMatchObject({ status: 404 })
+    expect(
+      await rejection(foreign.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })),
+    ).toMatchObject({ status: 404 })
   })
 
   test('cancel mid-batch: running items finish and are billed, the rest end batch_cancelled, nothing else is billed', async () => {
     const before = await setup.gateway.settled()
     const file = await upload(Array.from({ length: 12 }, (_, index) => line(`c${index}`, 'gpt-slow')))
     const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-    await pollUntil(() => client.batches.retrieve(created.id), (value) => value.request_counts!.completed >= 1)
+    await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (value) => value.request_counts!.completed >= 1,
+    )
     const cancelling = await client.batches.cancel(created.id)
     expect(['cancelling', 'cancelled']).toContain(cancelling.status)
     expect(cancelling.cancelling_at).toBeNumber()
-    const batch = await pollUntil(() => client.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    const batch = await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (value) => terminal.has(value.status),
+    )
     expect(batch.status).toBe('cancelled')
     const counts = batch.request_counts!
     expect(counts.total).toBe(12)
@@ -187,16 +234,26 @@ describe('OpenAI Batch API', () => {
     const { store } = setup.gateway.gateway.services
     const { secret } = await createKey(store.keys, { accountId: poor.id })
     const poorClient = new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey: secret, maxRetries: 0 })
-    const file = await poorClient.files.create({ file: await toFile(Buffer.from(jsonl(Array.from({ length: 30 }, (_, index) => line(`p${index}`, 'gpt-up')))), 'p.jsonl'), purpose: 'batch' })
+    const file = await poorClient.files.create({
+      file: await toFile(Buffer.from(jsonl(Array.from({ length: 30 }, (_, index) => line(`p${index}`, 'gpt-up')))), 'p.jsonl'),
+      purpose: 'batch',
+    })
     const created = await poorClient.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-    const batch = await pollUntil(() => poorClient.batches.retrieve(created.id), (value) => terminal.has(value.status))
+    const batch = await pollUntil(
+      () => poorClient.batches.retrieve(created.id),
+      (value) => terminal.has(value.status),
+    )
     expect(batch.status).toBe('completed')
     const counts = batch.request_counts!
     expect(counts.completed).toBeGreaterThan(0)
     expect(counts.failed).toBeGreaterThan(0)
-    const errors = (await (await poorClient.files.content(batch.error_file_id!)).text()).trim().split('\n').map((row) => JSON.parse(row))
+    const errors = (await (await poorClient.files.content(batch.error_file_id!)).text())
+      .trim()
+      .split('\n')
+      .map((row) => JSON.parse(row))
     expect(errors.length).toBe(counts.failed)
-    for (const error of errors) expect(error.response).toMatchObject({ status_code: 403, body: { error: { code: 'insufficient_balance' } } })
+    for (const error of errors)
+      expect(error.response).toMatchObject({ status_code: 403, body: { error: { code: 'insufficient_balance' } } })
     await setup.gateway.gateway.services.ledger.drain()
     const after = (await store.accounts.findById(poor.id))!
     expect(after.balance).toBeGreaterThanOrEqual(0)

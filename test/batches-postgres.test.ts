@@ -42,14 +42,21 @@ afterAll(async () => {
 test('two instances on one PostgreSQL share a batch: every item runs and is billed exactly once', async () => {
   const client = new OpenAI({ baseURL: first.baseUrl, apiKey: first.key, maxRetries: 0 })
   const lines = Array.from({ length: 24 }, (_, index) => ({
-    custom_id: `i${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'slow-1', messages: [{ role: 'user', content: `item ${index}` }] },
+    custom_id: `i${index}`,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'slow-1', messages: [{ role: 'user', content: `item ${index}` }] },
   }))
   const file = await client.files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'in.jsonl'), purpose: 'batch' })
   const before = await first.settled()
   const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
   // The second instance sees the same batch (and serves its files) as the first.
   const viaSecond = new OpenAI({ baseURL: second.baseUrl, apiKey: first.key, maxRetries: 0 })
-  const done = await pollUntil(() => viaSecond.batches.retrieve(created.id), (batch) => batch.status === 'completed', 20_000)
+  const done = await pollUntil(
+    () => viaSecond.batches.retrieve(created.id),
+    (batch) => batch.status === 'completed',
+    20_000,
+  )
   expect(done.request_counts).toEqual({ total: 24, completed: 24, failed: 0 })
   expect(upstream.requests.length).toBe(24)
   expect(new Set(upstream.requests.map((request) => request.body.messages[0].content)).size).toBe(24)

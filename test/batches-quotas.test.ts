@@ -36,14 +36,22 @@ async function freshTenant(limits: { rpm?: number; concurrency?: number } = {}) 
 }
 
 const line = (customId: string, model = 'mock-1') => ({
-  custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+  custom_id: customId,
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
 })
-const upload = async (client: OpenAI, text: string) => client.files.create({ file: await toFile(Buffer.from(text), 'in.jsonl'), purpose: 'batch' })
+const upload = async (client: OpenAI, text: string) =>
+  client.files.create({ file: await toFile(Buffer.from(text), 'in.jsonl'), purpose: 'batch' })
 
 describe('per-account quotas', () => {
   test('files per account: the fourth upload is a 400 naming the quota; deleting one makes room', async () => {
     const { openai } = await freshTenant()
-    const files = [await upload(openai, jsonl([line('a')])), await upload(openai, jsonl([line('b')])), await upload(openai, jsonl([line('c')]))]
+    const files = [
+      await upload(openai, jsonl([line('a')])),
+      await upload(openai, jsonl([line('b')])),
+      await upload(openai, jsonl([line('c')])),
+    ]
     const error = await failure(upload(openai, jsonl([line('d')])))
     expect(error).toMatchObject({ status: 400, code: 'file_quota_exceeded', param: 'file', type: 'invalid_request_error' })
     expect(error.message).toContain('3 files')
@@ -62,21 +70,34 @@ describe('per-account quotas', () => {
     expect((await openai.files.list()).data.length).toBe(1)
   })
 
-  test('open batches per account: a second batch while one runs is a 429 in each protocol\'s shape; once it ends there is room', async () => {
+  test("open batches per account: a second batch while one runs is a 429 in each protocol's shape; once it ends there is room", async () => {
     const { openai, anthropic, gemini } = await freshTenant()
     const file = await upload(openai, jsonl(Array.from({ length: 4 }, (_, index) => line(`s${index}`, 'gpt-slow'))))
     const running = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-    const second = await failure(openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+    const second = await failure(
+      openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    )
     expect(second).toMatchObject({ status: 429, code: 'too_many_open_batches' })
-    const viaAnthropic = await failure(anthropic.messages.batches.create({ requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }] }))
+    const viaAnthropic = await failure(
+      anthropic.messages.batches.create({
+        requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }],
+      }),
+    )
     expect(viaAnthropic).toMatchObject({ status: 429, error: { type: 'error', error: { type: 'rate_limit_error' } } })
     expect(viaAnthropic.message).toContain('1 batches not yet ended')
-    const viaGemini = await failure(gemini.batches.create({ model: 'mock-1', src: [{ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }] }))
+    const viaGemini = await failure(
+      gemini.batches.create({ model: 'mock-1', src: [{ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }] }),
+    )
     expect(viaGemini.status).toBe(429)
     expect(viaGemini.message).toContain('RESOURCE_EXHAUSTED')
     await openai.batches.cancel(running.id)
-    await pollUntil(() => openai.batches.retrieve(running.id), (batch) => batch.status === 'cancelled')
-    const next = await anthropic.messages.batches.create({ requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }] })
+    await pollUntil(
+      () => openai.batches.retrieve(running.id),
+      (batch) => batch.status === 'cancelled',
+    )
+    const next = await anthropic.messages.batches.create({
+      requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }],
+    })
     expect(next.processing_status).toBe('in_progress')
   })
 })
@@ -89,13 +110,19 @@ describe("the key's limits and the body deadline", () => {
     expect(again).toMatchObject({ status: 429, code: 'rate_limit_exceeded' })
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(again.headers.get('connection')).toBe('close')
-    const batch = await failure(openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+    const batch = await failure(
+      openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    )
     expect(batch).toMatchObject({ status: 429, code: 'rate_limit_exceeded' })
-    const messages = await failure(anthropic.messages.batches.create({ requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }] }))
+    const messages = await failure(
+      anthropic.messages.batches.create({
+        requests: [{ custom_id: 'a', params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] } }],
+      }),
+    )
     expect(messages).toMatchObject({ status: 429, error: { error: { type: 'rate_limit_error' } } })
   })
 
-  test('concurrency and the body deadline: an upload trickled in holds the key\'s one slot until body_timeout_ms cuts it (408)', async () => {
+  test("concurrency and the body deadline: an upload trickled in holds the key's one slot until body_timeout_ms cuts it (408)", async () => {
     const { openai, secret } = await freshTenant({ concurrency: 1 })
     const trickled = trickleUpload(secret)
     await Bun.sleep(300)
@@ -122,12 +149,19 @@ function trickleUpload(secret: string): Promise<{ status: number; body: string; 
   return new Promise((resolve) => {
     let answer = ''
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`POST /v1/files HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${secret}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: 100000\r\n\r\n${head}`)
+      socket.write(
+        `POST /v1/files HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${secret}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: 100000\r\n\r\n${head}`,
+      )
       const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write('{"a":1}\n')), 100)
       setTimeout(() => clearInterval(timer), 8000)
     })
     socket.on('data', (data) => (answer += data.toString()))
-    const done = () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), body: answer.split('\r\n\r\n')[1] ?? '', ms: performance.now() - started })
+    const done = () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
+        body: answer.split('\r\n\r\n')[1] ?? '',
+        ms: performance.now() - started,
+      })
     socket.on('close', done)
     socket.on('error', () => {})
     setTimeout(() => socket.destroy(), 9000)
@@ -138,38 +172,69 @@ describe('metadata and listings are bounded', () => {
   test("OpenAI's documented metadata limits: 16 pairs, keys up to 64 characters, string values up to 512", async () => {
     const { openai } = await freshTenant()
     const file = await upload(openai, jsonl([line('a')]))
-    const create = (metadata: unknown) => failure(openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: metadata as Record<string, string> }))
+    const create = (metadata: unknown) =>
+      failure(
+        openai.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+          metadata: metadata as Record<string, string>,
+        }),
+      )
     const pairs = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']))
     expect(await create(pairs)).toMatchObject({ status: 400, code: 'metadata_too_large', param: 'metadata' })
     expect(await create({ ['k'.repeat(65)]: 'v' })).toMatchObject({ status: 400, code: 'metadata_too_large' })
     expect(await create({ note: 'v'.repeat(513) })).toMatchObject({ status: 400, code: 'metadata_too_large', param: 'metadata.note' })
     expect(await create({ note: { nested: 'x'.repeat(10_000) } })).toMatchObject({ status: 400, param: 'metadata.note' })
     const fine = await openai.batches.create({
-      input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { ...Object.fromEntries(Array.from({ length: 15 }, (_, index) => [`k${index}`, 'v'])), note: 'v'.repeat(512) },
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { ...Object.fromEntries(Array.from({ length: 15 }, (_, index) => [`k${index}`, 'v'])), note: 'v'.repeat(512) },
     })
     expect(fine.metadata!.note).toHaveLength(512)
   })
 
   test("Gemini: a request's metadata is at most 8 KiB and displayName 512 characters; a listing carries states, not every response", async () => {
     const { gemini, secret } = await freshTenant()
-    const request = (metadata: unknown) => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], metadata: metadata as Record<string, string> })
+    const request = (metadata: unknown) => ({
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      metadata: metadata as Record<string, string>,
+    })
     const tooMuch = await failure(gemini.batches.create({ model: 'mock-1', src: [request({ note: 'x'.repeat(9000) })] }))
     expect(tooMuch.status).toBe(400)
     expect(tooMuch.message).toContain('requests[0].metadata')
-    const longName = await failure(gemini.batches.create({ model: 'mock-1', src: [request({ note: 'x' })], config: { displayName: 'n'.repeat(513) } }))
+    const longName = await failure(
+      gemini.batches.create({ model: 'mock-1', src: [request({ note: 'x' })], config: { displayName: 'n'.repeat(513) } }),
+    )
     expect(longName.status).toBe(400)
     expect(longName.message).toContain('displayName')
     // 400 requests with 7 KB of metadata each: one batch of ~2.8 MB that a listing used to repeat in full.
-    const job = await gemini.batches.create({ model: 'mock-1', src: Array.from({ length: 400 }, (_, index) => request({ index: String(index), note: 'x'.repeat(7000) })) })
-    const done = await pollUntil(() => gemini.batches.get({ name: job.name! }), (value) => String(value.state) === 'JOB_STATE_SUCCEEDED', 60_000)
+    const job = await gemini.batches.create({
+      model: 'mock-1',
+      src: Array.from({ length: 400 }, (_, index) => request({ index: String(index), note: 'x'.repeat(7000) })),
+    })
+    const done = await pollUntil(
+      () => gemini.batches.get({ name: job.name! }),
+      (value) => String(value.state) === 'JOB_STATE_SUCCEEDED',
+      60_000,
+    )
     const responses = done.dest!.inlinedResponses!
     expect(responses).toHaveLength(400)
-    expect(responses.map((entry) => (entry.metadata as { index: string }).index)).toEqual(Array.from({ length: 400 }, (_, index) => String(index)))
+    expect(responses.map((entry) => (entry.metadata as { index: string }).index)).toEqual(
+      Array.from({ length: 400 }, (_, index) => String(index)),
+    )
     const listing = await fetch(`${setup.gateway.url}/v1beta/batches?pageSize=1000`, { headers: { 'x-goog-api-key': secret } })
     const text = await listing.text()
     expect(listing.status).toBe(200)
     expect(text.length).toBeLessThan(10_000)
-    const [operation] = (JSON.parse(text) as { operations: { name: string; done: boolean; metadata: { batchStats: Record<string, string> } }[] }).operations
-    expect(operation).toMatchObject({ name: job.name, done: true, metadata: { batchStats: { requestCount: '400', successfulRequestCount: '400' } } })
+    const [operation] = (
+      JSON.parse(text) as { operations: { name: string; done: boolean; metadata: { batchStats: Record<string, string> } }[] }
+    ).operations
+    expect(operation).toMatchObject({
+      name: job.name,
+      done: true,
+      metadata: { batchStats: { requestCount: '400', successfulRequestCount: '400' } },
+    })
   }, 90_000)
 })

@@ -33,8 +33,14 @@ function probeOthers(): Promise<LatencyProbe> {
   return startLatencyProbe([
     { name: '/healthz', url: `${url}/healthz` },
     {
-      name: "another tenant's chat", url: `${baseUrl}/chat/completions`, expect: '"choices"',
-      init: { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }) },
+      name: "another tenant's chat",
+      url: `${baseUrl}/chat/completions`,
+      expect: '"choices"',
+      init: {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
+      },
     },
   ])
 }
@@ -50,20 +56,29 @@ async function expectUnstalled(probe: LatencyProbe, what: string): Promise<void>
   }
 }
 
-const jsonlLine = (index: number) => JSON.stringify({
-  custom_id: `r${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
-})
+const jsonlLine = (index: number) =>
+  JSON.stringify({
+    custom_id: `r${index}`,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+  })
 
 test("a $0 account's 20,000-item batch, every item refused for money: other tenants are served meanwhile", async () => {
   const poor = await setup.gateway.createAccount('poor', '0')
   const poorKey = await setup.gateway.createKey({ accountId: poor.id })
   const anthropic = new Anthropic({ baseURL: setup.gateway.url, apiKey: poorKey.secret, maxRetries: 0 })
   const requests = Array.from({ length: 20_000 }, (_, index) => ({
-    custom_id: `r${index}`, params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user' as const, content: 'hi' }] },
+    custom_id: `r${index}`,
+    params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user' as const, content: 'hi' }] },
   }))
   const probe = await probeOthers()
   const created = await anthropic.messages.batches.create({ requests })
-  const ended = await pollUntil(() => anthropic.messages.batches.retrieve(created.id), (batch) => batch.processing_status === 'ended', 120_000)
+  const ended = await pollUntil(
+    () => anthropic.messages.batches.retrieve(created.id),
+    (batch) => batch.processing_status === 'ended',
+    120_000,
+  )
   await expectUnstalled(probe, '20,000 items refused for money')
   expect(ended.request_counts).toEqual({ processing: 0, succeeded: 0, errored: 20_000, canceled: 0, expired: 0 })
   const types = new Map<string, number>()
@@ -80,7 +95,9 @@ test('a 20 MiB file of blank lines made a batch 25 times over: each a 400 at the
   const probe = await probeOthers()
   for (let round = 0; round < 25; round++) {
     const started = performance.now()
-    const error = await failure(tenant.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+    const error = await failure(
+      tenant.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    )
     expect(performance.now() - started).toBeLessThan(2000)
     expect(error).toMatchObject({ status: 400, code: 'too_many_requests', param: 'line 50001' })
     expect(error.message).toContain('blank ones too')
@@ -95,7 +112,11 @@ test('a 50,000-line file made a batch, then cancelled: every line checked and ev
   const batch = await tenant.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
   expect(batch.request_counts).toEqual({ total: 50_000, completed: 0, failed: 0 })
   await tenant.batches.cancel(batch.id)
-  const ended = await pollUntil(() => tenant.batches.retrieve(batch.id), (one) => one.status === 'cancelled', 120_000)
+  const ended = await pollUntil(
+    () => tenant.batches.retrieve(batch.id),
+    (one) => one.status === 'cancelled',
+    120_000,
+  )
   await expectUnstalled(probe, '50,000 lines checked, then cancelled')
   expect(ended.request_counts!.total).toBe(50_000)
   expect(ended.request_counts!.completed + ended.request_counts!.failed).toBe(50_000)

@@ -26,15 +26,39 @@ afterAll(async () => {
 })
 
 const task = (id: string, createdAt: number, expiresAt: number): TaskRecord => ({
-  id, kind: 'openai', accountId: 1, keyId: 'key', status: 'queued', endpoint: '/v1/chat/completions', model: null, inputFileId: null,
-  outputFileId: null, errorFileId: null, metadata: null, displayName: null, total: 3, succeeded: 0, failed: 0, canceled: 0, expired: 0, spent: 0,
-  createdAt, startedAt: null, finishedAt: null, cancelRequestedAt: null, expiresAt,
+  id,
+  kind: 'openai',
+  accountId: 1,
+  keyId: 'key',
+  status: 'queued',
+  endpoint: '/v1/chat/completions',
+  model: null,
+  inputFileId: null,
+  outputFileId: null,
+  errorFileId: null,
+  metadata: null,
+  displayName: null,
+  total: 3,
+  succeeded: 0,
+  failed: 0,
+  canceled: 0,
+  expired: 0,
+  spent: 0,
+  createdAt,
+  startedAt: null,
+  finishedAt: null,
+  cancelRequestedAt: null,
+  expiresAt,
 })
 /** One item, as the runner claims them, from accounts `take` lets through (all by default). */
 const claimOne = async (tasks: Store['tasks'], owner: string, now: number, leaseUntil: number, take = (_account: number) => true) =>
   (await tasks.claimItems(owner, now, leaseUntil, 1, take))[0]
-const finish = async (tasks: Store['tasks'], itemId: string, owner: string, outcome: Parameters<Store['tasks']['finishItems']>[1][number]['outcome']) =>
-  (await tasks.finishItems(owner, [{ itemId, outcome }]))[0]
+const finish = async (
+  tasks: Store['tasks'],
+  itemId: string,
+  owner: string,
+  outcome: Parameters<Store['tasks']['finishItems']>[1][number]['outcome'],
+) => (await tasks.finishItems(owner, [{ itemId, outcome }]))[0]
 const items = (prefix: string) => [0, 1, 2].map((seq) => ({ id: `${prefix}-${seq}`, seq, customId: `c${seq}`, body: '{}' }))
 
 for (const dialect of ['sqlite', 'postgres']) {
@@ -49,15 +73,30 @@ for (const dialect of ['sqlite', 'postgres']) {
       expect(await tasks.expireDue(now)).toBe(1)
       expect(await tasks.finishableTasks()).toEqual([])
       // Someone else's claim on it changes nothing.
-      expect(await finish(tasks, claimed.item.id, 'other', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
-      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(true)
-      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(false)
+      expect(await finish(tasks, claimed.item.id, 'other', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(
+        false,
+      )
+      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(
+        true,
+      )
+      expect(await finish(tasks, claimed.item.id, 'me', { status: 'succeeded', statusCode: 200, result: '{}', cost: 7, at: now })).toBe(
+        false,
+      )
       const [finishable] = await tasks.finishableTasks()
       expect(finishable).toMatchObject({ id: `exp-${dialect}`, succeeded: 1, expired: 2, spent: 7 })
       await tasks.finalizeTask(finishable!.id, 'expired', now)
       expect((await tasks.findTask(finishable!.id))!.status).toBe('expired')
       await tasks.insertFilePart('file-old', 0, 'x\n')
-      await tasks.insertFile({ id: 'file-old', accountId: 1, purpose: 'batch', filename: 'a', bytes: 2, taskId: null, createdAt: now - 10, expiresAt: now - 1 })
+      await tasks.insertFile({
+        id: 'file-old',
+        accountId: 1,
+        purpose: 'batch',
+        filename: 'a',
+        bytes: 2,
+        taskId: null,
+        createdAt: now - 10,
+        expiresAt: now - 1,
+      })
       expect(await tasks.purge(now + 1, now)).toEqual({ tasks: 1, files: 1 })
       expect(await tasks.findTask(finishable!.id)).toBeUndefined()
       expect(await tasks.items(finishable!.id, -1, 10)).toEqual([])
@@ -92,7 +131,12 @@ for (const dialect of ['sqlite', 'postgres']) {
         return true
       }
       const claimed = await tasks.claimItems('me', now, now + 60_000, 4, take)
-      expect(claimed.map(({ item }) => item.id)).toEqual([`many-a-${dialect}-0`, `many-a-${dialect}-1`, `many-b-${dialect}-0`, `many-b-${dialect}-1`])
+      expect(claimed.map(({ item }) => item.id)).toEqual([
+        `many-a-${dialect}-0`,
+        `many-a-${dialect}-1`,
+        `many-b-${dialect}-0`,
+        `many-b-${dialect}-1`,
+      ])
       expect(claimed.every(({ task }) => task.status === 'in_progress')).toBe(true)
       const outcome = { status: 'errored' as const, statusCode: 403, result: '{}', cost: 0, at: now }
       const ends = claimed.map(({ item }) => ({ itemId: item.id, outcome }))
@@ -107,14 +151,25 @@ for (const dialect of ['sqlite', 'postgres']) {
       const now = Date.now()
       const accountId = 7
       const ofAccount = (id: string) => ({ ...task(id, now, now + 60_000), accountId })
-      const written = await Promise.all(['q1', 'q2'].map((id) => tasks.createTask(ofAccount(`${id}-${dialect}`), items(`${id}-${dialect}`), 1)))
+      const written = await Promise.all(
+        ['q1', 'q2'].map((id) => tasks.createTask(ofAccount(`${id}-${dialect}`), items(`${id}-${dialect}`), 1)),
+      )
       expect(written.toSorted()).toEqual([false, true])
       const loser = written[0] ? 'q2' : 'q1'
       expect(await tasks.findTask(`${loser}-${dialect}`)).toBeUndefined()
       expect(await tasks.items(`${loser}-${dialect}`, -1, 10)).toEqual([])
       expect(await tasks.openTaskCount(accountId)).toBe(1)
       const quota = { maxFilesPerAccount: 2, maxStoredBytesPerAccount: 150 }
-      const file = (id: string, bytes: number) => ({ id: `${id}-${dialect}`, accountId, purpose: 'batch' as const, filename: 'a', bytes, taskId: null, createdAt: now, expiresAt: null })
+      const file = (id: string, bytes: number) => ({
+        id: `${id}-${dialect}`,
+        accountId,
+        purpose: 'batch' as const,
+        filename: 'a',
+        bytes,
+        taskId: null,
+        createdAt: now,
+        expiresAt: null,
+      })
       expect(await tasks.insertFile(file('f1', 100), quota)).toBe('stored')
       expect(await tasks.insertFile(file('f2', 100), quota)).toBe('bytes')
       expect(await tasks.insertFile(file('f3', 10), quota)).toBe('stored')
@@ -147,12 +202,23 @@ test('SQLite: rows a crash left half-written (items with no task, parts with no 
   const now = Date.now()
   await tasks.createTask(task('kept', now, now + 60_000), items('kept'))
   await tasks.insertFilePart('file-kept', 0, 'x\n')
-  await tasks.insertFile({ id: 'file-kept', accountId: 1, purpose: 'batch', filename: 'a', bytes: 2, taskId: null, createdAt: now, expiresAt: null })
+  await tasks.insertFile({
+    id: 'file-kept',
+    accountId: 1,
+    purpose: 'batch',
+    filename: 'a',
+    bytes: 2,
+    taskId: null,
+    createdAt: now,
+    expiresAt: null,
+  })
   // What a crash mid-write leaves: items whose task row was never written, parts of an upload never recorded.
   await tasks.insertFilePart('file-cut', 0, 'y\n')
   await tasks.insertFilePart('file-cut', 1, 'z\n')
   const raw = new Database(path)
-  raw.run(`INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ('cut-0', 'cut', 0, 'c', '{}', 'pending'), ('cut-1', 'cut', 1, 'c', '{}', 'pending')`)
+  raw.run(
+    `INSERT INTO task_items (id, task_id, seq, custom_id, body, status) VALUES ('cut-0', 'cut', 0, 'c', '{}', 'pending'), ('cut-1', 'cut', 1, 'c', '{}', 'pending')`,
+  )
   raw.close()
   expect(await tasks.removeLeftovers()).toBe(4)
   expect(await tasks.items('cut', -1, 10)).toEqual([])

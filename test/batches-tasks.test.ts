@@ -19,15 +19,29 @@ const getTask = async (id: string, key = setup.gateway.key) => {
 }
 
 describe('GET /v1/tasks: one view of every kind of batch', () => {
-  test('each protocol\'s own ID shows kind, status, counts, times and exact spend; the list is newest first', async () => {
+  test("each protocol's own ID shows kind, status, counts, times and exact spend; the list is newest first", async () => {
     const openai = new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey: setup.gateway.key, maxRetries: 0 })
     const file = await openai.files.create({
-      file: await toFile(Buffer.from(jsonl([{ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] } }])), 'a.jsonl'),
+      file: await toFile(
+        Buffer.from(
+          jsonl([
+            {
+              custom_id: 'a',
+              method: 'POST',
+              url: '/v1/chat/completions',
+              body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] },
+            },
+          ]),
+        ),
+        'a.jsonl',
+      ),
       purpose: 'batch',
     })
     const openAiBatch = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
     const anthropic = new Anthropic({ baseURL: setup.gateway.url, apiKey: setup.gateway.key, maxRetries: 0 })
-    const messageBatch = await anthropic.messages.batches.create({ requests: [{ custom_id: 'a', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } }] })
+    const messageBatch = await anthropic.messages.batches.create({
+      requests: [{ custom_id: 'a', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } }],
+    })
     const gemini = new GoogleGenAI({ apiKey: setup.gateway.key, httpOptions: { baseUrl: setup.gateway.url } })
     const job = await gemini.batches.create({ model: 'gemini-up', src: [{ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }] })
 
@@ -37,14 +51,19 @@ describe('GET /v1/tasks: one view of every kind of batch', () => {
       [job.name!, 'gemini', 11 * 625 + 7 * 5000],
     ] as const
     for (const [id, kind, cost] of expected) {
-      const { status, body } = await pollUntil(() => getTask(id), (value) => value.body.status === 'completed')
+      const { status, body } = await pollUntil(
+        () => getTask(id),
+        (value) => value.body.status === 'completed',
+      )
       expect(status).toBe(200)
       expect(body).toMatchObject({ object: 'task', kind, status: 'completed', counts: { total: 1, pending: 0, succeeded: 1, failed: 0 } })
       expect(body.started_at).toBeString()
       expect(body.finished_at).toBeString()
       expect(body.spent).toBe((cost / 1e9).toFixed(9).replace(/0+$/, ''))
     }
-    const list = await (await fetch(`${setup.gateway.url}/v1/tasks?limit=2`, { headers: { authorization: `Bearer ${setup.gateway.key}` } })).json() as any
+    const list = (await (
+      await fetch(`${setup.gateway.url}/v1/tasks?limit=2`, { headers: { authorization: `Bearer ${setup.gateway.key}` } })
+    ).json()) as any
     expect(list.data.map((task: any) => task.kind)).toEqual(['gemini', 'anthropic'])
     expect(list.has_more).toBe(true)
 
@@ -57,12 +76,17 @@ describe('GET /v1/tasks: one view of every kind of batch', () => {
       expect(status).toBe(404)
       expect(body.error.message).toContain(id)
     }
-    const viaAnthropic = await fetch(`${setup.gateway.url}/v1/tasks/${messageBatch.id}`, { headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01' } })
+    const viaAnthropic = await fetch(`${setup.gateway.url}/v1/tasks/${messageBatch.id}`, {
+      headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
+    })
     expect(await viaAnthropic.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
 
     // The CLI reads the same records (SQLite's WAL lets it run beside the gateway).
     const config = `${setup.gateway.gateway.services.config.database.replace(/^sqlite:/, '')}.yaml`
-    await Bun.write(config, `database: ${setup.gateway.gateway.services.config.database}\nproviders: [{ name: mock, type: mock }]\nmodels: []\n`)
+    await Bun.write(
+      config,
+      `database: ${setup.gateway.gateway.services.config.database}\nproviders: [{ name: mock, type: mock }]\nmodels: []\n`,
+    )
     const shown = runCli(['bun', 'src/main.ts'], ['task', 'show', messageBatch.id, '--json', '--config', config])
     expect(shown.code).toBe(0)
     expect(shown.json()).toMatchObject({ id: messageBatch.id, kind: 'anthropic', status: 'completed', spent: expect.any(String) })

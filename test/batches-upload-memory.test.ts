@@ -25,8 +25,14 @@ async function upload(text: string): Promise<Response> {
   return fetch(`${server.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
 }
 
-test('a 100 MB upload does not grow the gateway\'s memory by the file\'s size', async () => {
-  const row = JSON.stringify({ custom_id: 'r', method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', messages: [{ role: 'user', content: 'z'.repeat(900) }] } }) + '\n'
+test("a 100 MB upload does not grow the gateway's memory by the file's size", async () => {
+  const row =
+    JSON.stringify({
+      custom_id: 'r',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'mock-1', messages: [{ role: 'user', content: 'z'.repeat(900) }] },
+    }) + '\n'
   const fileBytes = 100 * 1024 * 1024
   const text = row.repeat(Math.ceil(fileBytes / row.length)).slice(0, fileBytes)
   // Warm up (code paths, SQLite pages, allocator arenas) with a 4 MB upload first.
@@ -34,10 +40,12 @@ test('a 100 MB upload does not grow the gateway\'s memory by the file\'s size', 
   const before = memoryOf(server.process.pid)
   const response = await upload(text)
   expect(response.status).toBe(200)
-  expect((await response.json() as { bytes: number }).bytes).toBe(fileBytes)
+  expect(((await response.json()) as { bytes: number }).bytes).toBe(fileBytes)
   const after = memoryOf(server.process.pid)
   const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
-  console.log(`100 MB upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`)
+  console.log(
+    `100 MB upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`,
+  )
   // Read whole (request.formData()), a 60 MB file grew the peak by 119 MB and 63 MB stayed; streamed, only what the
   // collector has not caught up on yet (about 35-45 MB peak whatever the size, on this machine). Past 64 MB, Bun's
   // body limit used to refuse the upload outright with an empty 413: it is set from tasks.max_file_bytes now.

@@ -27,7 +27,10 @@ beforeAll(async () => {
 afterAll(() => setup.stop())
 
 const line = (customId: string, text = 'hi') => ({
-  custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', messages: [{ role: 'user', content: text }] },
+  custom_id: customId,
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model: 'mock-1', messages: [{ role: 'user', content: text }] },
 })
 
 /** POST /v1/files with a raw body, as a hand-written client would send it. */
@@ -49,13 +52,13 @@ async function storedParts(): Promise<number> {
 
 async function expectOpenAiError(response: Response, param: string | null, message: string | RegExp) {
   expect(response.status).toBe(400)
-  const body = await response.json() as any
+  const body = (await response.json()) as any
   expect(body.error).toMatchObject({ type: 'invalid_request_error', param })
   expect(body.error.message).toMatch(message)
 }
 
 describe('file uploads', () => {
-  test('the SDK\'s files.create: a file of several MB (lines across 1 MB parts, a line longer than one, delimiter-like lines) reads back byte for byte', async () => {
+  test("the SDK's files.create: a file of several MB (lines across 1 MB parts, a line longer than one, delimiter-like lines) reads back byte for byte", async () => {
     const lines = Array.from({ length: 30_000 }, (_, index) => line(`r${index}`, `--${'x'.repeat(index % 200)}\r\n--`))
     lines.push(line('long', 'L'.repeat(2_500_000))) // one line longer than a stored part
     const text = jsonl(lines)
@@ -72,20 +75,32 @@ describe('file uploads', () => {
     form.append('file', new File([jsonl([line('a')])], 'form.jsonl'))
     const response = await post(form)
     expect(response.status).toBe(200)
-    const file = await response.json() as any
+    const file = (await response.json()) as any
     expect(file).toMatchObject({ object: 'file', filename: 'form.jsonl', purpose: 'batch' })
     expect(file.expires_at - file.created_at).toBe(7200)
     expect(await (await client.files.content(file.id)).text()).toBe(jsonl([line('a')]))
   })
 
-  test('malformed multipart is a 400 in OpenAI\'s shape, and leaves nothing stored', async () => {
+  test("malformed multipart is a 400 in OpenAI's shape, and leaves nothing stored", async () => {
     const partsBefore = await storedParts()
     const filesBefore = (await client.files.list()).data.length
     await expectOpenAiError(await post('{"purpose":"batch"}', 'application/json'), null, /multipart\/form-data body with a boundary/)
     await expectOpenAiError(await post('--b\r\n', 'multipart/form-data'), null, /boundary/)
-    const head = '--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="t.jsonl"\r\n\r\n'
-    await expectOpenAiError(await post(`${head}${jsonl([line('a')])}`, 'multipart/form-data; boundary=b'), null, /ended before its closing boundary/)
-    await expectOpenAiError(await post(`--b\r\nContent-Disposition: form-data; name="file"\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\nx\r\n--b--`, 'multipart/form-data; boundary=b'), null, /headers are longer than 16384 bytes/)
+    const head =
+      '--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="t.jsonl"\r\n\r\n'
+    await expectOpenAiError(
+      await post(`${head}${jsonl([line('a')])}`, 'multipart/form-data; boundary=b'),
+      null,
+      /ended before its closing boundary/,
+    )
+    await expectOpenAiError(
+      await post(
+        `--b\r\nContent-Disposition: form-data; name="file"\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\nx\r\n--b--`,
+        'multipart/form-data; boundary=b',
+      ),
+      null,
+      /headers are longer than 16384 bytes/,
+    )
     const onlyPurpose = new FormData()
     onlyPurpose.append('purpose', 'batch')
     await expectOpenAiError(await post(onlyPurpose), 'file', "Missing required parameter: 'file'")
@@ -94,7 +109,9 @@ describe('file uploads', () => {
     wrongPurpose.append('file', new File([jsonl([line('a')])], 'w.jsonl'))
     wrongPurpose.append('purpose', 'fine-tune')
     await expectOpenAiError(await post(wrongPurpose), 'purpose', "purpose 'batch' only, not 'fine-tune'")
-    const sdkWrong = await failure(client.files.create({ file: await toFile(Buffer.from(jsonl([line('a')])), 'w.jsonl'), purpose: 'assistants' }))
+    const sdkWrong = await failure(
+      client.files.create({ file: await toFile(Buffer.from(jsonl([line('a')])), 'w.jsonl'), purpose: 'assistants' }),
+    )
     expect(sdkWrong).toMatchObject({ status: 400, param: 'purpose', type: 'invalid_request_error' })
     expect((await client.files.list()).data.length).toBe(filesBefore)
     expect(await storedParts()).toBe(partsBefore)
@@ -109,7 +126,10 @@ describe('file uploads', () => {
     expect(error.message).toContain('9.5 MB limit (10000000 bytes)')
     expect(await storedParts()).toBe(partsBefore)
     // At the limit exactly it is taken.
-    const exact = await client.files.create({ file: await toFile(Buffer.from(text.slice(0, maxFileBytes)), 'exact.jsonl'), purpose: 'batch' })
+    const exact = await client.files.create({
+      file: await toFile(Buffer.from(text.slice(0, maxFileBytes)), 'exact.jsonl'),
+      purpose: 'batch',
+    })
     expect(exact.bytes).toBe(maxFileBytes)
     await client.files.delete(exact.id)
     // A body declared far larger is refused from its headers.
@@ -128,7 +148,9 @@ describe('at most 50,000 requests a batch, in every protocol', () => {
     expect(Buffer.byteLength(text)).toBeLessThan(maxFileBytes)
     const file = await client.files.create({ file: await toFile(Buffer.from(text), 'many.jsonl'), purpose: 'batch' })
     const batchesBefore = (await client.batches.list()).data.length
-    const error = await failure(client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+    const error = await failure(
+      client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    )
     expect(error).toMatchObject({ status: 400, type: 'invalid_request_error' })
     expect(error.message).toContain('line 50001: a batch holds at most 50000 requests')
     expect((await client.batches.list()).data.length).toBe(batchesBefore)
@@ -137,7 +159,10 @@ describe('at most 50,000 requests a batch, in every protocol', () => {
 
   test('Anthropic and Gemini: 50,001 requests in the body are a 400 naming the limit; no batch is made', async () => {
     const anthropic = new Anthropic({ baseURL: setup.gateway.url, apiKey: setup.gateway.key, maxRetries: 0 })
-    const requests = Array.from({ length: tooMany }, (_, index) => ({ custom_id: `r${index}`, params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user' as const, content: 'hi' }] } }))
+    const requests = Array.from({ length: tooMany }, (_, index) => ({
+      custom_id: `r${index}`,
+      params: { model: 'mock-1', max_tokens: 8, messages: [{ role: 'user' as const, content: 'hi' }] },
+    }))
     const error = await failure(anthropic.messages.batches.create({ requests }))
     expect(error).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error' } } })
     expect(error.message).toContain('at most 50000 requests')

@@ -20,7 +20,9 @@ const body = JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', conten
 
 function send(secret: string) {
   return fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body,
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body,
   })
 }
 
@@ -37,10 +39,14 @@ describe('billing', () => {
   test('150 concurrent requests against a balance that covers a few: never negative, spend = sum of usage rows', async () => {
     const account = await gateway.createAccount(`race-${Date.now()}`, '0.0005')
     const { secret, record } = await gateway.createKey({ accountId: account.id })
-    const statuses = await Promise.all(Array.from({ length: 150 }, () => send(secret).then(async (response) => {
-      await response.arrayBuffer()
-      return response.status
-    })))
+    const statuses = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        send(secret).then(async (response) => {
+          await response.arrayBuffer()
+          return response.status
+        }),
+      ),
+    )
     await gateway.settled()
     const store = gateway.gateway.services.store
     const final = (await store.accounts.findById(account.id))!

@@ -25,7 +25,11 @@ test('`bun run build` produces dist/tollgate, which migrates, manages keys and s
   const key = runCli(cli, ['key', 'create', '--account', 'bin', '--json', '--config', config], env).json()
   server = await startServe(cli, config)
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key.key, maxRetries: 0 })
-  const stream = await client.chat.completions.create({ model: 'mock-1', stream: true, messages: [{ role: 'user', content: 'from the binary' }] })
+  const stream = await client.chat.completions.create({
+    model: 'mock-1',
+    stream: true,
+    messages: [{ role: 'user', content: 'from the binary' }],
+  })
   let text = ''
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
   expect(text).toContain('from the binary')

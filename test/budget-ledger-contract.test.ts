@@ -14,9 +14,27 @@ const at = (iso: string) => Date.parse(iso)
 
 function bill(accountId: number, keyId: string, cost: number): UsageRecord {
   return {
-    requestId: `req_${crypto.randomUUID()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
-    inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost, status: 200, errorType: null, latencyMs: 1,
-    stream: false, estimated: false, createdAt: Date.now(),
+    requestId: `req_${crypto.randomUUID()}`,
+    accountId,
+    keyId,
+    model: 'm',
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 1,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 1,
+    reasoningTokens: 0,
+    cost,
+    status: 200,
+    errorType: null,
+    latencyMs: 1,
+    stream: false,
+    estimated: false,
+    createdAt: Date.now(),
   }
 }
 
@@ -27,10 +45,22 @@ for (const [name, prepare] of storeBackends) {
     let accountId: number
     let keyId: string
     const newBudget = (period: string, amount: number, timeZone = 'UTC'): Promise<BudgetRecord> =>
-      store.budgets.createBudget({ accountId, scope: 'account', projectId: null, keyId: null, amount, period, timeZone, createdAt: 1, updatedAt: 1 })
+      store.budgets.createBudget({
+        accountId,
+        scope: 'account',
+        projectId: null,
+        keyId: null,
+        amount,
+        period,
+        timeZone,
+        createdAt: 1,
+        updatedAt: 1,
+      })
     let leases = 0
     const reserve = (budgetIds: number[], need: number, time: number, periods?: string, leaseId = `lease_${++leases}`) =>
-      store.ledger.reserve({ leaseId, accountId, keyId, need, want: need, at: time, budgetIds, periods }).then((result) => ({ leaseId, ...result }))
+      store.ledger
+        .reserve({ leaseId, accountId, keyId, need, want: need, at: time, budgetIds, periods })
+        .then((result) => ({ leaseId, ...result }))
 
     beforeAll(async () => {
       backend = await prepare()
@@ -50,8 +80,17 @@ for (const [name, prepare] of storeBackends) {
       const budget = await newBudget('day', 1000, 'America/New_York')
       const saturday = at('2024-03-10T04:30:00Z') // 23:30 on Saturday 9 March, EST
       const first = await reserve([budget.id], 600, saturday)
-      expect(first).toMatchObject({ granted: 600, periods: `${budget.id}:${at('2024-03-09T05:00:00Z')}`, validUntil: at('2024-03-10T05:00:00Z') })
-      expect(await reserve([budget.id], 500, saturday + 1)).toMatchObject({ granted: 0, short: 'budget', budgetId: budget.id, resetsAt: at('2024-03-10T05:00:00Z') })
+      expect(first).toMatchObject({
+        granted: 600,
+        periods: `${budget.id}:${at('2024-03-09T05:00:00Z')}`,
+        validUntil: at('2024-03-10T05:00:00Z'),
+      })
+      expect(await reserve([budget.id], 500, saturday + 1)).toMatchObject({
+        granted: 0,
+        short: 'budget',
+        budgetId: budget.id,
+        resetsAt: at('2024-03-10T05:00:00Z'),
+      })
 
       const sunday = at('2024-03-10T05:00:00Z') // local midnight: Sunday has 23 hours
       const second = await reserve([budget.id], 500, sunday)
@@ -60,7 +99,9 @@ for (const [name, prepare] of storeBackends) {
       expect(await reserve([budget.id], 1, sunday, first.periods, first.leaseId)).toMatchObject({ granted: 0, short: 'period' })
 
       // Saturday's request is billed after midnight: Saturday's period pays, Sunday's is untouched.
-      await store.ledger.write([{ kind: 'settle', leaseId: first.leaseId, usage: bill(accountId, keyId, 550), budgetPeriods: first.periods }])
+      await store.ledger.write([
+        { kind: 'settle', leaseId: first.leaseId, usage: bill(accountId, keyId, 550), budgetPeriods: first.periods },
+      ])
       await store.ledger.write([{ kind: 'release', leaseId: first.leaseId, accountId, amount: 50, budgetPeriods: first.periods }])
       expect(await store.budgets.periodFigures(budget.id, at('2024-03-09T05:00:00Z'))).toEqual({ spent: 550, reserved: 0 })
       expect(await store.budgets.periodFigures(budget.id, sunday)).toEqual({ spent: 0, reserved: 500 })
@@ -78,7 +119,11 @@ for (const [name, prepare] of storeBackends) {
       expect(lease.periods).toBe(`${month.id}:${at('2024-10-31T23:00:00Z')},${week.id}:${at('2024-10-27T15:00:00Z')},${total.id}:0`)
       expect(lease.validUntil).toBe(at('2024-11-03T15:00:00Z')) // the Tokyo week ends first
       // total never resets: the next one is refused by it, with no reset time.
-      expect(await reserve([month.id, week.id, total.id], 500, time)).toMatchObject({ short: 'budget', budgetId: total.id, resetsAt: undefined })
+      expect(await reserve([month.id, week.id, total.id], 500, time)).toMatchObject({
+        short: 'budget',
+        budgetId: total.id,
+        resetsAt: undefined,
+      })
       await store.ledger.write([{ kind: 'release', leaseId: lease.leaseId, accountId, amount: 300, budgetPeriods: lease.periods }])
       for (const budget of [month, week, total]) await store.budgets.deleteBudget(budget.id, time)
     })
@@ -89,7 +134,9 @@ for (const [name, prepare] of storeBackends) {
       const first = await reserve([window.id], 1000, opened)
       expect(first).toMatchObject({ granted: 1000, periods: `${window.id}:${opened}`, validUntil: opened + 5 * 3_600_000 })
       expect(await reserve([window.id], 1, opened + 5 * 3_600_000 - 1)).toMatchObject({ short: 'budget', resetsAt: opened + 5 * 3_600_000 })
-      await store.ledger.write([{ kind: 'settle', leaseId: first.leaseId, usage: bill(accountId, keyId, 1000), budgetPeriods: first.periods }])
+      await store.ledger.write([
+        { kind: 'settle', leaseId: first.leaseId, usage: bill(accountId, keyId, 1000), budgetPeriods: first.periods },
+      ])
       const later = at('2024-06-02T08:00:00Z') // idle since: the next window starts now
       const second = await reserve([window.id], 10, later)
       expect(second).toMatchObject({ granted: 10, periods: `${window.id}:${later}`, validUntil: later + 5 * 3_600_000 })

@@ -18,9 +18,14 @@ afterAll(() => gateway.stop())
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(`${gateway.url}/admin/api${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { message: string; field?: string } } }
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown> & { error?: { message: string; field?: string } },
+  }
 }
 
 const store = () => gateway.gateway.services.store
@@ -44,22 +49,42 @@ test('each change is one audit row, and a budget counts from the next request', 
 
   let budgetId = 0
   const budgetRows = await auditRowsOf(store(), async () => {
-    const answer = await call('POST', '/budgets', { account_id: gateway.account.id, scope: 'project', project_id: project.id, amount_usd: '0.006', period: 'day', time_zone: 'Asia/Tokyo' })
+    const answer = await call('POST', '/budgets', {
+      account_id: gateway.account.id,
+      scope: 'project',
+      project_id: project.id,
+      amount_usd: '0.006',
+      period: 'day',
+      time_zone: 'Asia/Tokyo',
+    })
     expect(answer.status).toBe(201)
-    expect(answer.body).toMatchObject({ scope: 'project', project_id: project.id, period: 'day', time_zone: 'Asia/Tokyo', amount_usd: '0.006', remaining_usd: '0.006' })
+    expect(answer.body).toMatchObject({
+      scope: 'project',
+      project_id: project.id,
+      period: 'day',
+      time_zone: 'Asia/Tokyo',
+      amount_usd: '0.006',
+      remaining_usd: '0.006',
+    })
     budgetId = answer.body.id as number
   })
-  expect(budgetRows.map((row) => [row.action, row.objectType, row.objectId, row.accountId])).toEqual([['budget.create', 'budget', String(budgetId), gateway.account.id]])
+  expect(budgetRows.map((row) => [row.action, row.objectType, row.objectId, row.accountId])).toEqual([
+    ['budget.create', 'budget', String(budgetId), gateway.account.id],
+  ])
 
   // In force at once on this instance: two requests fit, the third is refused, naming the project and Tokyo's midnight.
   expect((await exactChat(gateway.url, secret)).status).toBe(200)
   expect((await exactChat(gateway.url, secret)).status).toBe(200)
   const refused = await exactChat(gateway.url, secret)
   expect(refused.status).toBe(403)
-  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('project "api-team"\'s $0.006 daily budget (Asia/Tokyo)')
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+    'project "api-team"\'s $0.006 daily budget (Asia/Tokyo)',
+  )
   await gateway.settled()
   const listed = await call('GET', `/budgets?account_id=${gateway.account.id}`)
-  const shown = (listed.body as unknown as { id: number; spent_usd: string; remaining_usd: string; resets_at: string }[]).find((budget) => budget.id === budgetId)!
+  const shown = (listed.body as unknown as { id: number; spent_usd: string; remaining_usd: string; resets_at: string }[]).find(
+    (budget) => budget.id === budgetId,
+  )!
   expect(shown).toMatchObject({ spent_usd: '0.006', remaining_usd: '0.00' })
   expect(new Date(shown.resets_at).getUTCHours()).toBe(15) // Tokyo midnight is 15:00 UTC
 
@@ -92,10 +117,19 @@ test('refusals: a project of another account, models wider than the project, a b
     expect(wider.status).toBe(400)
     expect(wider.body.error?.message).toContain("within its project's models (exact)")
     const period = await call('POST', '/budgets', { account_id: gateway.account.id, scope: 'account', amount_usd: '1', period: '1.5h' })
-    expect([period.status, period.body.error?.message]).toEqual([400, '"1.5h" is not a budget period: use day, week, month, total, or a length such as 30m, 5h or 7d'])
+    expect([period.status, period.body.error?.message]).toEqual([
+      400,
+      '"1.5h" is not a budget period: use day, week, month, total, or a length such as 30m, 5h or 7d',
+    ])
     const zero = await call('POST', '/budgets', { account_id: gateway.account.id, scope: 'account', amount_usd: '0', period: 'day' })
     expect(zero.status).toBe(400)
-    const zone = await call('POST', '/budgets', { account_id: gateway.account.id, scope: 'account', amount_usd: '1', period: 'day', time_zone: 'Mars/Base' })
+    const zone = await call('POST', '/budgets', {
+      account_id: gateway.account.id,
+      scope: 'account',
+      amount_usd: '1',
+      period: 'day',
+      time_zone: 'Mars/Base',
+    })
     expect(zone.status).toBe(400)
     const twice = await call('POST', '/projects', { account_id: gateway.account.id, name: 'narrow' })
     expect(twice.status).toBe(409)

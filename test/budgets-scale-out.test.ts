@@ -28,11 +28,13 @@ test('200 concurrent requests over two instances against a 4s project window cov
   const before = await first.settled()
 
   const urls = [first.url, second.url]
-  const responses = await Promise.all(Array.from({ length: 200 }, async (_, index) => {
-    const response = await exactChat(urls[index % 2]!, keys[index % 3]!.secret)
-    await response.text()
-    return response.status
-  }))
+  const responses = await Promise.all(
+    Array.from({ length: 200 }, async (_, index) => {
+      const response = await exactChat(urls[index % 2]!, keys[index % 3]!.secret)
+      await response.text()
+      return response.status
+    }),
+  )
   expect(responses.filter((status) => status === 200).length).toBe(50)
   expect(responses.filter((status) => status === 403).length).toBe(150)
 
@@ -83,7 +85,10 @@ test('a budget made on one instance counts on the other at once, told through Re
   expect((await exactChat(second.url, secret)).status).toBe(200)
   second.services.keys.stop() // no polling: only the announcement can tell the second instance
   try {
-    await first.gateway.services.budgetService.createBudget({ accountId: first.account.id, scope: 'project', projectId: project.id, amount: parseUsd('0.003'), period: 'day' }, operator)
+    await first.gateway.services.budgetService.createBudget(
+      { accountId: first.account.id, scope: 'project', projectId: project.id, amount: parseUsd('0.003'), period: 'day' },
+      operator,
+    )
     const madeAt = performance.now()
     let refusedAfter: number | undefined
     while (performance.now() - madeAt < 1000) {

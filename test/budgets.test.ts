@@ -13,7 +13,10 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     config: {
       // Nothing listens on port 9: every attempt on `dead` fails at connect.
-      providers: [...mockConfig.providers, { name: 'dead', type: 'openai', base_url: 'http://127.0.0.1:9', api_key: 'sk-none', timeouts: { connect_ms: 500 } }],
+      providers: [
+        ...mockConfig.providers,
+        { name: 'dead', type: 'openai', base_url: 'http://127.0.0.1:9', api_key: 'sk-none', timeouts: { connect_ms: 500 } },
+      ],
       models: [...mockConfig.models, exactModel, { id: 'dead', provider: 'dead', price: { input: 1, output: 2 } }],
       routing: { max_attempts: 1 },
     },
@@ -32,7 +35,9 @@ test('a project budget of 5 requests in a 2s window: 5 of 12 concurrent requests
   await running.services.keys.refresh()
   const before = await gateway.settled()
 
-  const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => exactChat(gateway.url, index % 2 ? first.secret : second.secret)))
+  const responses = await Promise.all(
+    Array.from({ length: 12 }, (_, index) => exactChat(gateway.url, index % 2 ? first.secret : second.secret)),
+  )
   expect(statuses(responses)).toEqual([...Array(5).fill(200), ...Array(7).fill(403)])
   const refused = responses.find((response) => response.status === 403)!
   expect(refused.headers.get('retry-after')).toBeNull()
@@ -60,7 +65,10 @@ test('a key budget and an account budget both apply: the smaller is what refuses
   const account = await gateway.createAccount('budgeted', '10')
   const service = gateway.gateway.services.budgetService
   const { record, secret } = await createKey(gateway.gateway.services.store.keys, { accountId: account.id })
-  await service.createBudget({ accountId: account.id, scope: 'account', amount: parseUsd('1'), period: 'month', timeZone: 'Europe/Berlin' }, operator)
+  await service.createBudget(
+    { accountId: account.id, scope: 'account', amount: parseUsd('1'), period: 'month', timeZone: 'Europe/Berlin' },
+    operator,
+  )
   await service.createBudget({ accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('0.006'), period: 'day' }, operator)
   const results = [] as number[]
   for (let index = 0; index < 3; index++) results.push((await exactChat(gateway.url, secret)).status)
@@ -79,7 +87,8 @@ test('a failed request releases its hold against every budget: nothing spent, no
   const { secret } = await gateway.createKey({ projectId: project.id })
   await running.services.keys.refresh()
   const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'dead', messages: [{ role: 'user', content: 'hello' }] }),
   })
   await response.text()
@@ -96,7 +105,8 @@ test("budget_exceeded in each protocol's shape: OpenAI insufficient_quota, Anthr
   expect((await exactChat(gateway.url, secret)).status).toBe(200)
 
   const openai = await new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret }).chat.completions
-    .create({ model: 'exact', messages: [{ role: 'user', content: 'say something please' }] }).catch((error: unknown) => error)
+    .create({ model: 'exact', messages: [{ role: 'user', content: 'say something please' }] })
+    .catch((error: unknown) => error)
   expect(openai).toBeInstanceOf(OpenAI.PermissionDeniedError)
   expect((openai as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe('budget_exceeded')
   expect((openai as InstanceType<typeof OpenAI.PermissionDeniedError>).type).toBe('insufficient_quota')
@@ -104,13 +114,18 @@ test("budget_exceeded in each protocol's shape: OpenAI insufficient_quota, Anthr
   expect((openai as Error).message).toContain('project "spent"\'s $0.003 monthly budget')
 
   const anthropic = await new Anthropic({ baseURL: gateway.url, apiKey: secret }).messages
-    .create({ model: 'exact', max_tokens: 3, messages: [{ role: 'user', content: 'say something please' }] }).catch((error: unknown) => error)
+    .create({ model: 'exact', max_tokens: 3, messages: [{ role: 'user', content: 'say something please' }] })
+    .catch((error: unknown) => error)
   expect(anthropic).toBeInstanceOf(Anthropic.PermissionDeniedError)
   expect((anthropic as { error: { error: { type: string } } }).error.error.type).toBe('billing_error')
 
   const gemini = await fetch(`${gateway.url}/v1beta/models/exact:generateContent`, {
-    method: 'POST', headers: { 'x-goog-api-key': secret, 'content-type': 'application/json' },
-    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'say something please' }] }], generationConfig: { maxOutputTokens: 3 } }),
+    method: 'POST',
+    headers: { 'x-goog-api-key': secret, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      contents: [{ role: 'user', parts: [{ text: 'say something please' }] }],
+      generationConfig: { maxOutputTokens: 3 },
+    }),
   })
   expect(gemini.status).toBe(403)
   expect(gemini.headers.get('retry-after')).toBeNull()

@@ -27,7 +27,16 @@ beforeAll(async () => {
         { name: 'flaky', type: 'openai', base_url: `${flaky.url}/v1` },
         { name: 'steady', type: 'openai', base_url: `${steady.url}/v1` },
       ],
-      models: [{ id: 'pair', price: { input: 1, output: 2 }, routes: [{ provider: 'flaky', upstream_model: 'x' }, { provider: 'steady', upstream_model: 'y', priority: 1 }] }],
+      models: [
+        {
+          id: 'pair',
+          price: { input: 1, output: 2 },
+          routes: [
+            { provider: 'flaky', upstream_model: 'x' },
+            { provider: 'steady', upstream_model: 'y', priority: 1 },
+          ],
+        },
+      ],
     },
   })
   client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
@@ -39,11 +48,17 @@ afterAll(async () => {
   steady.stop()
 })
 
-const ask = async () => (await client.chat.completions.create({ model: 'pair', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content
+const ask = async () =>
+  (await client.chat.completions.create({ model: 'pair', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content
 const metrics = async () => (await fetch(`${gateway.url}/metrics`)).text()
 const routeState = async (route: string) => {
   const text = await metrics()
-  return /state="([a-z-]+)"\} 1/.exec(text.split('\n').filter((line) => line.startsWith(`tollgate_route_state{route="${route}"`)).join('\n'))?.[1]
+  return /state="([a-z-]+)"\} 1/.exec(
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`tollgate_route_state{route="${route}"`))
+      .join('\n'),
+  )?.[1]
 }
 
 test('a failing route is taken out, skipped during its cooldown, probed after it, and comes back', async () => {
@@ -62,7 +77,9 @@ test('a failing route is taken out, skipped during its cooldown, probed after it
   // Spawned asynchronously: this process serves the gateway the CLI is asking.
   const child = Bun.spawn(['bun', 'src/main.ts', 'status', '--url', gateway.url, '--json'], { stdout: 'pipe', stderr: 'pipe' })
   expect(await child.exited).toBe(0)
-  expect(JSON.parse(await new Response(child.stdout).text()).routes).toContainEqual(expect.objectContaining({ route: 'flaky/x', state: 'open', trips: 1 }))
+  expect(JSON.parse(await new Response(child.stdout).text()).routes).toContainEqual(
+    expect.objectContaining({ route: 'flaky/x', state: 'open', trips: 1 }),
+  )
 
   // After the cooldown one request probes it; the upstream has recovered, so the route closes again.
   flaky.fault = { kind: 'ok', text: 'flaky is back' }

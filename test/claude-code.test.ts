@@ -22,7 +22,8 @@ const wantsNote = (messages: unknown) => JSON.stringify(messages).includes('note
 
 const anthropicPlan: AnswerPlan = (body) => {
   const last = body.messages.at(-1)
-  if (Array.isArray(last.content) && last.content.some((block: any) => block.type === 'tool_result')) return planAnthropicAnswer({ messages: [last] })
+  if (Array.isArray(last.content) && last.content.some((block: any) => block.type === 'tool_result'))
+    return planAnthropicAnswer({ messages: [last] })
   if (wantsNote(body.messages)) return { toolCall: { id: 'toolu_read_1', name: 'Read', input: { file_path: notePath } } }
   return { text: 'Hello from upstream' }
 }
@@ -30,7 +31,8 @@ const anthropicPlan: AnswerPlan = (body) => {
 const openAiPlan = (request: RecordedRequest): OpenAiAnswer => {
   const last = request.body.messages.at(-1)
   if (last.role === 'tool') return { text: `The tool said ${last.content}` }
-  if (wantsNote(request.body.messages)) return { toolCall: { id: 'call_read_1', name: 'Read', arguments: JSON.stringify({ file_path: notePath }) } }
+  if (wantsNote(request.body.messages))
+    return { toolCall: { id: 'call_read_1', name: 'Read', arguments: JSON.stringify({ file_path: notePath }) } }
   return { text: 'Hello from upstream' }
 }
 
@@ -43,7 +45,13 @@ beforeAll(async () => {
   anthropicUpstream = startAnthropicUpstream(anthropicPlan)
   openAiUpstream = startOpenAiUpstream(openAiPlan)
   // Model ids this Claude Code knows as current: older ones are remapped to newer ids, unknown ones draw a warning.
-  const route = (id: string, provider: string, upstreamModel: string) => ({ id, provider, upstream_model: upstreamModel, price: claudePrice, max_output_tokens: 8192 })
+  const route = (id: string, provider: string, upstreamModel: string) => ({
+    id,
+    provider,
+    upstream_model: upstreamModel,
+    price: claudePrice,
+    max_output_tokens: 8192,
+  })
   gateway = await startTestGateway({
     config: {
       providers: [
@@ -86,8 +94,17 @@ describe.skipIf('missing' in claude)('Claude Code CLI through the gateway', () =
   // Claude Code offers its sub-agent tool first on every turn; a mock that called it unasked would never let the CLI finish.
   test('claude -p "say hi" → the built-in mock on the default config answers in text, and the CLI is done', async () => {
     const before = await mockGateway.settled()
-    const run = await runClaudeCode(binary, { baseUrl: mockGateway.url, apiKey: mockGateway.key, model: 'mock-1', prompt: 'say hi', workDir })
-    expect({ exitCode: run.exitCode, stdout: run.stdout.trim() }).toMatchObject({ exitCode: 0, stdout: 'Hello from the Tollgate mock provider, you said: say hi' })
+    const run = await runClaudeCode(binary, {
+      baseUrl: mockGateway.url,
+      apiKey: mockGateway.key,
+      model: 'mock-1',
+      prompt: 'say hi',
+      workDir,
+    })
+    expect({ exitCode: run.exitCode, stdout: run.stdout.trim() }).toMatchObject({
+      exitCode: 0,
+      stdout: 'Hello from the Tollgate mock provider, you said: say hi',
+    })
     expect((await mockGateway.settled()).balance).toBeLessThan(before.balance)
   }, 120_000)
 
@@ -96,7 +113,10 @@ describe.skipIf('missing' in claude)('Claude Code CLI through the gateway', () =
       const before = await gateway.settled()
       const sentBefore = path.upstream().requests.length
       const run = await runClaudeCode(binary, { baseUrl: gateway.url, apiKey: gateway.key, model: path.model, prompt: 'say hi', workDir })
-      expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toMatchObject({ exitCode: 0, stdout: 'Hello from upstream' })
+      expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toMatchObject({
+        exitCode: 0,
+        stdout: 'Hello from upstream',
+      })
       const sent = path.upstream().requests.slice(sentBefore)
       expect(sent).toHaveLength(1)
       if (path.forwarded) {
@@ -113,7 +133,13 @@ describe.skipIf('missing' in claude)('Claude Code CLI through the gateway', () =
 
     test(`claude -p runs its Read tool and answers from the result → ${path.name}`, async () => {
       const sentBefore = path.upstream().requests.length
-      const run = await runClaudeCode(binary, { baseUrl: gateway.url, apiKey: gateway.key, model: path.model, prompt: 'what does note.txt say?', workDir })
+      const run = await runClaudeCode(binary, {
+        baseUrl: gateway.url,
+        apiKey: gateway.key,
+        model: path.model,
+        prompt: 'what does note.txt say?',
+        workDir,
+      })
       expect({ exitCode: run.exitCode, stderr: run.stderr }).toMatchObject({ exitCode: 0 })
       expect(run.stdout).toContain('The tool said')
       expect(run.stdout).toContain(note)

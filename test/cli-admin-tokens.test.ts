@@ -36,7 +36,10 @@ test('admin-token create / list / revoke: the secret is printed once, stored has
 
   const listed = run('admin-token', 'list', '--json')
   expect(listed.stdout).not.toContain(token.token) // only the prefix is ever shown again
-  expect(listed.json().map((item: { name: string; scope: string }) => [item.name, item.scope])).toEqual([['deploy-bot', 'full'], ['grafana', 'read']])
+  expect(listed.json().map((item: { name: string; scope: string }) => [item.name, item.scope])).toEqual([
+    ['deploy-bot', 'full'],
+    ['grafana', 'read'],
+  ])
   expect(run('admin-token', 'list').stdout).toMatch(/deploy-bot\s+full\s+tga-\w{8}…\s+active/)
 
   server = await startServe(cli, config)

@@ -18,7 +18,12 @@ function runIn(files: Record<string, string>, args: string[]) {
   const folder = mkdtempSync(join(tmpdir(), 'tollgate-messages-'))
   folders.push(folder)
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text)
-  const result = Bun.spawnSync([...cli, ...args], { cwd: folder, env: { ...process.env, TOLLGATE_CONFIG: '' }, stdout: 'pipe', stderr: 'pipe' })
+  const result = Bun.spawnSync([...cli, ...args], {
+    cwd: folder,
+    env: { ...process.env, TOLLGATE_CONFIG: '' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString(), folder }
 }
 
@@ -27,7 +32,9 @@ describe('config messages', () => {
     const yaml = 'listen:\n  host: 127.0.0.1\n   port: 8080\nproviders: [{ name: mock, type: mock }]\n'
     const result = runIn({ 'tollgate.yaml': yaml }, ['migrate'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('tollgate: tollgate.yaml: not valid YAML: Unexpected token at line 3, column 8\n     port: 8080\n         ^')
+    expect(result.stderr).toContain(
+      'tollgate: tollgate.yaml: not valid YAML: Unexpected token at line 3, column 8\n     port: 8080\n         ^',
+    )
   })
 
   test('a flow mapping left open names its line', () => {
@@ -43,9 +50,13 @@ describe('config messages', () => {
   test('"config file not found" for tollgate.yaml says to copy the example', () => {
     const bare = runIn({}, ['serve', '--config', 'tollgate.yaml'])
     expect(bare.code).toBe(2)
-    expect(bare.stderr).toContain('tollgate.yaml: config file not found (start from the example config, examples/tollgate.yaml in the Tollgate repository)')
+    expect(bare.stderr).toContain(
+      'tollgate.yaml: config file not found (start from the example config, examples/tollgate.yaml in the Tollgate repository)',
+    )
     const inClone = Bun.spawnSync([...cli, 'serve', '--config', 'no-such-dir/tollgate.yaml'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
-    expect(inClone.stderr.toString()).toContain('config file not found (start from the example: cp examples/tollgate.yaml no-such-dir/tollgate.yaml)')
+    expect(inClone.stderr.toString()).toContain(
+      'config file not found (start from the example: cp examples/tollgate.yaml no-such-dir/tollgate.yaml)',
+    )
   })
 
   test('--debug prints the error and its call frames, not the source around the throw', () => {
@@ -62,22 +73,30 @@ describe('command-line slips', () => {
   test('an unknown global flag is named with the nearest one, not answered with the whole help', () => {
     const result = runCli(cli, ['--versoin'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe('tollgate: unknown option --versoin; did you mean --version?\n`tollgate --help` lists the commands and options\n')
+    expect(result.stderr).toBe(
+      'tollgate: unknown option --versoin; did you mean --version?\n`tollgate --help` lists the commands and options\n',
+    )
   })
 
   test('an unknown command, subcommand or option suggests the nearest', () => {
     expect(runCli(cli, ['serv']).stderr).toStartWith('tollgate: unknown command "serv"; did you mean serve?\n')
     expect(runCli(cli, ['key', 'craete']).stderr).toStartWith('tollgate: unknown command "key craete"; did you mean key create?\n')
     const { config } = makeWorkspace()
-    expect(runCli(cli, ['key', 'list', '--acount', 'x', '--config', config]).stderr)
-      .toStartWith('tollgate: unknown option --acount for "key list"; did you mean --account?\n')
+    expect(runCli(cli, ['key', 'list', '--acount', 'x', '--config', config]).stderr).toStartWith(
+      'tollgate: unknown option --acount for "key list"; did you mean --account?\n',
+    )
     expect(runCli(cli, ['frobnicate']).stderr).toStartWith('tollgate: unknown command "frobnicate"\n')
   })
 
   test('tollgate user --help shows the user commands', () => {
     const result = runCli(cli, ['user', '--help'])
     expect(result.code).toBe(0)
-    for (const usage of ['user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer])', 'user list', 'user delete NAME', 'user password NAME']) {
+    for (const usage of [
+      'user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer])',
+      'user list',
+      'user delete NAME',
+      'user password NAME',
+    ]) {
       expect(result.stdout).toContain(`  tollgate ${usage}`)
     }
   })

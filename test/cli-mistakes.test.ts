@@ -17,7 +17,12 @@ afterAll(() => servers.forEach((server) => server.process.kill('SIGTERM')))
 
 /** Run the CLI in a fresh empty folder (no tollgate.yaml there), as an operator in the wrong directory would. */
 function runIn(folder: string, args: string[], env: Record<string, string> = {}) {
-  const result = Bun.spawnSync([...cli, ...args], { cwd: folder, env: { ...process.env, TOLLGATE_CONFIG: '', ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const result = Bun.spawnSync([...cli, ...args], {
+    cwd: folder,
+    env: { ...process.env, TOLLGATE_CONFIG: '', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
 }
 const emptyFolder = () => mkdtempSync(join(tmpdir(), 'tollgate-cwd-'))
@@ -57,11 +62,30 @@ describe('flags', () => {
   test('--help exits 0 and lists every command; --version is the package version; no command is a usage error', () => {
     const help = runCli(cli, ['--help'])
     expect(help.code).toBe(0)
-    for (const command of ['serve', 'migrate', 'backup FILE', 'status', 'account create', 'account credit', 'account show', 'account list',
-      'key create', 'key list', 'key revoke', 'usage', 'user create', 'user list', 'user delete', 'user password']) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'backup FILE',
+      'status',
+      'account create',
+      'account credit',
+      'account show',
+      'account list',
+      'key create',
+      'key list',
+      'key revoke',
+      'usage',
+      'user create',
+      'user list',
+      'user delete',
+      'user password',
+    ]) {
       expect(help.stdout).toContain(`\n  ${command}`)
     }
-    expect(runCli(cli, ['key', 'create', '--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('usage: tollgate key create') })
+    expect(runCli(cli, ['key', 'create', '--help'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('usage: tollgate key create'),
+    })
     expect(runCli(cli, ['--version'])).toMatchObject({ code: 0, stdout: `tollgate ${packageJson.version}\n` })
     expect(runCli(cli, []).code).toBe(2)
   })
@@ -90,7 +114,11 @@ describe('the database', () => {
     expect(readdirSync(folder)).toEqual([])
     const migrated = runIn(folder, ['migrate', '--json'])
     expect(migrated.code).toBe(0)
-    expect(JSON.parse(migrated.stdout)).toMatchObject({ migrated: true, created: true, database: `sqlite:${join(folder, 'data', 'tollgate.db')}` })
+    expect(JSON.parse(migrated.stdout)).toMatchObject({
+      migrated: true,
+      created: true,
+      database: `sqlite:${join(folder, 'data', 'tollgate.db')}`,
+    })
     // Every command that touches a database names it, with --json too (on stderr, so stdout stays one JSON document).
     const json = runIn(folder, ['account', 'list', '--json'])
     expect(JSON.parse(json.stdout)).toEqual([])

@@ -21,17 +21,26 @@ let workspace: { dir: string; config: string }
 beforeAll(async () => {
   redis = await startTestRedis()
   proxy = Bun.listen<{ upstream?: Socket; queued: Uint8Array[] }>({
-    hostname: '127.0.0.1', port: 0,
+    hostname: '127.0.0.1',
+    port: 0,
     socket: {
       open(client) {
         client.data = { queued: [] }
-        setTimeout(() => void Bun.connect({
-          hostname: '127.0.0.1', port: redis.port,
-          socket: { data: (_, data) => void client.write(data), close: () => void client.end(), error: () => void client.end() },
-        }).then((upstream) => {
-          client.data.upstream = upstream
-          for (const data of client.data.queued) upstream.write(data)
-        }, () => client.end()), connectDelayMs)
+        setTimeout(
+          () =>
+            void Bun.connect({
+              hostname: '127.0.0.1',
+              port: redis.port,
+              socket: { data: (_, data) => void client.write(data), close: () => void client.end(), error: () => void client.end() },
+            }).then(
+              (upstream) => {
+                client.data.upstream = upstream
+                for (const data of client.data.queued) upstream.write(data)
+              },
+              () => client.end(),
+            ),
+          connectDelayMs,
+        )
       },
       data(client, data) {
         if (client.data.upstream) client.data.upstream.write(data)
@@ -44,8 +53,11 @@ beforeAll(async () => {
   workspace = makeWorkspace()
   const database = join(workspace.dir, 'tollgate.db')
   gateway = await startTestGateway({ databasePath: database, config: { ...mockConfig, redis: redis.url } })
-  writeFileSync(workspace.config, `database: sqlite:${database}\nredis: redis://127.0.0.1:${proxy.port}/0\nproviders: [{ name: mock, type: mock }]\n` +
-    'models: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }]\n')
+  writeFileSync(
+    workspace.config,
+    `database: sqlite:${database}\nredis: redis://127.0.0.1:${proxy.port}/0\nproviders: [{ name: mock, type: mock }]\n` +
+      'models: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }]\n',
+  )
 })
 
 afterAll(async () => {
@@ -60,7 +72,10 @@ test('a key revoked with the CLI is refused by a running instance within 100 ms 
   expect((await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
   expect(keys.known(secret)?.revokedAt).toBeNull()
   keys.stop() // no polling: only the announcement can tell the instance
-  const cli = Bun.spawn(['bun', 'src/main.ts', 'key', 'revoke', record.id, '--config', workspace.config], { stdout: 'pipe', stderr: 'pipe' })
+  const cli = Bun.spawn(['bun', 'src/main.ts', 'key', 'revoke', record.id, '--config', workspace.config], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   let heardAt: number | undefined
   for (const giveUp = Date.now() + 5000; heardAt === undefined && Date.now() < giveUp; await Bun.sleep(1)) {
     if (keys.known(secret)?.revokedAt) heardAt = Date.now()

@@ -10,12 +10,20 @@ afterAll(() => server?.process.kill('SIGTERM'))
 
 /** `tollgate user …` with a password on stdin, the way an operator scripts the first run. */
 function runWithStdin(stdin: string, ...args: string[]) {
-  const result = Bun.spawnSync([...cli, ...args, '--config', config], { stdin: new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe' })
+  const result = Bun.spawnSync([...cli, ...args, '--config', config], {
+    stdin: new TextEncoder().encode(stdin),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
 }
 
 function signIn(url: string, username: string, password: string) {
-  return fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  return fetch(`${url}/console/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
 }
 
 test('user create / list / password / delete: a generated password is printed once and signs in', async () => {
@@ -27,12 +35,28 @@ test('user create / list / password / delete: a generated password is printed on
   expect(created).toMatchObject({ name: 'root', role: 'admin', account: null })
   expect(created.password).toMatch(/^[0-9A-Za-z]{24}$/)
 
-  const chosen = runWithStdin('correct horse battery staple\n', 'user', 'create', 'alice', '--account', 'acme', '--password-stdin', '--json')
+  const chosen = runWithStdin(
+    'correct horse battery staple\n',
+    'user',
+    'create',
+    'alice',
+    '--account',
+    'acme',
+    '--password-stdin',
+    '--json',
+  )
   expect(chosen.code).toBe(0)
   // Without --role a login of an account is a viewer, the least privilege.
   expect(JSON.parse(chosen.stdout)).toEqual({ name: 'alice', role: 'viewer', account: 'acme' }) // no password echoed back
-  expect(run('user', 'create', 'ann', '--role', 'account-admin', '--account', 'acme', '--json').json()).toMatchObject({ name: 'ann', role: 'account-admin', account: 'acme' })
-  expect(run('user', 'create', 'vic', '--role', 'viewer', '--account', 'acme', '--json').json()).toMatchObject({ role: 'viewer', account: 'acme' })
+  expect(run('user', 'create', 'ann', '--role', 'account-admin', '--account', 'acme', '--json').json()).toMatchObject({
+    name: 'ann',
+    role: 'account-admin',
+    account: 'acme',
+  })
+  expect(run('user', 'create', 'vic', '--role', 'viewer', '--account', 'acme', '--json').json()).toMatchObject({
+    role: 'viewer',
+    account: 'acme',
+  })
   expect(run('user', 'create', 'root2', '--role', 'admin', '--json').json()).toMatchObject({ role: 'admin', account: null })
   expect(run('user', 'create', 'root3', '--admin', '--role', 'admin', '--json').json()).toMatchObject({ role: 'admin' })
 
@@ -50,9 +74,16 @@ test('user create / list / password / delete: a generated password is printed on
 
   const listed = run('user', 'list', '--json')
   expect(listed.stdout).not.toContain(created.password)
-  expect(listed.json().map((user: { name: string; role: string; account: string | null }) => [user.name, user.role, user.account])).toEqual([
-    ['alice', 'viewer', 'acme'], ['ann', 'account-admin', 'acme'], ['root', 'admin', null], ['root2', 'admin', null], ['root3', 'admin', null], ['vic', 'viewer', 'acme'],
-  ])
+  expect(listed.json().map((user: { name: string; role: string; account: string | null }) => [user.name, user.role, user.account])).toEqual(
+    [
+      ['alice', 'viewer', 'acme'],
+      ['ann', 'account-admin', 'acme'],
+      ['root', 'admin', null],
+      ['root2', 'admin', null],
+      ['root3', 'admin', null],
+      ['vic', 'viewer', 'acme'],
+    ],
+  )
 
   server = await startServe(cli, config)
   expect((await signIn(server.url, 'root', created.password)).status).toBe(200)

@@ -77,9 +77,15 @@ describe('config errors are clear and name the field', () => {
   })
 
   test('an unknown provider and a missing env var are named', () => {
-    const unknown = makeWorkspace('providers: [{ name: m, type: mock }]\nmodels: [{ id: x, provider: nope, price: { input: 1, output: 2 } }]\n')
-    expect(runCli(cli, ['account', 'list', '--config', unknown.config]).stderr).toContain('models[0].provider: "nope" is not a configured provider')
+    const unknown = makeWorkspace(
+      'providers: [{ name: m, type: mock }]\nmodels: [{ id: x, provider: nope, price: { input: 1, output: 2 } }]\n',
+    )
+    expect(runCli(cli, ['account', 'list', '--config', unknown.config]).stderr).toContain(
+      'models[0].provider: "nope" is not a configured provider',
+    )
     const env = makeWorkspace('providers: [{ name: m, type: openai, api_key: "${TOLLGATE_TEST_UNSET_VAR}" }]\nmodels: []\n')
-    expect(runCli(cli, ['account', 'list', '--config', env.config]).stderr).toContain('providers[0].api_key: environment variable TOLLGATE_TEST_UNSET_VAR is not set')
+    expect(runCli(cli, ['account', 'list', '--config', env.config]).stderr).toContain(
+      'providers[0].api_key: environment variable TOLLGATE_TEST_UNSET_VAR is not set',
+    )
   })
 })

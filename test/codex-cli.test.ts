@@ -44,7 +44,13 @@ beforeAll(async () => {
       ],
       models: [
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
-        { id: 'gpt-test', provider: 'up', upstream_model: 'real-model', price: { input: 1.25, output: 10, cached_input: 0.125 }, max_output_tokens: 256 },
+        {
+          id: 'gpt-test',
+          provider: 'up',
+          upstream_model: 'real-model',
+          price: { input: 1.25, output: 10, cached_input: 0.125 },
+          max_output_tokens: 256,
+        },
         { id: 'gpt-broken', provider: 'broken', price: { input: 1, output: 1 } },
       ],
     },
@@ -64,26 +70,34 @@ async function runCodex(model: string, prompt: string) {
   const home = mkdtempSync(join(tmpdir(), 'tollgate-codex-home-'))
   const work = mkdtempSync(join(tmpdir(), 'tollgate-codex-work-'))
   directories.push(home, work)
-  writeFileSync(join(home, 'config.toml'), [
-    `model = "${model}"`,
-    'model_provider = "tollgate"',
-    '',
-    '[model_providers.tollgate]',
-    'name = "Tollgate"',
-    `base_url = "${gateway.baseUrl}"`,
-    'env_key = "TOLLGATE_API_KEY"',
-    'wire_api = "responses"',
-    // Codex retries a failed stream five times by default; once is enough to see what it reports.
-    'stream_max_retries = 0',
-    '',
-  ].join('\n'))
+  writeFileSync(
+    join(home, 'config.toml'),
+    [
+      `model = "${model}"`,
+      'model_provider = "tollgate"',
+      '',
+      '[model_providers.tollgate]',
+      'name = "Tollgate"',
+      `base_url = "${gateway.baseUrl}"`,
+      'env_key = "TOLLGATE_API_KEY"',
+      'wire_api = "responses"',
+      // Codex retries a failed stream five times by default; once is enough to see what it reports.
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  )
   const child = Bun.spawn([codex, 'exec', '--skip-git-repo-check', '--ephemeral', '--sandbox', 'read-only', '--json', prompt], {
     cwd: work,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: home, TOLLGATE_API_KEY: gateway.key },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  const events = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))
+  const events = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
   return { code, events, transcript: `${stdout}\n${stderr}` }
 }
 
@@ -105,7 +119,11 @@ describe.skipIf(reason !== undefined)('Codex CLI through the gateway', () => {
     // Codex ran the tool the mock called, sent its output back, and shows the answer to that.
     expect(events.some((event) => event.type === 'item.completed' && event.item.type === 'command_execution')).toBe(true)
     expect(agentMessages(events).join('\n')).toContain('Hello from the Tollgate mock provider, the tool answered')
-    expect(events.some((event) => event.type === 'item.completed' && event.item.type === 'reasoning' && event.item.text === 'Let me think about that.')).toBe(true)
+    expect(
+      events.some(
+        (event) => event.type === 'item.completed' && event.item.type === 'reasoning' && event.item.text === 'Let me think about that.',
+      ),
+    ).toBe(true)
   }, 120_000)
 
   test('codex exec "say hi" against the mock provider: a plain answer, no tool called', async () => {
@@ -127,7 +145,11 @@ describe.skipIf(reason !== undefined)('Codex CLI through the gateway', () => {
     expect(sent[1].messages.at(-2).tool_calls[0]).toMatchObject({ id: 'call_upstream_1', function: { name: 'exec_command' } })
     expect(sent[1].messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_upstream_1' })
     // Codex read usage from both response.completed events: 2 × (11 input of which 3 cached, 7 output).
-    expect(events.find((event) => event.type === 'turn.completed').usage).toMatchObject({ input_tokens: 22, cached_input_tokens: 6, output_tokens: 14 })
+    expect(events.find((event) => event.type === 'turn.completed').usage).toMatchObject({
+      input_tokens: 22,
+      cached_input_tokens: 6,
+      output_tokens: 14,
+    })
     const after = await gateway.settled()
     expect(before.balance - after.balance).toBe(2 * 80_375)
   }, 120_000)
@@ -135,6 +157,8 @@ describe.skipIf(reason !== undefined)('Codex CLI through the gateway', () => {
   test('an upstream that fails mid-stream reaches Codex as a failed turn with the reason, not a hang', async () => {
     const { code, events } = await runCodex('gpt-broken', 'say hi')
     expect(code).toBe(1)
-    expect(events.find((event) => event.type === 'turn.failed').error.message).toContain('Upstream stream ended before the answer was complete')
+    expect(events.find((event) => event.type === 'turn.failed').error.message).toContain(
+      'Upstream stream ended before the answer was complete',
+    )
   }, 120_000)
 })

@@ -5,7 +5,14 @@ import { type MatrixUpstreams, startMatrixUpstreams } from './support/matrix/ups
 import { defineMediaMatrix, renderMediaMatrix } from './support/matrix/media-matrix.ts'
 import { type EmbeddingsUpstreams, startEmbeddingsUpstreams } from './support/embeddings-upstreams.ts'
 import {
-  type EmbeddingClient, embeddingClients, embeddingFeatures, type EmbeddingKind, embeddingKinds, embeddingMatrixConfig, embeddingModels, embeddingNative,
+  type EmbeddingClient,
+  embeddingClients,
+  embeddingFeatures,
+  type EmbeddingKind,
+  embeddingKinds,
+  embeddingMatrixConfig,
+  embeddingModels,
+  embeddingNative,
 } from './support/matrix/embedding-features.ts'
 import { audioMatrixConfig, renderAudio, runAudioMatrix } from './support/matrix/audio-features.ts'
 import { type AudioUpstream, startAudioUpstream } from './support/audio-upstream.ts'
@@ -37,8 +44,8 @@ beforeAll(async () => {
   const audio = audioMatrixConfig(audioUpstream)
   const config = {
     ...upstreams.config,
-    providers: [...upstreams.config.providers as Json[], ...embeddings.providers, ...audio.providers],
-    models: [...upstreams.config.models as Json[], ...embeddings.models, ...audio.models],
+    providers: [...(upstreams.config.providers as Json[]), ...embeddings.providers, ...audio.providers],
+    models: [...(upstreams.config.models as Json[]), ...embeddings.models, ...audio.models],
   }
   gateway = await startTestGateway({ config, balanceUsd: '1000' })
 })
@@ -120,8 +127,12 @@ async function sendEmbedding(client: EmbeddingClient, model: string, body: Json)
     full = body.requests ? { requests: body.requests.map((request: Json) => ({ model: `models/${model}`, ...request })) } : body
   }
   const sent = JSON.stringify(full)
-  const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent })
-  return { status: response.status, json: await response.json() as Json, sent }
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: sent,
+  })
+  return { status: response.status, json: (await response.json()) as Json, sent }
 }
 
 const embeddingResults = new Map<string, Cell>()
@@ -163,7 +174,7 @@ function renderEmbeddings(): string[] {
   const lines = [
     '## Embeddings',
     '',
-    'The same for embeddings: OpenAI\'s `POST /v1/embeddings` and Gemini\'s `:embedContent` / `:batchEmbedContents`, to each',
+    "The same for embeddings: OpenAI's `POST /v1/embeddings` and Gemini's `:embedContent` / `:batchEmbedContents`, to each",
     'upstream kind that has embeddings (an embedding model on an Anthropic provider is refused when the config loads).',
     'A request with more inputs than the upstream takes in one call is split and joined back in order; the built-in',
     'mock embeds every input (token ids included) and accepts task types and titles, which change nothing.',
@@ -172,7 +183,11 @@ function renderEmbeddings(): string[] {
     '|---|' + columns.map(() => '---').join('|') + '|',
   ]
   for (const feature of embeddingFeatures) {
-    lines.push(`| ${feature.name} | ` + columns.map(([client, kind]) => embeddingResults.get(cellKey(feature.name, client as never, kind as never)) ?? '—').join(' | ') + ' |')
+    lines.push(
+      `| ${feature.name} | ` +
+        columns.map(([client, kind]) => embeddingResults.get(cellKey(feature.name, client as never, kind as never)) ?? '—').join(' | ') +
+        ' |',
+    )
   }
   lines.push('')
   for (const feature of embeddingFeatures) {
@@ -199,11 +214,11 @@ function renderDoc(): string {
     'Every cell is a test that sends the feature through the gateway to a recording upstream and checks what that',
     'upstream received (and, where the evidence is in the answer, what the client got back):',
     '',
-    '- **passthrough**: the client speaks the upstream\'s own protocol; its request is forwarded as bytes, every field included.',
-    '- **carried**: translated into the upstream\'s own field with the same meaning.',
+    "- **passthrough**: the client speaks the upstream's own protocol; its request is forwarded as bytes, every field included.",
+    "- **carried**: translated into the upstream's own field with the same meaning.",
     '- **emulated**: the upstream has no such field; the gateway gets the same effect another way (see the notes).',
-    '- **refused**: a 400 in the client\'s protocol naming the field and the upstream kind, before anything is sent;',
-    '  not retried on another route and not counted against the route\'s health.',
+    "- **refused**: a 400 in the client's protocol naming the field and the upstream kind, before anything is sent;",
+    "  not retried on another route and not counted against the route's health.",
     '- **ignored**: accepted and not sent, by design (see the notes for why).',
     '- **—**: the client protocol has no way to say it.',
     '',
@@ -211,7 +226,9 @@ function renderDoc(): string {
     '|---|' + columns.map(() => '---').join('|') + '|',
   ]
   for (const feature of features) {
-    lines.push(`| ${feature.name} | ` + columns.map(([client, kind]) => results.get(cellKey(feature.name, client, kind)) ?? '—').join(' | ') + ' |')
+    lines.push(
+      `| ${feature.name} | ` + columns.map(([client, kind]) => results.get(cellKey(feature.name, client, kind)) ?? '—').join(' | ') + ' |',
+    )
   }
   lines.push('', '## Notes', '')
   for (const feature of features) {
@@ -228,14 +245,14 @@ function renderDoc(): string {
     '',
     '## Answers',
     '',
-    '- Structured output comes back as the answer\'s text (JSON), so every SDK\'s parse helper works: OpenAI',
+    "- Structured output comes back as the answer's text (JSON), so every SDK's parse helper works: OpenAI",
     '  `chat.completions.parse`, Anthropic `messages.parse`, on every upstream kind (test/structured-output.test.ts).',
     '- Log probabilities come back in Chat Completions, Responses and Gemini answers, whole and streamed (on the text they',
-    '  describe: a Responses text delta, a Gemini chunk\'s candidate).',
-    '- Usage: cached input tokens are reported in each protocol\'s own field. On a streamed Anthropic answer,',
+    "  describe: a Responses text delta, a Gemini chunk's candidate).",
+    "- Usage: cached input tokens are reported in each protocol's own field. On a streamed Anthropic answer,",
     '  `message_start` carries the exact input tokens when the upstream reports them before the answer (Anthropic,',
     '  Gemini); an OpenAI upstream reports them only at the end, so `message_start` carries an estimate',
-    '  (characters / 4) and the final `message_delta` the exact counts, which the SDK\'s `finalMessage()` keeps.',
+    "  (characters / 4) and the final `message_delta` the exact counts, which the SDK's `finalMessage()` keeps.",
     '- The built-in mock provider ignores generation settings (it answers from the prompt), except structured output,',
     '  which it answers with an object that fits the schema.',
     '',
@@ -255,7 +272,7 @@ test('docs/conformance.md is what this run produces', async () => {
   expect(await Bun.file(path).text()).toBe(doc)
 })
 
-test('a refusal for the upstream kind is the request\'s fault: never retried, never held against the route', async () => {
+test("a refusal for the upstream kind is the request's fault: never retried, never held against the route", async () => {
   const { isRetryable } = await import('../src/relay/retry.ts')
   const { refuseField } = await import('../src/providers/refuse-field.ts')
   const refusal = refuseField('logprobs', 'anthropic', 'gives no token log probabilities')

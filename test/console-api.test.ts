@@ -15,7 +15,11 @@ beforeAll(async () => {
   const { store } = gateway.gateway.services
   other = await gateway.createAccount('other-co', '7')
   foreignKey = (await gateway.createKey({ accountId: other.id, name: 'foreign' })).record
-  const foreignClient = new OpenAI({ baseURL: gateway.baseUrl, apiKey: (await gateway.createKey({ accountId: other.id })).secret, maxRetries: 0 })
+  const foreignClient = new OpenAI({
+    baseURL: gateway.baseUrl,
+    apiKey: (await gateway.createKey({ accountId: other.id })).secret,
+    maxRetries: 0,
+  })
   await foreignClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'their traffic' }] })
   admin = await signIn(gateway.url, 'root', await addLogin(store, 'root', 'admin'))
   alice = await signIn(gateway.url, 'alice', await addLogin(store, 'alice', 'account-admin', gateway.account.id))
@@ -25,14 +29,21 @@ beforeAll(async () => {
 afterAll(() => gateway.stop())
 
 describe('an account user reaches only their own account', () => {
-  test('every crafted ID of another account is a 404, exactly like a missing one; an admin\'s action is a 403', async () => {
+  test("every crafted ID of another account is a 404, exactly like a missing one; an admin's action is a 403", async () => {
     const { store } = gateway.gateway.services
     const balanceBefore = (await store.accounts.findById(other.id))!.balance
     const reads = [
-      `/console/api/keys/${foreignKey.id}`, `/console/api/accounts/${other.id}`, `/console/api/accounts/${other.id}/history`,
-      `/console/api/keys?account_id=${other.id}`, `/console/api/usage?account_id=${other.id}`, `/console/api/usage?key_id=${foreignKey.id}`,
-      `/console/api/requests?account_id=${other.id}`, `/console/api/requests?key_id=${foreignKey.id}`,
-      `/console/api/users?account_id=${other.id}`, '/console/api/keys/key_doesnotexist', '/console/api/accounts/999999',
+      `/console/api/keys/${foreignKey.id}`,
+      `/console/api/accounts/${other.id}`,
+      `/console/api/accounts/${other.id}/history`,
+      `/console/api/keys?account_id=${other.id}`,
+      `/console/api/usage?account_id=${other.id}`,
+      `/console/api/usage?key_id=${foreignKey.id}`,
+      `/console/api/requests?account_id=${other.id}`,
+      `/console/api/requests?key_id=${foreignKey.id}`,
+      `/console/api/users?account_id=${other.id}`,
+      '/console/api/keys/key_doesnotexist',
+      '/console/api/accounts/999999',
     ]
     for (const path of reads) {
       const response = await alice.get(path)
@@ -85,12 +96,20 @@ describe('an account user reaches only their own account', () => {
 
 describe('what the admin can do', () => {
   test('a credit is a ledger entry with its note and the admin as actor; money stays exact', async () => {
-    const response = await admin.send('POST', `/console/api/accounts/${other.id}/credits`, { amount_usd: '0.000000001', note: 'rounding test' })
+    const response = await admin.send('POST', `/console/api/accounts/${other.id}/credits`, {
+      amount_usd: '0.000000001',
+      note: 'rounding test',
+    })
     expect(response.status).toBe(201)
     expect((await response.json()).balance_usd).toMatch(/^\d+\.\d{9}$/)
     const history = await (await admin.get(`/console/api/accounts/${other.id}/history`)).json()
     // Today's spend is listed as of the end of the day, so the newest *credit* is the first credit entry.
-    expect(history.history.find((entry: { kind: string }) => entry.kind === 'credit')).toMatchObject({ kind: 'credit', amount_usd: '0.000000001', note: 'rounding test', actor: 'root' })
+    expect(history.history.find((entry: { kind: string }) => entry.kind === 'credit')).toMatchObject({
+      kind: 'credit',
+      amount_usd: '0.000000001',
+      note: 'rounding test',
+      actor: 'root',
+    })
     const refused = await admin.send('POST', `/console/api/accounts/${other.id}/credits`, { amount_usd: '-1000', note: 'too much' })
     expect(refused.status).toBe(400)
     const noNote = await admin.send('POST', `/console/api/accounts/${other.id}/credits`, { amount_usd: '1', note: ' ' })
@@ -140,14 +159,16 @@ describe('what the admin can do', () => {
 describe('request log paging', () => {
   test('keyset pages are newest first, never repeat a row and end with next: null', async () => {
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
-    for (let index = 0; index < 5; index++) await client.chat.completions.create({ model: 'mock-fast', messages: [{ role: 'user', content: `n${index}` }] })
+    for (let index = 0; index < 5; index++)
+      await client.chat.completions.create({ model: 'mock-fast', messages: [{ role: 'user', content: `n${index}` }] })
     await gateway.settled()
     const seen: number[] = []
     let next: string | null = null
     let pages = 0
     do {
-      const page: { requests: { id: number; model: string; at: string }[]; next: string | null } =
-        await (await alice.get(`/console/api/requests?limit=2&model=mock-fast${next ? `&before=${next}` : ''}`)).json()
+      const page: { requests: { id: number; model: string; at: string }[]; next: string | null } = await (
+        await alice.get(`/console/api/requests?limit=2&model=mock-fast${next ? `&before=${next}` : ''}`)
+      ).json()
       seen.push(...page.requests.map((row) => row.id))
       expect(page.requests.every((row) => row.model === 'mock-fast')).toBe(true)
       next = page.next

@@ -50,7 +50,9 @@ test('six concurrent 150 MB bodies without credentials: each a 401 or 403 before
   ] as const
   const results = await Promise.all(strangers.map(([path, headers]) => sendHugeBody(server.url, path, headers, 150 * mb)))
   const peak = memoryMb('VmHWM')
-  console.log(`RSS ${before.toFixed(0)} MB before, kernel peak ${peak.toFixed(0)} MB; body MB taken before each answer: ${results.map((one) => (one.sentBeforeAnswer / mb).toFixed(1)).join(' ')}`)
+  console.log(
+    `RSS ${before.toFixed(0)} MB before, kernel peak ${peak.toFixed(0)} MB; body MB taken before each answer: ${results.map((one) => (one.sentBeforeAnswer / mb).toFixed(1)).join(' ')}`,
+  )
   for (const result of results) {
     expect([401, 403]).toContain(result.status)
     expect(JSON.parse(result.body)).toMatchObject({ error: { message: expect.any(String), code: expect.any(String) } })
@@ -71,7 +73,9 @@ test('the sign-in route, which has no session to check, reads at most 1 MiB: a 4
 test('with a valid admin token: a body over 1 MiB is a 413 (declared or chunked); a small one still works', async () => {
   const headers = { authorization: `Bearer ${adminToken}` }
   const declared = await fetch(`${server.url}/admin/api/accounts`, {
-    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'big', note: 'x'.repeat(2 * mb) }),
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'big', note: 'x'.repeat(2 * mb) }),
   })
   expect(declared.status).toBe(413)
   expect(await declared.json()).toMatchObject({ error: { code: 'request_too_large' } })
@@ -79,7 +83,9 @@ test('with a valid admin token: a body over 1 MiB is a 413 (declared or chunked)
   expect(chunked.status).toBe(413)
   expect(chunked.sentBeforeAnswer).toBeLessThan(16 * mb)
   const created = await fetch(`${server.url}/admin/api/accounts`, {
-    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'small', balance_usd: '1' }),
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'small', balance_usd: '1' }),
   })
   expect(created.status).toBe(201)
 }, 30_000)
@@ -90,7 +96,9 @@ test('with a valid admin token, a body that trickles is cut at body_timeout_ms: 
   const answer = await new Promise<string>((resolve) => {
     let text = ''
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`POST /admin/api/accounts HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${adminToken}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`)
+      socket.write(
+        `POST /admin/api/accounts HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${adminToken}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+      )
     })
     const timer = setInterval(() => socket.write(' '), 200)
     socket.on('data', (data) => (text += data.toString()))

@@ -17,7 +17,9 @@ const passwords: Record<string, string> = {}
 beforeAll(async () => {
   browser = await launchChromium()
   // Private receivers allowed (the receiver is on loopback); failed deliveries retried slowly enough to be seen pending.
-  gateway = await startTestGateway({ config: { ...mockConfig, webhooks: { allow_private_addresses: true, first_retry_ms: 60_000, poll_ms: 50 } } })
+  gateway = await startTestGateway({
+    config: { ...mockConfig, webhooks: { allow_private_addresses: true, first_retry_ms: 60_000, poll_ms: 50 } },
+  })
   receiver = startWebhookReceiver({ status: 500 })
   const { store } = gateway.gateway.services
   passwords.ann = await addLogin(store, 'ann', 'account-admin', gateway.account.id)
@@ -60,7 +62,13 @@ describe('alerts and address rules in Chromium', () => {
 
     // A budget reaches 75 %: the receiver answers 500, so the delivery shows pending with its error and next attempt.
     const webhookId = (await row.getAttribute('data-webhook-id'))!
-    gateway.gateway.services.alerting.alerts.spendObserved({ scope: { kind: 'account', accountId: gateway.account.id }, budgetId: 'bud_page', periodStart: 0, spent: 80, limit: 100 })
+    gateway.gateway.services.alerting.alerts.spendObserved({
+      scope: { kind: 'account', accountId: gateway.account.id },
+      budgetId: 'bud_page',
+      periodStart: 0,
+      spent: 80,
+      limit: 100,
+    })
     const deliveries = gateway.gateway.services.store.webhooks
     const deadline = Date.now() + 10_000
     while ((await deliveries.listDeliveries({ webhookId }, 5))[0]?.attempts !== 1 && Date.now() < deadline) await Bun.sleep(25)
@@ -68,8 +76,13 @@ describe('alerts and address rules in Chromium', () => {
     const delivery = page.getByTestId('deliveries-table').locator('tbody tr').first()
     await delivery.getByText('budget.threshold').waitFor()
     expect(await delivery.getByRole('cell').allTextContents()).toEqual([
-      'budget.threshold', 'pending', '1', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), expect.stringMatching(/^\d{4}-/),
-      expect.stringMatching(/^\d{4}-/), 'the receiver answered 500',
+      'budget.threshold',
+      'pending',
+      '1',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      expect.stringMatching(/^\d{4}-/),
+      expect.stringMatching(/^\d{4}-/),
+      'the receiver answered 500',
     ])
     // None given up yet.
     await page.getByLabel('Only deliveries given up').check()
@@ -98,7 +111,9 @@ describe('alerts and address rules in Chromium', () => {
     const form = page.getByRole('form', { name: 'Edit key' })
     await form.getByLabel('Allowed addresses').fill('203.0.113.0/24, 10.0.0.300')
     await form.getByRole('button', { name: 'Save changes' }).click()
-    await form.getByText(`Invalid value for 'allowed_ips': it has a bad entry 2: "10.0.0.300" is not an IP address`, { exact: false }).waitFor()
+    await form
+      .getByText(`Invalid value for 'allowed_ips': it has a bad entry 2: "10.0.0.300" is not an IP address`, { exact: false })
+      .waitFor()
     await form.getByLabel('Allowed addresses').fill('203.0.113.0/24 2001:db8::/32')
     await form.getByRole('button', { name: 'Save changes' }).click()
     await page.getByTestId('key-allowed-ips').getByText('203.0.113.0/24, 2001:db8::/32', { exact: true }).waitFor()

@@ -48,7 +48,12 @@ describe('the Audit log page in Chromium', () => {
     const newest = auditRows(page).first()
     await newest.getByText('key.edit').waitFor()
     expect(await newest.getByRole('cell').allTextContents()).toEqual([
-      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 'ops', '127.0.0.1', 'key.edit', `key ${record.id}`, 'rpm: — → 42',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      'ops',
+      '127.0.0.1',
+      'key.edit',
+      `key ${record.id}`,
+      'rpm: — → 42',
     ])
     // The sign-ins are there: ops's own, and the failed one under ann's name, by nobody known.
     await page.getByTestId('audit-log').getByText('user.sign-in-failed').waitFor()
@@ -67,7 +72,9 @@ describe('the Audit log page in Chromium', () => {
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-audit-csv').click()])
     expect(csv.suggestedFilename()).toMatch(/^tollgate-audit-\d{4}-\d\d-\d\d\.csv$/)
-    const [header, ...lines] = readFileSync((await csv.path())!, 'utf8').trim().split('\r\n')
+    const [header, ...lines] = readFileSync((await csv.path())!, 'utf8')
+      .trim()
+      .split('\r\n')
     expect(header).toBe('at,action,object_type,object_id,account_id,actor_kind,actor_id,actor,address,before,after')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`,key.edit,key,${record.id},${gateway.account.id},user,`)

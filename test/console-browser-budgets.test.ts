@@ -33,10 +33,11 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   const projectForm = page.getByRole('form', { name: 'New project' })
   await projectForm.getByLabel('Name').fill('team')
   await projectForm.getByLabel('Requests per minute, shared').fill('600')
+  await projectForm.getByLabel('Allowed addresses').fill('127.0.0.1 ::1') // the team's requests below come from loopback
   await projectForm.getByRole('button', { name: 'Create project' }).click()
   const projectRow = page.getByTestId('projects-table').locator('tbody tr')
   await projectRow.getByText('team').waitFor()
-  expect(await projectRow.getByRole('cell').allTextContents()).toEqual(['team', 'all', '600 rpm', '0'])
+  expect(await projectRow.getByRole('cell').allTextContents()).toEqual(['team', 'all', '600 rpm', '127.0.0.1, ::1', '0', 'EditDelete'])
 
   const budgetForm = page.getByRole('form', { name: 'New budget' })
   await budgetForm.getByLabel('For').selectOption({ label: 'Project team' })
@@ -69,14 +70,21 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   await page.reload()
   await windowRow.getByText('40%').waitFor()
   expect(await windowRow.getByRole('cell').allTextContents()).toEqual([
-    'Project team', '5h window', '$0.015', '$0.006', '$0.009', '40%', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 'Delete',
+    'Project team',
+    '5h window',
+    '$0.015',
+    '$0.006',
+    '$0.009',
+    '40%',
+    expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    'EditDelete',
   ])
   const resets = Date.parse(`${(await windowRow.getByTestId('budget-resets').textContent())!.replace(' ', 'T')}Z`)
   expect(Math.abs(resets - (started + 5 * 3_600_000))).toBeLessThan(5_000)
   const monthRow = page.getByTestId('budgets-table').locator('tbody tr', { hasText: 'Whole account' })
   expect(await monthRow.getByRole('cell').nth(1).textContent()).toBe('Monthly (Europe/Berlin)')
   expect(await monthRow.getByTestId('budget-resets').textContent()).toMatch(/ 2[23]:00:00$/) // Berlin midnight in UTC
-  expect(await projectRow.getByRole('cell').nth(3).textContent()).toBe('1')
+  expect(await projectRow.getByRole('cell').nth(4).textContent()).toBe('1')
   await saveScreenshot(page, 'budgets-1-account-admin')
 
   // The Usage page breaks spend down by project too.
@@ -91,7 +99,7 @@ test('an account admin creates a project and its budgets; spend, the bar and the
   await viewer.page.goto(`${gateway.url}/console/budgets`)
   await viewer.page.getByTestId('budgets-table').locator('tbody tr', { hasText: 'Project team' }).getByText('40%').waitFor()
   expect(await viewer.page.getByRole('form').count()).toBe(0)
-  expect(await viewer.page.getByRole('button', { name: 'Delete' }).count()).toBe(0)
+  expect(await viewer.page.getByRole('button', { name: /^(Delete|Edit)/ }).count()).toBe(0)
   expect(viewer.problems).toEqual([])
   await viewer.close()
 }, 60_000)

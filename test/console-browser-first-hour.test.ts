@@ -30,7 +30,11 @@ async function signIn(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
 }
 
-const stat = (page: Page, label: string) => page.getByTestId('usage-summary').locator('.stat', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd')
+const stat = (page: Page, label: string) =>
+  page
+    .getByTestId('usage-summary')
+    .locator('.stat', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    .locator('dd')
 
 describe('the console no longer misleads', () => {
   test('usage, the request log, the balance history, logins, the header and route health', async () => {
@@ -42,8 +46,11 @@ describe('the console no longer misleads', () => {
     // Usage for the account: answered, refused and failed apart, in the cards and the tables.
     await page.goto(`${traffic.gateway.url}/console/usage?account=${traffic.gateway.account.id}`)
     await page.getByTestId('usage-summary').waitFor()
-    expect([await stat(page, 'Answered').textContent(), await stat(page, 'Refused').textContent(), await stat(page, 'Failed').textContent()])
-      .toEqual(['2', '6', '1'])
+    expect([
+      await stat(page, 'Answered').textContent(),
+      await stat(page, 'Refused').textContent(),
+      await stat(page, 'Failed').textContent(),
+    ]).toEqual(['2', '6', '1'])
     const byModel = page.locator('section', { has: page.getByRole('heading', { name: 'By model' }) })
     const modelRow = async (label: string) => (await byModel.locator('tr', { hasText: label }).locator('td').allTextContents()).slice(0, 4)
     expect(await modelRow('refused before the model was read')).toEqual(['refused before the model was read', '0', '1', '0'])
@@ -63,8 +70,15 @@ describe('the console no longer misleads', () => {
     await page.goto(`${traffic.gateway.url}/console/accounts/${traffic.gateway.account.id}`)
     const history = page.getByTestId('balance-history')
     await history.waitFor()
-    const rows = await history.locator('tbody tr').evaluateAll((all) => all.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent!.trim())))
-    expect(rows.map((cells) => cells[1]!.startsWith('Usage') ? 'usage' : cells[1]!.replace(/ — by .*/, ''))).toEqual(['usage', 'top-up between requests', 'usage', 'opening balance'])
+    const rows = await history
+      .locator('tbody tr')
+      .evaluateAll((all) => all.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent!.trim())))
+    expect(rows.map((cells) => (cells[1]!.startsWith('Usage') ? 'usage' : cells[1]!.replace(/ — by .*/, '')))).toEqual([
+      'usage',
+      'top-up between requests',
+      'usage',
+      'opening balance',
+    ])
     expect(rows.every((cells) => cells[3]!.startsWith('$'))).toBe(true) // no "—" for spending
     expect(rows[0]![0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(–\d\d:\d\d:\d\d)?$/) // the span of the spending
     await saveScreenshot(page, 'first-hour-3-balance-history')
@@ -92,10 +106,12 @@ describe('the console no longer misleads', () => {
     const page = await browser.newPage()
     await page.goto(`${traffic.gateway.url}/docs`)
     await page.locator('table').first().waitFor()
-    const tables = await page.locator('table').evaluateAll((all) => all.map((table) => ({
-      headers: [...table.querySelectorAll(':scope > thead th')].map((cell) => cell.textContent),
-      columns: Math.max(...[...table.querySelectorAll(':scope > tbody > tr')].map((row) => row.children.length)),
-    })))
+    const tables = await page.locator('table').evaluateAll((all) =>
+      all.map((table) => ({
+        headers: [...table.querySelectorAll(':scope > thead th')].map((cell) => cell.textContent),
+        columns: Math.max(...[...table.querySelectorAll(':scope > tbody > tr')].map((row) => row.children.length)),
+      })),
+    )
     expect(tables.length).toBeGreaterThan(10)
     for (const table of tables) {
       expect(table.headers.every((header) => header !== '')).toBe(true)

@@ -39,11 +39,16 @@ describe('console management pages in Chromium', () => {
   test('an account user: models with exact prices, a batch and its results, editing and rotating a key, the request log as CSV, a new password', async () => {
     const { gateway } = setup
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
-    const batch = await anthropic.messages.batches.create({ requests: [
-      { custom_id: 'first', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } },
-      { custom_id: 'second', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'there' }] } },
-    ] })
-    await pollUntil(() => anthropic.messages.batches.retrieve(batch.id), (value) => value.processing_status === 'ended')
+    const batch = await anthropic.messages.batches.create({
+      requests: [
+        { custom_id: 'first', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } },
+        { custom_id: 'second', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'there' }] } },
+      ],
+    })
+    await pollUntil(
+      () => anthropic.messages.batches.retrieve(batch.id),
+      (value) => value.processing_status === 'ended',
+    )
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
     const page = await context.newPage()
     const problems = watchConsole(page)
@@ -57,10 +62,18 @@ describe('console management pages in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Route health' }).count()).toBe(0)
     await saveScreenshot(page, 'manage-1-models')
     // Money lines up on the decimal point ($1.00 over $0.625) and never wraps.
-    const cells = await page.getByTestId('batch-input').evaluateAll((all) => all.filter((cell) => cell.querySelector('.money-fraction')).map((cell) => {
-      const money = cell.querySelector('.money')!
-      return { point: Math.round(money.querySelector('.money-fraction')!.getBoundingClientRect().left), oneLine: money.getClientRects().length === 1, text: money.textContent }
-    }))
+    const cells = await page.getByTestId('batch-input').evaluateAll((all) =>
+      all
+        .filter((cell) => cell.querySelector('.money-fraction'))
+        .map((cell) => {
+          const money = cell.querySelector('.money')!
+          return {
+            point: Math.round(money.querySelector('.money-fraction')!.getBoundingClientRect().left),
+            oneLine: money.getClientRects().length === 1,
+            text: money.textContent,
+          }
+        }),
+    )
     expect(cells.map((cell) => cell.text)).toEqual(['$1.00', '$1.50', '$0.625'])
     expect(new Set(cells.map((cell) => cell.point)).size).toBe(1)
     expect(cells.every((cell) => cell.oneLine)).toBe(true)
@@ -73,9 +86,18 @@ describe('console management pages in Chromium', () => {
     expect(await page.getByTestId('task-items').textContent()).toContain('second')
     expect(await page.getByTestId('task-spent').textContent()).toBe('$0.000138') // 2 × (11 × 1.5 + 7 × 7.5) per 1M
     await saveScreenshot(page, 'manage-2-task-detail')
-    const [results] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download results (JSONL)' }).click()])
-    const lines = readFileSync((await results.path())!, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
-    expect(lines.map((line) => [line.custom_id, line.result.type])).toEqual([['first', 'succeeded'], ['second', 'succeeded']])
+    const [results] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download results (JSONL)' }).click(),
+    ])
+    const lines = readFileSync((await results.path())!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(lines.map((line) => [line.custom_id, line.result.type])).toEqual([
+      ['first', 'succeeded'],
+      ['second', 'succeeded'],
+    ])
 
     // Edit a key's limits: the API applies them to the very next request.
     const { secret, record } = await gateway.createKey({ name: 'laptop' })
@@ -90,8 +112,11 @@ describe('console management pages in Chromium', () => {
     expect(await page.getByTestId('key-budget').textContent()).toBe('$2.50')
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
     await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'one' }] })
-    expect(await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'two' }] }).catch((error: unknown) => error))
-      .toBeInstanceOf(OpenAI.RateLimitError)
+    expect(
+      await client.chat.completions
+        .create({ model: 'mock-1', messages: [{ role: 'user', content: 'two' }] })
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.RateLimitError)
     await saveScreenshot(page, 'manage-4-key-edited')
 
     // Rotate: the new secret is shown once and works; the old one is refused.
@@ -99,8 +124,11 @@ describe('console management pages in Chromium', () => {
     await page.getByRole('dialog', { name: "Rotate this key's secret?" }).getByRole('button', { name: 'Rotate secret' }).click()
     const rotated = (await page.getByTestId('rotated-key-secret').textContent())!.trim()
     expect(rotated).toMatch(/^tg-[0-9A-Za-z]{40}$/)
-    expect(await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'old' }] }).catch((error: unknown) => error))
-      .toBeInstanceOf(OpenAI.AuthenticationError)
+    expect(
+      await client.chat.completions
+        .create({ model: 'mock-1', messages: [{ role: 'user', content: 'old' }] })
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.AuthenticationError)
     await saveScreenshot(page, 'manage-5-key-rotated')
 
     // The request log as CSV, with the filters on screen; money as exact decimals.
@@ -112,7 +140,9 @@ describe('console management pages in Chromium', () => {
     const shownCosts = await page.getByTestId('request-cost').allTextContents()
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-csv').click()])
     expect(csv.suggestedFilename()).toMatch(/^tollgate-requests-\d{4}-\d\d-\d\d\.csv$/)
-    const [header, ...rows] = readFileSync((await csv.path())!, 'utf8').trim().split('\r\n')
+    const [header, ...rows] = readFileSync((await csv.path())!, 'utf8')
+      .trim()
+      .split('\r\n')
     const costColumn = header!.split(',').indexOf('cost_usd')
     expect(rows.map((row) => `$${row.split(',')[costColumn]}`)).toEqual(shownCosts)
     expect(rows.every((row) => row.includes(',mock-1,'))).toBe(true)
@@ -134,7 +164,7 @@ describe('console management pages in Chromium', () => {
     await context.close()
   }, 90_000)
 
-  test('an admin: route health, every account\'s tasks, resetting a password and unlocking a throttled login', async () => {
+  test("an admin: route health, every account's tasks, resetting a password and unlocking a throttled login", async () => {
     const { gateway } = setup
     for (let attempt = 0; attempt < 5; attempt++) await postSignIn(gateway.url, 'alice', 'wrong-wrong-wrong')
     expect((await postSignIn(gateway.url, 'alice', passwords.alice!)).status).toBe(429)

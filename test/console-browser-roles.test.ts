@@ -23,8 +23,13 @@ beforeAll(async () => {
   const key = await gateway.createKey({ name: 'shared-laptop' })
   keyId = key.record.id
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key.secret, maxRetries: 0 })
-  const batch = await anthropic.messages.batches.create({ requests: [{ custom_id: 'only', params: { model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } }] })
-  await pollUntil(() => anthropic.messages.batches.retrieve(batch.id), (value) => value.processing_status === 'ended')
+  const batch = await anthropic.messages.batches.create({
+    requests: [{ custom_id: 'only', params: { model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } }],
+  })
+  await pollUntil(
+    () => anthropic.messages.batches.retrieve(batch.id),
+    (value) => value.processing_status === 'ended',
+  )
   taskId = batch.id
 }, 60_000)
 
@@ -35,7 +40,7 @@ afterAll(async () => {
 
 const signIn = (username: string) => signInPage(browser, gateway.url, username, passwords[username]!)
 
-const navigation = async (page: Page) => (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents())
+const navigation = async (page: Page) => await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
 const options = (page: Page) => page.getByLabel('Role').locator('option').allTextContents()
 
 /** Open a page by its address (as a bookmark would) and wait until it has rendered its heading. */
@@ -79,7 +84,18 @@ describe('roles in Chromium', () => {
   test("an account admin manages its account's keys and logins; New login offers viewer first, never admin", async () => {
     const { page, problems, close } = await signIn('ann')
     expect(await page.getByTestId('who-role').textContent()).toBe(` · Account admin of ${gateway.account.name}`)
-    expect(await navigation(page)).toEqual(['Overview', 'Keys', 'Budgets', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks', 'Balance'])
+    expect(await navigation(page)).toEqual([
+      'Overview',
+      'Keys',
+      'Budgets',
+      'Usage',
+      'Tasks',
+      'Models',
+      'Logins',
+      'Audit log',
+      'Webhooks',
+      'Balance',
+    ])
     await page.getByRole('link', { name: 'Create key' }).waitFor()
 
     await open(page, `/console/keys/${keyId}`, 'shared-laptop')
@@ -96,7 +112,10 @@ describe('roles in Chromium', () => {
     await page.getByLabel('Username').fill('newbie')
     await page.getByRole('button', { name: 'Create login' }).click()
     await page.getByTestId('new-login-password').waitFor()
-    await page.getByRole('row', { name: /newbie/ }).getByRole('cell', { name: 'Viewer' }).waitFor()
+    await page
+      .getByRole('row', { name: /newbie/ })
+      .getByRole('cell', { name: 'Viewer' })
+      .waitFor()
     await saveScreenshot(page, 'roles-account-admin-logins')
     const newbie = await gateway.gateway.services.store.users.findByName('newbie')
     expect(newbie).toMatchObject({ role: 'viewer', accountId: gateway.account.id })
@@ -107,7 +126,18 @@ describe('roles in Chromium', () => {
   test('an admin is offered all three roles, viewer first and chosen; an admin login asks for no account', async () => {
     const { page, problems, close } = await signIn('ops')
     expect(await page.getByTestId('who-role').textContent()).toBe(' · Administrator')
-    expect(await navigation(page)).toEqual(['Overview', 'Accounts', 'Keys', 'Budgets', 'Usage', 'Tasks', 'Models', 'Logins', 'Audit log', 'Webhooks'])
+    expect(await navigation(page)).toEqual([
+      'Overview',
+      'Accounts',
+      'Keys',
+      'Budgets',
+      'Usage',
+      'Tasks',
+      'Models',
+      'Logins',
+      'Audit log',
+      'Webhooks',
+    ])
     await open(page, '/console/logins', 'Logins')
     expect(await options(page)).toEqual(['Viewer', 'Account admin', 'Admin'])
     expect(await page.getByLabel('Role').inputValue()).toBe('viewer')
@@ -118,7 +148,9 @@ describe('roles in Chromium', () => {
     // The API documentation says who may call each route.
     await page.goto(`${gateway.url}/docs`)
     const revoke = page.locator('section.operation', { hasText: '/console/api/keys/{id}/revoke' })
-    expect(await revoke.locator('.permission').textContent()).toBe('Permission keys:write: admin, account-admin (see the role matrix in the README).')
+    expect(await revoke.locator('.permission').textContent()).toBe(
+      'Permission keys:write: admin, account-admin (see the role matrix in the README).',
+    )
     expect(problems).toEqual([])
     await close()
   }, 60_000)

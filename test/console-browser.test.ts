@@ -92,11 +92,17 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
 
   const secret = await createKeyThroughForm(page, `${username}-laptop`, admin)
   const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
-  const completion = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: `hello from ${username}` }] })
+  const completion = await client.chat.completions.create({
+    model: 'mock-1',
+    messages: [{ role: 'user', content: `hello from ${username}` }],
+  })
   const cost = expectedCost(completion.usage!)
   // The key was narrowed to mock-1 in the form, so the other model is refused.
-  expect(await client.chat.completions.create({ model: 'mock-fast', messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error))
-    .toBeInstanceOf(OpenAI.PermissionDeniedError)
+  expect(
+    await client.chat.completions
+      .create({ model: 'mock-fast', messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error),
+  ).toBeInstanceOf(OpenAI.PermissionDeniedError)
   await gateway.gateway.services.ledger.flush()
 
   // The key's own page: limits as entered, and the request with its exact cost.
@@ -138,8 +144,13 @@ async function runScenario(username: 'ops' | 'alice'): Promise<void> {
   await page.getByRole('dialog', { name: 'Revoke this key?' }).waitFor()
   await saveScreenshot(page, `${username}-5-revoke-confirm`)
   await page.getByRole('button', { name: 'Revoke key' }).click()
-  await page.locator('tr', { hasText: `${username}-laptop` }).getByText('revoked').waitFor()
-  const refused = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'again' }] }).catch((error: unknown) => error)
+  await page
+    .locator('tr', { hasText: `${username}-laptop` })
+    .getByText('revoked')
+    .waitFor()
+  const refused = await client.chat.completions
+    .create({ model: 'mock-1', messages: [{ role: 'user', content: 'again' }] })
+    .catch((error: unknown) => error)
   expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
   await saveScreenshot(page, `${username}-6-keys-after-revoke`)
 

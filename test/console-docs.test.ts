@@ -14,13 +14,15 @@ afterAll(() => gateway.stop())
 
 /** Every absolute URL in a text whose host is not the gateway's own (an SVG's xmlns names a namespace, loads nothing). */
 function foreignUrls(text: string, ownHost: string): string[] {
-  return [...text.replace(/xmlns(:\w+)?="[^"]*"/g, '').matchAll(/https?:\/\/[^\s"'`)<>\\]+/g)].map((match) => match[0]).filter((url) => {
-    try {
-      return new URL(url).host !== ownHost
-    } catch {
-      return true
-    }
-  })
+  return [...text.replace(/xmlns(:\w+)?="[^"]*"/g, '').matchAll(/https?:\/\/[^\s"'`)<>\\]+/g)]
+    .map((match) => match[0])
+    .filter((url) => {
+      try {
+        return new URL(url).host !== ownHost
+      } catch {
+        return true
+      }
+    })
 }
 
 describe('the console API documentation', () => {
@@ -29,19 +31,30 @@ describe('the console API documentation', () => {
     expect(response.status).toBe(200)
     const spec = await response.json()
     expect(spec.openapi).toMatch(/^3\./)
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining([
-      '/console/api/session', '/console/api/keys', '/console/api/keys/{id}/revoke', '/console/api/accounts/{id}/credits',
-      '/console/api/usage', '/console/api/requests', '/console/api/users',
-    ]))
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/console/api/session',
+        '/console/api/keys',
+        '/console/api/keys/{id}/revoke',
+        '/console/api/accounts/{id}/credits',
+        '/console/api/usage',
+        '/console/api/requests',
+        '/console/api/users',
+      ]),
+    )
     // The model endpoints, pages and the docs themselves are not part of it (the admin API is: admin-api.test.ts).
     expect(Object.keys(spec.paths).every((path) => path.startsWith('/console/api/') || path.startsWith('/admin/api/'))).toBe(true)
     const createKey = spec.paths['/console/api/keys'].post
     expect(createKey.tags).toEqual(['API keys'])
     const body = createKey.requestBody.content['application/json'].schema
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['account_id', 'name', 'models', 'rpm', 'budget_usd', 'expires_at']))
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['account_id', 'name', 'models', 'rpm', 'budget_usd', 'expires_at']),
+    )
     expect(createKey.responses['201'].content['application/json'].schema.properties.secret.type).toBe('string')
-    expect(spec.paths['/console/api/accounts/{id}/credits'].post.requestBody.content['application/json'].schema.required)
-      .toEqual(['amount_usd', 'note'])
+    expect(spec.paths['/console/api/accounts/{id}/credits'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'amount_usd',
+      'note',
+    ])
     // Each route names its permission and the roles holding it: the README's role matrix, route by route.
     expect(spec.paths['/console/api/accounts/{id}/credits'].post).toMatchObject({ 'x-permission': 'accounts:credit', 'x-roles': ['admin'] })
     expect(createKey).toMatchObject({ 'x-permission': 'keys:write', 'x-roles': ['admin', 'account-admin'] })
@@ -56,7 +69,9 @@ describe('the console API documentation', () => {
     const html = await page.text()
     expect(foreignUrls(html, host)).toEqual([])
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/) // no inline script: the CSP would block it
-    const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => url.startsWith('/console/assets/'))
+    const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((match) => match[1]!)
+      .filter((url) => url.startsWith('/console/assets/'))
     expect(files.some((file) => file.endsWith('.js'))).toBe(true)
     for (const file of files) {
       const response = await fetch(`${gateway.url}${file}`)
@@ -81,11 +96,19 @@ describe('request schemas answer in the console error shape', () => {
     expect(missing.error.message).toStartWith("Missing 'amount_usd'")
     const role = await admin.send('POST', '/console/api/users', { name: 'someone', role: 'boss' })
     expect(role.status).toBe(400)
-    expect((await role.json()).error).toEqual({ message: `Invalid value for 'role': "admin", "account-admin" or "viewer".`, code: 'invalid_request', field: 'role' })
+    expect((await role.json()).error).toEqual({
+      message: `Invalid value for 'role': "admin", "account-admin" or "viewer".`,
+      code: 'invalid_request',
+      field: 'role',
+    })
   })
 
   test('the session checks answer before the schema: signed out is 401, a foreign origin 403', async () => {
-    const signedOut = await fetch(`${gateway.url}/console/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"rpm":"x"}' })
+    const signedOut = await fetch(`${gateway.url}/console/api/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"rpm":"x"}',
+    })
     expect(signedOut.status).toBe(401)
     const foreign = await admin.send('POST', '/console/api/keys', { rpm: 'x' }, { origin: 'https://evil.example' })
     expect(foreign.status).toBe(403)

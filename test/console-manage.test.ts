@@ -15,7 +15,8 @@ const passwords: Record<string, string> = {}
 
 const url = () => setup.gateway.url
 const openAi = (apiKey: string) => new OpenAI({ baseURL: setup.gateway.baseUrl, apiKey, maxRetries: 0 })
-const chat = (apiKey: string, model = 'mock-1') => openAi(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+const chat = (apiKey: string, model = 'mock-1') =>
+  openAi(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
 
 beforeAll(async () => {
   setup = await startBatchSetup()
@@ -39,16 +40,22 @@ describe('editing a key', () => {
     expect(key).toMatchObject({ id: record.id, name: 'editable', rpm: 1, models: ['mock-1'], budget_usd: '0.00000001', tpm: null })
     // The key cache learned of it at once: gpt-up is refused, and the one request a minute is spent on the first call.
     expect(await chat(secret, 'gpt-up').catch((error: unknown) => error)).toBeInstanceOf(OpenAI.PermissionDeniedError)
-    const cleared = await (await alice.send('PATCH', `/console/api/keys/${record.id}`, { rpm: null, budget_usd: null, models: null })).json()
+    const cleared = await (
+      await alice.send('PATCH', `/console/api/keys/${record.id}`, { rpm: null, budget_usd: null, models: null })
+    ).json()
     expect(cleared).toMatchObject({ rpm: null, budget_usd: null, models: null, name: 'editable' })
     await chat(secret, 'gpt-up')
   })
 
-  test('bad changes are a 400 naming the field; another account\'s key is a 404; a revoked key cannot change', async () => {
+  test("bad changes are a 400 naming the field; another account's key is a 404; a revoked key cannot change", async () => {
     const { record } = await setup.gateway.createKey({ name: 'checked' })
     const cases: [unknown, string][] = [
-      [{ rpm: 0 }, 'rpm'], [{ budget_usd: '0' }, 'budget_usd'], [{ budget_usd: '1.0000000001' }, 'budget_usd'],
-      [{ expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'], [{ models: ['nope'] }, 'nope'], [{}, 'Nothing to change'],
+      [{ rpm: 0 }, 'rpm'],
+      [{ budget_usd: '0' }, 'budget_usd'],
+      [{ budget_usd: '1.0000000001' }, 'budget_usd'],
+      [{ expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
+      [{ models: ['nope'] }, 'nope'],
+      [{}, 'Nothing to change'],
     ]
     for (const [body, mention] of cases) {
       const response = await alice.send('PATCH', `/console/api/keys/${record.id}`, body)
@@ -89,17 +96,23 @@ describe('rotating a key', () => {
 })
 
 describe('passwords', () => {
-  test('changing one\'s own: the current one is checked, other sessions end, this browser stays signed in', async () => {
+  test("changing one's own: the current one is checked, other sessions end, this browser stays signed in", async () => {
     const { store } = setup.gateway.gateway.services
     const password = await addLogin(store, 'dora', 'account-admin', setup.gateway.account.id)
     const here = await signIn(url(), 'dora', password)
     const elsewhere = await signIn(url(), 'dora', password)
-    const wrong = await here.send('POST', '/console/api/session/password', { current_password: 'not it at all', new_password: 'a-brand-new-password' })
+    const wrong = await here.send('POST', '/console/api/session/password', {
+      current_password: 'not it at all',
+      new_password: 'a-brand-new-password',
+    })
     expect(wrong.status).toBe(400)
     expect((await wrong.json()).error.field).toBe('current_password')
     const short = await here.send('POST', '/console/api/session/password', { current_password: password, new_password: 'short' })
     expect((await short.json()).error.field).toBe('new_password')
-    const changed = await here.send('POST', '/console/api/session/password', { current_password: password, new_password: 'a-brand-new-password' })
+    const changed = await here.send('POST', '/console/api/session/password', {
+      current_password: password,
+      new_password: 'a-brand-new-password',
+    })
     expect(changed.status).toBe(200)
     const session = await changed.json()
     const cookie = changed.headers.get('set-cookie')!.split(';')[0]!
@@ -111,7 +124,7 @@ describe('passwords', () => {
     expect((await postSignIn(url(), 'dora', 'a-brand-new-password')).status).toBe(200)
   })
 
-  test('an admin resets another login\'s password (generated once, or chosen); that login is signed out', async () => {
+  test("an admin resets another login's password (generated once, or chosen); that login is signed out", async () => {
     const bob = await signIn(url(), 'bob', passwords.bob!)
     const bobId = (await (await bob.get('/console/api/session')).json()).user.id
     expect((await alice.send('POST', `/console/api/users/${bobId}/password`, {})).status).toBe(404)
@@ -154,11 +167,18 @@ describe('models and route health', () => {
     await createKey(store.keys, { accountId: account.id, models: ['claude-up'] })
     const carol = await signIn(url(), 'carol', await addLogin(store, 'carol', 'account-admin', account.id))
     const models = await (await carol.get('/console/api/models')).json()
-    expect(models).toEqual([{
-      id: 'claude-up', kind: 'chat', owned_by: expect.any(String), max_output_tokens: 256, context_window: null, reasoning: false,
-      price: { input_usd: '3.00', output_usd: '15.00', cached_input_usd: expect.any(String), cache_write_usd: expect.any(String) },
-      batch_price: expect.objectContaining({ input_usd: '1.50', output_usd: '7.50' }),
-    }])
+    expect(models).toEqual([
+      {
+        id: 'claude-up',
+        kind: 'chat',
+        owned_by: expect.any(String),
+        max_output_tokens: 256,
+        context_window: null,
+        reasoning: false,
+        price: { input_usd: '3.00', output_usd: '15.00', cached_input_usd: expect.any(String), cache_write_usd: expect.any(String) },
+        batch_price: expect.objectContaining({ input_usd: '1.50', output_usd: '7.50' }),
+      },
+    ])
     expect((await carol.get('/console/api/routes')).status).toBe(403) // the whole gateway's upstreams: admins only
     const all = await (await admin.get('/console/api/models')).json()
     expect(all.map((model: { id: string }) => model.id)).toContain('gpt-broken')
@@ -170,26 +190,52 @@ describe('models and route health', () => {
 })
 
 describe('tasks', () => {
-  test('list, detail, per-item status and results in each API\'s shape; another account\'s task is a 404', async () => {
+  test("list, detail, per-item status and results in each API's shape; another account's task is a 404", async () => {
     const { key } = setup.gateway
     const openai = openAi(key)
     const file = await openai.files.create({
-      file: await toFile(Buffer.from(jsonl([
-        { custom_id: 'good', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] } },
-        { custom_id: 'bad', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-broken', messages: [{ role: 'user', content: 'hi' }] } },
-      ])), 'in.jsonl'),
+      file: await toFile(
+        Buffer.from(
+          jsonl([
+            {
+              custom_id: 'good',
+              method: 'POST',
+              url: '/v1/chat/completions',
+              body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] },
+            },
+            {
+              custom_id: 'bad',
+              method: 'POST',
+              url: '/v1/chat/completions',
+              body: { model: 'gpt-broken', messages: [{ role: 'user', content: 'hi' }] },
+            },
+          ]),
+        ),
+        'in.jsonl',
+      ),
       purpose: 'batch',
     })
     const openAiBatch = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
     const anthropic = new Anthropic({ baseURL: url(), apiKey: key, maxRetries: 0 })
-    const messageBatch = await anthropic.messages.batches.create({ requests: [{ custom_id: 'm1', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } }] })
+    const messageBatch = await anthropic.messages.batches.create({
+      requests: [{ custom_id: 'm1', params: { model: 'claude-up', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] } }],
+    })
     const gemini = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url() } })
     const job = await gemini.batches.create({ model: 'gemini-up', src: [{ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }] })
     const geminiId = job.name!.replace(/^batches\//, '')
 
-    const ended = (id: string) => pollUntil(async () => (await alice.get(`/console/api/tasks/${id}`)).json(), (task) => task.finished_at !== null)
+    const ended = (id: string) =>
+      pollUntil(
+        async () => (await alice.get(`/console/api/tasks/${id}`)).json(),
+        (task) => task.finished_at !== null,
+      )
     const openAiTask = await ended(openAiBatch.id)
-    expect(openAiTask).toMatchObject({ kind: 'openai', status: 'completed', counts: { total: 2, succeeded: 1, failed: 1, pending: 0 }, spent_usd: '0.000025' })
+    expect(openAiTask).toMatchObject({
+      kind: 'openai',
+      status: 'completed',
+      counts: { total: 2, succeeded: 1, failed: 1, pending: 0 },
+      spent_usd: '0.000025',
+    })
     expect((await ended(messageBatch.id)).spent_usd).toBe('0.000069') // 11 × 1.5 + 7 × 7.5 per 1M
     await ended(geminiId)
 
@@ -201,25 +247,45 @@ describe('tasks', () => {
     expect(rest).toMatchObject({ tasks: [{ id: openAiBatch.id }], next: null })
 
     const items = await (await alice.get(`/console/api/tasks/${openAiBatch.id}/items`)).json()
-    expect(items.items.map((item: { custom_id: string; status: string }) => [item.custom_id, item.status])).toEqual([['good', 'succeeded'], ['bad', 'errored']])
+    expect(items.items.map((item: { custom_id: string; status: string }) => [item.custom_id, item.status])).toEqual([
+      ['good', 'succeeded'],
+      ['bad', 'errored'],
+    ])
     expect(items.items[1].error).toBeString()
     expect(items.next).toBeNull()
 
     const download = await alice.get(`/console/api/tasks/${openAiBatch.id}/results`)
     expect(download.headers.get('content-disposition')).toContain('attachment')
-    const lines = (await download.text()).trim().split('\n').map((line) => JSON.parse(line))
-    expect(lines.map((line) => [line.custom_id, line.response.status_code])).toEqual([['good', 200], ['bad', expect.any(Number)]])
+    const lines = (await download.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(lines.map((line) => [line.custom_id, line.response.status_code])).toEqual([
+      ['good', 200],
+      ['bad', expect.any(Number)],
+    ])
     expect(lines[0].response.body.object).toBe('chat.completion')
-    const anthropicLines = (await (await alice.get(`/console/api/tasks/${messageBatch.id}/results`)).text()).trim().split('\n').map((line) => JSON.parse(line))
+    const anthropicLines = (await (await alice.get(`/console/api/tasks/${messageBatch.id}/results`)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(anthropicLines).toMatchObject([{ custom_id: 'm1', result: { type: 'succeeded', message: { type: 'message' } } }])
-    const geminiLines = (await (await alice.get(`/console/api/tasks/${geminiId}/results`)).text()).trim().split('\n').map((line) => JSON.parse(line))
+    const geminiLines = (await (await alice.get(`/console/api/tasks/${geminiId}/results`)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(geminiLines[0].response.candidates).toBeArray()
 
     // Bob's account sees none of it; a crafted ID is a 404 like a missing one. The admin sees them, with the account.
     const bob = await signIn(url(), 'bob', passwords.bob!)
     expect((await (await bob.get('/console/api/tasks')).json()).tasks).toEqual([])
-    for (const path of [`/console/api/tasks/${openAiBatch.id}`, `/console/api/tasks/${openAiBatch.id}/items`, `/console/api/tasks/${openAiBatch.id}/results`,
-      `/console/api/tasks?account_id=${setup.gateway.account.id}`, '/console/api/tasks/batch_nope']) {
+    for (const path of [
+      `/console/api/tasks/${openAiBatch.id}`,
+      `/console/api/tasks/${openAiBatch.id}/items`,
+      `/console/api/tasks/${openAiBatch.id}/results`,
+      `/console/api/tasks?account_id=${setup.gateway.account.id}`,
+      '/console/api/tasks/batch_nope',
+    ]) {
       expect({ path, status: (await bob.get(path)).status }).toEqual({ path, status: 404 })
     }
     const everything = await (await admin.get('/console/api/tasks')).json()
@@ -260,14 +326,27 @@ describe('documentation', () => {
   test('every new route is on /docs with a tag and a summary', async () => {
     const document = await (await fetch(`${url()}/docs/json`)).json()
     const expected: [string, string][] = [
-      ['/console/api/keys/{id}', 'patch'], ['/console/api/keys/{id}/rotate', 'post'], ['/console/api/session/password', 'post'],
-      ['/console/api/users/{id}/password', 'post'], ['/console/api/users/{id}/unlock', 'post'], ['/console/api/models', 'get'],
-      ['/console/api/routes', 'get'], ['/console/api/tasks', 'get'], ['/console/api/tasks/{id}', 'get'], ['/console/api/tasks/{id}/items', 'get'],
-      ['/console/api/tasks/{id}/results', 'get'], ['/console/api/requests/csv', 'get'],
+      ['/console/api/keys/{id}', 'patch'],
+      ['/console/api/keys/{id}/rotate', 'post'],
+      ['/console/api/session/password', 'post'],
+      ['/console/api/users/{id}/password', 'post'],
+      ['/console/api/users/{id}/unlock', 'post'],
+      ['/console/api/models', 'get'],
+      ['/console/api/routes', 'get'],
+      ['/console/api/tasks', 'get'],
+      ['/console/api/tasks/{id}', 'get'],
+      ['/console/api/tasks/{id}/items', 'get'],
+      ['/console/api/tasks/{id}/results', 'get'],
+      ['/console/api/requests/csv', 'get'],
     ]
     for (const [path, method] of expected) {
       const operation = document.paths[path]?.[method]
-      expect({ path, method, summary: typeof operation?.summary, tags: operation?.tags?.length }).toEqual({ path, method, summary: 'string', tags: 1 })
+      expect({ path, method, summary: typeof operation?.summary, tags: operation?.tags?.length }).toEqual({
+        path,
+        method,
+        summary: 'string',
+        tags: 1,
+      })
     }
   })
 })

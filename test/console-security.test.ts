@@ -102,7 +102,9 @@ describe('sessions and CSRF', () => {
 
   test('a form-encoded post (what a cross-site form can send) is refused', async () => {
     const response = await fetch(`${gateway.url}/console/api/accounts`, {
-      method: 'POST', headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=evil',
+      method: 'POST',
+      headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=evil',
     })
     expect(response.status).toBe(415)
     expect(await gateway.gateway.services.store.accounts.findByName('evil')).toBeUndefined()
@@ -111,7 +113,9 @@ describe('sessions and CSRF', () => {
   test('an API key does not open the console, not even next to a valid cookie', async () => {
     const keyOnly = await fetch(`${gateway.url}/console/api/keys`, { headers: { authorization: `Bearer ${gateway.key}` } })
     expect(keyOnly.status).toBe(401)
-    const both = await fetch(`${gateway.url}/console/api/keys`, { headers: { authorization: `Bearer ${gateway.key}`, cookie: admin.cookie } })
+    const both = await fetch(`${gateway.url}/console/api/keys`, {
+      headers: { authorization: `Bearer ${gateway.key}`, cookie: admin.cookie },
+    })
     expect(both.status).toBe(401)
     expect((await both.json()).error.code).toBe('api_key_not_accepted')
   })
@@ -120,7 +124,8 @@ describe('sessions and CSRF', () => {
     const models = await fetch(`${gateway.url}/v1/models`, { headers: { cookie: admin.cookie } })
     expect(models.status).toBe(401)
     const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { cookie: admin.cookie, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
     })
     expect(chat.status).toBe(401)

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 test('GET /console/api/models: images_usd and search_unit_usd, exact, only where a model bills them', async () => {
   const admin = await signIn(gateway.url, 'root', await addLogin(gateway.gateway.services.store, 'root', 'admin'))
-  const models = await (await admin.get('/console/api/models')).json() as { id: string; kind: string; price: Record<string, unknown> }[]
+  const models = (await (await admin.get('/console/api/models')).json()) as { id: string; kind: string; price: Record<string, unknown> }[]
   const byId = new Map(models.map((model) => [model.id, model]))
   expect(byId.get('draw')).toMatchObject({ kind: 'image', price: { images_usd: { '1024x1024/low': '0.011', '256x256': '0.016' } } })
   expect(byId.get('draw-tokens')!.price).toMatchObject({ input_usd: '5.00', output_usd: '40.00' })

@@ -11,11 +11,14 @@ let gateway: TestGateway
 let limited: string
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ balanceUsd: '0', config: {
-    providers: [{ name: 'mock', type: 'mock' }],
-    models: [{ id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } }],
-    limits: { count_tokens_bytes: 8 * 1024 * 1024 },
-  } })
+  gateway = await startTestGateway({
+    balanceUsd: '0',
+    config: {
+      providers: [{ name: 'mock', type: 'mock' }],
+      models: [{ id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } }],
+      limits: { count_tokens_bytes: 8 * 1024 * 1024 },
+    },
+  })
   limited = (await gateway.createKey({ rpm: 1 })).secret
 })
 
@@ -37,7 +40,9 @@ test('an rpm: 1 key gets a 429 on its second count, in the protocol of each', as
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: limited, maxRetries: 0 })
   const first = await anthropic.messages.countTokens({ model: 'mock-1', messages: [{ role: 'user', content: 'hello' }] })
   expect(first.input_tokens).toBeGreaterThan(0)
-  const refused = await anthropic.messages.countTokens({ model: 'mock-1', messages: [{ role: 'user', content: 'hello' }] }).catch((error) => error)
+  const refused = await anthropic.messages
+    .countTokens({ model: 'mock-1', messages: [{ role: 'user', content: 'hello' }] })
+    .catch((error) => error)
   expect(refused).toBeInstanceOf(Anthropic.RateLimitError)
   expect(refused.error.error.type).toBe('rate_limit_error')
 
@@ -47,10 +52,11 @@ test('an rpm: 1 key gets a 429 on its second count, in the protocol of each', as
   expect(JSON.parse(geminiRefused.message).error.status).toBe('RESOURCE_EXHAUSTED')
 })
 
-test('a count body over limits.count_tokens_bytes is a 413 in the protocol\'s shape', async () => {
+test("a count body over limits.count_tokens_bytes is a 413 in the protocol's shape", async () => {
   const big = prose(9 * 1024 * 1024)
   const anthropic = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
-    method: 'POST', headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: big }] }),
   })
   expect(anthropic.status).toBe(413)
@@ -59,7 +65,8 @@ test('a count body over limits.count_tokens_bytes is a 413 in the protocol\'s sh
   expect(body.error.message).toContain(`${8 * 1024 * 1024} bytes`)
 
   const gemini = await fetch(`${gateway.url}/v1beta/models/mock-1:countTokens`, {
-    method: 'POST', headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' },
     body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: big }] }] }),
   })
   expect(gemini.status).toBe(413)
@@ -71,7 +78,9 @@ async function longestHealthzDuringCount(): Promise<number> {
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
   const text = prose(3 * 1024 * 1024)
   let done = false
-  const counting = anthropic.messages.countTokens({ model: 'mock-1', messages: [{ role: 'user', content: text }] }).finally(() => (done = true))
+  const counting = anthropic.messages
+    .countTokens({ model: 'mock-1', messages: [{ role: 'user', content: text }] })
+    .finally(() => (done = true))
   await Bun.sleep(20) // the body is on its way
   const waits: number[] = []
   while (!done) {
@@ -96,7 +105,10 @@ test('a long run without a break is counted in moments, not minutes', async () =
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
   const started = performance.now()
   // 200,000 characters of Japanese without a space or a newline: a quadratic merge in one piece took minutes.
-  const counted = await anthropic.messages.countTokens({ model: 'mock-1', messages: [{ role: 'user', content: '日本語のテキスト'.repeat(25_000) }] })
+  const counted = await anthropic.messages.countTokens({
+    model: 'mock-1',
+    messages: [{ role: 'user', content: '日本語のテキスト'.repeat(25_000) }],
+  })
   expect(counted.input_tokens).toBeGreaterThan(100_000)
   expect(performance.now() - started).toBeLessThan(3000)
 })

@@ -12,7 +12,8 @@ const cli = ['bun', 'src/main.ts']
 
 async function askWhole(url: string, secret: string): Promise<string | undefined> {
   const response = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hello there' }] }),
   })
   const text = await response.text()
@@ -22,7 +23,8 @@ async function askWhole(url: string, secret: string): Promise<string | undefined
 
 async function askStream(url: string, secret: string): Promise<string | undefined> {
   const response = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', stream: true, messages: [{ role: 'user', content: 'hello there' }] }),
   })
   const text = await response.text()
@@ -59,7 +61,9 @@ test('kill -9 under load: every answer received in full is billed exactly once',
   const database = new Database(join(dir, 'tollgate.db'), { readonly: true })
   try {
     const billed = new Map<string, { rows: number; cost: number }>()
-    for (const row of database.query('SELECT request_id, count(*) AS rows, sum(cost) AS cost FROM usage_records WHERE status = 200 GROUP BY request_id').all() as { request_id: string; rows: number; cost: number }[]) {
+    for (const row of database
+      .query('SELECT request_id, count(*) AS rows, sum(cost) AS cost FROM usage_records WHERE status = 200 GROUP BY request_id')
+      .all() as { request_id: string; rows: number; cost: number }[]) {
       billed.set(row.request_id, { rows: row.rows, cost: row.cost })
     }
     const unbilled = received.filter((id) => !billed.has(id))

@@ -39,7 +39,9 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-outage-'))
   spoolDir = join(dir, 'spool')
   config = join(dir, 'tollgate.yaml')
-  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }
+  writeFileSync(
+    config,
+    `listen: { host: 127.0.0.1, port: 0 }
 database: ${relayed}
 ledger: { write_timeout_ms: ${writeTimeoutMs}, heartbeat_ms: 200, instance_timeout_ms: 3000, spool_dir: ${spoolDir} }
 limits: { unauthenticated_per_address: 1000 }
@@ -47,7 +49,8 @@ providers:
   - { name: mock, type: mock }
 models:
   - { id: mock-1, provider: mock, price: { input: 1, output: 2 }, max_output_tokens: 64 }
-`)
+`,
+  )
   serve = await startServe(cli, config)
 }, 60_000)
 
@@ -70,7 +73,8 @@ async function newKey(balance: number) {
 async function ask(secret: string, stream: boolean): Promise<{ status: number; id: string; ms: number }> {
   const started = performance.now()
   const response = await fetch(`${serve.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', stream, max_tokens: 16, messages: [{ role: 'user', content: 'the database is away' }] }),
   })
   const text = await response.text()
@@ -86,24 +90,39 @@ async function metrics(): Promise<Record<string, number>> {
   return Object.fromEntries([...text.matchAll(/^(tollgate_(?:database|spool)_\w+) (\S+)$/gm)].map((match) => [match[1]!, Number(match[2])]))
 }
 
-interface Books { balance: number; reserved: number; credits: number; spent: number; holds: number; rows: Map<string, number> }
+interface Books {
+  balance: number
+  reserved: number
+  credits: number
+  spent: number
+  holds: number
+  rows: Map<string, number>
+}
 
 async function booksOf(accountId: number): Promise<Books> {
   const [account] = await admin`SELECT balance::bigint AS balance, reserved::bigint AS reserved FROM accounts WHERE id = ${accountId}`
-  const usage: { request_id: string; cost: string }[] = await admin`SELECT request_id, cost FROM usage_records WHERE account_id = ${accountId}`
+  const usage: { request_id: string; cost: string }[] =
+    await admin`SELECT request_id, cost FROM usage_records WHERE account_id = ${accountId}`
   const [credits] = await admin`SELECT coalesce(sum(amount), 0)::bigint AS total FROM ledger_entries WHERE account_id = ${accountId}`
   const [holds] = await admin`SELECT count(*)::int AS count FROM holds WHERE account_id = ${accountId}`
   const rows = new Map<string, number>()
   for (const row of usage) rows.set(row.request_id, (rows.get(row.request_id) ?? 0) + 1)
   return {
-    balance: Number(account.balance), reserved: Number(account.reserved), credits: Number(credits.total), holds: holds.count as number,
-    spent: usage.reduce((sum, row) => sum + Number(row.cost), 0), rows,
+    balance: Number(account.balance),
+    reserved: Number(account.reserved),
+    credits: Number(credits.total),
+    holds: holds.count as number,
+    spent: usage.reduce((sum, row) => sum + Number(row.cost), 0),
+    rows,
   }
 }
 
 /** Every answer billed exactly once, the balance exactly credits less usage, and no money left held. */
 async function expectBilledOnce(accountId: number, ids: string[]): Promise<void> {
-  const books = await pollUntil(() => booksOf(accountId), (books) => ids.every((id) => books.rows.has(id)) && books.reserved === 0 && books.holds === 0)
+  const books = await pollUntil(
+    () => booksOf(accountId),
+    (books) => ids.every((id) => books.rows.has(id)) && books.reserved === 0 && books.holds === 0,
+  )
   for (const id of ids) expect(books.rows.get(id)).toBe(1)
   expect(books.spent).toBeGreaterThan(0)
   expect(books).toMatchObject({ reserved: 0, holds: 0, balance: books.credits - books.spent })
@@ -125,7 +144,10 @@ test('the database cut: answers within the leases complete from the spool, other
   const cold = await newKey(10_000_000_000)
   // The cold account's key is known but its lease has gone back (idle for a second); the warm one has a lease.
   expect((await ask(cold.secret, false)).status).toBe(200)
-  await pollUntil(() => booksOf(cold.account.id), (books) => books.holds === 0)
+  await pollUntil(
+    () => booksOf(cold.account.id),
+    (books) => books.holds === 0,
+  )
   await askWhileAway(warm.secret, 2)
 
   relay.cut()
@@ -141,17 +163,26 @@ test('the database cut: answers within the leases complete from the spool, other
 
   // A request that needs a reservation: refused at once, in the shape of the caller's protocol.
   const openai = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: cold.secret, maxRetries: 0 })
-  const refused = await openai.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)
+  const refused = await openai.chat.completions
+    .create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+    .catch((error: unknown) => error)
   expect(refused).toBeInstanceOf(OpenAI.APIError)
   expect(refused).toMatchObject({ status: 503, code: 'database_unavailable' })
   const anthropic = new Anthropic({ baseURL: serve.url, apiKey: cold.secret, maxRetries: 0 })
-  const refusedToo = await anthropic.messages.create({ model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)
+  const refusedToo = await anthropic.messages
+    .create({ model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+    .catch((error: unknown) => error)
   expect(refusedToo).toBeInstanceOf(Anthropic.APIError)
   expect(refusedToo).toMatchObject({ status: 503, error: { type: 'error', error: { type: 'overloaded_error' } } })
 
   relay.restore()
   const after = await pollUntil(metrics, (values) => values.tollgate_database_up === 1 && values.tollgate_spool_entries === 0)
-  expect(after).toMatchObject({ tollgate_database_up: 1, tollgate_spool_entries: 0, tollgate_spool_bytes: 0, tollgate_spool_oldest_age_seconds: 0 })
+  expect(after).toMatchObject({
+    tollgate_database_up: 1,
+    tollgate_spool_entries: 0,
+    tollgate_spool_bytes: 0,
+    tollgate_spool_oldest_age_seconds: 0,
+  })
   expect(after.tollgate_database_outages_total).toBeGreaterThanOrEqual(1)
   await expectBilledOnce(warm.account.id, ids)
   expect((await ask(cold.secret, false)).status).toBe(200)

@@ -42,11 +42,29 @@ beforeAll(async () => {
   }
   await creditAccount(store.accounts, gateway.account.name, 2_500_000_000, 'top-up', 'test')
   password = await addLogin(store, 'copy-admin', 'admin')
-  const file = await client.files.create({ file: await toFile(Buffer.from(jsonl([
-    { custom_id: 'one', method: 'POST', url: '/v1/chat/completions', body: { model: 'mock-1', messages: [{ role: 'user', content: 'batched' }] } },
-  ])), 'input.jsonl'), purpose: 'batch' })
+  const file = await client.files.create({
+    file: await toFile(
+      Buffer.from(
+        jsonl([
+          {
+            custom_id: 'one',
+            method: 'POST',
+            url: '/v1/chat/completions',
+            body: { model: 'mock-1', messages: [{ role: 'user', content: 'batched' }] },
+          },
+        ]),
+      ),
+      'input.jsonl',
+    ),
+    purpose: 'batch',
+  })
   const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-  taskId = (await pollUntil(() => client.batches.retrieve(created.id), (batch) => batch.status === 'completed')).id
+  taskId = (
+    await pollUntil(
+      () => client.batches.retrieve(created.id),
+      (batch) => batch.status === 'completed',
+    )
+  ).id
   // Another account, so ids are not all 1 (a new account on the copy must not collide with a copied one).
   await gateway.createAccount('second', '1')
   const account = await gateway.settled()
@@ -74,17 +92,29 @@ test('a copied database serves the same keys with the same balances, sign-ins an
   const rows = Object.fromEntries(report.tables.map((row: { table: string; target: number }) => [row.table, row.target]))
   expect(rows).toMatchObject({ accounts: 2, api_keys: 1, users: 1, sessions: 0, holds: 0, tasks: 1, task_items: 1, task_files: 2 })
   expect(rows.usage_records).toBe(source.requests)
-  expect(report.sums.find((row: { sum: string }) => row.sum === 'accounts.balance')).toEqual({ sum: 'accounts.balance', source: String(source.balance + 1_000_000_000), target: String(source.balance + 1_000_000_000) })
+  expect(report.sums.find((row: { sum: string }) => row.sum === 'accounts.balance')).toEqual({
+    sum: 'accounts.balance',
+    source: String(source.balance + 1_000_000_000),
+    target: String(source.balance + 1_000_000_000),
+  })
   // The audit log, row for row: same ids, times, actors and fields.
   const sqlite = new Database(sqlitePath, { readonly: true })
   const sourceAudit = sqlite.query('SELECT * FROM audit_log ORDER BY id').all() as Record<string, unknown>[]
   sqlite.close()
   const targetAudit = (await admin`SELECT * FROM audit_log ORDER BY id`) as Record<string, unknown>[]
-  const numbers = (row: Record<string, unknown>) => ({ ...row, id: Number(row.id), at: Number(row.at), account_id: row.account_id === null ? null : Number(row.account_id) })
+  const numbers = (row: Record<string, unknown>) => ({
+    ...row,
+    id: Number(row.id),
+    at: Number(row.at),
+    account_id: row.account_id === null ? null : Number(row.account_id),
+  })
   expect(sourceAudit.length).toBeGreaterThanOrEqual(4)
   expect(targetAudit.map(numbers)).toEqual(sourceAudit.map(numbers))
 
-  const gateway = await startGateway(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+  const gateway = await startGateway(
+    parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }),
+    silentLogger,
+  )
   try {
     const { store } = gateway.services
     expect(await store.accounts.findById(source.accountId)).toMatchObject({ balance: source.balance, reserved: 0 })
@@ -109,7 +139,10 @@ test('a copied database serves the same keys with the same balances, sign-ins an
     expect(created.json().id).toBe(3)
     // Its audit row, and the sign-in's before it, follow the copied rows.
     const newest = (await admin`SELECT id, action FROM audit_log ORDER BY id DESC LIMIT 2`) as { id: string; action: string }[]
-    expect(newest.map((row) => [Number(row.id), row.action])).toEqual([[sourceAudit.length + 2, 'account.create'], [sourceAudit.length + 1, 'user.sign-in']])
+    expect(newest.map((row) => [Number(row.id), row.action])).toEqual([
+      [sourceAudit.length + 2, 'account.create'],
+      [sourceAudit.length + 1, 'user.sign-in'],
+    ])
   } finally {
     await gateway.stop(1000)
   }
@@ -131,26 +164,42 @@ test('a target with data in it is refused without --force, and replaced with it'
 
 test('holds a crashed serve left are released before copying, and the message says so', async () => {
   const file = new Database(sqlitePath)
-  file.run('INSERT INTO holds (id, account_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?)', ['lease_dead', source.accountId, 'key_x', 70_000, Date.now()])
+  file.run('INSERT INTO holds (id, account_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?)', [
+    'lease_dead',
+    source.accountId,
+    'key_x',
+    70_000,
+    Date.now(),
+  ])
   file.run('UPDATE accounts SET reserved = reserved + 70000 WHERE id = ?', [source.accountId])
   // Enough usage rows to cross several INSERT batches (1000 rows each): none lost or doubled at the edges.
-  file.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2345)
+  file.run(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2345)
     INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
       cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units)
     SELECT 'req_' || i, ?, 'key_x', 'mock-1', 'mock', 'mock-1', 'openai-chat', 1, 0, 0, 1, 0, i, 200, NULL, 1, i % 2, 0, i,
-      CASE WHEN i % 5 = 0 THEN 'embeddings' ELSE 'chat' END, CASE WHEN i % 5 = 0 THEN 3 ELSE 0 END FROM n`, [source.accountId])
+      CASE WHEN i % 5 = 0 THEN 'embeddings' ELSE 'chat' END, CASE WHEN i % 5 = 0 THEN 3 ELSE 0 END FROM n`,
+    [source.accountId],
+  )
   file.close()
   const copy = runCli(cli, ['db', 'copy', '--from', `sqlite:${sqlitePath}`, '--to', database.url, '--force'])
   expect(copy.code).toBe(0)
   expect(copy.stdout).toContain('released 1 hold(s)')
   expect(await admin`SELECT reserved::int AS reserved FROM accounts WHERE id = ${source.accountId}`).toEqual([{ reserved: 0 }])
   expect(await admin`SELECT count(*)::int AS count FROM holds`).toEqual([{ count: 0 }])
-  const usage = copy.stdout.split('\n').find((line) => line.startsWith('usage_records '))!.split(/\s+/)
+  const usage = copy.stdout
+    .split('\n')
+    .find((line) => line.startsWith('usage_records '))!
+    .split(/\s+/)
   expect(usage).toEqual(['usage_records', String(source.requests + 2345), String(source.requests + 2345), 'ok'])
   expect(await admin`SELECT count(*)::int AS count FROM usage_records WHERE stream`).toEqual([{ count: 1173 }])
   // Each row's operation and units came along (469 of the 2,345 added are embeddings rows of 3 inputs each).
-  expect(await admin`SELECT operation, count(*)::int AS count, sum(units)::int AS units FROM usage_records GROUP BY operation ORDER BY operation`)
-    .toEqual([{ operation: 'chat', count: source.requests + 2345 - 469, units: 0 }, { operation: 'embeddings', count: 469, units: 1407 }])
+  expect(
+    await admin`SELECT operation, count(*)::int AS count, sum(units)::int AS units FROM usage_records GROUP BY operation ORDER BY operation`,
+  ).toEqual([
+    { operation: 'chat', count: source.requests + 2345 - 469, units: 0 },
+    { operation: 'embeddings', count: 469, units: 1407 },
+  ])
 })
 
 test('a live serve on the source, or instances serving from the target, stop the copy before it writes', async () => {

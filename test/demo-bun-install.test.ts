@@ -33,10 +33,17 @@ async function runDemo(env: Record<string, string>, asUser?: number) {
   const closed = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
   const port = closed.port
   closed.stop(true) // nothing listens there now: every fetch is refused
-  const command = asUser === undefined ? ['sh', 'scripts/demo.sh'] : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', 'sh', 'scripts/demo.sh']
+  const command =
+    asUser === undefined
+      ? ['sh', 'scripts/demo.sh']
+      : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', 'sh', 'scripts/demo.sh']
   const started = performance.now()
   const child = Bun.spawn(command, {
-    cwd: clone, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore', timeout: 120_000,
+    cwd: clone,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'ignore',
+    timeout: 120_000,
     env: { PATH: bin, HOME: home, npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: join(home, '.npm'), ...env },
   })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
@@ -55,11 +62,15 @@ test('no Bun and the registry unreachable: npm run demo shows what it does and s
   expect(run.seconds).toBeLessThan(40)
 }, 120_000)
 
-test.skipIf(!Bun.which('setpriv'))('a user who may not write npm\'s global folder gets Bun in ~/.bun, not a permissions error', async () => {
-  const run = await runDemo({}, 65534)
-  expect(run.code).toBe(1)
-  expect(run.stdout).toContain(`npm's global folder /usr is not writable by nobody: installing Bun into ${run.home}/.bun instead`)
-  expect(run.stderr).not.toMatch(/EACCES|permission denied/i)
-  expect(run.stderr).toContain('ECONNREFUSED')
-  expect(run.seconds).toBeLessThan(40)
-}, 120_000)
+test.skipIf(!Bun.which('setpriv'))(
+  "a user who may not write npm's global folder gets Bun in ~/.bun, not a permissions error",
+  async () => {
+    const run = await runDemo({}, 65534)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(`npm's global folder /usr is not writable by nobody: installing Bun into ${run.home}/.bun instead`)
+    expect(run.stderr).not.toMatch(/EACCES|permission denied/i)
+    expect(run.stderr).toContain('ECONNREFUSED')
+    expect(run.seconds).toBeLessThan(40)
+  },
+  120_000,
+)

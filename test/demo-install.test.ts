@@ -9,11 +9,18 @@ import { join, resolve } from 'node:path'
  */
 const root = resolve(import.meta.dir, '..')
 const clone = mkdtempSync(join(tmpdir(), 'tollgate-demo-'))
-for (const entry of ['package.json', 'bun.lock', 'tsconfig.json', 'src', 'scripts', 'drizzle']) cpSync(join(root, entry), join(clone, entry), { recursive: true })
+for (const entry of ['package.json', 'bun.lock', 'tsconfig.json', 'src', 'scripts', 'drizzle'])
+  cpSync(join(root, entry), join(clone, entry), { recursive: true })
 afterAll(() => rmSync(clone, { recursive: true, force: true }))
 
 test('npm run demo installs no dev dependency, then streams an answer and keeps serving', async () => {
-  const child = Bun.spawn(['sh', 'scripts/demo.sh'], { cwd: clone, env: { ...process.env, PORT: '0' }, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  const child = Bun.spawn(['sh', 'scripts/demo.sh'], {
+    cwd: clone,
+    env: { ...process.env, PORT: '0' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'ignore',
+  })
   let output = ''
   try {
     const reader = child.stdout.getReader()

@@ -31,17 +31,24 @@ type Endpoint = (secret: string, stream: boolean) => { path: string; headers: Re
 
 const endpoints: Record<string, Endpoint> = {
   'OpenAI chat': (secret, stream) => ({
-    path: '/v1/chat/completions', headers: { authorization: `Bearer ${secret}` },
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${secret}` },
     body: { model: 'slowpoke', stream, messages: [{ role: 'user', content: 'hi' }] },
   }),
-  'OpenAI Responses': (secret, stream) => ({ path: '/v1/responses', headers: { authorization: `Bearer ${secret}` }, body: { model: 'slowpoke', stream, input: 'hi' } }),
+  'OpenAI Responses': (secret, stream) => ({
+    path: '/v1/responses',
+    headers: { authorization: `Bearer ${secret}` },
+    body: { model: 'slowpoke', stream, input: 'hi' },
+  }),
   'Anthropic Messages': (secret, stream) => ({
-    path: '/v1/messages', headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
+    path: '/v1/messages',
+    headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
     body: { model: 'slowpoke', max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] },
   }),
   Gemini: (secret, stream) => ({
     path: stream ? '/v1beta/models/slowpoke:streamGenerateContent?alt=sse' : '/v1beta/models/slowpoke:generateContent',
-    headers: { 'x-goog-api-key': secret }, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+    headers: { 'x-goog-api-key': secret },
+    body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
   }),
 }
 
@@ -66,7 +73,10 @@ for (const [name, endpoint] of Object.entries(endpoints)) {
       const before = upstream.requests.length
       const abortsBefore = upstream.aborts.length
       const sent = fetch(gateway.url + request.path, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...request.headers }, body: JSON.stringify(request.body), signal: leave.signal,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...request.headers },
+        body: JSON.stringify(request.body),
+        signal: leave.signal,
       })
       if (stream) {
         const response = await sent

@@ -15,7 +15,21 @@ let gateway: TestGateway
 const databasePath = join(mkdtempSync(join(tmpdir(), 'tollgate-disconnect-')), 'tollgate.db')
 // $1 and $2 per 1M tokens: 1000 and 2000 nano-dollars per token.
 const price = { input: 1, output: 2 }
-const words = ['Rivers', ' carve', ' valleys', ' over', ' thousands', ' of', ' years', ' and', ' carry', ' sediment', ' to', ' the', ' sea.']
+const words = [
+  'Rivers',
+  ' carve',
+  ' valleys',
+  ' over',
+  ' thousands',
+  ' of',
+  ' years',
+  ' and',
+  ' carry',
+  ' sediment',
+  ' to',
+  ' the',
+  ' sea.',
+]
 
 beforeAll(async () => {
   upstream = startFaultyUpstream()
@@ -52,8 +66,16 @@ async function usageRows(keyId: string) {
   await gateway.gateway.services.ledger.drain()
   const database = new Database(databasePath, { readonly: true })
   try {
-    return database.query('SELECT status, error_type, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?').all(keyId) as
-      { status: number; error_type: string | null; input_tokens: number; output_tokens: number; cost: number; estimated: number }[]
+    return database
+      .query('SELECT status, error_type, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?')
+      .all(keyId) as {
+      status: number
+      error_type: string | null
+      input_tokens: number
+      output_tokens: number
+      cost: number
+      estimated: number
+    }[]
   } finally {
     database.close()
   }
@@ -79,7 +101,9 @@ async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> 
 }
 
 const prompt = 'hi'
-const promptTokens = await countTokens(promptText({ model: 'x', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], stream: false }))
+const promptTokens = await countTokens(
+  promptText({ model: 'x', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], stream: false }),
+)
 
 describe('a client that leaves', () => {
   // The gateway starts listening for the client clientWatchDelayMs after a request begins (abort-scope.ts): a client
@@ -88,26 +112,29 @@ describe('a client that leaves', () => {
     { when: 'at once', waitMs: 0, withinMs: clientWatchDelayMs + 100 },
     { when: 'after the gateway began listening', waitMs: clientWatchDelayMs + 50, withinMs: 100 },
   ]
-  for (const model of ['pass', 'ir']) for (const { when, waitMs, withinMs } of cases) {
-    test(`before the answer (${model}, whole, ${when}): the upstream sees the abort within ${withinMs} ms; the prompt is billed`, async () => {
-      upstream.fault = { kind: 'stall-head' }
-      const { client, keyId } = await freshClient()
-      const leave = new AbortController()
-      const before = upstream.requests.length
-      const answer = client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal }).catch((error) => error)
-      await waitFor(() => (upstream.requests.length > before ? true : undefined), 'the upstream request')
-      await Bun.sleep(waitMs)
-      const abortsBefore = upstream.aborts.length
-      const leftAt = performance.now()
-      leave.abort()
-      expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError)
-      const abort = await waitFor(() => upstream.aborts[abortsBefore], 'the upstream to see the abort')
-      expect(abort.at - leftAt).toBeLessThan(withinMs)
-      const [row] = await settledRows(keyId)
-      expect(row).toMatchObject({ status: 499, error_type: 'client_closed', input_tokens: promptTokens, output_tokens: 0, estimated: 1 })
-      expect(row!.cost).toBe(promptTokens * 1000)
-    })
-  }
+  for (const model of ['pass', 'ir'])
+    for (const { when, waitMs, withinMs } of cases) {
+      test(`before the answer (${model}, whole, ${when}): the upstream sees the abort within ${withinMs} ms; the prompt is billed`, async () => {
+        upstream.fault = { kind: 'stall-head' }
+        const { client, keyId } = await freshClient()
+        const leave = new AbortController()
+        const before = upstream.requests.length
+        const answer = client.chat.completions
+          .create({ model, messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal })
+          .catch((error) => error)
+        await waitFor(() => (upstream.requests.length > before ? true : undefined), 'the upstream request')
+        await Bun.sleep(waitMs)
+        const abortsBefore = upstream.aborts.length
+        const leftAt = performance.now()
+        leave.abort()
+        expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError)
+        const abort = await waitFor(() => upstream.aborts[abortsBefore], 'the upstream to see the abort')
+        expect(abort.at - leftAt).toBeLessThan(withinMs)
+        const [row] = await settledRows(keyId)
+        expect(row).toMatchObject({ status: 499, error_type: 'client_closed', input_tokens: promptTokens, output_tokens: 0, estimated: 1 })
+        expect(row!.cost).toBe(promptTokens * 1000)
+      })
+    }
 
   for (const model of ['pass', 'ir']) {
     test(`mid-stream (${model}): the upstream sees the abort within 100 ms; billed for the words produced`, async () => {
@@ -116,7 +143,10 @@ describe('a client that leaves', () => {
       upstream.fault = { kind: 'stall-mid', after: 1 + sent, text: words.join('') }
       const { client, keyId } = await freshClient()
       const leave = new AbortController()
-      const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal })
+      const stream = await client.chat.completions.create(
+        { model, stream: true, messages: [{ role: 'user', content: prompt }] },
+        { signal: leave.signal },
+      )
       upstream.fault = { kind: 'ok' }
       let text = ''
       const abortsBefore = upstream.aborts.length
@@ -137,13 +167,26 @@ describe('a client that leaves', () => {
       await reading
       const rows = await settledRows(keyId)
       const outputTokens = await countTokens(words.slice(0, sent).join(''))
-      expect(rows).toEqual([{ status: 499, error_type: 'client_closed', input_tokens: promptTokens, output_tokens: outputTokens, cost: promptTokens * 1000 + outputTokens * 2000, estimated: 1 }])
+      expect(rows).toEqual([
+        {
+          status: 499,
+          error_type: 'client_closed',
+          input_tokens: promptTokens,
+          output_tokens: outputTokens,
+          cost: promptTokens * 1000 + outputTokens * 2000,
+          estimated: 1,
+        },
+      ])
     })
   }
 
   test('mid-stream from the built-in mock: its generation stops too, and it is billed for what it produced', async () => {
     const { client, keyId } = await freshClient()
-    const stream = await client.chat.completions.create({ model: 'mock-slow', stream: true, messages: [{ role: 'user', content: 'count slowly for me please' }] })
+    const stream = await client.chat.completions.create({
+      model: 'mock-slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'count slowly for me please' }],
+    })
     let text = ''
     for await (const chunk of stream) {
       text += chunk.choices[0]?.delta?.content ?? ''
@@ -160,7 +203,9 @@ describe('a client that leaves', () => {
     const { client, keyId } = await freshClient()
     const leave = new AbortController()
     const before = upstream.requests.length
-    const answer = client.chat.completions.create({ model: 'pass', messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal }).catch((error) => error)
+    const answer = client.chat.completions
+      .create({ model: 'pass', messages: [{ role: 'user', content: prompt }] }, { signal: leave.signal })
+      .catch((error) => error)
     await waitFor(() => (upstream.requests.length > before ? true : undefined), 'the first attempt')
     await Bun.sleep(20)
     leave.abort()
@@ -179,7 +224,11 @@ describe('billing what was produced', () => {
       const { client, keyId } = await freshClient()
       let text = ''
       const error = await (async () => {
-        for await (const chunk of await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: prompt }] })) {
+        for await (const chunk of await client.chat.completions.create({
+          model,
+          stream: true,
+          messages: [{ role: 'user', content: prompt }],
+        })) {
           text += chunk.choices[0]?.delta?.content ?? ''
         }
       })().catch((caught) => caught)
@@ -188,7 +237,13 @@ describe('billing what was produced', () => {
       const [row] = await settledRows(keyId)
       // The client got two words: it pays for them (an estimate, since the upstream never reported usage).
       const outputTokens = await countTokens(words.slice(0, 2).join(''))
-      expect(row).toMatchObject({ status: 502, input_tokens: promptTokens, output_tokens: outputTokens, cost: promptTokens * 1000 + outputTokens * 2000, estimated: 1 })
+      expect(row).toMatchObject({
+        status: 502,
+        input_tokens: promptTokens,
+        output_tokens: outputTokens,
+        cost: promptTokens * 1000 + outputTokens * 2000,
+        estimated: 1,
+      })
     })
   }
 
@@ -197,20 +252,38 @@ describe('billing what was produced', () => {
       upstream.fault = { kind: 'ok', text: words.join(''), omitUsage: true }
       const { client, keyId } = await freshClient()
       let text = ''
-      for await (const chunk of await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: prompt }] })) {
+      for await (const chunk of await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: prompt }],
+      })) {
         text += chunk.choices[0]?.delta?.content ?? ''
       }
       expect(text).toBe(words.join(''))
       const outputTokens = await countTokens(words.join(''))
       const rows = await settledRows(keyId)
-      expect(rows).toEqual([{ status: 200, error_type: null, input_tokens: promptTokens, output_tokens: outputTokens, cost: promptTokens * 1000 + outputTokens * 2000, estimated: 1 }])
+      expect(rows).toEqual([
+        {
+          status: 200,
+          error_type: null,
+          input_tokens: promptTokens,
+          output_tokens: outputTokens,
+          cost: promptTokens * 1000 + outputTokens * 2000,
+          estimated: 1,
+        },
+      ])
     })
   }
 
-  test('with upstream usage, the upstream\'s counts are billed, not an estimate', async () => {
+  test("with upstream usage, the upstream's counts are billed, not an estimate", async () => {
     upstream.fault = { kind: 'ok', text: words.join('') }
     const { client, keyId } = await freshClient()
-    for await (const chunk of await client.chat.completions.create({ model: 'ir', stream: true, messages: [{ role: 'user', content: prompt }] })) void chunk
+    for await (const chunk of await client.chat.completions.create({
+      model: 'ir',
+      stream: true,
+      messages: [{ role: 'user', content: prompt }],
+    }))
+      void chunk
     const rows = await settledRows(keyId)
     expect(rows).toEqual([{ status: 200, error_type: null, input_tokens: 11, output_tokens: 7, cost: 11 * 1000 + 7 * 2000, estimated: 0 }])
   })

@@ -30,7 +30,11 @@ afterAll(async () => {
 })
 
 const openAi = (key = gateway.key) => new OpenAI({ baseURL: gateway.baseUrl, apiKey: key, maxRetries: 0 })
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error) => error as { status: number; message: string; code?: string })
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error) => error as { status: number; message: string; code?: string },
+  )
 
 describe('a model serves its own kind of call', () => {
   test('an embedding model refuses chat in every chat protocol: 400 naming the model and what it serves', async () => {
@@ -38,7 +42,9 @@ describe('a model serves its own kind of call', () => {
     expect(chat).toMatchObject({ status: 400, code: 'wrong_model_kind' })
     expect(chat!.message).toContain("The model 'embed-openai' is an embedding model (kind: embedding): it cannot serve chat requests.")
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
-    const messages = await failure(anthropic.messages.create({ model: 'embed-mock', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }))
+    const messages = await failure(
+      anthropic.messages.create({ model: 'embed-mock', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    )
     expect(messages).toMatchObject({ status: 400 })
     expect(messages!.message).toContain("'embed-mock' is an embedding model")
     const ai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
@@ -61,17 +67,27 @@ describe('a model serves its own kind of call', () => {
   test('refusals are recorded as embeddings rows that cost nothing', async () => {
     await gateway.settled()
     const rows = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id, model: 'mock-1' }, 10)
-    expect(rows.some((row) => row.operation === 'embeddings' && row.status === 400 && row.errorType === 'wrong_model_kind' && row.cost === 0)).toBe(true)
+    expect(
+      rows.some((row) => row.operation === 'embeddings' && row.status === 400 && row.errorType === 'wrong_model_kind' && row.cost === 0),
+    ).toBe(true)
   })
 })
 
 describe("the key's model list and limits", () => {
   test('a key without the embedding model gets 403, and does not see it listed', async () => {
     const { secret } = await gateway.createKey({ models: ['mock-1', 'embed-mock'] })
-    expect(await failure(openAi(secret).embeddings.create({ model: 'embed-openai', input: 'hi' }))).toMatchObject({ status: 403, code: 'model_not_permitted' })
+    expect(await failure(openAi(secret).embeddings.create({ model: 'embed-openai', input: 'hi' }))).toMatchObject({
+      status: 403,
+      code: 'model_not_permitted',
+    })
     expect((await openAi(secret).embeddings.create({ model: 'embed-mock', input: 'hi' })).data).toHaveLength(1)
-    const listed = await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json() as { data: { id: string; type: string }[] }
-    expect(listed.data.map((model) => [model.id, model.type])).toEqual([['mock-1', 'chat'], ['embed-mock', 'embedding']])
+    const listed = (await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+      data: { id: string; type: string }[]
+    }
+    expect(listed.data.map((model) => [model.id, model.type])).toEqual([
+      ['mock-1', 'chat'],
+      ['embed-mock', 'embedding'],
+    ])
   })
 
   test('rpm counts embeddings like any request', async () => {
@@ -101,19 +117,28 @@ describe("the key's model list and limits", () => {
 })
 
 describe('/v1/models tells the kinds apart, as each vendor does', () => {
-  const get = async (path: string, headers: Record<string, string>) => (await fetch(`${gateway.url}${path}`, { headers })).json() as Promise<any>
+  const get = async (path: string, headers: Record<string, string>) =>
+    (await fetch(`${gateway.url}${path}`, { headers })).json() as Promise<any>
 
   test('OpenAI: a type of chat or embedding; Gemini: the methods each model takes; Anthropic: the models Messages can call', async () => {
     const openAiList = await get('/v1/models', { authorization: `Bearer ${gateway.key}` })
-    expect(openAiList.data.map((model: { id: string; type: string }) => `${model.id}:${model.type}`))
-      .toEqual(['mock-1:chat', 'embed-mock:embedding', 'embed-openai:embedding', 'embed-gemini:embedding'])
+    expect(openAiList.data.map((model: { id: string; type: string }) => `${model.id}:${model.type}`)).toEqual([
+      'mock-1:chat',
+      'embed-mock:embedding',
+      'embed-openai:embedding',
+      'embed-gemini:embedding',
+    ])
     const ai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
     const methods = new Map<string, string[]>()
     for await (const model of await ai.models.list()) methods.set(model.name!, model.supportedActions!)
     expect(methods.get('models/embed-gemini')).toEqual(['embedContent', 'batchEmbedContents'])
     expect(methods.get('models/mock-1')).toEqual(['generateContent', 'streamGenerateContent', 'countTokens'])
     const one = await get('/v1beta/models/embed-openai', { 'x-goog-api-key': gateway.key })
-    expect(one).toMatchObject({ name: 'models/embed-openai', supportedGenerationMethods: ['embedContent', 'batchEmbedContents'], outputTokenLimit: 1 })
+    expect(one).toMatchObject({
+      name: 'models/embed-openai',
+      supportedGenerationMethods: ['embedContent', 'batchEmbedContents'],
+      outputTokenLimit: 1,
+    })
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
     expect((await anthropic.models.list()).data.map((model) => model.id)).toEqual(['mock-1'])
     expect(await failure(anthropic.models.retrieve('embed-mock'))).toMatchObject({ status: 404 })
@@ -123,7 +148,8 @@ describe('/v1/models tells the kinds apart, as each vendor does', () => {
 describe('a config that cannot serve its models does not start', () => {
   test('an embedding model on an Anthropic provider is refused, naming it', async () => {
     const config = parseConfig({
-      listen: { host: '127.0.0.1', port: 0 }, database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-embed-')), 'never.db')}`,
+      listen: { host: '127.0.0.1', port: 0 },
+      database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-embed-')), 'never.db')}`,
       providers: [{ name: 'claude', type: 'anthropic', api_key: 'k' }],
       models: [{ id: 'claude-embed', kind: 'embedding', provider: 'claude', price: { input: 1 } }],
     })
@@ -133,15 +159,28 @@ describe('a config that cannot serve its models does not start', () => {
   })
 
   test('an embedding model takes an input price only, and falls back only to embedding models', () => {
-    const config = (model: Record<string, unknown>) => ({ providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'chat', provider: 'mock', price: { input: 1, output: 1 } }, model] })
-    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1, output: 2 } })))
-      .toThrow('models[1].price.output: a model of kind embedding has no such price (expected one of: input, batch)')
-    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1 }, max_output_tokens: 10 }))).toThrow('models[1].max_output_tokens: unknown setting')
-    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1 }, fallbacks: ['chat'] })))
-      .toThrow('models[1].fallbacks: "chat" is of kind chat, "e" of kind embedding: a fallback must be of its model\'s kind')
-    expect(() => parseConfig(config({ id: 'e', kind: 'vision', provider: 'mock', price: { input: 1 } }))).toThrow('models[1].kind: must be one of chat, embedding')
-    expect(parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: '0.02', batch: { input: '0.01' } } })).models[1]).toMatchObject({
-      kind: 'embedding', price: { input: 20_000_000, output: 0 }, batchPrice: { input: 10_000_000, output: 0 },
+    const config = (model: Record<string, unknown>) => ({
+      providers: [{ name: 'mock', type: 'mock' }],
+      models: [{ id: 'chat', provider: 'mock', price: { input: 1, output: 1 } }, model],
+    })
+    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1, output: 2 } }))).toThrow(
+      'models[1].price.output: a model of kind embedding has no such price (expected one of: input, batch)',
+    )
+    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1 }, max_output_tokens: 10 }))).toThrow(
+      'models[1].max_output_tokens: unknown setting',
+    )
+    expect(() => parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: 1 }, fallbacks: ['chat'] }))).toThrow(
+      'models[1].fallbacks: "chat" is of kind chat, "e" of kind embedding: a fallback must be of its model\'s kind',
+    )
+    expect(() => parseConfig(config({ id: 'e', kind: 'vision', provider: 'mock', price: { input: 1 } }))).toThrow(
+      'models[1].kind: must be one of chat, embedding',
+    )
+    expect(
+      parseConfig(config({ id: 'e', kind: 'embedding', provider: 'mock', price: { input: '0.02', batch: { input: '0.01' } } })).models[1],
+    ).toMatchObject({
+      kind: 'embedding',
+      price: { input: 20_000_000, output: 0 },
+      batchPrice: { input: 10_000_000, output: 0 },
     })
   })
 })

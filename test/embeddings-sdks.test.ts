@@ -51,7 +51,16 @@ async function billed(route: (typeof routes)[number], texts: string[], call: () 
   for (const text of texts) tokens += await route.tokensOf(text)
   expect(before.balance - after.balance).toBe(embeddingsCost(tokens))
   const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
-  expect(row).toMatchObject({ operation: 'embeddings', model: route.model, status: 200, inputTokens: tokens, outputTokens: 0, units: texts.length, estimated: route.estimated, cost: embeddingsCost(tokens) })
+  expect(row).toMatchObject({
+    operation: 'embeddings',
+    model: route.model,
+    status: 200,
+    inputTokens: tokens,
+    outputTokens: 0,
+    units: texts.length,
+    estimated: route.estimated,
+    cost: embeddingsCost(tokens),
+  })
 }
 
 describe.each(routes.map((route) => [route.model, route] as const))('%s', (_, route) => {
@@ -99,7 +108,12 @@ describe.each(routes.map((route) => [route.model, route] as const))('%s', (_, ro
   })
 
   test('LangChain OpenAIEmbeddings: embedQuery and embedDocuments', async () => {
-    const embeddings = new OpenAIEmbeddings({ model: route.model, apiKey: gateway.key, configuration: { baseURL: gateway.baseUrl }, maxRetries: 0 })
+    const embeddings = new OpenAIEmbeddings({
+      model: route.model,
+      apiKey: gateway.key,
+      configuration: { baseURL: gateway.baseUrl },
+      maxRetries: 0,
+    })
     await billed(route, ['where is the station'], async () => {
       expect(await embeddings.embedQuery('where is the station')).toEqual(expected('where is the station'))
     })

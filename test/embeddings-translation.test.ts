@@ -19,7 +19,12 @@ beforeAll(async () => {
     models: [{ id: 'embed-small-calls', kind: 'embedding', provider: 'oai-small', upstream_model: 'tei', price: { input: '0.0201' } }],
   })
   // A text-embeddings-inference-like server that takes 2 inputs a call.
-  config.providers.push({ name: 'oai-small', type: 'openai', base_url: `${upstreams.openai.url}/v1`, embedding_inputs_per_call: 2 } as never)
+  config.providers.push({
+    name: 'oai-small',
+    type: 'openai',
+    base_url: `${upstreams.openai.url}/v1`,
+    embedding_inputs_per_call: 2,
+  } as never)
   gateway = await startTestGateway({ config })
 })
 
@@ -31,11 +36,16 @@ afterAll(async () => {
 const vector = (text: string, dimensions?: number) => Array.from(mockEmbedding(text, dimensions))
 
 async function post(path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${gateway.key}` }) {
-  const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-  return { status: response.status, json: await response.json() as any }
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, json: (await response.json()) as any }
 }
 
-const gemini = (model: string, method: string, body: unknown) => post(`/v1beta/models/${model}:${method}`, body, { 'x-goog-api-key': gateway.key })
+const gemini = (model: string, method: string, body: unknown) =>
+  post(`/v1beta/models/${model}:${method}`, body, { 'x-goog-api-key': gateway.key })
 const texts = (count: number) => Array.from({ length: count }, (_, index) => `input number ${index}`)
 
 describe('carried between protocols', () => {
@@ -56,32 +66,61 @@ describe('carried between protocols', () => {
     upstreams.reverseOrder = true
     try {
       const { status, json } = await gemini('embed-openai', 'batchEmbedContents', {
-        requests: ['alpha', 'beta', 'gamma'].map((text) => ({ model: 'models/embed-openai', content: { parts: [{ text }] }, outputDimensionality: 6, taskType: 'TASK_TYPE_UNSPECIFIED' })),
+        requests: ['alpha', 'beta', 'gamma'].map((text) => ({
+          model: 'models/embed-openai',
+          content: { parts: [{ text }] },
+          outputDimensionality: 6,
+          taskType: 'TASK_TYPE_UNSPECIFIED',
+        })),
       })
       expect(status).toBe(200)
-      expect(json.embeddings.map((embedding: { values: number[] }) => embedding.values)).toEqual([vector('alpha', 6), vector('beta', 6), vector('gamma', 6)])
+      expect(json.embeddings.map((embedding: { values: number[] }) => embedding.values)).toEqual([
+        vector('alpha', 6),
+        vector('beta', 6),
+        vector('gamma', 6),
+      ])
     } finally {
       upstreams.reverseOrder = false
     }
-    expect(upstreams.openai.requests.at(-1)!.body).toEqual({ model: 'text-embedding-3-small', input: ['alpha', 'beta', 'gamma'], encoding_format: 'float', dimensions: 6 })
+    expect(upstreams.openai.requests.at(-1)!.body).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['alpha', 'beta', 'gamma'],
+      encoding_format: 'float',
+      dimensions: 6,
+    })
     const single = await gemini('embed-openai', 'embedContent', { content: { parts: [{ text: 'solo' }] } })
     expect(single.json).toEqual({ embedding: { values: vector('solo') } })
   })
 
   test('the OpenAI-compatible passthrough keeps fields the gateway does not know', async () => {
-    const { status } = await post('/v1/embeddings', { model: 'embed-openai', input: 'query text', input_type: 'query', encoding_format: 'float' })
+    const { status } = await post('/v1/embeddings', {
+      model: 'embed-openai',
+      input: 'query text',
+      input_type: 'query',
+      encoding_format: 'float',
+    })
     expect(status).toBe(200)
-    expect(upstreams.openai.requests.at(-1)!.body).toEqual({ model: 'text-embedding-3-small', input: 'query text', input_type: 'query', encoding_format: 'float' })
+    expect(upstreams.openai.requests.at(-1)!.body).toEqual({
+      model: 'text-embedding-3-small',
+      input: 'query text',
+      input_type: 'query',
+      encoding_format: 'float',
+    })
   })
 })
 
 describe('split into what the upstream takes per call', () => {
-  test('250 inputs to Gemini (100 a call): three calls, one answer in the inputs\' order, billed once', async () => {
+  test("250 inputs to Gemini (100 a call): three calls, one answer in the inputs' order, billed once", async () => {
     const before = await gateway.settled()
     const calls = upstreams.gemini.requests.length
     const { status, json } = await post('/v1/embeddings', { model: 'embed-gemini', input: texts(250), dimensions: 4 })
     expect(status).toBe(200)
-    expect(upstreams.gemini.requests.slice(calls).map((request) => request.body.requests.length).sort((a, b) => b - a)).toEqual([100, 100, 50])
+    expect(
+      upstreams.gemini.requests
+        .slice(calls)
+        .map((request) => request.body.requests.length)
+        .sort((a, b) => b - a),
+    ).toEqual([100, 100, 50])
     expect(json.data.map((item: { index: number }) => item.index)).toEqual(texts(250).map((_, index) => index))
     expect(json.data.map((item: { embedding: number[] }) => item.embedding)).toEqual(texts(250).map((text) => vector(text, 4)))
     const after = await gateway.settled()
@@ -116,7 +155,11 @@ describe('what cannot be carried: a 400 naming the field and the upstream kind, 
     const taskType = await gemini('embed-openai', 'embedContent', { content: { parts: [{ text: 'q' }] }, taskType: 'RETRIEVAL_QUERY' })
     expect(taskType.status).toBe(400)
     expect(taskType.json.error.message).toContain("'taskType' cannot be sent to this model: its upstream (openai) has no task types")
-    const title = await gemini('embed-openai', 'embedContent', { content: { parts: [{ text: 'd' }] }, taskType: 'TASK_TYPE_UNSPECIFIED', title: 'Doc' })
+    const title = await gemini('embed-openai', 'embedContent', {
+      content: { parts: [{ text: 'd' }] },
+      taskType: 'TASK_TYPE_UNSPECIFIED',
+      title: 'Doc',
+    })
     expect(title.json.error.message).toContain("'title' cannot be sent to this model: its upstream (openai)")
     expect(upstreams.openai.requests.length).toBe(sent)
   })
@@ -129,15 +172,25 @@ describe('what cannot be carried: a 400 naming the field and the upstream kind, 
 })
 
 describe('bad input and failed calls', () => {
-  test('what OpenAI and Gemini refuse is a 400 in the caller\'s shape, naming the field', async () => {
+  test("what OpenAI and Gemini refuse is a 400 in the caller's shape, naming the field", async () => {
     expect((await post('/v1/embeddings', { model: 'embed-mock', input: '' })).json.error.param).toBe('input')
     expect((await post('/v1/embeddings', { model: 'embed-mock', input: ['ok', ''] })).json.error.param).toBe('input[1]')
     expect((await post('/v1/embeddings', { model: 'embed-mock', input: ['text', [1, 2]] })).json.error.param).toBe('input[1]')
     expect((await post('/v1/embeddings', { model: 'embed-mock', input: texts(2049) })).json.error.message).toContain('at most 2048 inputs')
-    expect((await post('/v1/embeddings', { model: 'embed-mock', input: 'x', encoding_format: 'int8' })).json.error.param).toBe('encoding_format')
-    const image = await gemini('embed-mock', 'embedContent', { content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } })
-    expect(image.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: "Invalid value for 'content.parts[0]': only text can be embedded through this gateway." })
-    const otherModel = await gemini('embed-mock', 'batchEmbedContents', { requests: [{ model: 'models/embed-openai', content: { parts: [{ text: 'x' }] } }] })
+    expect((await post('/v1/embeddings', { model: 'embed-mock', input: 'x', encoding_format: 'int8' })).json.error.param).toBe(
+      'encoding_format',
+    )
+    const image = await gemini('embed-mock', 'embedContent', {
+      content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+    })
+    expect(image.json.error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: "Invalid value for 'content.parts[0]': only text can be embedded through this gateway.",
+    })
+    const otherModel = await gemini('embed-mock', 'batchEmbedContents', {
+      requests: [{ model: 'models/embed-openai', content: { parts: [{ text: 'x' }] } }],
+    })
     expect(otherModel.json.error.message).toContain("'requests[0].model': 'models/embed-openai' is not models/embed-mock")
   })
 
@@ -146,14 +199,25 @@ describe('bad input and failed calls', () => {
     try {
       const input = ['left before the answer', 'came']
       const aborted = fetch(`${gateway.url}/v1/embeddings`, {
-        method: 'POST', headers: { authorization: `Bearer ${gateway.key}` }, body: JSON.stringify({ model: 'embed-openai', input }), signal: AbortSignal.timeout(400),
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.key}` },
+        body: JSON.stringify({ model: 'embed-openai', input }),
+        signal: AbortSignal.timeout(400),
       })
       await expect(aborted).rejects.toThrow()
       await Bun.sleep(300)
       await gateway.settled()
       const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
       const tokens = (await countTokens(input[0]!)) + (await countTokens(input[1]!))
-      expect(row).toMatchObject({ operation: 'embeddings', status: 499, errorType: 'client_closed', inputTokens: tokens, units: 0, cost: embeddingsCost(tokens), estimated: true })
+      expect(row).toMatchObject({
+        operation: 'embeddings',
+        status: 499,
+        errorType: 'client_closed',
+        inputTokens: tokens,
+        units: 0,
+        cost: embeddingsCost(tokens),
+        estimated: true,
+      })
     } finally {
       upstreams.delayMs = 0
     }

@@ -14,7 +14,8 @@ beforeAll(async () => {
     if (model === 'fails-500') return jsonReply({ error: { message: 'boom', type: 'server_error' } }, 500)
     if (model === 'fails-503') return jsonReply({ error: { message: 'overloaded', type: 'server_error' } }, 503)
     if (model === 'fails-401') return jsonReply({ error: { message: 'bad upstream key', type: 'invalid_request_error' } }, 401)
-    if (model === 'fails-400') return jsonReply({ error: { message: "Unsupported parameter: 'foo'", type: 'invalid_request_error', param: 'foo' } }, 400)
+    if (model === 'fails-400')
+      return jsonReply({ error: { message: "Unsupported parameter: 'foo'", type: 'invalid_request_error', param: 'foo' } }, 400)
     if (model === 'garbage') return new Response('<html>not json</html>', { headers: { 'content-type': 'text/html' } })
     return jsonReply({ error: { message: 'unexpected' } }, 500)
   })
@@ -53,7 +54,10 @@ async function post(body: unknown, key: string | null = gateway.key, path = '/ch
     headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
-  return { status: response.status, body: (await response.json()) as { error: { message: string; type: string; param: string | null; code: string | null } } }
+  return {
+    status: response.status,
+    body: (await response.json()) as { error: { message: string; type: string; param: string | null; code: string | null } },
+  }
 }
 
 const hello = [{ role: 'user', content: 'hi' }]
@@ -67,7 +71,9 @@ describe('authentication', () => {
 
   test('an unknown key is a 401, and the SDK raises AuthenticationError', async () => {
     const stranger = new OpenAI({ baseURL: gateway.baseUrl, apiKey: 'tg-not-a-real-key', maxRetries: 0 })
-    const failure = await stranger.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error)
+    const failure = await stranger.chat.completions
+      .create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(OpenAI.AuthenticationError)
   })
 
@@ -124,7 +130,7 @@ describe('models', () => {
     expect(body.error.code).toBe('model_not_found')
   })
 
-  test('a model outside the key\'s list is a 403', async () => {
+  test("a model outside the key's list is a 403", async () => {
     const { status, body } = await post({ model: 'mock-2', messages: hello })
     expect(status).toBe(403)
     expect(body.error.code).toBe('model_not_permitted')
@@ -141,15 +147,25 @@ describe('models', () => {
   })
 })
 
-describe('the model endpoints answer alike through Bun\'s own routes and through Elysia', () => {
+describe("the model endpoints answer alike through Bun's own routes and through Elysia", () => {
   // gateway.ts hands the protocol route table (protocols/routes.ts) to Bun.serve's native router; createApp mounts the
   // same table in Elysia. Whichever of the two a request reaches, the client must see the same answer — and the one
   // GET /v1/models route must pick the same protocol by the request's headers in both.
   const cases: [string, string, Record<string, string>, string | undefined][] = [
-    ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })],
+    [
+      'POST',
+      '/v1/chat/completions',
+      { authorization: 'Bearer KEY' },
+      JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
+    ],
     ['POST', '/v1/chat/completions', { authorization: 'Bearer KEY' }, '{not json'],
     ['POST', '/v1/chat/completions', {}, JSON.stringify({ model: 'mock-1', messages: hello })],
-    ['POST', '/v1/messages?beta=true', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, JSON.stringify({ model: 'mock-1', max_tokens: 5, messages: hello })],
+    [
+      'POST',
+      '/v1/messages?beta=true',
+      { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' },
+      JSON.stringify({ model: 'mock-1', max_tokens: 5, messages: hello }),
+    ],
     ['POST', '/v1/responses', { authorization: 'Bearer KEY' }, JSON.stringify({ model: 'fails-400', input: 'hi' })],
     ['GET', '/v1/chat/completions', { authorization: 'Bearer KEY' }, undefined],
     ['PUT', '/v1/messages', { 'x-api-key': 'KEY' }, '{}'],
@@ -159,29 +175,53 @@ describe('the model endpoints answer alike through Bun\'s own routes and through
     ['GET', '/v1/models', { 'x-goog-api-key': 'KEY' }, undefined],
     ['GET', '/v1/models/mock-2', { 'x-goog-api-key': 'KEY' }, undefined],
     ['GET', '/v1/models/mock-1', { authorization: 'Bearer KEY' }, undefined],
-    ['POST', '/v1beta/models/mock-1:generateContent', { 'x-goog-api-key': 'KEY' }, JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] })],
+    [
+      'POST',
+      '/v1beta/models/mock-1:generateContent',
+      { 'x-goog-api-key': 'KEY' },
+      JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    ],
     ['POST', '/v1/models/mock-1:countTokens', { 'x-goog-api-key': 'KEY' }, JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] })],
-    ['POST', '/v1/messages/count_tokens', { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' }, JSON.stringify({ model: 'mock-1', messages: hello })],
+    [
+      'POST',
+      '/v1/messages/count_tokens',
+      { 'x-api-key': 'KEY', 'anthropic-version': '2023-06-01' },
+      JSON.stringify({ model: 'mock-1', messages: hello }),
+    ],
     ['DELETE', '/v1/responses/resp_1', { authorization: 'Bearer KEY' }, undefined],
   ]
   for (const [method, path, headers, body] of cases) {
     const client = headers['anthropic-version'] ? ' (Anthropic)' : headers['x-goog-api-key'] ? ' (Gemini)' : ''
     test(`${method} ${path}${client}${body === '{not json' ? ' (bad JSON)' : ''}${headers.authorization || headers['x-api-key'] || headers['x-goog-api-key'] ? '' : ' (no key)'}`, async () => {
-      const init = () => ({ method, body, headers: { 'content-type': 'application/json', ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('KEY', gateway.key)])) } })
+      const init = () => ({
+        method,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('KEY', gateway.key)])),
+        },
+      })
       const served = await fetch(gateway.url + path, init())
       const handled = await createApp(gateway.gateway.services).handle(new Request(`http://gateway${path}`, init()))
       expect(served.status).toBe(handled.status)
-      expect(served.headers.has('x-request-id') || served.headers.has('request-id')).toBe(handled.headers.has('x-request-id') || handled.headers.has('request-id'))
+      expect(served.headers.has('x-request-id') || served.headers.has('request-id')).toBe(
+        handled.headers.has('x-request-id') || handled.headers.has('request-id'),
+      )
       // Ids and timestamps differ per request; the shape and the messages must not.
-      const scrub = (text: string) => text.replace(/"(id|request_id|created|created_at)":\s*("[^"]*"|\d+)/g, '"$1":0').replace(/"responseId":\s*"[^"]*"/g, '"responseId":0').replace(/(req|chatcmpl|msg|resp)_[A-Za-z0-9]+/g, '$1_')
+      const scrub = (text: string) =>
+        text
+          .replace(/"(id|request_id|created|created_at)":\s*("[^"]*"|\d+)/g, '"$1":0')
+          .replace(/"responseId":\s*"[^"]*"/g, '"responseId":0')
+          .replace(/(req|chatcmpl|msg|resp)_[A-Za-z0-9]+/g, '$1_')
       expect(scrub(await served.text())).toBe(scrub(await handled.text()))
       expect(served.headers.get('content-type')).toBe(handled.headers.get('content-type'))
     })
   }
 })
 
-describe('GET /v1/models is one route that answers in the shape of the client\'s protocol', () => {
-  const list = (headers: Record<string, string>, query = '') => fetch(`${gateway.baseUrl}/models${query}`, { headers }).then((response) => response.json() as Promise<Record<string, unknown>>)
+describe("GET /v1/models is one route that answers in the shape of the client's protocol", () => {
+  const list = (headers: Record<string, string>, query = '') =>
+    fetch(`${gateway.baseUrl}/models${query}`, { headers }).then((response) => response.json() as Promise<Record<string, unknown>>)
 
   test('OpenAI by default, Anthropic with anthropic-version, Gemini with a Google key', async () => {
     const first = (body: Record<string, unknown>, field: string) => (body[field] as unknown[])[0]
@@ -203,7 +243,11 @@ describe('GET /v1/models is one route that answers in the shape of the client\'s
 
 describe('upstream failures are 5xx and never billed', () => {
   const cases: [string, number][] = [
-    ['fails-500', 502], ['fails-503', 503], ['fails-401', 502], ['garbage', 502], ['unreachable', 503],
+    ['fails-500', 502],
+    ['fails-503', 503],
+    ['fails-401', 502],
+    ['garbage', 502],
+    ['unreachable', 503],
   ]
   for (const [model, expected] of cases) {
     test(`${model} → ${expected}`, async () => {

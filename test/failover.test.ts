@@ -25,8 +25,22 @@ beforeAll(async () => {
         { name: 'primary-short', type: 'openai', base_url: `${primary.url}/v1`, timeouts: { ...timeouts, total_ms: 300 } },
       ],
       models: [
-        { id: 'duo', price: { input: 1, output: 2 }, routes: [{ provider: 'primary', upstream_model: 'p' }, { provider: 'secondary', upstream_model: 's', priority: 1 }] },
-        { id: 'duo-ir', price: { input: 1, output: 2 }, routes: [{ provider: 'primary-ir', upstream_model: 'p' }, { provider: 'secondary-ir', upstream_model: 's', priority: 1 }] },
+        {
+          id: 'duo',
+          price: { input: 1, output: 2 },
+          routes: [
+            { provider: 'primary', upstream_model: 'p' },
+            { provider: 'secondary', upstream_model: 's', priority: 1 },
+          ],
+        },
+        {
+          id: 'duo-ir',
+          price: { input: 1, output: 2 },
+          routes: [
+            { provider: 'primary-ir', upstream_model: 'p' },
+            { provider: 'secondary-ir', upstream_model: 's', priority: 1 },
+          ],
+        },
         { id: 'solo', provider: 'primary', upstream_model: 'p', price: { input: 1, output: 2 } },
         { id: 'short', provider: 'primary-short', upstream_model: 'p', price: { input: 1, output: 2 } },
         { id: 'with-fallback', provider: 'primary', upstream_model: 'p', fallbacks: ['backup'], price: { input: 1, output: 2 } },
@@ -87,7 +101,10 @@ for (const model of ['duo', 'duo-ir']) {
 
 describe('retries on a single route', () => {
   test('a 500 then success: retried on the same route, the client never sees the 500', async () => {
-    primary.queue = [{ kind: 'status', status: 500 }, { kind: 'status', status: 503 }]
+    primary.queue = [
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 503 },
+    ]
     const before = primary.requests.length
     const completion = await client.chat.completions.create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] })
     expect(completion.choices[0]!.message.content).toBe('Hello from upstream')
@@ -105,7 +122,9 @@ describe('retries on a single route', () => {
   test('attempts are bounded: after max_attempts the last failure reaches the client in its own shape', async () => {
     primary.fault = { kind: 'status', status: 502 }
     const before = primary.requests.length
-    const error = await client.chat.completions.create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.APIError)
     expect(error.status).toBe(502)
     expect(primary.requests.length - before).toBe(3)
@@ -114,16 +133,20 @@ describe('retries on a single route', () => {
   test('a 429 asking for longer than max_retry_after_s is passed on with its retry-after, not waited out', async () => {
     primary.fault = { kind: 'status', status: 429, retryAfter: 120 }
     const before = primary.requests.length
-    const error = await client.chat.completions.create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect(error.headers.get('retry-after')).toBe('120')
     expect(primary.requests.length - before).toBe(1)
   })
 
-  test('the client\'s own mistake (400) is not retried anywhere', async () => {
+  test("the client's own mistake (400) is not retried anywhere", async () => {
     primary.fault = { kind: 'status', status: 400 }
     const before = { primary: primary.requests.length, secondary: secondary.requests.length }
-    const error = await client.chat.completions.create({ model: 'duo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'duo', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(primary.requests.length - before.primary).toBe(1)
     expect(secondary.requests.length - before.secondary).toBe(0)
@@ -131,7 +154,9 @@ describe('retries on a single route', () => {
 
   test('a timeout with nowhere else to go ends as a 504', async () => {
     primary.fault = { kind: 'stall-head' }
-    const error = await client.chat.completions.create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error.status).toBe(504)
     expect(error.error.type).toBe('timeout_error')
   })
@@ -145,7 +170,11 @@ describe('after the first byte', () => {
     const before = { primary: primary.requests.length, secondary: secondary.requests.length }
     let text = ''
     const error = await (async () => {
-      for await (const chunk of await client.chat.completions.create({ model: 'duo', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: 'duo',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      })) {
         text += chunk.choices[0]?.delta?.content ?? ''
       }
     })().catch((caught) => caught)
@@ -166,7 +195,11 @@ describe('after the first byte', () => {
     primary.fault = { kind: 'ok', text: 'one two three four five six seven eight nine ten', delayMs: 100 }
     let text = ''
     const error = await (async () => {
-      for await (const chunk of await client.chat.completions.create({ model: 'short', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: 'short',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      })) {
         text += chunk.choices[0]?.delta?.content ?? ''
       }
     })().catch((caught) => caught)
@@ -178,7 +211,7 @@ describe('after the first byte', () => {
 })
 
 describe('fallback models', () => {
-  test('when the model\'s routes fail, its fallback model answers, billed at the fallback\'s price', async () => {
+  test("when the model's routes fail, its fallback model answers, billed at the fallback's price", async () => {
     primary.fault = { kind: 'status', status: 503 }
     const before = await gateway.settled()
     const completion = await client.chat.completions.create({ model: 'with-fallback', messages: [{ role: 'user', content: 'hi' }] })

@@ -38,11 +38,53 @@ function generator(start: number): () => number {
 }
 
 const bases: { path: string; body: Record<string, unknown> }[] = [
-  { path: '/v1/chat/completions', body: { model: 'mock-1', max_tokens: 8, stream: false, temperature: 0.5, stream_options: { include_usage: true }, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }] } },
-  { path: '/v1/responses', body: { model: 'mock-1', max_output_tokens: 8, stream: false, instructions: 'x', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], reasoning: { effort: 'low' } } },
-  { path: '/v1/messages', body: { model: 'mock-1', max_tokens: 8, stream: false, system: [{ type: 'text', text: 'x' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tool_choice: { type: 'auto' }, metadata: { user_id: 'u' } } },
+  {
+    path: '/v1/chat/completions',
+    body: {
+      model: 'mock-1',
+      max_tokens: 8,
+      stream: false,
+      temperature: 0.5,
+      stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ],
+    },
+  },
+  {
+    path: '/v1/responses',
+    body: {
+      model: 'mock-1',
+      max_output_tokens: 8,
+      stream: false,
+      instructions: 'x',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+      reasoning: { effort: 'low' },
+    },
+  },
+  {
+    path: '/v1/messages',
+    body: {
+      model: 'mock-1',
+      max_tokens: 8,
+      stream: false,
+      system: [{ type: 'text', text: 'x' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      tool_choice: { type: 'auto' },
+      metadata: { user_id: 'u' },
+    },
+  },
   { path: '/v1/messages/count_tokens', body: { model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] } },
-  { path: '/v1beta/models/mock-1:generateContent', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 8, temperature: 1 }, systemInstruction: { parts: [{ text: 'x' }] } } },
+  {
+    path: '/v1beta/models/mock-1:generateContent',
+    body: {
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      generationConfig: { maxOutputTokens: 8, temperature: 1 },
+      systemInstruction: { parts: [{ text: 'x' }] },
+    },
+  },
   { path: '/v1beta/models/mock-1:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } },
   { path: '/v1beta/models/mock-1:countTokens', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } },
 ]
@@ -53,18 +95,35 @@ function makeCase(random: () => number): Case {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const value = (depth = 0): unknown => {
     switch (Math.floor(random() * (depth > 3 ? 9 : 12))) {
-      case 0: return null
-      case 1: return random() < 0.5
-      case 2: return pick([0, -1, 1e308, -1e308, 2 ** 53 + 1, 0.5, 1e-320, Number.MAX_SAFE_INTEGER * 1000])
-      case 3: return pick(strange)
-      case 4: return pick(['user', 'assistant', 'system', 'tool', 'developer', 'model', 'text', 'image', 'function', 'mock-1', 'auto'])
-      case 5: return 'x'.repeat(Math.floor(random() * 5000))
-      case 6: return Math.floor(random() * 100000)
-      case 7: return -Math.floor(random() * 100)
-      case 8: return {}
-      case 9: return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1))
-      case 10: return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(['type', 'text', 'role', 'content', 'parts', 'name', 'id', 'source', 'data', pick(strange)]), value(depth + 1)]))
-      default: return [value(depth + 1)]
+      case 0:
+        return null
+      case 1:
+        return random() < 0.5
+      case 2:
+        return pick([0, -1, 1e308, -1e308, 2 ** 53 + 1, 0.5, 1e-320, Number.MAX_SAFE_INTEGER * 1000])
+      case 3:
+        return pick(strange)
+      case 4:
+        return pick(['user', 'assistant', 'system', 'tool', 'developer', 'model', 'text', 'image', 'function', 'mock-1', 'auto'])
+      case 5:
+        return 'x'.repeat(Math.floor(random() * 5000))
+      case 6:
+        return Math.floor(random() * 100000)
+      case 7:
+        return -Math.floor(random() * 100)
+      case 8:
+        return {}
+      case 9:
+        return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1))
+      case 10:
+        return Object.fromEntries(
+          Array.from({ length: Math.floor(random() * 4) }, () => [
+            pick(['type', 'text', 'role', 'content', 'parts', 'name', 'id', 'source', 'data', pick(strange)]),
+            value(depth + 1),
+          ]),
+        )
+      default:
+        return [value(depth + 1)]
     }
   }
   /** Replace, remove or add something at a random place in the body's tree. */
@@ -103,7 +162,8 @@ function makeCase(random: () => number): Case {
   let text = JSON.stringify(body) ?? 'null'
   if (random() < 0.1) text = text.slice(0, Math.floor(random() * text.length)) // truncated JSON
   const headers: Record<string, string> = {}
-  if (random() < 0.1) headers['content-type'] = pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''])
+  if (random() < 0.1)
+    headers['content-type'] = pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''])
   if (random() < 0.05) headers['anthropic-version'] = pick(strange.filter((item) => /^[\x20-\x7e]*$/.test(item)))
   if (random() < 0.05) headers['anthropic-beta'] = pick(['junk', 'a,b,c', ','])
   return { method: 'POST', path: base.path, headers, body: text }
@@ -126,16 +186,27 @@ function shapeOf(path: string): 'openai' | 'anthropic' | 'gemini' {
 
 async function send(one: Case, authorized: boolean): Promise<{ status: number; text: string }> {
   const secret = authorized ? gateway.key : 'sk-wrong'
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${secret}`, 'x-api-key': secret, 'x-goog-api-key': secret, 'anthropic-version': '2023-06-01', ...one.headers }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${secret}`,
+    'x-api-key': secret,
+    'x-goog-api-key': secret,
+    'anthropic-version': '2023-06-01',
+    ...one.headers,
+  }
   const body = one.bodyBase64 !== undefined ? Buffer.from(one.bodyBase64, 'base64') : one.body
-  const response = await fetch(gateway.url + one.path, { method: one.method, headers, body: one.method === 'GET' || one.method === 'HEAD' ? undefined : body })
+  const response = await fetch(gateway.url + one.path, {
+    method: one.method,
+    headers,
+    body: one.method === 'GET' || one.method === 'HEAD' ? undefined : body,
+  })
   return { status: response.status, text: await response.text() }
 }
 
 function check(one: Case, status: number, text: string, label: string): void {
   const where = `${label}: ${one.method} ${one.path} ${(one.body ?? one.bodyBase64 ?? '').slice(0, 300)} → ${status} ${text.slice(0, 300)}`
   if (status >= 500) throw new Error(`5xx for client input — ${where}`)
-  if (status < 400 || one.method === 'HEAD' || status === 405 && text === '') return
+  if (status < 400 || one.method === 'HEAD' || (status === 405 && text === '')) return
   let json: any
   try {
     json = JSON.parse(text)
@@ -144,12 +215,16 @@ function check(one: Case, status: number, text: string, label: string): void {
   }
   const path = one.path.split('?')[0]!
   // A path or method no endpoint serves has no protocol of its own: any of the three shapes will do.
-  const routed = one.method === 'POST' ? bases.some((base) => base.path.split('?')[0] === path) : one.method === 'GET' && getPaths.includes(path)
+  const routed =
+    one.method === 'POST' ? bases.some((base) => base.path.split('?')[0] === path) : one.method === 'GET' && getPaths.includes(path)
   if (!routed && (status === 404 || status === 405)) return checkAnyShape(json, where)
   const shape = shapeOf(path)
-  const ok = shape === 'anthropic' ? json?.type === 'error' && typeof json.error?.type === 'string' && typeof json.error?.message === 'string'
-    : shape === 'gemini' ? typeof json?.error?.code === 'number' && typeof json.error?.message === 'string' && typeof json.error?.status === 'string'
-    : typeof json?.error?.message === 'string' && typeof json.error?.type === 'string'
+  const ok =
+    shape === 'anthropic'
+      ? json?.type === 'error' && typeof json.error?.type === 'string' && typeof json.error?.message === 'string'
+      : shape === 'gemini'
+        ? typeof json?.error?.code === 'number' && typeof json.error?.message === 'string' && typeof json.error?.status === 'string'
+        : typeof json?.error?.message === 'string' && typeof json.error?.type === 'string'
   if (!ok) throw new Error(`refusal not in the ${shape} error shape — ${where}`)
 }
 
@@ -161,35 +236,47 @@ function checkAnyShape(json: any, where: string): void {
 async function runAll(list: { one: Case; label: string; authorized: boolean }[]): Promise<string[]> {
   const failures: string[] = []
   let next = 0
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < list.length) {
-      const { one, label, authorized } = list[next++]!
-      try {
-        const { status, text } = await send(one, authorized)
-        check(one, status, text, label)
-      } catch (error) {
-        // A path fetch itself will not send never reached the gateway: nothing to check.
-        if ((error as Error).message === 'fetch() URL is invalid') continue
-        failures.push((error as Error).message)
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < list.length) {
+        const { one, label, authorized } = list[next++]!
+        try {
+          const { status, text } = await send(one, authorized)
+          check(one, status, text, label)
+        } catch (error) {
+          // A path fetch itself will not send never reached the gateway: nothing to check.
+          if ((error as Error).message === 'fetch() URL is invalid') continue
+          failures.push((error as Error).message)
+        }
       }
-    }
-  }))
+    }),
+  )
   return failures
 }
 
 test('the corpus of past breakers gets 4xx in the protocol shape, never a 5xx', async () => {
   const folder = join(import.meta.dir, 'fixtures/fuzz-corpus')
-  const list = readdirSync(folder).filter((name) => name.endsWith('.json')).sort().flatMap((name) => {
-    const one = JSON.parse(readFileSync(join(folder, name), 'utf8')) as Case
-    return [{ one, label: name, authorized: true }, { one, label: `${name} (wrong key)`, authorized: false }]
-  })
+  const list = readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .flatMap((name) => {
+      const one = JSON.parse(readFileSync(join(folder, name), 'utf8')) as Case
+      return [
+        { one, label: name, authorized: true },
+        { one, label: `${name} (wrong key)`, authorized: false },
+      ]
+    })
   expect(list.length).toBeGreaterThan(20)
   expect(await runAll(list)).toEqual([])
 }, 30_000)
 
 test(`${cases} generated requests (seed ${seed}) over every endpoint: never a 5xx, refusals in the protocol shape`, async () => {
   const random = generator(seed)
-  const list = Array.from({ length: cases }, (_, index) => ({ one: makeValidCase(random), label: `seed ${seed} case ${index}`, authorized: random() < 0.95 }))
+  const list = Array.from({ length: cases }, (_, index) => ({
+    one: makeValidCase(random),
+    label: `seed ${seed} case ${index}`,
+    authorized: random() < 0.95,
+  }))
   const started = performance.now()
   const failures = await runAll(list)
   console.log(`fuzz: ${cases} cases in ${((performance.now() - started) / 1000).toFixed(1)} s, ${failures.length} failures`)

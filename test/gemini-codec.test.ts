@@ -25,7 +25,9 @@ afterAll(() => server.stop())
 async function reencodeStream(fixture: string): Promise<string> {
   const decoder = createGeminiStreamDecoder()
   const events: StreamEvent[] = [...readStreamFixture(fixture).flatMap((event) => decoder.decode(event)), ...decoder.finish()]
-  async function* replay() { yield* events }
+  async function* replay() {
+    yield* events
+  }
   let text = ''
   for await (const chunk of encodeGeminiStream(replay(), 'gemini-test', 'resp-1', 'sse')) text += chunk
   return text
@@ -48,13 +50,18 @@ describe('recorded Gemini streams, re-encoded, read by @google/genai', () => {
     const last = chunks.at(-1)!
     expect(last.candidates?.[0]?.finishReason as string).toBe('STOP')
     expect(last.usageMetadata).toEqual({ promptTokenCount: 20, candidatesTokenCount: 253, thoughtsTokenCount: 260, totalTokenCount: 533 })
-    expect(new Set(chunks.map((chunk) => `${chunk.modelVersion}/${chunk.responseId}`))).toEqual(new Set(['gemini-test/tS77aIl-4ZvV7w_A9rTBBg']))
+    expect(new Set(chunks.map((chunk) => `${chunk.modelVersion}/${chunk.responseId}`))).toEqual(
+      new Set(['gemini-test/tS77aIl-4ZvV7w_A9rTBBg']),
+    )
   })
 
   test('thinking: thoughts flagged, the signature back on the first answer part', async () => {
     const chunks = await streamThroughSdk('gemini/stream-thinking.sse')
     const parts = chunks.flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? [])
-    const thoughts = parts.filter((part) => part.thought).map((part) => part.text).join('')
+    const thoughts = parts
+      .filter((part) => part.thought)
+      .map((part) => part.text)
+      .join('')
     expect(thoughts.startsWith('**Clarifying User Goals**')).toBe(true)
     expect(thoughts).toHaveLength(1575)
     const signed = parts.filter((part) => part.thoughtSignature)
@@ -78,18 +85,35 @@ describe('recorded Gemini streams, re-encoded, read by @google/genai', () => {
 
 describe('recorded Gemini answers, re-encoded, read by @google/genai', () => {
   for (const [fixture, check] of [
-    ['gemini/generate-content-function-call.json', (response: any) => {
-      expect(response.functionCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'customDivide', args: { numerator: 100, denominator: 2 } }])
-      expect(response.usageMetadata).toEqual({ promptTokenCount: 21, candidatesTokenCount: 6, totalTokenCount: 27 })
-    }],
-    ['gemini/generate-content-cached-tokens.json', (response: any) => {
-      expect(JSON.parse(response.text).inner).toEqual({ innerString: 'nestedString', innerNumber: 100 })
-      expect(response.usageMetadata).toEqual({ promptTokenCount: 5, candidatesTokenCount: 238, thoughtsTokenCount: 41, cachedContentTokenCount: 3, totalTokenCount: 284 })
-    }],
-    ['gemini/generate-content-text.json', (response: any) => {
-      expect(response.candidates[0].finishReason).toBe('MAX_TOKENS')
-      expect(response.text.startsWith('The sky is blue because')).toBe(true)
-    }],
+    [
+      'gemini/generate-content-function-call.json',
+      (response: any) => {
+        expect(response.functionCalls).toEqual([
+          { id: expect.stringMatching(/^call_/), name: 'customDivide', args: { numerator: 100, denominator: 2 } },
+        ])
+        expect(response.usageMetadata).toEqual({ promptTokenCount: 21, candidatesTokenCount: 6, totalTokenCount: 27 })
+      },
+    ],
+    [
+      'gemini/generate-content-cached-tokens.json',
+      (response: any) => {
+        expect(JSON.parse(response.text).inner).toEqual({ innerString: 'nestedString', innerNumber: 100 })
+        expect(response.usageMetadata).toEqual({
+          promptTokenCount: 5,
+          candidatesTokenCount: 238,
+          thoughtsTokenCount: 41,
+          cachedContentTokenCount: 3,
+          totalTokenCount: 284,
+        })
+      },
+    ],
+    [
+      'gemini/generate-content-text.json',
+      (response: any) => {
+        expect(response.candidates[0].finishReason).toBe('MAX_TOKENS')
+        expect(response.text.startsWith('The sky is blue because')).toBe(true)
+      },
+    ],
   ] as const) {
     test(fixture, async () => {
       const body = encodeGeminiResponse(decodeGeminiResponse(readJsonFixture(fixture)), 'gemini-test', 'fallback-id')

@@ -7,10 +7,13 @@ import type { TestUpstream } from './support/upstream.ts'
 
 const price = { input: 1.25, output: 10, cached_input: 0.125 }
 const weather = {
-  functionDeclarations: [{
-    name: 'get_weather', description: 'Weather for a city',
-    parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] },
-  }],
+  functionDeclarations: [
+    {
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] },
+    },
+  ],
 }
 
 let gemini: TestUpstream
@@ -32,7 +35,14 @@ beforeAll(async () => {
       models: [
         { id: 'gemini-mock', provider: 'mock', price, max_output_tokens: 512 },
         { id: 'gemini-openai', provider: 'openai-up', upstream_model: 'real-model', price, max_output_tokens: 512 },
-        { id: 'gemini-pass', provider: 'gemini-up', upstream_model: 'gemini-2.5-flash', price, max_output_tokens: 512, context_window: 1048576 },
+        {
+          id: 'gemini-pass',
+          provider: 'gemini-up',
+          upstream_model: 'gemini-2.5-flash',
+          price,
+          max_output_tokens: 512,
+          context_window: 1048576,
+        },
         { id: 'gemini-ir', provider: 'gemini-ir', upstream_model: 'gemini-2.5-flash', price, max_output_tokens: 512 },
         { id: 'gemini-broken', provider: 'gemini-up', upstream_model: 'gemini-broken', price },
         { id: 'gemini-broken-ir', provider: 'gemini-ir', upstream_model: 'gemini-broken', price },
@@ -50,7 +60,9 @@ afterAll(async () => {
 })
 
 /** The SDK's error as the client sees it: HTTP status and the parsed Gemini error body. */
-async function failure(call: () => Promise<unknown>): Promise<{ status: number; error: { code: number; message: string; status: string } }> {
+async function failure(
+  call: () => Promise<unknown>,
+): Promise<{ status: number; error: { code: number; message: string; status: string } }> {
   try {
     await call()
   } catch (error) {
@@ -100,14 +112,19 @@ for (const model of Object.keys(greetings)) {
       expect(call.name).toBe('get_weather')
       expect(call.args?.city).toBe('Paris')
       const streamed: GenerateContentResponse[] = []
-      for await (const chunk of await ai.models.generateContentStream({ model, contents: [question], config: { tools: [weather] } })) streamed.push(chunk)
+      for await (const chunk of await ai.models.generateContentStream({ model, contents: [question], config: { tools: [weather] } }))
+        streamed.push(chunk)
       const streamedCalls = streamed.flatMap((chunk) => chunk.functionCalls ?? [])
       expect(streamedCalls).toHaveLength(1)
       expect(streamedCalls[0]!.args).toEqual(call.args!)
       const answer = await ai.models.generateContent({
         model,
         config: { tools: [weather] },
-        contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: call.id, name: 'get_weather', response: { output: 'sunny, 21C' } } }] }],
+        contents: [
+          question,
+          first.candidates![0]!.content!,
+          { role: 'user', parts: [{ functionResponse: { id: call.id, name: 'get_weather', response: { output: 'sunny, 21C' } } }] },
+        ],
       })
       expect(answer.text).toBe(toolAnswers[model]!)
     })
@@ -136,11 +153,19 @@ describe('what the upstreams receive', () => {
     const part = first.candidates![0]!.content!.parts!.find((item) => item.functionCall)!
     expect(part.thoughtSignature).toBe(upstreamSignature)
     await ai.models.generateContent({
-      model: 'gemini-ir', config: { tools: [weather] },
-      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }] }],
+      model: 'gemini-ir',
+      config: { tools: [weather] },
+      contents: [
+        question,
+        first.candidates![0]!.content!,
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }] },
+      ],
     })
     const sent = gemini.requests.at(-1)!.body
-    expect(sent.contents[1].parts[0]).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }, thoughtSignature: upstreamSignature })
+    expect(sent.contents[1].parts[0]).toEqual({
+      functionCall: { name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } },
+      thoughtSignature: upstreamSignature,
+    })
     expect(sent.contents[2].parts[0]).toEqual({ functionResponse: { name: 'get_weather', response: { output: 'rain' } } })
     expect(sent.tools[0].functionDeclarations[0].parametersJsonSchema.required).toEqual(['city'])
   })
@@ -150,8 +175,13 @@ describe('what the upstreams receive', () => {
     const first = await ai.models.generateContent({ model: 'gemini-openai', contents: [question], config: { tools: [weather] } })
     expect(first.functionCalls![0]!.id).toBe('call_upstream_1')
     await ai.models.generateContent({
-      model: 'gemini-openai', config: { tools: [weather] },
-      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }] }],
+      model: 'gemini-openai',
+      config: { tools: [weather] },
+      contents: [
+        question,
+        first.candidates![0]!.content!,
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }] },
+      ],
     })
     const sent = openai.requests.at(-1)!.body
     expect(sent.messages[1].tool_calls[0].id).toBe('call_upstream_1')
@@ -163,7 +193,11 @@ describe('models, keys and errors in Gemini shape', () => {
   test('models.list and models.get show exactly the models the key may use', async () => {
     const names: string[] = []
     for await (const model of await ai.models.list()) names.push(model.name!)
-    expect(names).toEqual(['gemini-mock', 'gemini-openai', 'gemini-pass', 'gemini-ir', 'gemini-broken', 'gemini-broken-ir', 'gemini-missing'].map((id) => `models/${id}`))
+    expect(names).toEqual(
+      ['gemini-mock', 'gemini-openai', 'gemini-pass', 'gemini-ir', 'gemini-broken', 'gemini-broken-ir', 'gemini-missing'].map(
+        (id) => `models/${id}`,
+      ),
+    )
     const model = await ai.models.get({ model: 'gemini-pass' })
     expect(model).toMatchObject({ name: 'models/gemini-pass', displayName: 'gemini-pass', inputTokenLimit: 1048576, outputTokenLimit: 512 })
     const limited = await gateway.createKey({ models: ['gemini-mock'] })
@@ -171,14 +205,26 @@ describe('models, keys and errors in Gemini shape', () => {
     const visible: string[] = []
     for await (const item of await narrow.models.list()) visible.push(item.name!)
     expect(visible).toEqual(['models/gemini-mock'])
-    expect(await failure(() => narrow.models.get({ model: 'gemini-pass' }))).toMatchObject({ status: 403, error: { status: 'PERMISSION_DENIED' } })
-    expect(await failure(() => narrow.models.generateContent({ model: 'gemini-pass', contents: 'hi' }))).toMatchObject({ status: 403, error: { code: 403 } })
+    expect(await failure(() => narrow.models.get({ model: 'gemini-pass' }))).toMatchObject({
+      status: 403,
+      error: { status: 'PERMISSION_DENIED' },
+    })
+    expect(await failure(() => narrow.models.generateContent({ model: 'gemini-pass', contents: 'hi' }))).toMatchObject({
+      status: 403,
+      error: { code: 403 },
+    })
   })
 
   test('a bad key is 401 UNAUTHENTICATED; an unknown model 404 NOT_FOUND; a bad field 400 naming it', async () => {
     const stranger = new GoogleGenAI({ apiKey: 'tg-not-a-key', httpOptions: { baseUrl: gateway.url } })
-    expect(await failure(() => stranger.models.generateContent({ model: 'gemini-mock', contents: 'hi' }))).toMatchObject({ status: 401, error: { code: 401, status: 'UNAUTHENTICATED' } })
-    expect(await failure(() => ai.models.generateContent({ model: 'no-such-model', contents: 'hi' }))).toMatchObject({ status: 404, error: { status: 'NOT_FOUND' } })
+    expect(await failure(() => stranger.models.generateContent({ model: 'gemini-mock', contents: 'hi' }))).toMatchObject({
+      status: 401,
+      error: { code: 401, status: 'UNAUTHENTICATED' },
+    })
+    expect(await failure(() => ai.models.generateContent({ model: 'no-such-model', contents: 'hi' }))).toMatchObject({
+      status: 404,
+      error: { status: 'NOT_FOUND' },
+    })
     expect(await failure(() => ai.models.get({ model: 'no-such-model' }))).toMatchObject({ status: 404, error: { status: 'NOT_FOUND' } })
     const bad = await failure(() => ai.models.generateContent({ model: 'gemini-mock', contents: 'hi', config: { temperature: 3 } }))
     expect(bad).toMatchObject({ status: 400, error: { code: 400, status: 'INVALID_ARGUMENT' } })
@@ -189,7 +235,10 @@ describe('models, keys and errors in Gemini shape', () => {
     const whole = await failure(() => ai.models.generateContent({ model: 'gemini-missing', contents: 'hi' }))
     expect(whole).toMatchObject({ status: 400, error: { status: 'INVALID_ARGUMENT' } })
     expect(whole.error.message).toContain('models/custom-gemini-2.0-flash is not found')
-    const streamed = await failure(async () => { for await (const _ of await ai.models.generateContentStream({ model: 'gemini-missing', contents: 'hi' })) {} })
+    const streamed = await failure(async () => {
+      for await (const _ of await ai.models.generateContentStream({ model: 'gemini-missing', contents: 'hi' })) {
+      }
+    })
     expect(streamed.status).toBe(400)
   })
 
@@ -205,8 +254,16 @@ describe('models, keys and errors in Gemini shape', () => {
   }
 
   test('unknown paths and methods under the Gemini API answer in Gemini shape', async () => {
-    for (const [method, path] of [['GET', '/v1beta/files'], ['POST', '/v1beta/models/gemini-mock:predict'], ['POST', '/v1/models/gemini-mock:asyncBatchEmbedContent']]) {
-      const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-goog-api-key': gateway.key }, body: method === 'POST' ? '{}' : undefined })
+    for (const [method, path] of [
+      ['GET', '/v1beta/files'],
+      ['POST', '/v1beta/models/gemini-mock:predict'],
+      ['POST', '/v1/models/gemini-mock:asyncBatchEmbedContent'],
+    ]) {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { 'x-goog-api-key': gateway.key },
+        body: method === 'POST' ? '{}' : undefined,
+      })
       expect(response.status).toBe(404)
       expect((await response.json()).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
     }
@@ -216,11 +273,14 @@ describe('models, keys and errors in Gemini shape', () => {
 
   test('?key= works, and without alt=sse the stream is one JSON array', async () => {
     const response = await fetch(`${gateway.url}/v1beta/models/gemini-pass:streamGenerateContent?key=${gateway.key}`, {
-      method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
     })
     expect(response.status).toBe(200)
-    const chunks = await response.json() as { candidates: { content: { parts: { text?: string }[] }; finishReason?: string }[] }[]
-    expect(chunks.map((chunk) => chunk.candidates[0]!.content.parts.map((part) => part.text).join('')).join('')).toBe('Hello from gemini upstream')
+    const chunks = (await response.json()) as { candidates: { content: { parts: { text?: string }[] }; finishReason?: string }[] }[]
+    expect(chunks.map((chunk) => chunk.candidates[0]!.content.parts.map((part) => part.text).join('')).join('')).toBe(
+      'Hello from gemini upstream',
+    )
     expect(chunks.at(-1)!.candidates[0]!.finishReason).toBe('STOP')
   })
 })
@@ -228,10 +288,17 @@ describe('models, keys and errors in Gemini shape', () => {
 describe('billing from Gemini usage, cached tokens included', () => {
   // 8 uncached input at $1.25/M + 3 cached at $0.125/M + (5 answer + 2 thought) output at $10/M = 10000 + 375 + 70000
   const expected = 80_375
-  for (const [model, stream] of [['gemini-pass', false], ['gemini-pass', true], ['gemini-ir', false], ['gemini-ir', true]] as const) {
+  for (const [model, stream] of [
+    ['gemini-pass', false],
+    ['gemini-pass', true],
+    ['gemini-ir', false],
+    ['gemini-ir', true],
+  ] as const) {
     test(`${model} ${stream ? 'streamed' : 'whole'} moves the balance by exactly ${expected} nano-dollars`, async () => {
       const before = await gateway.settled()
-      if (stream) for await (const _ of await ai.models.generateContentStream({ model, contents: 'hi' })) {}
+      if (stream)
+        for await (const _ of await ai.models.generateContentStream({ model, contents: 'hi' })) {
+        }
       else await ai.models.generateContent({ model, contents: 'hi' })
       const after = await gateway.settled()
       expect(before.balance - after.balance).toBe(expected)

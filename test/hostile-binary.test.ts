@@ -59,8 +59,10 @@ let keyPauper = ''
 beforeAll(async () => {
   // test/binary.test.ts may already have built it in this run; built only when it is missing or stale.
   ensureBinary()
-  const provider = (name: string, type: string, url: string, key: string) => `  - { name: ${name}, type: ${type}, base_url: ${url}, api_key: ${key} }\n`
-  const { config } = makeWorkspace(`limits: { body_timeout_ms: 2000, write_idle_ms: 2000, upstream_event_bytes: 1048576, upstream_body_bytes: 8388608 }
+  const provider = (name: string, type: string, url: string, key: string) =>
+    `  - { name: ${name}, type: ${type}, base_url: ${url}, api_key: ${key} }\n`
+  const { config } =
+    makeWorkspace(`limits: { body_timeout_ms: 2000, write_idle_ms: 2000, upstream_event_bytes: 1048576, upstream_body_bytes: 8388608 }
 routing: { max_attempts: 2, backoff_ms: 1, backoff_max_ms: 1, min_requests: 4, failure_ratio: 0.5, cooldown_s: 1 }
 providers:
 ${provider('healthy', 'openai', `${healthy.url}/v1`, operatorKeys.healthy)}${provider('line', 'openai', `${endlessLine.url}/v1`, operatorKeys.line)}${provider('json', 'openai', `${hugeJson.url}/v1`, operatorKeys.json)}${provider('stream', 'openai', `${endlessStream.url}/v1`, operatorKeys.stream)}${provider('echo-openai', 'openai', `${echo.url}/v1`, operatorKeys.echoOpenai)}${provider('echo-anthropic', 'anthropic', echo.url, operatorKeys.echoAnthropic)}models:
@@ -101,7 +103,8 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
 /** Connection-level failures any loop met (what, when, error code), reported and asserted at the end. */
 const broken: string[] = []
 /** One fetch; a failed connection is recorded (with when and what) rather than ending the scenario. */
@@ -124,18 +127,38 @@ interface RawExchange {
 }
 
 /** A raw HTTP/1.1 request: its head at once, then its body at `everyMs` per byte (trickled), whole, or never read back. */
-function rawRequest(url: string, path: string, headers: Record<string, string>, body: string, mode: { trickleMs?: number; neverRead?: boolean }): RawExchange {
+function rawRequest(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  mode: { trickleMs?: number; neverRead?: boolean },
+): RawExchange {
   const { hostname, port } = new URL(url)
   let settle = () => {}
-  const exchange: RawExchange = { socket: undefined as unknown as Socket, response: '', openedAt: performance.now(), closed: new Promise((resolve) => (settle = resolve)) }
+  const exchange: RawExchange = {
+    socket: undefined as unknown as Socket,
+    response: '',
+    openedAt: performance.now(),
+    closed: new Promise((resolve) => (settle = resolve)),
+  }
   const socket = connect(Number(port), hostname, () => {
     if (mode.neverRead) socket.pause()
-    const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers })
-      .map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    const head = Object.entries({
+      host: `${hostname}:${port}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      ...headers,
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
     if (mode.trickleMs === undefined) return void socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n${body}`)
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`)
     let sent = 0
-    const timer = setInterval(() => (socket.destroyed || sent >= body.length ? clearInterval(timer) : socket.write(body[sent++]!)), mode.trickleMs)
+    const timer = setInterval(
+      () => (socket.destroyed || sent >= body.length ? clearInterval(timer) : socket.write(body[sent++]!)),
+      mode.trickleMs,
+    )
     socket.on('close', () => clearInterval(timer))
   })
   socket.on('data', (data) => (exchange.response += data.toString()))
@@ -156,7 +179,11 @@ function sendWithPadding(padding: number): Promise<string> {
   const { hostname, port } = new URL(server!.url)
   return new Promise<string>((resolve) => {
     let text = ''
-    const socket = connect(Number(port), hostname, () => socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${keyB}\r\nx-padding: ${'a'.repeat(padding)}\r\ncontent-length: 2\r\n\r\n{}`))
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${keyB}\r\nx-padding: ${'a'.repeat(padding)}\r\ncontent-length: 2\r\n\r\n{}`,
+      ),
+    )
     socket.on('data', (data) => (text += data.toString()))
     socket.on('close', () => resolve(text))
     socket.on('error', () => resolve(text))
@@ -168,7 +195,7 @@ function sendWithPadding(padding: number): Promise<string> {
  * limit raised to 64 KiB (`--compile-exec-argv`), so the gateway's check runs first. Past Bun's limit, Bun answers
  * before any of the gateway's code: a bare 431, the connection closed. Either way nothing is held and it serves on.
  */
-test('oversized request headers: a 431 in the protocol shape below 64 KiB, Bun\'s bare 431 beyond; the binary serves on', async () => {
+test("oversized request headers: a 431 in the protocol shape below 64 KiB, Bun's bare 431 beyond; the binary serves on", async () => {
   const shaped = await sendWithPadding(20_000)
   expect(shaped).toStartWith('HTTP/1.1 431 ')
   const body = JSON.parse(shaped.split('\r\n\r\n')[1]!) as { error: { code: string; message: string } }
@@ -217,7 +244,11 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     for (let round = 0; running(); round++) {
       try {
         if (round % 2) {
-          const stream = await client.chat.completions.create({ model: 'shared', stream: true, messages: [{ role: 'user', content: 'hello' }] })
+          const stream = await client.chat.completions.create({
+            model: 'shared',
+            stream: true,
+            messages: [{ role: 'user', content: 'hello' }],
+          })
           let text = ''
           for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
           victim.push({ status: 200, text })
@@ -238,7 +269,9 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   const sendDeep = async () => {
     while (running()) {
       const response = await fetchOrRecord('deep', `${url}/v1/messages`, {
-        method: 'POST', body: deepBody, headers: { 'x-api-key': keyA, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        method: 'POST',
+        body: deepBody,
+        headers: { 'x-api-key': keyA, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       })
       if (response.status === 599) continue
       const text = await response.text()
@@ -254,7 +287,8 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   const guess = async () => {
     for (let attempt = 0; running(); attempt++) {
       const response = await fetchOrRecord('sign-in', `${url}/console/api/session`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.${attempt >> 8 & 255}.${attempt & 255}` },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.${(attempt >> 8) & 255}.${attempt & 255}` },
         body: JSON.stringify({ username: attempt % 2 ? 'root' : `guess-${attempt}`, password: `wrong-${attempt}` }),
       })
       if (response.status === 599) continue
@@ -267,14 +301,18 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   // Account A at the hostile upstreams, in turn. These are the upstream's faults: a 502 (or 503 while the route's
   // breaker is open), in the caller's protocol, quickly — never the upstream's bytes or key.
   const hostile: { what: string; status: number; ms: number; text: string }[] = []
-  const chatAt = (model: string, stream: boolean) => () => fetchOrRecord(`chat ${model}`, `${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${keyA}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] }),
-  })
-  const messagesAt = (model: string, stream: boolean) => () => fetchOrRecord(`messages ${model}`, `${url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': keyA, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] }),
-  })
+  const chatAt = (model: string, stream: boolean) => () =>
+    fetchOrRecord(`chat ${model}`, `${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keyA}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+  const messagesAt = (model: string, stream: boolean) => () =>
+    fetchOrRecord(`messages ${model}`, `${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': keyA, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] }),
+    })
   const hostileRequests: [string, () => Promise<Response>][] = [
     ['endless line, passthrough', chatAt('endless-line', true)],
     ['50 MB JSON, passthrough', chatAt('huge-json', false)],
@@ -303,7 +341,9 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   const trickler = async (keyed: boolean, index: number) => {
     for (let round = 0; running(); round++) {
       const headers: Record<string, string> = keyed
-        ? (index % 2 ? { authorization: `Bearer ${keyA}` } : { 'x-api-key': keyA, 'anthropic-version': '2023-06-01' })
+        ? index % 2
+          ? { authorization: `Bearer ${keyA}` }
+          : { 'x-api-key': keyA, 'anthropic-version': '2023-06-01' }
         : { authorization: `Bearer sk-made-up-${index}-${round}`, 'x-forwarded-for': `203.0.${index}.${round & 255}` }
       const exchange = rawRequest(url, index % 2 ? '/v1/chat/completions' : '/v1/messages', headers, ' '.repeat(1000), { trickleMs: 200 })
       trickled.push({ keyed, exchange })
@@ -318,7 +358,13 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     while (running()) {
       const closedBefore = endlessStream.closed
       const writtenBefore = endlessStream.written
-      const exchange = rawRequest(url, '/v1/chat/completions', { authorization: `Bearer ${keyA}` }, JSON.stringify({ model: 'endless-stream', stream: true, messages: [{ role: 'user', content: 'hi' }] }), { neverRead: true })
+      const exchange = rawRequest(
+        url,
+        '/v1/chat/completions',
+        { authorization: `Bearer ${keyA}` },
+        JSON.stringify({ model: 'endless-stream', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+        { neverRead: true },
+      )
       const giveUp = performance.now() + 10_000
       while (endlessStream.closed === closedBefore && performance.now() < giveUp) await Bun.sleep(100)
       neverRead.push({ exchange, upstreamRead: endlessStream.written - writtenBefore })
@@ -331,8 +377,16 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   // ISSUE 22: /healthz measured from a Worker too (its own event loop: the test thread's own load cannot blur it).
   const workerProbe = await startLatencyProbe([{ name: '/healthz (from a worker)', url: `${url}/healthz` }], 20)
   const [, , , , , , , , batchStall, uploadStall] = await Promise.all([
-    sampleMemory(), probeHealth(), serveVictim(), sendDeep(), guess(), abuseUpstreams(), stallStreams(), strangerBodies.run(),
-    stallWithFailingBatches(url, keyPauper, running, fetchOrRecord), stallWithUploads(url, keyA, running, fetchOrRecord),
+    sampleMemory(),
+    probeHealth(),
+    serveVictim(),
+    sendDeep(),
+    guess(),
+    abuseUpstreams(),
+    stallStreams(),
+    strangerBodies.run(),
+    stallWithFailingBatches(url, keyPauper, running, fetchOrRecord),
+    stallWithUploads(url, keyA, running, fetchOrRecord),
     ...Array.from({ length: 120 }, (_, index) => trickler(true, index)),
     ...Array.from({ length: 30 }, (_, index) => trickler(false, index)),
   ])
@@ -343,29 +397,43 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   await Bun.sleep(200)
   server!.process.kill('SIGTERM')
   await server!.process.exited
-  const log = server!.output() + await new Response(server!.process.stderr).text()
+  const log = server!.output() + (await new Response(server!.process.stderr).text())
 
   // What the test saw, for the record.
   const ms = healthz.map((probe) => probe.ms)
   const finished = trickled.filter(({ exchange }) => exchange.response)
   console.log(`scenario ${(elapsed / 1000).toFixed(1)} s on loopback against dist/tollgate (pid ${pid})`)
-  console.log(`binary RSS: ${rssStart.toFixed(0)} MB at start, sampled peak ${rssPeak.toFixed(0)} MB, kernel peak (VmHWM) ${rssPeakKernel.toFixed(0)} MB`)
-  console.log(`/healthz: ${ms.length} probes, median ${percentile(ms, 0.5).toFixed(1)} ms, p90 ${percentile(ms, 0.9).toFixed(1)} ms, slowest ${Math.max(...ms).toFixed(1)} ms`)
-  console.log(`account B: ${victim.length} requests, ${victim.filter((one) => one.status === 200 && one.text === 'still here').length} answered`)
-  console.log(`account A: ${deep.length} deep-JSON requests (${[...new Set(deep)].join('/')}); ${trickled.length} trickling sockets opened (${trickled.filter((one) => one.keyed).length} with a key), ${finished.length} answered`)
+  console.log(
+    `binary RSS: ${rssStart.toFixed(0)} MB at start, sampled peak ${rssPeak.toFixed(0)} MB, kernel peak (VmHWM) ${rssPeakKernel.toFixed(0)} MB`,
+  )
+  console.log(
+    `/healthz: ${ms.length} probes, median ${percentile(ms, 0.5).toFixed(1)} ms, p90 ${percentile(ms, 0.9).toFixed(1)} ms, slowest ${Math.max(...ms).toFixed(1)} ms`,
+  )
+  console.log(
+    `account B: ${victim.length} requests, ${victim.filter((one) => one.status === 200 && one.text === 'still here').length} answered`,
+  )
+  console.log(
+    `account A: ${deep.length} deep-JSON requests (${[...new Set(deep)].join('/')}); ${trickled.length} trickling sockets opened (${trickled.filter((one) => one.keyed).length} with a key), ${finished.length} answered`,
+  )
   console.log(`connection failures: ${broken.length ? broken.join('; ') : 'none'}`)
   console.log(`sign-in guesses: ${signIns.length} (${signIns.filter((status) => status === 429).length} throttled)`)
-  console.log(`never-reading streams: ${neverRead.length}, upstream bytes read for each (MB): ${neverRead.map((one) => (one.upstreamRead / 1e6).toFixed(1)).join(' ')}`)
+  console.log(
+    `never-reading streams: ${neverRead.length}, upstream bytes read for each (MB): ${neverRead.map((one) => (one.upstreamRead / 1e6).toFixed(1)).join(' ')}`,
+  )
   const byWhat = Map.groupBy(hostile, (one) => one.what)
   for (const [what, results] of byWhat) {
-    const statuses = Object.entries(Object.groupBy(results, (one) => String(one.status))).map(([status, some]) => `${some!.length} × ${status}`).join(', ')
+    const statuses = Object.entries(Object.groupBy(results, (one) => String(one.status)))
+      .map(([status, some]) => `${some!.length} × ${status}`)
+      .join(', ')
     console.log(`hostile upstream, ${what}: ${statuses}; slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`)
   }
   console.log(strangerBodies.report())
   const workerHealthz = probed.samples['/healthz (from a worker)']!
   console.log(describeLatency('/healthz (from a worker)', workerHealthz))
   logBatchStalls(batchStall, uploadStall)
-  console.log(`hostile upstreams: endless line gave ${(endlessLine.written / 1e6).toFixed(1)} MB over ${endlessLine.requests} requests, 50 MB JSON gave ${(hugeJson.written / 1e6).toFixed(1)} MB over ${hugeJson.requests}, the echo ${echo.requests.length} refusals`)
+  console.log(
+    `hostile upstreams: endless line gave ${(endlessLine.written / 1e6).toFixed(1)} MB over ${endlessLine.requests} requests, 50 MB JSON gave ${(hugeJson.written / 1e6).toFixed(1)} MB over ${hugeJson.requests}, the echo ${echo.requests.length} refusals`,
+  )
 
   // Memory bounded: the kernel's own high-water mark, not only our samples. The abuses of ISSUE 15 alone peak ~270 MB;
   // ISSUE 22's batch work (20 MiB uploads, 50,000-line and 20,000-request batches, made and dropped in turn) adds the

@@ -29,15 +29,18 @@ async function ask(hostility: Hostility, protocol: 'chat' | 'messages', stream: 
   upstream.hostility = hostility
   const written = upstream.written
   const started = performance.now()
-  const response = protocol === 'chat'
-    ? await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'hostile', stream, messages: [{ role: 'user', content: 'hi' }] }),
-    })
-    : await fetch(`${gateway.url}/v1/messages`, {
-      method: 'POST', headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'hostile', max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] }),
-    })
+  const response =
+    protocol === 'chat'
+      ? await fetch(`${gateway.baseUrl}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'hostile', stream, messages: [{ role: 'user', content: 'hi' }] }),
+        })
+      : await fetch(`${gateway.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'hostile', max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] }),
+        })
   const text = await response.text()
   return { status: response.status, text, json: () => JSON.parse(text), ms: performance.now() - started, read: upstream.written - written }
 }
@@ -62,7 +65,11 @@ for (const protocol of ['chat', 'messages'] as const) {
     const result = await ask({ kind: 'endless-prelude' }, protocol, true)
     expect(result.status).toBe(502)
     if (protocol === 'chat') expect(result.json().error.code).toBe('upstream_malformed')
-    else expect(result.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('without beginning its answer') } })
+    else
+      expect(result.json()).toMatchObject({
+        type: 'error',
+        error: { type: 'api_error', message: expect.stringContaining('without beginning its answer') },
+      })
     // Failed before the answer began: tried again (max_attempts 2), as any such failure.
     expect(upstream.requests - requests).toBe(2)
     // Each attempt stopped soon after its 4 MB of held events.

@@ -65,27 +65,34 @@ async function edit(model: string, ...images: Uint8Array[]): Promise<Response> {
   form.append('model', model)
   form.append('prompt', 'make it bigger')
   form.append('size', '256x256')
-  for (const [index, image] of images.entries()) form.append('image[]', new File([Buffer.from(image)], `big-${index}.png`, { type: 'image/png' }))
+  for (const [index, image] of images.entries())
+    form.append('image[]', new File([Buffer.from(image)], `big-${index}.png`, { type: 'image/png' }))
   return fetch(`${server.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
 }
 
-test.each(['mock-image', 'upstream-image'])('%s: three 40 MB images do not grow the gateway\'s memory by their size, and their spooled files are removed', async (model) => {
-  // Warm up (code paths, SQLite pages, allocator arenas) with a 4 MB edit first.
-  expect((await edit(model, bigPng(4 * 1024 * 1024))).status).toBe(200)
-  const image = bigPng(40 * 1024 * 1024)
-  const formMegabytes = 120
-  const before = memoryOf(server.process.pid)
-  const response = await edit(model, image, image, image)
-  expect(response.status).toBe(200)
-  expect((await response.json() as { data: unknown[] }).data).toHaveLength(1)
-  const after = memoryOf(server.process.pid)
-  const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
-  console.log(`${model}, 120 MB edit: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`)
-  expect(grown.peak).toBeLessThan(formMegabytes / 2)
-  expect(grown.rss).toBeLessThan(formMegabytes / 2)
-  expect(readdirSync(spool).filter((name) => name.startsWith('tollgate-edit-'))).toEqual([])
-  if (model === 'upstream-image') expect(received.at(-1)!).toBeGreaterThan(3 * image.length)
-}, 60_000)
+test.each(['mock-image', 'upstream-image'])(
+  "%s: three 40 MB images do not grow the gateway's memory by their size, and their spooled files are removed",
+  async (model) => {
+    // Warm up (code paths, SQLite pages, allocator arenas) with a 4 MB edit first.
+    expect((await edit(model, bigPng(4 * 1024 * 1024))).status).toBe(200)
+    const image = bigPng(40 * 1024 * 1024)
+    const formMegabytes = 120
+    const before = memoryOf(server.process.pid)
+    const response = await edit(model, image, image, image)
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(1)
+    const after = memoryOf(server.process.pid)
+    const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
+    console.log(
+      `${model}, 120 MB edit: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`,
+    )
+    expect(grown.peak).toBeLessThan(formMegabytes / 2)
+    expect(grown.rss).toBeLessThan(formMegabytes / 2)
+    expect(readdirSync(spool).filter((name) => name.startsWith('tollgate-edit-'))).toEqual([])
+    if (model === 'upstream-image') expect(received.at(-1)!).toBeGreaterThan(3 * image.length)
+  },
+  60_000,
+)
 
 test('an image over 50 MB is refused with a 400 naming the field, and nothing is kept', async () => {
   const response = await edit('upstream-image', bigPng(51 * 1024 * 1024))

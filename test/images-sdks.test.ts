@@ -4,7 +4,13 @@ import { parseUsd } from '../src/core/money.ts'
 import { ceilPerMillion } from '../src/core/pricing.ts'
 import { colourOf, createPng } from '../src/core/png.ts'
 import { mockImageTokens } from '../src/operations/images/providers/mock.ts'
-import { imagePrices, imagesConfig, type ImagesUpstream, startImagesUpstream, upstreamOutputTokensPerImage } from './support/images-upstream.ts'
+import {
+  imagePrices,
+  imagesConfig,
+  type ImagesUpstream,
+  startImagesUpstream,
+  upstreamOutputTokensPerImage,
+} from './support/images-upstream.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -71,8 +77,12 @@ describe.each([['image-openai'], ['image-mock']])('%s, priced per image', (model
     const sent = upstream.received.length
     await billed(model, perImage('1024x1024/low'), { units: 1 }, async () => {
       const answer = await client.images.edit({
-        model, prompt: 'add a hat', image: await toFile(image, 'source.png', { type: 'image/png' }), mask: await toFile(mask, 'mask.png', { type: 'image/png' }),
-        size: '1024x1024', quality: 'low',
+        model,
+        prompt: 'add a hat',
+        image: await toFile(image, 'source.png', { type: 'image/png' }),
+        mask: await toFile(mask, 'mask.png', { type: 'image/png' }),
+        size: '1024x1024',
+        quality: 'low',
       })
       expectPng(answer.data![0]!.b64_json, [1024, 1024], 'add a hat#0')
     })
@@ -80,7 +90,10 @@ describe.each([['image-openai'], ['image-mock']])('%s, priced per image', (model
       const received = upstream.received[sent]!
       expect(received.path).toBe('/v1/images/edits')
       expect(received.fields).toMatchObject({ model: 'gpt-image-1', prompt: 'add a hat', size: '1024x1024', quality: 'low', n: '1' })
-      expect(received.files.map((file) => [file.field, file.filename, file.type])).toEqual([['image', 'source.png', 'image/png'], ['mask', 'mask.png', 'image/png']])
+      expect(received.files.map((file) => [file.field, file.filename, file.type])).toEqual([
+        ['image', 'source.png', 'image/png'],
+        ['mask', 'mask.png', 'image/png'],
+      ])
       expect(Buffer.from(received.files[0]!.bytes)).toEqual(Buffer.from(image))
       expect(Buffer.from(received.files[1]!.bytes)).toEqual(Buffer.from(mask))
     }
@@ -91,11 +104,16 @@ describe('priced per token', () => {
   test('the loopback server reports the tokens of gpt-image models: they are billed, and the answer says them', async () => {
     const prompt = 'a lighthouse at dusk'
     const output = 3 * upstreamOutputTokensPerImage
-    await billed('image-tokens', perToken(prompt.length, output), { units: 3, inputTokens: prompt.length, outputTokens: output }, async () => {
-      const answer = await client.images.generate({ model: 'image-tokens', prompt, n: 3, quality: 'medium' })
-      expect(answer.data).toHaveLength(3)
-      expect(answer.usage).toMatchObject({ input_tokens: prompt.length, output_tokens: output, total_tokens: prompt.length + output })
-    })
+    await billed(
+      'image-tokens',
+      perToken(prompt.length, output),
+      { units: 3, inputTokens: prompt.length, outputTokens: output },
+      async () => {
+        const answer = await client.images.generate({ model: 'image-tokens', prompt, n: 3, quality: 'medium' })
+        expect(answer.data).toHaveLength(3)
+        expect(answer.usage).toMatchObject({ input_tokens: prompt.length, output_tokens: output, total_tokens: prompt.length + output })
+      },
+    )
   })
 
   test('the mock reports its own (a token per 4096 pixels an image)', async () => {

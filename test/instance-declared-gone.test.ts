@@ -31,7 +31,9 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-gone-'))
   const config = join(dir, 'tollgate.yaml')
   // Beats every 100 ms; silent for 800 ms is gone. Streams of 8 chunks, 150 ms apart.
-  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }
+  writeFileSync(
+    config,
+    `listen: { host: 127.0.0.1, port: 0 }
 database: ${database.url}
 ledger: { heartbeat_ms: 100, instance_timeout_ms: 800, spool_dir: ${join(dir, 'spool')} }
 limits: { unauthenticated_per_address: 1000 }
@@ -39,7 +41,8 @@ providers:
   - { name: slow, type: mock, chunk_delay_ms: 150 }
 models:
   - { id: slow, provider: slow, price: { input: 0, output: 1000 }, max_output_tokens: 8 }
-`)
+`,
+  )
   frozen = await startServe(cli, config)
   survivor = await startServe(cli, config)
   store = openPostgresStore(database.url)
@@ -57,8 +60,13 @@ afterAll(async () => {
 
 function ask(url: string, secret: string, stream = false): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'slow', stream, messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }] }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'slow',
+      stream,
+      messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }],
+    }),
   })
 }
 
@@ -68,20 +76,35 @@ async function askWhole(url: string, secret: string): Promise<{ status: number; 
   return { status: response.status, id: response.headers.get('x-request-id') }
 }
 
-interface Ledger { balance: number; reserved: number; credits: number; spent: number; keySpent: number; holds: string[]; rows: Map<string, number> }
+interface Ledger {
+  balance: number
+  reserved: number
+  credits: number
+  spent: number
+  keySpent: number
+  holds: string[]
+  rows: Map<string, number>
+}
 
 async function ledgerOf(accountId: number, keyId: string): Promise<Ledger> {
   const [account] = await admin`SELECT balance::bigint AS balance, reserved::bigint AS reserved FROM accounts WHERE id = ${accountId}`
   // Refused requests leave rows too (cost 0, status 403): only answers served are counted.
-  const usage: { request_id: string; cost: string }[] = await admin`SELECT request_id, cost FROM usage_records WHERE account_id = ${accountId} AND status = 200`
+  const usage: { request_id: string; cost: string }[] =
+    await admin`SELECT request_id, cost FROM usage_records WHERE account_id = ${accountId} AND status = 200`
   const [credits] = await admin`SELECT coalesce(sum(amount), 0)::bigint AS total FROM ledger_entries WHERE account_id = ${accountId}`
   const [key] = await admin`SELECT spent::bigint AS spent FROM api_keys WHERE id = ${keyId}`
-  const holds: { id: string; amount: string; instance_id: string }[] = await admin`SELECT id, amount, instance_id FROM holds WHERE account_id = ${accountId}`
+  const holds: { id: string; amount: string; instance_id: string }[] =
+    await admin`SELECT id, amount, instance_id FROM holds WHERE account_id = ${accountId}`
   const rows = new Map<string, number>()
   for (const row of usage) rows.set(row.request_id, (rows.get(row.request_id) ?? 0) + 1)
   return {
-    balance: Number(account.balance), reserved: Number(account.reserved), credits: Number(credits.total), keySpent: Number(key.spent),
-    spent: usage.reduce((sum, row) => sum + Number(row.cost), 0), holds: holds.map((hold) => `${hold.id} ${hold.amount} ${hold.instance_id}`), rows,
+    balance: Number(account.balance),
+    reserved: Number(account.reserved),
+    credits: Number(credits.total),
+    keySpent: Number(key.spent),
+    spent: usage.reduce((sum, row) => sum + Number(row.cost), 0),
+    holds: holds.map((hold) => `${hold.id} ${hold.amount} ${hold.instance_id}`),
+    rows,
   }
 }
 
@@ -110,21 +133,29 @@ test('an instance frozen past the timeout mid-stream, then resumed: registered a
 
   frozen.process.kill('SIGSTOP')
   // The survivor finds it silent past the timeout: its row goes, and with it the hold of its stream.
-  const gone = await pollUntil(async () => ({ ids: await instances(), ledger: await ledgerOf(account.id, record.id) }),
-    ({ ids, ledger }) => !ids.includes(frozenId!) && ledger.holds.length === 0)
+  const gone = await pollUntil(
+    async () => ({ ids: await instances(), ledger: await ledgerOf(account.id, record.id) }),
+    ({ ids, ledger }) => !ids.includes(frozenId!) && ledger.holds.length === 0,
+  )
   expect(gone.ids).not.toContain(frozenId)
   expect(gone.ledger).toMatchObject({ reserved: 0, holds: [] })
   // That money serves the survivor's requests meanwhile, and its lease goes back when idle. (Money released while a
   // request was in flight comes back to that request only if nobody took it meanwhile: README "Several instances".)
   expect((await askWhole(survivor.url, secret)).status).toBe(200)
   expect((await askWhole(survivor.url, secret)).status).toBe(200)
-  await pollUntil(() => ledgerOf(account.id, record.id), (ledger) => ledger.holds.length === 0)
+  await pollUntil(
+    () => ledgerOf(account.id, record.id),
+    (ledger) => ledger.holds.length === 0,
+  )
 
   frozen.process.kill('SIGCONT')
   // Its first heartbeat finds its row gone: it registers again and reserves its stream's hold once more. (Until then
   // another instance could take that money: the window README "Several instances" describes.)
   const [survivorId] = (await instances()).filter((id) => id !== frozenId)
-  await pollUntil(() => admin`SELECT id FROM holds WHERE account_id = ${account.id} AND instance_id <> ${survivorId!}` as Promise<unknown[]>, (rows) => rows.length > 0)
+  await pollUntil(
+    () => admin`SELECT id FROM holds WHERE account_id = ${account.id} AND instance_id <> ${survivorId!}` as Promise<unknown[]>,
+    (rows) => rows.length > 0,
+  )
   // Both instances are asked for more than the balance has left (6 − 2 served − the stream = 3 requests), at once.
   const rest = (async () => {
     let text = ''
@@ -143,7 +174,10 @@ test('an instance frozen past the timeout mid-stream, then resumed: registered a
   expect(after).not.toContain(frozenId)
   expect(await (await fetch(`${frozen.url}/metrics`)).text()).toContain('tollgate_instance_declared_gone_total 1')
 
-  const final = await pollUntil(() => ledgerOf(account.id, record.id), (ledger) => ledger.holds.length === 0 && ledger.reserved === 0 && ledger.rows.size === 3 + served.length)
+  const final = await pollUntil(
+    () => ledgerOf(account.id, record.id),
+    (ledger) => ledger.holds.length === 0 && ledger.reserved === 0 && ledger.rows.size === 3 + served.length,
+  )
   watching = false
   await watcher
   expect(lowestReserved).toBe(0)

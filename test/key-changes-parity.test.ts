@@ -22,8 +22,11 @@ beforeAll(async () => {
   workspace = makeWorkspace()
   const database = join(workspace.dir, 'tollgate.db')
   gateway = await startTestGateway({ databasePath: database })
-  writeFileSync(workspace.config, `database: sqlite:${database}\nproviders: [{ name: mock, type: mock }]\n` +
-    'models:\n  - { id: mock-1, provider: mock, price: { input: 1, output: 2 } }\n  - { id: mock-fast, provider: mock, price: { input: 0.1, output: 0.2 } }\n')
+  writeFileSync(
+    workspace.config,
+    `database: sqlite:${database}\nproviders: [{ name: mock, type: mock }]\n` +
+      'models:\n  - { id: mock-1, provider: mock, price: { input: 1, output: 2 } }\n  - { id: mock-fast, provider: mock, price: { input: 0.1, output: 0.2 } }\n',
+  )
   const { store } = gateway.gateway.services
   admin = await signIn(gateway.url, 'parity-admin', await addLogin(store, 'parity-admin', 'admin'))
   adminToken = (await createAdminToken(store.adminTokens, 'parity', 'full')).secret
@@ -32,7 +35,14 @@ beforeAll(async () => {
 afterAll(() => gateway.stop())
 
 /** A change's fields as the console and the admin API name them; the CLI's flags are derived from them. */
-type Fields = { name?: string | null; models?: string[] | null; rpm?: number | null; budget_usd?: string | null; expires_at?: string | null; allowed_ips?: string[] | null }
+type Fields = {
+  name?: string | null
+  models?: string[] | null
+  rpm?: number | null
+  budget_usd?: string | null
+  expires_at?: string | null
+  allowed_ips?: string[] | null
+}
 
 /** What a user can tell of an answer, whoever gave it. */
 interface Answer {
@@ -59,7 +69,7 @@ function keyState(key: Record<string, unknown>) {
 }
 
 async function httpAnswer(response: Response): Promise<Answer> {
-  const body = await response.json() as Record<string, any>
+  const body = (await response.json()) as Record<string, any>
   if (response.status === 200 || response.status === 201) {
     const key = body.key && typeof body.key === 'object' ? body.key : body
     return { result: 'ok', key: keyState(key), secret: body.secret }
@@ -113,7 +123,8 @@ const cli: FrontEnd = {
   heard: () => gateway.gateway.services.keys.refresh(),
 }
 
-const status = async (secret: string) => (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status
+const status = async (secret: string) =>
+  (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).status
 
 /** One life of a key through one front end: every answer in order, and what the old and new secrets get after a rotation. */
 async function lifeOfAKey(frontEnd: FrontEnd) {
@@ -126,9 +137,28 @@ async function lifeOfAKey(frontEnd: FrontEnd) {
   }
   note(await frontEnd.create({ budget_usd: '0' }))
   note(await frontEnd.create({ models: ['no-such-model'] }))
-  const created = note(await frontEnd.create({ name: ' parity ', models: ['mock-1', 'mock-1'], rpm: 5, budget_usd: '2.5', expires_at: future, allowed_ips: [' 10.0.0.0/8', '2001:db8::/32', '10.0.0.0/8'] }))
+  const created = note(
+    await frontEnd.create({
+      name: ' parity ',
+      models: ['mock-1', 'mock-1'],
+      rpm: 5,
+      budget_usd: '2.5',
+      expires_at: future,
+      allowed_ips: [' 10.0.0.0/8', '2001:db8::/32', '10.0.0.0/8'],
+    }),
+  )
   const id = (await gateway.gateway.services.store.keys.findByHash(hashKey(created.secret!)))!.id
-  for (const bad of [{}, { budget_usd: '0' }, { expires_at: '2001-01-01T00:00:00Z' }, { models: ['nope'] }, { rpm: 0 }, { rpm: 2_000_000_000 }, { expires_at: 'soon' }, { allowed_ips: ['10.0.0.1', '10.0.0.300'] }, { allowed_ips: ['::/129'] }]) {
+  for (const bad of [
+    {},
+    { budget_usd: '0' },
+    { expires_at: '2001-01-01T00:00:00Z' },
+    { models: ['nope'] },
+    { rpm: 0 },
+    { rpm: 2_000_000_000 },
+    { expires_at: 'soon' },
+    { allowed_ips: ['10.0.0.1', '10.0.0.300'] },
+    { allowed_ips: ['::/129'] },
+  ]) {
     note(await frontEnd.edit(id, bad))
   }
   note(await frontEnd.edit(id, { name: 'renamed', rpm: 9, models: null, budget_usd: null, expires_at: null, allowed_ips: null }))
@@ -148,23 +178,51 @@ async function lifeOfAKey(frontEnd: FrontEnd) {
 }
 
 test('the console, the admin API and the CLI give the same answer to the same key change', async () => {
-  const adminApi = overHttp((method, path, body) => fetch(`${gateway.url}${path}`, {
-    method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  }), '/admin/api')
+  const adminApi = overHttp(
+    (method, path, body) =>
+      fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    '/admin/api',
+  )
   const viaConsole = await lifeOfAKey(overHttp(admin.send, '/console/api'))
   const viaAdminApi = await lifeOfAKey(adminApi)
   const viaCli = await lifeOfAKey(cli)
 
   const { answers } = viaConsole
   expect(answers.map((answer) => [answer.result, answer.field])).toEqual([
-    ['invalid', 'budget_usd'], ['invalid', 'models'], ['ok', undefined],
-    ['invalid', undefined], ['invalid', 'budget_usd'], ['invalid', 'expires_at'], ['invalid', 'models'], ['invalid', 'rpm'], ['invalid', 'rpm'],
-    ['invalid', 'expires_at'], ['invalid', 'allowed_ips'], ['invalid', 'allowed_ips'],
-    ['ok', undefined], ['ok', undefined], ['ok', undefined], ['ok', undefined],
-    ['conflict', undefined], ['conflict', undefined], // a revoked key cannot change: 409, not 400
-    ['not_found', undefined], ['not_found', undefined], ['not_found', undefined],
+    ['invalid', 'budget_usd'],
+    ['invalid', 'models'],
+    ['ok', undefined],
+    ['invalid', undefined],
+    ['invalid', 'budget_usd'],
+    ['invalid', 'expires_at'],
+    ['invalid', 'models'],
+    ['invalid', 'rpm'],
+    ['invalid', 'rpm'],
+    ['invalid', 'expires_at'],
+    ['invalid', 'allowed_ips'],
+    ['invalid', 'allowed_ips'],
+    ['ok', undefined],
+    ['ok', undefined],
+    ['ok', undefined],
+    ['ok', undefined],
+    ['conflict', undefined],
+    ['conflict', undefined], // a revoked key cannot change: 409, not 400
+    ['not_found', undefined],
+    ['not_found', undefined],
+    ['not_found', undefined],
   ])
-  expect(answers[2]!.key).toMatchObject({ name: 'parity', models: ['mock-1'], rpm: 5, budget_usd: '2.50', allowed_ips: ['10.0.0.0/8', '2001:db8::/32'], status: 'active' })
+  expect(answers[2]!.key).toMatchObject({
+    name: 'parity',
+    models: ['mock-1'],
+    rpm: 5,
+    budget_usd: '2.50',
+    allowed_ips: ['10.0.0.0/8', '2001:db8::/32'],
+    status: 'active',
+  })
   expect(answers[12]!.key).toMatchObject({ name: 'renamed', models: null, rpm: 9, budget_usd: null, expires_at: null, allowed_ips: null })
   expect(answers[14]!.key).toMatchObject({ status: 'revoked' })
   expect(viaConsole.secrets).toEqual({ old: 401, rotated: 200, revoked: 401 })
@@ -172,12 +230,21 @@ test('the console, the admin API and the CLI give the same answer to the same ke
   expect(viaCli).toEqual(viaConsole)
 }, 120_000)
 
-test('the console\'s and the admin API\'s documentation say what both answer for a change to a revoked key: 409', async () => {
-  const spec = await (await fetch(`${gateway.url}/docs/json`)).json() as { paths: Record<string, Record<string, { description?: string; responses: object }>> }
+test("the console's and the admin API's documentation say what both answer for a change to a revoked key: 409", async () => {
+  const spec = (await (await fetch(`${gateway.url}/docs/json`)).json()) as {
+    paths: Record<string, Record<string, { description?: string; responses: object }>>
+  }
   for (const prefix of ['/console/api', '/admin/api']) {
-    for (const [path, method] of [[`${prefix}/keys/{id}`, 'patch'], [`${prefix}/keys/{id}/rotate`, 'post']] as const) {
+    for (const [path, method] of [
+      [`${prefix}/keys/{id}`, 'patch'],
+      [`${prefix}/keys/{id}/rotate`, 'post'],
+    ] as const) {
       const operation = spec.paths[path]![method]!
-      expect({ path, method, statuses: Object.keys(operation.responses) }).toEqual({ path, method, statuses: expect.arrayContaining(['409']) })
+      expect({ path, method, statuses: Object.keys(operation.responses) }).toEqual({
+        path,
+        method,
+        statuses: expect.arrayContaining(['409']),
+      })
       expect(operation.description).toContain('revoked key cannot')
       expect(operation.description).toContain('(409)')
       expect(operation.description).not.toContain('(400)')

@@ -26,10 +26,16 @@ beforeAll(async () => {
   database = await createTestDatabase()
   redis = await startTestRedis()
   first = await startTestGateway({ database: database.url, config: { ...mockConfig, redis: redis.url } })
-  second = await startGateway(parseConfig({ ...mockConfig, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+  second = await startGateway(
+    parseConfig({ ...mockConfig, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }),
+    silentLogger,
+  )
   workspace = makeWorkspace()
-  writeFileSync(workspace.config, `database: ${database.url}\nredis: ${redis.url}\nproviders: [{ name: mock, type: mock }]\n` +
-    'models: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }, { id: mock-fast, provider: mock, price: { input: 1, output: 2 } }]\n')
+  writeFileSync(
+    workspace.config,
+    `database: ${database.url}\nredis: ${redis.url}\nproviders: [{ name: mock, type: mock }]\n` +
+      'models: [{ id: mock-1, provider: mock, price: { input: 1, output: 2 } }, { id: mock-fast, provider: mock, price: { input: 1, output: 2 } }]\n',
+  )
 }, 30_000)
 
 afterAll(async () => {
@@ -40,7 +46,10 @@ afterAll(async () => {
 })
 
 /** A change made through one front end: the key's ID, and its secret when the change made one. */
-interface Made { id: string; secret?: string }
+interface Made {
+  id: string
+  secret?: string
+}
 
 interface FrontEnd {
   create(): Promise<Made>
@@ -53,14 +62,14 @@ function overHttp(send: (method: string, path: string, body?: unknown) => Promis
   const ok = async (response: Promise<Response>) => {
     const answer = await response
     expect(answer.status).toBeLessThan(300)
-    const body = await answer.json() as { id?: string; key?: { id: string }; secret?: string }
+    const body = (await answer.json()) as { id?: string; key?: { id: string }; secret?: string }
     return { id: body.key?.id ?? body.id!, secret: body.secret }
   }
   return {
     create: () => ok(send('POST', `${prefix}/keys`, { account_id: first.account.id })),
-    edit: async (id, rpm) => void await ok(send('PATCH', `${prefix}/keys/${id}`, { rpm })),
+    edit: async (id, rpm) => void (await ok(send('PATCH', `${prefix}/keys/${id}`, { rpm }))),
     rotate: (id) => ok(send('POST', `${prefix}/keys/${id}/rotate`)),
-    revoke: async (id) => void await ok(send('POST', `${prefix}/keys/${id}/revoke`)),
+    revoke: async (id) => void (await ok(send('POST', `${prefix}/keys/${id}/revoke`))),
   }
 }
 
@@ -102,16 +111,26 @@ async function spreadOf(frontEnd: FrontEnd) {
   return { create, edit, rotate, revoke }
 }
 
-test('every key change from the console, the admin API and the CLI reaches another instance\'s key cache without its poll', async () => {
+test("every key change from the console, the admin API and the CLI reaches another instance's key cache without its poll", async () => {
   const { store } = first.gateway.services
   const admin = await signIn(first.url, 'spread-admin', await addLogin(store, 'spread-admin', 'admin'))
   const token = (await createAdminToken(store.adminTokens, 'spread', 'full')).secret
-  const adminApi = overHttp((method, path, body) => fetch(`${first.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  }), '/admin/api')
+  const adminApi = overHttp(
+    (method, path, body) =>
+      fetch(`${first.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    '/admin/api',
+  )
   second.services.keys.stop() // no polling: only an announcement can tell the second instance
   try {
-    const heard = { console: await spreadOf(overHttp(admin.send, '/console/api')), adminApi: await spreadOf(adminApi), cli: await spreadOf(cli) }
+    const heard = {
+      console: await spreadOf(overHttp(admin.send, '/console/api')),
+      adminApi: await spreadOf(adminApi),
+      cli: await spreadOf(cli),
+    }
     console.log('milliseconds until the other instance knew of each change:', JSON.stringify(heard))
     const everyChange = { create: expect.any(Number), edit: expect.any(Number), rotate: expect.any(Number), revoke: expect.any(Number) }
     expect(heard).toEqual({ console: everyChange, adminApi: everyChange, cli: everyChange })

@@ -54,13 +54,16 @@ test('polls failing while the store refuses: logged once, staleness on /metrics 
   expect(lines.filter((line) => line.message.startsWith('key polling failed')).length).toBe(1)
 })
 
-test('a poll that fails on the gateway\'s own bug is logged once with its stack', async () => {
+test("a poll that fails on the gateway's own bug is logged once with its stack", async () => {
   const store = openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-key-bug-')), 'keys.db')}`, { create: true })
   await store.migrate()
   // After the read at start, a repository answering what no store should (a missing record): remembering it is a
   // TypeError in the cache.
   let reads = 0
-  const broken = { ...store.keys, changedSince: async (since: number) => (reads++ === 0 ? store.keys.changedSince(since) : [undefined as never]) }
+  const broken = {
+    ...store.keys,
+    changedSince: async (since: number) => (reads++ === 0 ? store.keys.changedSince(since) : [undefined as never]),
+  }
   const errors: Record<string, unknown>[] = []
   const cache = new KeyCache(broken, { pollMs: 20, logger: { ...logger, error: (fields) => errors.push(fields) } })
   await cache.start()

@@ -17,7 +17,16 @@ interface KeyView {
   models: string[]
   expires_at: string | null
   limits: { rpm: number | null; project: { rpm: number | null } | null }
-  budgets: { scope: string; period: string; time_zone: string; amount_usd: string; spent_usd: string; remaining_usd: string; resets_at: string | null; scope_name: string | null }[]
+  budgets: {
+    scope: string
+    period: string
+    time_zone: string
+    amount_usd: string
+    spent_usd: string
+    remaining_usd: string
+    resets_at: string | null
+    scope_name: string | null
+  }[]
 }
 
 beforeAll(async () => {
@@ -25,10 +34,23 @@ beforeAll(async () => {
   const { budgetService, keyService } = gateway.gateway.services
   const accountId = gateway.account.id
   const project = await budgetService.createProject({ accountId, name: 'team', models: ['exact', 'mock-1'], rpm: 600 }, operator)
-  const created = await keyService.create({ accountId, projectId: project.id, rpm: 60, models: ['exact', 'mock-1'], budget: parseUsd('2'), expiresAt: Date.parse('2030-01-01T00:00:00Z') }, operator)
+  const created = await keyService.create(
+    {
+      accountId,
+      projectId: project.id,
+      rpm: 60,
+      models: ['exact', 'mock-1'],
+      budget: parseUsd('2'),
+      expiresAt: Date.parse('2030-01-01T00:00:00Z'),
+    },
+    operator,
+  )
   secret = created.secret
   keyId = created.record.id
-  await budgetService.createBudget({ accountId, scope: 'project', projectId: project.id, amount: parseUsd('50'), period: 'month', timeZone: 'Europe/Berlin' }, operator)
+  await budgetService.createBudget(
+    { accountId, scope: 'project', projectId: project.id, amount: parseUsd('50'), period: 'month', timeZone: 'Europe/Berlin' },
+    operator,
+  )
   await budgetService.createBudget({ accountId, scope: 'key', keyId, amount: parseUsd('1.5'), period: '5h' }, operator)
 })
 
@@ -48,9 +70,25 @@ test('before any request: budgets unspent, the month resets at Berlin midnight, 
   expect(key.limits.rpm).toBe(60)
   expect(key.limits.project?.rpm).toBe(600)
   const [month, window, lifetime] = key.budgets
-  expect(month).toMatchObject({ scope: 'project', scope_name: 'team', period: 'month', time_zone: 'Europe/Berlin', amount_usd: '50.00', spent_usd: '0.00', remaining_usd: '50.00' })
+  expect(month).toMatchObject({
+    scope: 'project',
+    scope_name: 'team',
+    period: 'month',
+    time_zone: 'Europe/Berlin',
+    amount_usd: '50.00',
+    spent_usd: '0.00',
+    remaining_usd: '50.00',
+  })
   const berlinMonthEnd = new Date(month!.resets_at!)
-  expect(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).format(berlinMonthEnd)).toBe('1, 00:00')
+  expect(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    }).format(berlinMonthEnd),
+  ).toBe('1, 00:00')
   expect(window).toMatchObject({ scope: 'key', period: '5h', remaining_usd: '1.50', resets_at: null })
   expect(lifetime).toMatchObject({ scope: 'key', period: 'total', amount_usd: '2.00', resets_at: null })
 })
@@ -60,7 +98,11 @@ test('after a request through each SDK, every scope shows the same exact spend a
   const answer = await openai.chat.completions.create({ model: 'exact', messages: [{ role: 'user', content: 'say something please' }] })
   expect(answer.choices[0]?.message.content).toBeTruthy()
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
-  const message = await anthropic.messages.create({ model: 'exact', max_tokens: 3, messages: [{ role: 'user', content: 'say something please' }] })
+  const message = await anthropic.messages.create({
+    model: 'exact',
+    max_tokens: 3,
+    messages: [{ role: 'user', content: 'say something please' }],
+  })
   expect(message.content.length).toBeGreaterThan(0)
   const genai = new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: gateway.url } })
   const generated = await genai.models.generateContent({ model: 'exact', contents: 'say something please', config: { maxOutputTokens: 3 } })
@@ -81,7 +123,7 @@ test('after a request through each SDK, every scope shows the same exact spend a
   expect(windowEnd - started).toBeLessThanOrEqual(5 * 3_600_000)
 })
 
-test('the same answer through each vendor\'s auth: OpenAI and Anthropic SDKs, x-goog-api-key and ?key=', async () => {
+test("the same answer through each vendor's auth: OpenAI and Anthropic SDKs, x-goog-api-key and ?key=", async () => {
   const openai = await new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 }).get<KeyView>('/key')
   const anthropic = await new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 }).get<KeyView>('/v1/key')
   const google = await view(await fetch(`${gateway.url}/v1/key`, { headers: { 'x-goog-api-key': secret } }))
@@ -89,7 +131,7 @@ test('the same answer through each vendor\'s auth: OpenAI and Anthropic SDKs, x-
   for (const answer of [anthropic, google, query]) expect(answer).toEqual(openai)
 })
 
-test('a wrong key is refused in each protocol\'s shape', async () => {
+test("a wrong key is refused in each protocol's shape", async () => {
   const openai = await fetch(`${gateway.url}/v1/key`, { headers: { authorization: 'Bearer tg-wrong' } })
   expect(openai.status).toBe(401)
   expect(((await openai.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key')

@@ -28,7 +28,11 @@ const compositionRoot = new Set(['main.ts', 'gateway.ts', 'app.ts', 'types.d.ts'
 const src = resolve(import.meta.dir, '../src')
 const importPattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'|import\('([^']+)'\)/gm
 
-interface Edge { file: string; target: string; typeOnly: boolean }
+interface Edge {
+  file: string
+  target: string
+  typeOnly: boolean
+}
 
 function importsOf(file: string, text = readFileSync(file, 'utf8')): Edge[] {
   const edges: Edge[] = []
@@ -58,7 +62,10 @@ function operationOf(path: string): string | undefined {
 }
 
 /** A source file as the check reads it: its path under src/ and its text. */
-interface SourceFile { path: string; text: string }
+interface SourceFile {
+  path: string
+  text: string
+}
 
 function* sourceFiles(): Iterable<SourceFile> {
   for (const path of new Glob('**/*.{ts,tsx}').scanSync({ cwd: src })) yield { path, text: readFileSync(join(src, path), 'utf8') }
@@ -110,7 +117,10 @@ const operationAgnostic = ['relay', 'domain', 'db', 'edge', 'tasks', 'protocols/
 /** An import of an operation's folder, or an operation's own types or names in the code (comments aside). */
 function namesAnOperation(text: string): string | undefined {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
-  return /from '[^']*operations\/[^']*'/.exec(code)?.[0] ?? /\b(?:Chat|Embedding)[A-Z]\w*|\b(?:chat|embeddings?)[A-Z]\w*|'(?:chat|embeddings?)'/.exec(code)?.[0]
+  return (
+    /from '[^']*operations\/[^']*'/.exec(code)?.[0] ??
+    /\b(?:Chat|Embedding)[A-Z]\w*|\b(?:chat|embeddings?)[A-Z]\w*|'(?:chat|embeddings?)'/.exec(code)?.[0]
+  )
 }
 
 function namingViolations(): string[] {
@@ -145,7 +155,10 @@ describe('layers', () => {
       { path: 'new-layer/planted.ts', text: '' },
       { path: 'console/web/planted.tsx', text: "import { GatewayError } from '../../core/errors.ts'\n" },
       // Allowed: relay may read the config's types, a test may reach anywhere, the composition root wires everything.
-      { path: 'relay/allowed.ts', text: "import type { Config } from '../config/types.ts'\nimport { Ledger } from '../domain/ledger.ts'\n" },
+      {
+        path: 'relay/allowed.ts',
+        text: "import type { Config } from '../config/types.ts'\nimport { Ledger } from '../domain/ledger.ts'\n",
+      },
       { path: 'core/allowed.test.ts', text: "import { Relay } from '../relay/relay.ts'\n" },
       { path: 'gateway.ts', text: "import { Relay } from './relay/relay.ts'\n" },
     ]
@@ -153,13 +166,13 @@ describe('layers', () => {
       'core/planted.ts → providers/http.ts',
       'domain/planted.ts → config/types.ts',
       'relay/planted.ts → edge/respond.ts',
-      'operations/embeddings/relay/planted.ts → operations/chat/relay/meter.ts: one operation\'s folder may not import another\'s',
+      "operations/embeddings/relay/planted.ts → operations/chat/relay/meter.ts: one operation's folder may not import another's",
       "new-layer/planted.ts: the folder 'new-layer' has no rule in test/layers.test.ts",
       'console/web/planted.tsx → core/errors.ts',
     ])
   })
 
-  test('an operation\'s folder is split by layer, and each part follows its layer', () => {
+  test("an operation's folder is split by layer, and each part follows its layer", () => {
     expect(layerOf(join(src, 'operations/chat/core/ir.ts'))).toBe('core')
     expect(layerOf(join(src, 'operations/chat/relay/operation.ts'))).toBe('relay')
     expect(layerOf(join(src, 'operations/chat/protocols/openai-chat/protocol.ts'))).toBe('protocols')

@@ -20,10 +20,13 @@ const config = {
 
 const backends: [string, () => Promise<{ database?: string; drop(): Promise<void> }>][] = [
   ['SQLite', async () => ({ drop: async () => {} })],
-  ['PostgreSQL', async () => {
-    const database = await createTestDatabase()
-    return { database: database.url, drop: () => database.drop() }
-  }],
+  [
+    'PostgreSQL',
+    async () => {
+      const database = await createTestDatabase()
+      return { database: database.url, drop: () => database.drop() }
+    },
+  ],
 ]
 
 describe.each(backends)('lease room on %s', (_, backend) => {
@@ -46,7 +49,9 @@ describe.each(backends)('lease room on %s', (_, backend) => {
   /** A streamed answer that has begun (its hold is placed); `rest` reads it to the end. */
   async function inFlight(secret: string) {
     const stream = await client(secret).chat.completions.create({
-      model: 'mock-slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten eleven twelve' }],
+      model: 'mock-slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten eleven twelve' }],
     })
     const chunks = stream[Symbol.asyncIterator]()
     await chunks.next()
@@ -60,9 +65,17 @@ describe.each(backends)('lease room on %s', (_, backend) => {
   }
 
   const ask = (secret: string, model: string) =>
-    client(secret).chat.completions.create({ model, messages: [{ role: 'user', content: 'a small question' }] }).then(() => 200, (error: { status?: number }) => error.status)
+    client(secret)
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'a small question' }] })
+      .then(
+        () => 200,
+        (error: { status?: number }) => error.status,
+      )
 
-  for (const [busy, asking] of [['an unbudgeted key', 'a budgeted key'], ['a budgeted key', 'an unbudgeted key']] as const) {
+  for (const [busy, asking] of [
+    ['an unbudgeted key', 'a budgeted key'],
+    ['a budgeted key', 'an unbudgeted key'],
+  ] as const) {
     test(`${asking} is served while ${busy} is busy, when its worst case fits what the requests in flight leave`, async () => {
       const account = await gateway.createAccount(`lease-${crypto.randomUUID().slice(0, 8)}`, '0.001')
       const budgeted = await gateway.createKey({ accountId: account.id, budget: 1_000_000_000 })

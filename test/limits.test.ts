@@ -10,7 +10,10 @@ let gateway: TestGateway
 beforeAll(async () => {
   gateway = await startTestGateway({
     config: {
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'slow', type: 'mock', chunk_delay_ms: 40 }],
+      providers: [
+        { name: 'mock', type: 'mock' },
+        { name: 'slow', type: 'mock', chunk_delay_ms: 40 },
+      ],
       models: [
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 }, max_output_tokens: 10 },
         { id: 'mock-slow', provider: 'slow', price: { input: 1, output: 2 }, max_output_tokens: 50 },
@@ -44,7 +47,9 @@ describe('per-key limits, exact under concurrency', () => {
     expect(refused.headers.get('x-ratelimit-reset-requests')).toMatch(/^(\d+m)?\d+(\.\d+)?s$/)
     expect(JSON.parse(refused.body).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' })
     // Admitted answers carry the key's state too, as OpenAI's do.
-    const admitted = results.filter((result) => result.status === 200).map((result) => Number(result.headers.get('x-ratelimit-remaining-requests')))
+    const admitted = results
+      .filter((result) => result.status === 200)
+      .map((result) => Number(result.headers.get('x-ratelimit-remaining-requests')))
     expect(admitted.sort()).toEqual([0, 1, 2, 3, 4, 5, 6])
   })
 
@@ -52,7 +57,9 @@ describe('per-key limits, exact under concurrency', () => {
     const { secret } = await gateway.createKey({ rpm: 1 })
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
     await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
-    const error = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect(error.headers.get('x-ratelimit-limit-requests')).toBe('1')
     expect(error.headers.get('retry-after')).not.toBeNull()
@@ -111,13 +118,17 @@ describe('budgets and expiry', () => {
     expect(key.spent).toBe(usage.spent)
     // Every request left a row; the refused ones cost nothing.
     expect(usage.requests).toBe(40)
-    expect((await gateway.gateway.services.store.usage.summarize({ keyId: record.id, statusMin: 200, statusMax: 299 })).requests).toBe(count(results, 200))
+    expect((await gateway.gateway.services.store.usage.summarize({ keyId: record.id, statusMin: 200, statusMax: 299 })).requests).toBe(
+      count(results, 200),
+    )
   })
 
   test('an expired key gets 401', async () => {
     const { secret } = await gateway.createKey({ expiresAt: Date.now() - 1000 })
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
-    const error = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError)
     expect(error.error.code).toBe('expired_api_key')
   })
@@ -127,10 +138,33 @@ describe('budgets and expiry', () => {
     const run = (...args: string[]) => runCli(['bun', 'src/main.ts'], [...args, '--config', config])
     expect(run('migrate').code).toBe(0) // only serve and migrate create a database
     expect(run('account', 'create', 'limited', '--balance', '5').code).toBe(0)
-    const created = run('key', 'create', '--account', 'limited', '--rpm', '60', '--tpm', '10000', '--concurrency', '4', '--budget', '1.25', '--expires', '2031-02-03T04:05:06Z', '--json')
+    const created = run(
+      'key',
+      'create',
+      '--account',
+      'limited',
+      '--rpm',
+      '60',
+      '--tpm',
+      '10000',
+      '--concurrency',
+      '4',
+      '--budget',
+      '1.25',
+      '--expires',
+      '2031-02-03T04:05:06Z',
+      '--json',
+    )
     expect(created.code).toBe(0)
     const [listed] = run('key', 'list', '--json').json()
-    expect(listed).toMatchObject({ rpm: 60, tpm: 10000, concurrency: 4, budget_usd: '1.25', spent_usd: '0.00', expires_at: '2031-02-03T04:05:06.000Z' })
+    expect(listed).toMatchObject({
+      rpm: 60,
+      tpm: 10000,
+      concurrency: 4,
+      budget_usd: '1.25',
+      spent_usd: '0.00',
+      expires_at: '2031-02-03T04:05:06.000Z',
+    })
     expect(run('key', 'list').stdout).toContain('rpm=60 tpm=10000 conc=4 budget=$1.25 expires=2031-02-03T04:05:06Z')
     expect(run('key', 'create', '--account', 'limited', '--rpm', 'lots').stderr).toContain('--rpm must be a whole number')
   })

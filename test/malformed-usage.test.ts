@@ -46,8 +46,15 @@ beforeAll(async () => {
     { name: 'gemini-pass', type: 'gemini', base_url: gemini.url, api_key: 'k' },
     { name: 'gemini-ir', type: 'gemini', base_url: gemini.url, api_key: 'k', passthrough: false },
   ]
-  const models = providers.flatMap((provider) => Object.keys(variants).map((variant) =>
-    ({ id: `${provider.name}-${variant}`, provider: provider.name, upstream_model: `bad-${variant}`, price, max_output_tokens: 256 })))
+  const models = providers.flatMap((provider) =>
+    Object.keys(variants).map((variant) => ({
+      id: `${provider.name}-${variant}`,
+      provider: provider.name,
+      upstream_model: `bad-${variant}`,
+      price,
+      max_output_tokens: 256,
+    })),
+  )
   gateway = await startTestGateway({ config: { providers, models } })
 })
 
@@ -65,14 +72,15 @@ const askOpenAi: Ask = async (secret, model, stream) => {
   const messages = [{ role: 'user' as const, content: 'say hello' }]
   if (!stream) return (await client.chat.completions.create({ model, messages })).choices[0]!.message.content ?? ''
   let text = ''
-  for await (const chunk of await client.chat.completions.create({ model, messages, stream: true })) text += chunk.choices[0]?.delta.content ?? ''
+  for await (const chunk of await client.chat.completions.create({ model, messages, stream: true }))
+    text += chunk.choices[0]?.delta.content ?? ''
   return text
 }
 
 const askAnthropic: Ask = async (secret, model, stream) => {
   const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
   const request = { model, max_tokens: 100, messages: [{ role: 'user' as const, content: 'say hello' }] }
-  if (!stream) return (await client.messages.create(request)).content.map((block) => block.type === 'text' ? block.text : '').join('')
+  if (!stream) return (await client.messages.create(request)).content.map((block) => (block.type === 'text' ? block.text : '')).join('')
   let text = ''
   for await (const event of await client.messages.create({ ...request, stream: true })) {
     if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text

@@ -2,12 +2,29 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { anthropicClient } from './support/matrix/anthropic-client.ts'
 import type { MatrixClient, Reply } from './support/matrix/client.ts'
-import { costOf, history, type Scenario, scenarios, scenarioSpecs, system, type Tokens, weatherTool } from './support/matrix/conversation.ts'
+import {
+  costOf,
+  history,
+  type Scenario,
+  scenarios,
+  scenarioSpecs,
+  system,
+  type Tokens,
+  weatherTool,
+} from './support/matrix/conversation.ts'
 import { type Dialect, midstreamMessage } from './support/matrix/faults.ts'
 import { geminiClient } from './support/matrix/gemini-client.ts'
 import { openAiChatClient, openAiResponsesClient } from './support/matrix/openai-clients.ts'
 import { readTranscript, type Transcript } from './support/matrix/received.ts'
-import { type Column, faultyModel, httpKinds, type MatrixUpstreams, startMatrixUpstreams, type UpstreamSpec, upstreamKinds } from './support/matrix/upstreams.ts'
+import {
+  type Column,
+  faultyModel,
+  httpKinds,
+  type MatrixUpstreams,
+  startMatrixUpstreams,
+  type UpstreamSpec,
+  upstreamKinds,
+} from './support/matrix/upstreams.ts'
 
 /**
  * Issue 3's matrix: every client protocol, through its official SDK, against every kind of upstream (three real
@@ -58,7 +75,11 @@ function expectedText(upstream: UpstreamSpec, scenario: Scenario): string {
 
 /** The usage a client should show: the upstream's, less what its protocol has no field for. */
 function visibleUsage(usage: Tokens, client: MatrixClient): Tokens {
-  return { ...usage, cacheWrite: client.expresses.cacheWrite ? usage.cacheWrite : 0, reasoning: client.expresses.reasoning ? usage.reasoning : 0 }
+  return {
+    ...usage,
+    cacheWrite: client.expresses.cacheWrite ? usage.cacheWrite : 0,
+    reasoning: client.expresses.reasoning ? usage.reasoning : 0,
+  }
 }
 
 const bare = (role: 'user' | 'assistant', text: string) => ({ role, text, calls: [], results: [] })
@@ -71,7 +92,12 @@ function expectReceived(received: Transcript, scenario: Scenario): void {
     expect(received.tools).toEqual([])
     return
   }
-  expect(received.tools).toEqual([{ name: weatherTool.name, parameters: expect.objectContaining({ properties: weatherTool.parameters.properties, required: weatherTool.parameters.required }) }])
+  expect(received.tools).toEqual([
+    {
+      name: weatherTool.name,
+      parameters: expect.objectContaining({ properties: weatherTool.parameters.properties, required: weatherTool.parameters.required }),
+    },
+  ])
   if (!replay) {
     expect(received.turns).toEqual([bare('user', prompt)])
     return
@@ -82,9 +108,13 @@ function expectReceived(received: Transcript, scenario: Scenario): void {
   // Each call with its own arguments, each result with its call's id (or, with no ids at all, in the calls' order).
   expect(sentCalls).toEqual(calls.map((call, index) => ({ id: sentCalls[index]?.id, name: weatherTool.name, args: call.args })))
   if (sentCalls[0]!.id !== undefined) expect(new Set(sentCalls.map((call) => call.id)).size).toBe(calls.length)
-  expect(results).toEqual(calls.map((call, index) => ({
-    id: sentCalls[index]!.id, ...(results[index]?.name !== undefined && { name: weatherTool.name }), content: call.output,
-  })))
+  expect(results).toEqual(
+    calls.map((call, index) => ({
+      id: sentCalls[index]!.id,
+      ...(results[index]?.name !== undefined && { name: weatherTool.name }),
+      content: call.output,
+    })),
+  )
 }
 
 function expectToolCalls(reply: Reply, upstream: UpstreamSpec, scenario: Scenario, forwarded: boolean): void {
@@ -131,34 +161,41 @@ describe.each(rows)('%s client', (clientName, columns) => {
   })
 
   describe.each(httpKinds)('→ %s upstream failing or cut short', (kind: Dialect) => {
-    const statuses = [[500, 502], [429, 429], [400, 400]] as const
+    const statuses = [
+      [500, 502],
+      [429, 429],
+      [400, 400],
+    ] as const
     for (const stream of [false, true]) {
-      test.each(statuses)(`${stream ? 'streamed' : 'whole'}: upstream HTTP %i reaches the client as its SDK's %i error, nothing billed`, async (upstreamStatus, status) => {
-        const client = clients.get(clientName)!
-        const before = await gateway.settled()
-        const failure = await client.fail(faultyModel(kind, String(upstreamStatus) as '500'), stream)
-        expect(failure.error).toMatchObject(client.expectedError(status))
-        expect(failure.error.message).toContain(`injected ${upstreamStatus}`)
-        expect(failure.text).toBe('')
-        expect((await gateway.settled()).balance).toBe(before.balance)
-      })
+      test.each(statuses)(
+        `${stream ? 'streamed' : 'whole'}: upstream HTTP %i reaches the client as its SDK's %i error, nothing billed`,
+        async (upstreamStatus, status) => {
+          const client = clients.get(clientName)!
+          const before = await gateway.settled()
+          const failure = await client.fail(faultyModel(kind, String(upstreamStatus) as '500'), stream)
+          expect(failure.error).toMatchObject(client.expectedError(status))
+          expect(failure.error.message).toContain(`injected ${upstreamStatus}`)
+          expect(failure.text).toBe('')
+          expect((await gateway.settled()).balance).toBe(before.balance)
+        },
+      )
     }
 
-    test.each([false, true])('an answer stopped at the token limit says so in the client\'s stop field (streamed: %p)', async (stream) => {
+    test.each([false, true])("an answer stopped at the token limit says so in the client's stop field (streamed: %p)", async (stream) => {
       const client = clients.get(clientName)!
       const reply = await client.ask(faultyModel(kind, 'length'), 'history', stream)
       expect(reply.text).toBe(upstreams.specs[kind].greeting)
       expect(reply.stop).toBe(client.stops.length)
     })
 
-    test('an error event mid-stream ends the stream with the protocol\'s error, after the text already sent', async () => {
+    test("an error event mid-stream ends the stream with the protocol's error, after the text already sent", async () => {
       const failure = await clients.get(clientName)!.fail(faultyModel(kind, 'midstream'), true)
       expect(failure.text).toBe('Hello')
       expect(failure.error.class).toMatch(/^(APIError|ApiError)$/) // the protocol's error event, thrown by the SDK as such
       expect(failure.error.message).toContain(midstreamMessage)
     })
 
-    test('a stream cut short ends with the protocol\'s error, never silently', async () => {
+    test("a stream cut short ends with the protocol's error, never silently", async () => {
       const failure = await clients.get(clientName)!.fail(faultyModel(kind, 'cut'), true)
       expect(failure.text).toBe('Hello')
       // The gateway's own error event, not the SDK noticing by chance that the stream was incomplete.

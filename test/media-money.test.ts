@@ -22,7 +22,10 @@ beforeAll(async () => {
   const imageModels = imagesConfig(images)
   const rerankModels = rerankConfig(rerank)
   gateway = await startTestGateway({
-    config: { providers: [...imageModels.providers, ...rerankModels.providers.slice(1)], models: [...imageModels.models, ...rerankModels.models.slice(1)] },
+    config: {
+      providers: [...imageModels.providers, ...rerankModels.providers.slice(1)],
+      models: [...imageModels.models, ...rerankModels.models.slice(1)],
+    },
   })
 })
 
@@ -35,7 +38,10 @@ afterAll(async () => {
 /** Send `body` to `path` and leave after 300 ms, while the upstream still works on it; the request's row once settled. */
 async function leaveEarly(path: string, body: Record<string, unknown>) {
   const left = fetch(`${gateway.baseUrl}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(300),
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(300),
   })
   await expect(left).rejects.toThrow()
   await Bun.sleep(300)
@@ -50,13 +56,28 @@ describe('a client that leaves before its answer', () => {
     try {
       const start = (await gateway.settled()).balance
       const perImage = await leaveEarly('/images/generations', { model: 'image-openai', prompt: 'slow', size: '256x256' })
-      expect(perImage.row).toMatchObject({ operation: 'images', model: 'image-openai', status: 499, errorType: 'client_closed', units: 0, cost: 0 })
+      expect(perImage.row).toMatchObject({
+        operation: 'images',
+        model: 'image-openai',
+        status: 499,
+        errorType: 'client_closed',
+        units: 0,
+        cost: 0,
+      })
       expect(perImage.balance).toBe(start)
       const prompt = 'a slow painting of the sea'
       const perToken = await leaveEarly('/images/generations', { model: 'image-tokens', prompt })
       const tokens = Math.ceil(prompt.length / 4)
       const cost = ceilPerMillion([tokens, parseUsd('5.0000001')])
-      expect(perToken.row).toMatchObject({ operation: 'images', status: 499, inputTokens: tokens, outputTokens: 0, units: 0, cost, estimated: true })
+      expect(perToken.row).toMatchObject({
+        operation: 'images',
+        status: 499,
+        inputTokens: tokens,
+        outputTokens: 0,
+        units: 0,
+        cost,
+        estimated: true,
+      })
       expect(start - perToken.balance).toBe(cost)
     } finally {
       images.delayMs = 0
@@ -67,9 +88,16 @@ describe('a client that leaves before its answer', () => {
     rerank.delayMs = 1200
     try {
       const body = { query: 'where', documents: ['here', 'there'] }
-      const tokens = 2 * await estimateTokens('where') + await estimateTokens('here') + await estimateTokens('there')
+      const tokens = 2 * (await estimateTokens('where')) + (await estimateTokens('here')) + (await estimateTokens('there'))
       const perToken = await leaveEarly('/rerank', { model: 'rerank-vllm', ...body })
-      expect(perToken.row).toMatchObject({ operation: 'rerank', status: 499, inputTokens: tokens, units: 1, cost: ceilPerMillion([tokens, parseUsd('0.0201')]), estimated: true })
+      expect(perToken.row).toMatchObject({
+        operation: 'rerank',
+        status: 499,
+        inputTokens: tokens,
+        units: 1,
+        cost: ceilPerMillion([tokens, parseUsd('0.0201')]),
+        estimated: true,
+      })
       const perUnit = await leaveEarly('/rerank', { model: 'rerank-units', ...body })
       expect(perUnit.row).toMatchObject({ operation: 'rerank', status: 499, units: 1, cost: parseUsd('0.002') })
     } finally {
@@ -78,31 +106,44 @@ describe('a client that leaves before its answer', () => {
   })
 })
 
-test('an image model priced per token whose upstream reports none is billed its hold\'s output, flagged estimated', async () => {
+test("an image model priced per token whose upstream reports none is billed its hold's output, flagged estimated", async () => {
   images.noUsage = true
   try {
     const before = await gateway.settled()
     const prompt = 'no report'
     const answer = await fetch(`${gateway.baseUrl}/images/generations`, {
-      method: 'POST', headers: { authorization: `Bearer ${gateway.key}` }, body: JSON.stringify({ model: 'image-tokens', prompt, n: 2 }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.key}` },
+      body: JSON.stringify({ model: 'image-tokens', prompt, n: 2 }),
     })
     expect(answer.status).toBe(200)
-    expect((await answer.json() as { usage?: unknown }).usage).toBeUndefined()
+    expect(((await answer.json()) as { usage?: unknown }).usage).toBeUndefined()
     const after = await gateway.settled()
     const input = Math.ceil(prompt.length / 4)
     const cost = ceilPerMillion([input, parseUsd('5.0000001'), 2 * 6240, parseUsd('40')])
     expect(before.balance - after.balance).toBe(cost)
     const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
-    expect(row).toMatchObject({ operation: 'images', status: 200, units: 2, inputTokens: input, outputTokens: 2 * 6240, cost, estimated: true })
+    expect(row).toMatchObject({
+      operation: 'images',
+      status: 200,
+      units: 2,
+      inputTokens: input,
+      outputTokens: 2 * 6240,
+      cost,
+      estimated: true,
+    })
   } finally {
     images.noUsage = false
   }
 })
 
-describe('a key\'s budget counts what images and rerank cost', () => {
-  const post = (key: string, path: string, body: Record<string, unknown>) => fetch(`${gateway.baseUrl}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(body),
-  })
+describe("a key's budget counts what images and rerank cost", () => {
+  const post = (key: string, path: string, body: Record<string, unknown>) =>
+    fetch(`${gateway.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    })
 
   test('images: a budget of two low images takes two, and refuses a third', async () => {
     const { secret } = await gateway.createKey({ budget: 2 * parseUsd('0.011') })

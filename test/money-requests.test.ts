@@ -22,20 +22,35 @@ let promptTokens = 10
 const price = { input: 1, output: 2 }
 
 beforeAll(async () => {
-  openai = startUpstream(({ body }) => jsonReply({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'seen' }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 },
-  }))
-  anthropic = startUpstream(({ body }) => jsonReply({
-    id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'seen' }],
-    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: promptTokens, output_tokens: 2 },
-  }))
-  gemini = startUpstream(() => jsonReply({
-    candidates: [{ content: { role: 'model', parts: [{ text: 'seen' }] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: 2, totalTokenCount: promptTokens + 2 },
-    modelVersion: 'gemini-up',
-  }))
+  openai = startUpstream(({ body }) =>
+    jsonReply({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'seen' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 },
+    }),
+  )
+  anthropic = startUpstream(({ body }) =>
+    jsonReply({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [{ type: 'text', text: 'seen' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: promptTokens, output_tokens: 2 },
+    }),
+  )
+  gemini = startUpstream(() =>
+    jsonReply({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'seen' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: 2, totalTokenCount: promptTokens + 2 },
+      modelVersion: 'gemini-up',
+    }),
+  )
   const window = 1_000_000
   gateway = await startTestGateway({
     config: {
@@ -72,8 +87,15 @@ async function spentBy(run: () => Promise<unknown>): Promise<number> {
 
 function post(path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${gateway.url}${path}`, {
-    method: 'POST', body,
-    headers: { authorization: `Bearer ${gateway.key}`, 'x-api-key': gateway.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+    method: 'POST',
+    body,
+    headers: {
+      authorization: `Bearer ${gateway.key}`,
+      'x-api-key': gateway.key,
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      ...headers,
+    },
   })
 }
 
@@ -81,30 +103,58 @@ describe('content referenced by URL', () => {
   test('a Gemini fileData video is billed at the upstream report, not at the body bytes', async () => {
     promptTokens = 950_000
     const client = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
-    const cost = await spentBy(() => client.models.generateContent({
-      model: 'gemini-up',
-      contents: [{ role: 'user', parts: [{ text: 'what happens?' }, { fileData: { fileUri: 'https://example.invalid/video.mp4', mimeType: 'video/mp4' } }] }],
-    }))
+    const cost = await spentBy(() =>
+      client.models.generateContent({
+        model: 'gemini-up',
+        contents: [
+          {
+            role: 'user',
+            parts: [{ text: 'what happens?' }, { fileData: { fileUri: 'https://example.invalid/video.mp4', mimeType: 'video/mp4' } }],
+          },
+        ],
+      }),
+    )
     expect(cost).toBe(950_000 * 1000 + 2 * 2000)
   })
 
   test('an Anthropic document given by URL is billed at the upstream report', async () => {
     promptTokens = 150_000
     const client = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url })
-    const cost = await spentBy(() => client.messages.create({
-      model: 'claude-up', max_tokens: 50,
-      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.invalid/a.pdf' } }, { type: 'text', text: 'sum up' }] }],
-    }))
+    const cost = await spentBy(() =>
+      client.messages.create({
+        model: 'claude-up',
+        max_tokens: 50,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'document', source: { type: 'url', url: 'https://example.invalid/a.pdf' } },
+              { type: 'text', text: 'sum up' },
+            ],
+          },
+        ],
+      }),
+    )
     expect(cost).toBe(150_000 * 1000 + 2 * 2000)
   })
 
   test('an OpenAI image_url is billed at the upstream report', async () => {
     promptTokens = 40_000
     const client = new OpenAI({ apiKey: gateway.key, baseURL: gateway.baseUrl })
-    const cost = await spentBy(() => client.chat.completions.create({
-      model: 'gpt-up',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it?' }, { type: 'image_url', image_url: { url: 'https://example.invalid/cat.png' } }] }],
-    }))
+    const cost = await spentBy(() =>
+      client.chat.completions.create({
+        model: 'gpt-up',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is it?' },
+              { type: 'image_url', image_url: { url: 'https://example.invalid/cat.png' } },
+            ],
+          },
+        ],
+      }),
+    )
     expect(cost).toBe(40_000 * 1000 + 2 * 2000)
   })
 
@@ -112,9 +162,13 @@ describe('content referenced by URL', () => {
     promptTokens = 950_000
     const before = gemini.requests.length
     const cost = await spentBy(async () => {
-      const response = await post('/v1beta/models/gemini-small:generateContent', JSON.stringify({
-        contents: [{ role: 'user', parts: [{ text: 'hi' }, { fileData: { fileUri: 'https://example.invalid/v.mp4' } }] }],
-      }), { 'x-goog-api-key': gateway.key })
+      const response = await post(
+        '/v1beta/models/gemini-small:generateContent',
+        JSON.stringify({
+          contents: [{ role: 'user', parts: [{ text: 'hi' }, { fileData: { fileUri: 'https://example.invalid/v.mp4' } }] }],
+        }),
+        { 'x-goog-api-key': gateway.key },
+      )
       expect(response.status).toBe(400)
       const error = (await response.json()) as { error: { message: string } }
       expect(error.error.message).toContain('contents[0].parts[1].fileData')
@@ -128,10 +182,15 @@ describe('content referenced by URL', () => {
 describe('paid upstream features', () => {
   test('an Anthropic server tool is refused with a 400 naming it, before any upstream call', async () => {
     const before = anthropic.requests.length
-    const response = await post('/v1/messages', JSON.stringify({
-      model: 'claude-up', max_tokens: 50, messages: [{ role: 'user', content: 'search' }],
-      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
-    }))
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'claude-up',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'search' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
+      }),
+    )
     expect(response.status).toBe(400)
     const error = (await response.json()) as { type: string; error: { type: string; message: string } }
     expect(error.error.type).toBe('invalid_request_error')
@@ -142,10 +201,15 @@ describe('paid upstream features', () => {
 
   test('a model whose config allows the feature forwards it', async () => {
     promptTokens = 10
-    const response = await post('/v1/messages', JSON.stringify({
-      model: 'claude-search', max_tokens: 50, messages: [{ role: 'user', content: 'search' }],
-      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
-    }))
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'claude-search',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'search' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
+      }),
+    )
     expect(response.status).toBe(200)
     expect(anthropic.requests.at(-1)!.body.tools[0].type).toBe('web_search_20250305')
   })
@@ -154,7 +218,10 @@ describe('paid upstream features', () => {
     ['mcp_servers', { mcp_servers: [{ type: 'url', url: 'https://example.invalid/mcp', name: 'x' }] }],
     ['service_tier', { service_tier: 'auto' }],
   ])('Anthropic %s is refused', async (field, extra) => {
-    const response = await post('/v1/messages', JSON.stringify({ model: 'claude-up', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra }))
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({ model: 'claude-up', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain(`'${field}'`)
   })
@@ -163,7 +230,10 @@ describe('paid upstream features', () => {
     ['service_tier', { service_tier: 'priority' }],
     ['web_search_options', { web_search_options: {} }],
   ])('OpenAI %s is refused', async (field, extra) => {
-    const response = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }], ...extra }))
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    )
     expect(response.status).toBe(400)
     const error = (await response.json()) as { error: { param: string } }
     expect(error.error.param).toBe(field)
@@ -174,13 +244,20 @@ describe('paid upstream features', () => {
     ['tools[0].url_context', { tools: [{ url_context: {} }] }],
     ['cachedContent', { cachedContent: 'cachedContents/abc' }],
   ])('Gemini %s is refused', async (field, extra) => {
-    const response = await post('/v1beta/models/gemini-up:generateContent', JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra }), { 'x-goog-api-key': gateway.key })
+    const response = await post(
+      '/v1beta/models/gemini-up:generateContent',
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra }),
+      { 'x-goog-api-key': gateway.key },
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain(`'${field}'`)
   })
 
   test('a plain service tier passes', async () => {
-    const response = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-up', service_tier: 'default', messages: [{ role: 'user', content: 'hi' }] }))
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'gpt-up', service_tier: 'default', messages: [{ role: 'user', content: 'hi' }] }),
+    )
     expect(response.status).toBe(200)
   })
 })
@@ -188,19 +265,28 @@ describe('paid upstream features', () => {
 describe('the forwarded body means what was checked', () => {
   test('a duplicate model key is refused on the passthrough path', async () => {
     const before = openai.requests.length
-    const response = await post('/v1/chat/completions', '{"model":"gpt-5-pro","model":"gpt-up","messages":[{"role":"user","content":"hi"}]}')
+    const response = await post(
+      '/v1/chat/completions',
+      '{"model":"gpt-5-pro","model":"gpt-up","messages":[{"role":"user","content":"hi"}]}',
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { error: { param: string } }).error.param).toBe('model')
     expect(openai.requests.length).toBe(before)
   })
 
   test('a duplicate output cap is refused, escaped spellings included', async () => {
-    const response = await post('/v1/messages', '{"model":"claude-up","max_tokens":50,"max_tok\\u0065ns":99999,"messages":[{"role":"user","content":"hi"}]}')
+    const response = await post(
+      '/v1/messages',
+      '{"model":"claude-up","max_tokens":50,"max_tok\\u0065ns":99999,"messages":[{"role":"user","content":"hi"}]}',
+    )
     expect(response.status).toBe(400)
   })
 
   test('max_tokens beside max_completion_tokens: both are capped', async () => {
-    const response = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-up', max_completion_tokens: 50, max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }] }))
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'gpt-up', max_completion_tokens: 50, max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }] }),
+    )
     expect(response.status).toBe(200)
     const received = openai.requests.at(-1)!.body
     expect(received.max_tokens).toBe(100)
@@ -208,18 +294,31 @@ describe('the forwarded body means what was checked', () => {
   })
 
   test('generation_config beside generationConfig is refused', async () => {
-    const response = await post('/v1beta/models/gemini-up:generateContent', JSON.stringify({
-      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
-      generationConfig: { maxOutputTokens: 10 }, generation_config: { max_output_tokens: 100_000 },
-    }), { 'x-goog-api-key': gateway.key })
+    const response = await post(
+      '/v1beta/models/gemini-up:generateContent',
+      JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+        generationConfig: { maxOutputTokens: 10 },
+        generation_config: { max_output_tokens: 100_000 },
+      }),
+      { 'x-goog-api-key': gateway.key },
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain('generation_config')
   })
 
   test('keys repeated in different objects are fine', async () => {
-    const response = await post('/v1/chat/completions', JSON.stringify({
-      model: 'gpt-up', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }],
-    }))
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'gpt-up',
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'c' },
+        ],
+      }),
+    )
     expect(response.status).toBe(200)
   })
 })

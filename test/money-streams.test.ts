@@ -34,7 +34,10 @@ beforeAll(async () => {
     const events = [chunk({ role: 'assistant', content: '' })]
     for (let index = 0; index < 20; index++) events.push(chunk({ content: ` w${index}` }))
     events.push(chunk({}, 'stop'))
-    if (body.stream_options?.include_usage) events.push(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'o-up', choices: [], usage: { ...reported, total_tokens: 5010 } })}\n\n`)
+    if (body.stream_options?.include_usage)
+      events.push(
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'o-up', choices: [], usage: { ...reported, total_tokens: 5010 } })}\n\n`,
+      )
     events.push('data: [DONE]\n\n')
     return sseResponse(events, 15)
   })
@@ -79,8 +82,9 @@ async function settledRows(keyId: string) {
     await gateway.gateway.services.ledger.drain()
     const database = new Database(databasePath, { readonly: true })
     try {
-      const rows = database.query('SELECT status, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?').all(keyId) as
-        { status: number; input_tokens: number; output_tokens: number; cost: number; estimated: number }[]
+      const rows = database
+        .query('SELECT status, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?')
+        .all(keyId) as { status: number; input_tokens: number; output_tokens: number; cost: number; estimated: number }[]
       if (rows.length) return rows
     } finally {
       database.close()
@@ -120,7 +124,10 @@ describe('a client leaving a reasoning answer', () => {
     const { secret, keyId } = await freshKey()
     const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
     const stream = client.messages.stream({
-      model: 'plain-ir', max_tokens: 8000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [{ role: 'user', content: 'think hard' }],
+      model: 'plain-ir',
+      max_tokens: 8000,
+      thinking: { type: 'enabled', budget_tokens: 4000 },
+      messages: [{ role: 'user', content: 'think hard' }],
     })
     let seen = 0
     for await (const event of stream) {
@@ -149,7 +156,11 @@ describe('a stream cut after its answer began', () => {
       const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
       let text = ''
       const error = await (async () => {
-        for await (const part of await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'rivers' }] })) {
+        for await (const part of await client.chat.completions.create({
+          model,
+          stream: true,
+          messages: [{ role: 'user', content: 'rivers' }],
+        })) {
           text += part.choices[0]?.delta?.content ?? ''
         }
       })().catch((caught) => caught)
@@ -169,7 +180,11 @@ describe('a stream cut after its answer began', () => {
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
     let text = ''
     const error = await (async () => {
-      for await (const part of await client.chat.completions.create({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'rivers' }] })) {
+      for await (const part of await client.chat.completions.create({
+        model: 'slow',
+        stream: true,
+        messages: [{ role: 'user', content: 'rivers' }],
+      })) {
         text += part.choices[0]?.delta?.content ?? ''
       }
     })().catch((caught) => caught)

@@ -6,7 +6,11 @@ import type { TestUpstream } from './support/upstream.ts'
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] },
+  },
 }
 
 let upstream: TestUpstream
@@ -23,8 +27,20 @@ beforeAll(async () => {
         { name: 'mock', type: 'mock' },
       ],
       models: [
-        { id: 'gpt-test', provider: 'up', upstream_model: 'real-model', price: { input: 1.25, output: 10, cached_input: 0.125 }, max_output_tokens: 256 },
-        { id: 'gpt-ir', provider: 'up-translated', upstream_model: 'real-model', price: { input: 1.25, output: 10, cached_input: 0.125 }, max_output_tokens: 256 },
+        {
+          id: 'gpt-test',
+          provider: 'up',
+          upstream_model: 'real-model',
+          price: { input: 1.25, output: 10, cached_input: 0.125 },
+          max_output_tokens: 256,
+        },
+        {
+          id: 'gpt-ir',
+          provider: 'up-translated',
+          upstream_model: 'real-model',
+          price: { input: 1.25, output: 10, cached_input: 0.125 },
+          max_output_tokens: 256,
+        },
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
       ],
     },
@@ -71,7 +87,11 @@ for (const model of ['gpt-test', 'gpt-ir']) {
         tools: [weatherTool],
         messages: [
           { role: 'user', content: 'weather?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: 'sunny, 21C' },
         ],
       })
@@ -100,7 +120,12 @@ for (const model of ['gpt-test', 'gpt-ir']) {
     })
 
     test('passes include_usage through to a client that asked', async () => {
-      const stream = await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] })
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'hi' }],
+      })
       let usage: OpenAI.CompletionUsage | undefined
       let text = ''
       for await (const chunk of stream) {
@@ -116,7 +141,11 @@ for (const model of ['gpt-test', 'gpt-ir']) {
 
 describe('OpenAI SDK → mock provider', () => {
   test('streams an answer with the same id on every chunk', async () => {
-    const stream = await client.chat.completions.create({ model: 'mock-1', stream: true, messages: [{ role: 'user', content: 'hello gateway' }] })
+    const stream = await client.chat.completions.create({
+      model: 'mock-1',
+      stream: true,
+      messages: [{ role: 'user', content: 'hello gateway' }],
+    })
     const ids = new Set<string>()
     let text = ''
     for await (const chunk of stream) {

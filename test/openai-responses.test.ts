@@ -5,7 +5,10 @@ import { chatChunks, startOpenAiUpstream } from './support/openai-upstream.ts'
 import { sseResponse, startUpstream, type TestUpstream } from './support/upstream.ts'
 
 const weatherTool = {
-  type: 'function' as const, name: 'get_weather', description: 'Weather for a city', strict: false,
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather for a city',
+  strict: false,
   parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] },
 }
 
@@ -26,7 +29,13 @@ beforeAll(async () => {
         { name: 'mock', type: 'mock' },
       ],
       models: [
-        { id: 'gpt-test', provider: 'up', upstream_model: 'real-model', price: { input: 1.25, output: 10, cached_input: 0.125 }, max_output_tokens: 256 },
+        {
+          id: 'gpt-test',
+          provider: 'up',
+          upstream_model: 'real-model',
+          price: { input: 1.25, output: 10, cached_input: 0.125 },
+          max_output_tokens: 256,
+        },
         { id: 'gpt-broken', provider: 'broken', upstream_model: 'real-model', price: { input: 1, output: 1 } },
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
       ],
@@ -53,7 +62,15 @@ for (const { model, greeting, toolSaid } of cases) {
       expect(response.output_text).toBe(greeting)
       expect(response).toMatchObject({ object: 'response', status: 'completed', model, instructions: 'Be friendly.' })
       expect(response.id).toMatch(/^resp_/)
-      expect(response.output).toEqual([{ id: expect.stringMatching(/^msg_/), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: greeting, annotations: [], logprobs: [] }] }])
+      expect(response.output).toEqual([
+        {
+          id: expect.stringMatching(/^msg_/),
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: greeting, annotations: [], logprobs: [] }],
+        },
+      ])
       expect(response.usage!.input_tokens).toBeGreaterThan(0)
       expect(response.usage!.total_tokens).toBe(response.usage!.input_tokens + response.usage!.output_tokens)
     })
@@ -63,7 +80,12 @@ for (const { model, greeting, toolSaid } of cases) {
       const events: OpenAI.Responses.ResponseStreamEvent[] = []
       for await (const event of stream) events.push(event)
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index))
-      expect(events.slice(0, 4).map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added'])
+      expect(events.slice(0, 4).map((event) => event.type)).toEqual([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+      ])
       const text = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('')
       expect(text).toBe(greeting)
       const last = events.at(-1)!
@@ -79,14 +101,21 @@ for (const { model, greeting, toolSaid } of cases) {
     })
 
     test('function calling round trip: a function_call, then its function_call_output is understood', async () => {
-      const first = await client.responses.stream({ model, input: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }], tools: [weatherTool] }).finalResponse()
+      const first = await client.responses
+        .stream({ model, input: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }], tools: [weatherTool] })
+        .finalResponse()
       const call = first.output.find((item) => item.type === 'function_call')
       if (call?.type !== 'function_call') throw new Error('expected a function call')
       expect(call.name).toBe('get_weather')
       expect(JSON.parse(call.arguments).city).toBe('Paris')
       const second = await client.responses.create({
-        model, tools: [weatherTool],
-        input: [{ role: 'user', content: 'weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21C' }],
+        model,
+        tools: [weatherTool],
+        input: [
+          { role: 'user', content: 'weather in Paris?' },
+          ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+          { type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21C' },
+        ],
       })
       expect(second.output_text).toContain(toolSaid)
     })
@@ -96,7 +125,9 @@ for (const { model, greeting, toolSaid } of cases) {
 describe('Responses through an OpenAI-compatible upstream', () => {
   test('tools and tool results reach the upstream as Chat Completions', async () => {
     await client.responses.create({
-      model: 'gpt-test', tools: [weatherTool], instructions: 'Use tools.',
+      model: 'gpt-test',
+      tools: [weatherTool],
+      instructions: 'Use tools.',
       input: [
         { role: 'user', content: 'weather?' },
         { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
@@ -108,10 +139,17 @@ describe('Responses through an OpenAI-compatible upstream', () => {
     expect(sent.messages).toEqual([
       { role: 'system', content: 'Use tools.' },
       { role: 'user', content: 'weather?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'sunny, 21C' },
     ])
-    expect(sent.tools[0]).toEqual({ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: weatherTool.parameters, strict: false } })
+    expect(sent.tools[0]).toEqual({
+      type: 'function',
+      function: { name: 'get_weather', description: 'Weather for a city', parameters: weatherTool.parameters, strict: false },
+    })
   })
 
   for (const stream of [false, true]) {
@@ -120,7 +158,13 @@ describe('Responses through an OpenAI-compatible upstream', () => {
       let usage: OpenAI.Responses.ResponseUsage | null | undefined
       if (stream) usage = (await client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse()).usage
       else usage = (await client.responses.create({ model: 'gpt-test', input: 'hi' })).usage
-      expect(usage).toEqual({ input_tokens: 11, input_tokens_details: { cache_write_tokens: 0, cached_tokens: 3 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 })
+      expect(usage).toEqual({
+        input_tokens: 11,
+        input_tokens_details: { cache_write_tokens: 0, cached_tokens: 3 },
+        output_tokens: 7,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 18,
+      })
       const after = await gateway.settled()
       // 8 uncached input at $1.25/M + 3 cached at $0.125/M + 7 output at $10/M = 10000 + 375 + 70000 nano-dollars
       expect(before.balance - after.balance).toBe(80_375)
@@ -137,19 +181,25 @@ describe('Responses through an OpenAI-compatible upstream', () => {
     const names = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1])
     expect(names.slice(-2)).toEqual(['error', 'response.failed'])
     expect(text).toContain('"status":"failed"')
-    await expect(client.responses.stream({ model: 'gpt-broken', input: 'hi' }).finalResponse()).rejects.toThrow('Upstream stream ended before the answer was complete')
+    await expect(client.responses.stream({ model: 'gpt-broken', input: 'hi' }).finalResponse()).rejects.toThrow(
+      'Upstream stream ended before the answer was complete',
+    )
   })
 })
 
 test('a client that leaves mid-stream makes the gateway hang up on the upstream', async () => {
   const slow = startUpstream((request) => sseResponse(chatChunks(request), 200))
   const local = await startTestGateway({
-    config: { providers: [{ name: 'slow', type: 'openai', base_url: `${slow.url}/v1` }], models: [{ id: 'slow', provider: 'slow', price: { input: 1, output: 1 } }] },
+    config: {
+      providers: [{ name: 'slow', type: 'openai', base_url: `${slow.url}/v1` }],
+      models: [{ id: 'slow', provider: 'slow', price: { input: 1, output: 1 } }],
+    },
   })
   try {
     const leaving = new AbortController()
     const response = await fetch(`${local.baseUrl}/responses`, {
-      method: 'POST', signal: leaving.signal,
+      method: 'POST',
+      signal: leaving.signal,
       headers: { authorization: `Bearer ${local.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'slow', input: 'hi', stream: true }),
     })
@@ -167,7 +217,9 @@ test('a client that leaves mid-stream makes the gateway hang up on the upstream'
 
 describe('Responses errors, in OpenAI shape', () => {
   test('previous_response_id is refused: the gateway is stateless', async () => {
-    const error = await client.responses.create({ model: 'mock-1', input: 'and then?', previous_response_id: 'resp_123' }).catch((caught) => caught)
+    const error = await client.responses
+      .create({ model: 'mock-1', input: 'and then?', previous_response_id: 'resp_123' })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id', code: 'stateless_gateway' })
     expect(error.message).toContain('stateless')
@@ -179,7 +231,9 @@ describe('Responses errors, in OpenAI shape', () => {
 
   test('a wrong key is a 401', async () => {
     const stranger = new OpenAI({ baseURL: gateway.baseUrl, apiKey: 'tg_not_a_key', maxRetries: 0 })
-    expect(await stranger.responses.create({ model: 'mock-1', input: 'hi' }).catch((caught) => caught)).toBeInstanceOf(OpenAI.AuthenticationError)
+    expect(await stranger.responses.create({ model: 'mock-1', input: 'hi' }).catch((caught) => caught)).toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    )
   })
 
   test('an unknown model is a 404 naming the model', async () => {

@@ -5,7 +5,11 @@ import { upstreamKey } from './support/anthropic-upstream.ts'
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 }
 
 let setup: AnthropicSetup
@@ -21,10 +25,14 @@ afterAll(() => setup.stop())
 // Both Anthropic routes: an OpenAI client never takes the passthrough path to an Anthropic upstream.
 for (const model of ['claude-pass', 'claude-ir']) {
   describe(`OpenAI SDK → Anthropic upstream (${model})`, () => {
-    test('a plain answer, with system prompt moved to Anthropic\'s top level and usage mapped back', async () => {
+    test("a plain answer, with system prompt moved to Anthropic's top level and usage mapped back", async () => {
       const before = await setup.gateway.settled()
       const completion = await client.chat.completions.create({
-        model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }],
+        model,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hi' },
+        ],
       })
       expect(completion.choices[0]!.message.content).toBe('Hello from upstream')
       expect(completion.choices[0]!.finish_reason).toBe('stop')
@@ -41,7 +49,9 @@ for (const model of ['claude-pass', 'claude-ir']) {
     })
 
     test('a streamed tool call arrives with its complete arguments through the SDK .stream() helper', async () => {
-      const final = await client.chat.completions.stream({ model, messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }).finalChatCompletion()
+      const final = await client.chat.completions
+        .stream({ model, messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] })
+        .finalChatCompletion()
       const message = final.choices[0]!.message
       expect(message.content).toBe('Let me check.')
       const call = message.tool_calls![0]!
@@ -53,13 +63,18 @@ for (const model of ['claude-pass', 'claude-ir']) {
 
     test('tool results go back as one user turn of tool_result blocks', async () => {
       const completion = await client.chat.completions.create({
-        model, tools: [weatherTool],
+        model,
+        tools: [weatherTool],
         messages: [
           { role: 'user', content: 'weather in Paris and Rome?' },
-          { role: 'assistant', content: null, tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-          ] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
           { role: 'tool', tool_call_id: 'call_2', content: 'rainy' },
         ],
@@ -68,15 +83,24 @@ for (const model of ['claude-pass', 'claude-ir']) {
       const sent = setup.anthropicUpstream.requests.at(-1)!.body
       expect(sent.messages).toHaveLength(3)
       expect(sent.messages[1].content.map((block: any) => block.input)).toEqual([{ city: 'Paris' }, { city: 'Rome' }])
-      expect(sent.messages[2]).toEqual({ role: 'user', content: [
-        { type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' },
-        { type: 'tool_result', tool_use_id: 'call_2', content: 'rainy' },
-      ] })
+      expect(sent.messages[2]).toEqual({
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' },
+          { type: 'tool_result', tool_use_id: 'call_2', content: 'rainy' },
+        ],
+      })
     })
 
     test('a mid-stream upstream error reaches the OpenAI client as an error, not a silent end', async () => {
-      const stream = await client.chat.completions.create({ model: `${model}-midstream`, stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      const error = await (async () => { for await (const _ of stream); })().catch((caught) => caught)
+      const stream = await client.chat.completions.create({
+        model: `${model}-midstream`,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      const error = await (async () => {
+        for await (const _ of stream);
+      })().catch((caught) => caught)
       expect(error).toBeInstanceOf(OpenAI.APIError)
       expect(error.message).toContain('Overloaded')
     })

@@ -42,7 +42,7 @@ afterAll(async () => {
   await upstream.stop()
 })
 
-test('a client that did not ask for usage gets the upstream\'s bytes as they are, without the usage chunk, and is billed from it', async () => {
+test("a client that did not ask for usage gets the upstream's bytes as they are, without the usage chunk, and is billed from it", async () => {
   const before = await gateway.settled()
   const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
     method: 'POST',
@@ -61,7 +61,11 @@ test('a client that did not ask for usage gets the upstream\'s bytes as they are
 test('the official SDK reads such a stream as usual', async () => {
   const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
   let text = ''
-  for await (const part of await client.chat.completions.create({ model: 'raw', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+  for await (const part of await client.chat.completions.create({
+    model: 'raw',
+    stream: true,
+    messages: [{ role: 'user', content: 'hi' }],
+  })) {
     text += part.choices[0]?.delta?.content ?? ''
     expect(part.usage ?? null).toBeNull()
   }

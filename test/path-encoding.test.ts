@@ -17,7 +17,7 @@ beforeAll(async () => {
 
 afterAll(() => setup.stop())
 
-test('a malformed ID in any path is a 400 in the caller\'s protocol, never a 500', async () => {
+test("a malformed ID in any path is a 400 in the caller's protocol, never a 500", async () => {
   const key = setup.gateway.key
   const openai = { authorization: `Bearer ${key}` }
   const anthropic = { 'x-api-key': key, 'anthropic-version': '2023-06-01' }
@@ -41,12 +41,26 @@ test('a malformed ID in any path is a 400 in the caller\'s protocol, never a 500
     ['GET', '/v1/models/%', anthropic, 'anthropic'],
   ]
   for (const [method, path, headers, shape] of cases) {
-    const response = await fetch(`${setup.gateway.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined })
-    const body = await response.json() as any
+    const response = await fetch(`${setup.gateway.url}${path}`, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : undefined,
+    })
+    const body = (await response.json()) as any
     expect(`${method} ${path}: ${response.status}`).toBe(`${method} ${path}: 400`)
-    if (shape === 'openai') expect(body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('not valid URL encoding') })
-    if (shape === 'anthropic') expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('not valid URL encoding') } })
-    if (shape === 'gemini') expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('not valid URL encoding') })
+    if (shape === 'openai')
+      expect(body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('not valid URL encoding') })
+    if (shape === 'anthropic')
+      expect(body).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('not valid URL encoding') },
+      })
+    if (shape === 'gemini')
+      expect(body.error).toMatchObject({
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('not valid URL encoding'),
+      })
   }
   expect(errors).toEqual([])
 })

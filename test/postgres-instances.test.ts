@@ -44,8 +44,18 @@ test('both instances bill one balance without overdrawing it', async () => {
   await second.services.ledger.drain()
   const before = (await first.gateway.services.store.accounts.findById(first.account.id))!
   const clients = [first.url, second.url].map((url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: secret, maxRetries: 0 }))
-  const results = await Promise.all(Array.from({ length: 60 }, (_, index) =>
-    clients[index % 2]!.chat.completions.create({ model: 'mock-1', max_tokens: 2000, messages: [{ role: 'user', content: 'spend' }] }).then(() => 200, (error: { status?: number }) => error.status)))
+  const results = await Promise.all(
+    Array.from({ length: 60 }, (_, index) =>
+      clients[index % 2]!.chat.completions.create({
+        model: 'mock-1',
+        max_tokens: 2000,
+        messages: [{ role: 'user', content: 'spend' }],
+      }).then(
+        () => 200,
+        (error: { status?: number }) => error.status,
+      ),
+    ),
+  )
   await first.gateway.services.ledger.drain()
   await second.services.ledger.drain()
   const account = (await first.gateway.services.store.accounts.findById(first.account.id))!
@@ -62,7 +72,8 @@ test('both instances bill one balance without overdrawing it', async () => {
 })
 
 /** Another instance on the same database, started in this process. */
-const startInstance = () => startGateway(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+const startInstance = () =>
+  startGateway(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
 
 test('an instance starting leaves the hold of a live one alone, however long its request has run', async () => {
   const account = await first.createAccount(`live-${Date.now()}`, '1')
@@ -83,9 +94,27 @@ test('an instance starting leaves the hold of a live one alone, however long its
     await third.stop(500)
   }
   void ledger.settle(hold, {
-    requestId: 'req_live', accountId: account.id, keyId: record.id, model: 'mock-1', provider: 'mock', upstreamModel: 'mock-1', protocol: 'openai-chat', operation: 'chat', units: 0,
-    inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost: 3000, status: 200, errorType: null,
-    latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
+    requestId: 'req_live',
+    accountId: account.id,
+    keyId: record.id,
+    model: 'mock-1',
+    provider: 'mock',
+    upstreamModel: 'mock-1',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 1,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 1,
+    reasoningTokens: 0,
+    cost: 3000,
+    status: 200,
+    errorType: null,
+    latencyMs: 1,
+    stream: false,
+    estimated: false,
+    createdAt: Date.now(),
   })
   await ledger.drain()
   expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 1_000_000_000 - 3000 })
@@ -95,18 +124,22 @@ test('an instance starting leaves the hold of a live one alone, however long its
 test('a serve killed by SIGKILL: its hold stays while its heartbeat is fresh, and the next start after the timeout releases it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-pg-'))
   const config = join(dir, 'tollgate.yaml')
-  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }
+  writeFileSync(
+    config,
+    `listen: { host: 127.0.0.1, port: 0 }
 database: ${database.url}
 providers:
   - { name: slow, type: mock, chunk_delay_ms: 80 }
 models:
   - { id: slow, provider: slow, price: { input: 1, output: 2 } }
-`)
+`,
+  )
   const account = await first.createAccount(`dead-${Date.now()}`, '1')
   const { secret } = await first.createKey({ accountId: account.id })
   const serve = await startServe(['bun', 'src/main.ts'], config)
   const response = await fetch(`${serve.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] }),
   })
   await response.body!.getReader().read() // the answer has begun: its hold is placed
@@ -114,7 +147,8 @@ models:
   await serve.process.exited
 
   const admin = new SQL(database.url, { max: 1 })
-  const holdsOf = () => admin`SELECT id, instance_id FROM holds WHERE account_id = ${account.id}` as Promise<{ id: string; instance_id: string }[]>
+  const holdsOf = () =>
+    admin`SELECT id, instance_id FROM holds WHERE account_id = ${account.id}` as Promise<{ id: string; instance_id: string }[]>
   const store = first.gateway.services.store
   const [hold] = await holdsOf()
   expect(hold?.instance_id).toStartWith('inst_')

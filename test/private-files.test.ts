@@ -48,13 +48,16 @@ test('serve, its lock, its pid file and a backup are 0600 from the start, the da
     const padding = new Database(database)
     padding.exec('CREATE TABLE padding (bytes BLOB)')
     const insert = padding.prepare('INSERT INTO padding VALUES (randomblob(1048576))')
-    padding.transaction(() => { for (let row = 0; row < 150; row++) insert.run() })()
+    padding.transaction(() => {
+      for (let row = 0; row < 150; row++) insert.run()
+    })()
     padding.close()
     const server = await startServe(cli, config)
     const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
     try {
       expect(modeOf(data)).toBe('700')
-      for (const file of [database, `${database}.lock`, `${database}.lock-journal`, `${config}.pid`]) expect(`${file}: ${modeOf(file)}`).toBe(`${file}: 600`)
+      for (const file of [database, `${database}.lock`, `${database}.lock-journal`, `${config}.pid`])
+        expect(`${file}: ${modeOf(file)}`).toBe(`${file}: 600`)
       const target = join(dir, 'backups', 'copy.db')
       const backup = Bun.spawn([...cli, 'backup', target, '--config', config], { stdout: 'pipe', stderr: 'pipe' })
       const seen = new Set<string>()

@@ -31,7 +31,9 @@ function section(heading: string): string {
 /** The fenced blocks of a text, with the text before each (where the README names the file a block is). */
 function blocks(text: string): { language: string; code: string; before: string }[] {
   return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((match) => ({
-    language: match[1]!, code: match[2]!, before: text.slice(Math.max(0, match.index! - 200), match.index!),
+    language: match[1]!,
+    code: match[2]!,
+    before: text.slice(Math.max(0, match.index! - 200), match.index!),
   }))
 }
 
@@ -48,16 +50,32 @@ function files(text: string): Map<string, string> {
 /** A shell line as the README writes it, with the README's address made this run's. */
 function run(line: string, cwd: string, env: Record<string, string> = {}, url?: string) {
   const command = url ? line.replaceAll('http://127.0.0.1:8080', url) : line
-  const result = Bun.spawnSync(['sh', '-c', command], { cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe', timeout: 240_000 })
+  const result = Bun.spawnSync(['sh', '-c', command], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: 240_000,
+  })
   const output = { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
   if (output.code !== 0) throw new Error(`\`${command}\` in ${cwd} failed (${output.code}):\n${output.stdout}\n${output.stderr}`)
   return output
 }
 
 /** Start a long-running README command and read its output until `pattern` matches. */
-async function startUntil(command: string, cwd: string, pattern: RegExp): Promise<{ child: Subprocess<'ignore', 'pipe', 'pipe'>; match: RegExpExecArray; output: () => string }> {
+async function startUntil(
+  command: string,
+  cwd: string,
+  pattern: RegExp,
+): Promise<{ child: Subprocess<'ignore', 'pipe', 'pipe'>; match: RegExpExecArray; output: () => string }> {
   // A session of its own, as a terminal gives: Ctrl-C reaches every process of it (npm, sh, bun), not only the first.
-  const child = Bun.spawn(['setsid', 'sh', '-c', `exec ${command}`], { cwd, env: { ...process.env, PORT: '0' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn(['setsid', 'sh', '-c', `exec ${command}`], {
+    cwd,
+    env: { ...process.env, PORT: '0' },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   running.push(child)
   const reader = child.stdout.getReader()
   let output = ''
@@ -83,7 +101,9 @@ const snippets = files(quickstart)
 
 /** The README's client examples against a gateway: curl, then the OpenAI SDK file. */
 function tryClients(url: string, key: string) {
-  const curl = blocks(quickstart).find((block) => block.code.startsWith('curl '))!.code.replace(/\\\n\s*/g, '')
+  const curl = blocks(quickstart)
+    .find((block) => block.code.startsWith('curl '))!
+    .code.replace(/\\\n\s*/g, '')
   const streamed = run(curl.replaceAll('$KEY', key).replace('curl ', 'curl -sS '), work, {}, url).stdout
   expect(streamed).toContain('"object":"chat.completion.chunk"')
   expect(streamed.trimEnd()).toEndWith('data: [DONE]')
@@ -123,7 +143,12 @@ test('the README names every step it relies on', () => {
 test('demo, then "Running it for real" verbatim, then every snippet against it', async () => {
   // 1. npm run demo, and the two client examples against it. The OpenAI SDK is installed as the README says.
   const demo = await startUntil('npm run demo', clone, /listening on (http:\/\/[\d.:]+)[\s\S]*export KEY=(tg-\w+)\n/)
-  run(blocks(quickstart).find((block) => block.code.trim() === 'npm i openai')!.code.trim(), client)
+  run(
+    blocks(quickstart)
+      .find((block) => block.code.trim() === 'npm i openai')!
+      .code.trim(),
+    client,
+  )
   tryClients(demo.match[1]!, demo.match[2]!)
   process.kill(-demo.child.pid, 'SIGINT') // "Ctrl-C in its terminal stops it"
   expect([0, 130]).toContain(await demo.child.exited) // npm reports the Ctrl-C as 130, as in a terminal
@@ -154,8 +179,14 @@ test('demo, then "Running it for real" verbatim, then every snippet against it',
   tryClients(url, key)
   run(/`(npm i openai @anthropic-ai\/sdk @google\/genai)`/.exec(batches)![1]!, client)
   for (const [name, code] of files(batches)) writeFileSync(join(client, name), code.replaceAll('http://127.0.0.1:8080', url))
-  const openai = run('node batch-openai.mjs', client, { KEY: key }).stdout.trim().split('\n').map((line) => JSON.parse(line))
-  expect(openai.map((line) => [line.custom_id, line.response.status_code]).sort()).toEqual([['q1', 200], ['q2', 200]])
+  const openai = run('node batch-openai.mjs', client, { KEY: key })
+    .stdout.trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+  expect(openai.map((line) => [line.custom_id, line.response.status_code]).sort()).toEqual([
+    ['q1', 200],
+    ['q2', 200],
+  ])
   expect(run('node batch-anthropic.mjs', client, { KEY: key }).stdout).toBe('a succeeded\n')
   expect(run('node batch-gemini.mjs', client, { KEY: key }).stdout).toContain('Hello from the Tollgate mock provider')
 }, 600_000)

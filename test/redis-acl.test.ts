@@ -33,8 +33,14 @@ beforeAll(async () => {
     config: {
       redis: `redis://tollgate:${password}@127.0.0.1:${redis.port}/0`,
       routing: { max_attempts: 1, min_requests: 1, failure_ratio: 0.5, cooldown_s: 0.2 },
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'down', type: 'openai', base_url: `${failing.url}/v1` }],
-      models: [{ id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } }, { id: 'down', provider: 'down', price: { input: 1, output: 2 } }],
+      providers: [
+        { name: 'mock', type: 'mock' },
+        { name: 'down', type: 'openai', base_url: `${failing.url}/v1` },
+      ],
+      models: [
+        { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
+        { id: 'down', provider: 'down', price: { input: 1, output: 2 } },
+      ],
     },
   })
 })
@@ -53,7 +59,8 @@ test("every path that uses Redis works under the documented ACL user; Redis's AC
   const answer = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
   expect(answer.choices[0]!.message.content).toBeTruthy()
   // A route opened (recorded in the hash, announced), then probed after its cooldown (a shared probe slot).
-  for (let attempt = 0; attempt < 2; attempt++) await client.chat.completions.create({ model: 'down', messages: [{ role: 'user', content: 'hi' }] }).catch(() => {})
+  for (let attempt = 0; attempt < 2; attempt++)
+    await client.chat.completions.create({ model: 'down', messages: [{ role: 'user', content: 'hi' }] }).catch(() => {})
   await Bun.sleep(50)
   expect(Number(await admin.send('HLEN', ['tollgate:routes:open']))).toBe(1)
   await Bun.sleep(250)

@@ -28,7 +28,11 @@ async function instance(leaseMs: number): Promise<RedisLimiter> {
   return limiter
 }
 
-const refused = (promise: Promise<unknown>) => promise.then(() => false, (error: unknown) => error instanceof GatewayError && error.status === 429)
+const refused = (promise: Promise<unknown>) =>
+  promise.then(
+    () => false,
+    (error: unknown) => error instanceof GatewayError && error.status === 429,
+  )
 
 test('a slot held by a live instance stays held past its lease (renewed); one held by a dead instance is reclaimed at expiry', async () => {
   const key: LimitedKey = { id: `key_${crypto.randomUUID()}`, rpm: null, tpm: null, concurrency: 1 }

@@ -22,11 +22,16 @@ let poor: AccountRecord
 const price = { input: 1, output: 2 }
 
 beforeAll(async () => {
-  upstream = startUpstream(() => jsonReply({ error: { message: "Unsupported parameter: 'foo'", type: 'invalid_request_error', param: 'foo' } }, 400))
+  upstream = startUpstream(() =>
+    jsonReply({ error: { message: "Unsupported parameter: 'foo'", type: 'invalid_request_error', param: 'foo' } }, 400),
+  )
   gateway = await startTestGateway({
     logger: capture,
     config: {
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'picky', type: 'openai', base_url: `${upstream.url}/v1` }],
+      providers: [
+        { name: 'mock', type: 'mock' },
+        { name: 'picky', type: 'openai', base_url: `${upstream.url}/v1` },
+      ],
       models: [
         { id: 'mock-1', provider: 'mock', price, max_output_tokens: 4096 },
         { id: 'mock-2', provider: 'mock', price, max_output_tokens: 4096 },
@@ -47,7 +52,8 @@ const hello = [{ role: 'user', content: 'hi' }]
 
 async function post(key: string, body: unknown): Promise<{ status: number; requestId: string | null; body: any }> {
   const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
   return { status: response.status, requestId: response.headers.get('x-request-id'), body: await response.json() }
@@ -110,7 +116,13 @@ describe('refused requests leave a usage row', () => {
     expect(refused.status).toBe(403)
     const rows = await rowsOfKey(record.id)
     expect(rows).toHaveLength(1)
-    expect(rows[0]).toMatchObject({ status: 403, errorType: 'insufficient_balance', cost: 0, accountId: poor.id, requestId: refused.requestId! })
+    expect(rows[0]).toMatchObject({
+      status: 403,
+      errorType: 'insufficient_balance',
+      cost: 0,
+      accountId: poor.id,
+      requestId: refused.requestId!,
+    })
     await gateway.settled()
     expect((await gateway.gateway.services.store.accounts.findById(poor.id))!).toMatchObject({ balance: poor.balance, reserved: 0 })
   })

@@ -18,7 +18,8 @@ ${extra}`
 
 function ask(url: string, secret: string, model: string, stream = false) {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'tell me a long story about rivers and valleys' }] }),
   })
 }
@@ -45,7 +46,10 @@ test('SIGHUP and `tollgate reload` apply a new config with a stream in flight; a
   const reader = inFlight.body!.getReader()
   await reader.read() // the stream has begun
 
-  writeFileSync(config, readFileSync(config, 'utf8').replace(models(), models('  - { id: mock-2, provider: mock, price: { input: 3, output: 4 } }\n')))
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(models(), models('  - { id: mock-2, provider: mock, price: { input: 3, output: 4 } }\n')),
+  )
   expect(run('reload').code).toBe(0)
   await until(async () => (await ask(server.url, secret, 'mock-2')).status === 200, 'mock-2 to be served')
 

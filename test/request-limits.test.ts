@@ -16,7 +16,9 @@ const huge = 'x'.repeat(40 * 1024 * 1024)
 
 test('an OpenAI client sending 40 MB gets a 413 it can read', async () => {
   const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
-  const error = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: huge }] }).catch((failure) => failure)
+  const error = await client.chat.completions
+    .create({ model: 'mock-1', messages: [{ role: 'user', content: huge }] })
+    .catch((failure) => failure)
   expect(error.status).toBe(413)
   expect(error.error).toMatchObject({ code: 'request_too_large' })
   expect(error.message).toContain(`at most ${32 * 1024 * 1024} bytes`)
@@ -24,7 +26,9 @@ test('an OpenAI client sending 40 MB gets a 413 it can read', async () => {
 
 test('an Anthropic client sending 40 MB gets a 413 in the Anthropic shape', async () => {
   const client = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
-  const error = await client.messages.create({ model: 'mock-1', max_tokens: 5, messages: [{ role: 'user', content: huge }] }).catch((failure) => failure)
+  const error = await client.messages
+    .create({ model: 'mock-1', max_tokens: 5, messages: [{ role: 'user', content: huge }] })
+    .catch((failure) => failure)
   expect(error.status).toBe(413)
   expect(error.error).toMatchObject({ type: 'error', error: { type: 'request_too_large' } })
 })
@@ -37,7 +41,11 @@ test('a body sent without a length is held to the same limit', async () => {
       controller.close()
     },
   })
-  const response = await fetch(`${gateway.baseUrl}/chat/completions`, { method: 'POST', body, headers: { authorization: `Bearer ${gateway.key}` } })
+  const response = await fetch(`${gateway.baseUrl}/chat/completions`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${gateway.key}` },
+  })
   expect(response.status).toBe(413)
   expect((await response.json()).error.code).toBe('request_too_large')
 })

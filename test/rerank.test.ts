@@ -23,7 +23,10 @@ let gateway: TestGateway
 
 beforeAll(async () => {
   upstream = startRerankUpstream()
-  gateway = await startTestGateway({ config: { ...rerankConfig(upstream), routing: { min_requests: 1000, backoff_ms: 0 } }, balanceUsd: '10' })
+  gateway = await startTestGateway({
+    config: { ...rerankConfig(upstream), routing: { min_requests: 1000, backoff_ms: 0 } },
+    balanceUsd: '10',
+  })
 })
 
 afterAll(async () => {
@@ -36,10 +39,18 @@ afterEach(() => {
   upstream.noUsage = false
 })
 
-interface Ranked { results: { index: number; relevance_score: number; document?: { text: string } }[]; usage: { total_tokens: number }; meta: { billed_units: { search_units: number } } }
+interface Ranked {
+  results: { index: number; relevance_score: number; document?: { text: string } }[]
+  usage: { total_tokens: number }
+  meta: { billed_units: { search_units: number } }
+}
 
 async function rerank(body: Record<string, unknown>, key = gateway.key): Promise<{ status: number; json: any }> {
-  const response = await fetch(`${gateway.baseUrl}/rerank`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const response = await fetch(`${gateway.baseUrl}/rerank`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: response.status, json: await response.json() }
 }
 
@@ -76,7 +87,11 @@ describe.each([
 
   test('return_documents: false leaves them out; documents may be objects with text (Cohere v1, Jina)', async () => {
     const { json } = await rerank({ model, query, documents: documents.map((text) => ({ text })), return_documents: false })
-    expect((json as Ranked).results.map((result) => [result.index, result.document])).toEqual([[1, undefined], [0, undefined], [2, undefined]])
+    expect((json as Ranked).results.map((result) => [result.index, result.document])).toEqual([
+      [1, undefined],
+      [0, undefined],
+      [2, undefined],
+    ])
   })
 })
 
@@ -94,23 +109,26 @@ describe('priced per search unit', () => {
   })
 })
 
-test('an upstream that reports no tokens is billed at the tokenizer\'s count of every pair, marked estimated', async () => {
+test("an upstream that reports no tokens is billed at the tokenizer's count of every pair, marked estimated", async () => {
   upstream.noUsage = true
   let tokens = 0
-  for (const document of documents) tokens += await estimateTokens(query) + await estimateTokens(document)
+  for (const document of documents) tokens += (await estimateTokens(query)) + (await estimateTokens(document))
   await billed(perToken(tokens), { model: 'rerank-vllm', inputTokens: tokens, estimated: true }, async () => {
     expect((await rerank({ model: 'rerank-vllm', query, documents })).status).toBe(200)
   })
 })
 
-test('text-embeddings-inference (rerank_api: tei): its own body at /rerank, its list cut to top_n here, billed at the tokenizer\'s count', async () => {
+test("text-embeddings-inference (rerank_api: tei): its own body at /rerank, its list cut to top_n here, billed at the tokenizer's count", async () => {
   const sent = upstream.server.requests.length
   let tokens = 0
-  for (const document of documents) tokens += await estimateTokens(query) + await estimateTokens(document)
+  for (const document of documents) tokens += (await estimateTokens(query)) + (await estimateTokens(document))
   await billed(perToken(tokens), { model: 'rerank-tei', inputTokens: tokens, units: 1, estimated: true }, async () => {
     const { status, json } = await rerank({ model: 'rerank-tei', query, documents, top_n: 2 })
     expect(status).toBe(200)
-    expect((json as Ranked).results.map((result) => [result.index, result.document?.text])).toEqual([[1, documents[1]], [0, documents[0]]])
+    expect((json as Ranked).results.map((result) => [result.index, result.document?.text])).toEqual([
+      [1, documents[1]],
+      [0, documents[0]],
+    ])
   })
   const received = upstream.server.requests[sent]!
   expect(received.path).toBe('/rerank')
@@ -139,12 +157,16 @@ describe('refusals and failures cost nothing', () => {
     expect(row).toMatchObject({ operation: 'rerank', status, cost: 0 })
   }
 
-  test('bad input: a 400 in OpenAI\'s shape naming the field', async () => {
+  test("bad input: a 400 in OpenAI's shape naming the field", async () => {
     await refused({ model: 'rerank-vllm', documents }, 400, "Missing required parameter: 'query'.")
     await refused({ model: 'rerank-vllm', query, documents: [] }, 400, "'documents': it must hold at least one document")
     await refused({ model: 'rerank-vllm', query, documents: [1] }, 400, "Invalid value for 'documents[0]'")
     await refused({ model: 'rerank-vllm', query, documents, top_n: 0 }, 400, "Invalid value for 'top_n'")
-    await refused({ model: 'mock-1', query, documents }, 400, "The model 'mock-1' is a chat model (kind: chat): it cannot serve rerank requests.")
+    await refused(
+      { model: 'mock-1', query, documents },
+      400,
+      "The model 'mock-1' is a chat model (kind: chat): it cannot serve rerank requests.",
+    )
   })
 
   test('an upstream failing every attempt: a 5xx that costs nothing', async () => {
@@ -155,7 +177,9 @@ describe('refusals and failures cost nothing', () => {
   test('a key without the model: 403; the hold: a balance short of it is refused before anything is sent', async () => {
     const { secret } = await gateway.createKey({ models: ['rerank-mock'] })
     await refused({ model: 'rerank-vllm', query, documents }, 403, "not permitted to use the model 'rerank-vllm'", secret)
-    const listed = await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json() as { data: { id: string; type: string }[] }
+    const listed = (await (await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+      data: { id: string; type: string }[]
+    }
     expect(listed.data.map((model) => [model.id, model.type])).toEqual([['rerank-mock', 'rerank']])
     const account = await gateway.createAccount('poor', '0.001')
     const poor = await gateway.createKey({ accountId: account.id })
@@ -170,15 +194,25 @@ describe('the config', () => {
   const config = (model: Record<string, unknown>) => ({ providers: [{ name: 'mock', type: 'mock' }], models: [model] })
 
   test('a rerank model is priced per search unit or per token, not both and not neither', () => {
-    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: {} }))).toThrow('models[0].price.search_unit: is required')
-    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { input: 1, search_unit: 1 } }))).toThrow('not both')
-    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { input: 1, output: 1 } }))).toThrow('models[0].price.output: a model of kind rerank has no such price')
-    expect(parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { search_unit: '0.002' } })).models[0]).toMatchObject({ kind: 'rerank', price: { searchUnit: 2_000_000 } })
+    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: {} }))).toThrow(
+      'models[0].price.search_unit: is required',
+    )
+    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { input: 1, search_unit: 1 } }))).toThrow(
+      'not both',
+    )
+    expect(() => parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { input: 1, output: 1 } }))).toThrow(
+      'models[0].price.output: a model of kind rerank has no such price',
+    )
+    expect(parseConfig(config({ id: 'r', kind: 'rerank', provider: 'mock', price: { search_unit: '0.002' } })).models[0]).toMatchObject({
+      kind: 'rerank',
+      price: { searchUnit: 2_000_000 },
+    })
   })
 
   test('a rerank model on a Gemini provider is refused at start', async () => {
     const document = {
-      listen: { host: '127.0.0.1', port: 0 }, database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-rerank-')), 'never.db')}`,
+      listen: { host: '127.0.0.1', port: 0 },
+      database: `sqlite:${join(mkdtempSync(join(tmpdir(), 'tollgate-rerank-')), 'never.db')}`,
       providers: [{ name: 'google', type: 'gemini', api_key: 'k' }],
       models: [{ id: 'g-rerank', kind: 'rerank', provider: 'google', price: { search_unit: 1 } }],
     }

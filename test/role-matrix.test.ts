@@ -12,7 +12,17 @@ import { permissions, permissionsOf, userRoles } from '../src/domain/roles.ts'
 import { hashPassword } from '../src/domain/users.ts'
 import { pollUntil } from './support/batches.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
-import { adminTokenCaller, type Caller, consoleCaller, fingerprint, type Matrix, matrixPassword, nobody, readmeName, readReadmeMatrix } from './support/role-matrix.ts'
+import {
+  adminTokenCaller,
+  type Caller,
+  consoleCaller,
+  fingerprint,
+  type Matrix,
+  matrixPassword,
+  nobody,
+  readmeName,
+  readReadmeMatrix,
+} from './support/role-matrix.ts'
 
 /**
  * Every console and admin-API route of the running app, enumerated from Elysia's own route list (so a new route is
@@ -39,13 +49,26 @@ beforeAll(async () => {
   const { store } = gateway.gateway.services
   acme = await gateway.createAccount('acme-matrix', '10')
   globex = await gateway.createAccount('globex-matrix', '10')
-  for (const [side, account] of [['acme', acme], ['globex', globex]] as const) {
+  for (const [side, account] of [
+    ['acme', acme],
+    ['globex', globex],
+  ] as const) {
     const { secret, record } = await createKey(store.keys, { accountId: account.id, name: `${account.name}-key` })
     secrets[side].add(account.name).add(record.id).add(record.prefix)
-    await new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 }).chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+    await new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 }).chat.completions.create({
+      model: 'mock-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
-    const batch = await anthropic.messages.batches.create({ requests: [{ custom_id: `${account.name}-item`, params: { model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } }] })
-    await pollUntil(() => anthropic.messages.batches.retrieve(batch.id), (value) => value.processing_status === 'ended')
+    const batch = await anthropic.messages.batches.create({
+      requests: [
+        { custom_id: `${account.name}-item`, params: { model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } },
+      ],
+    })
+    await pollUntil(
+      () => anthropic.messages.batches.retrieve(batch.id),
+      (value) => value.processing_status === 'ended',
+    )
     tasks[side] = batch.id
     secrets[side].add(batch.id)
   }
@@ -55,7 +78,9 @@ beforeAll(async () => {
   const full = await createAdminToken(store.adminTokens, 'matrix-full', 'full')
   callers = [
     consoleCaller(store, hash, 'admin', 'admin'),
-    ...userRoles.filter((role) => role !== 'admin').flatMap((role) => [acme, globex].map((account) => consoleCaller(store, hash, `${role} of ${account.name}`, role, account))),
+    ...userRoles
+      .filter((role) => role !== 'admin')
+      .flatMap((role) => [acme, globex].map((account) => consoleCaller(store, hash, `${role} of ${account.name}`, role, account))),
     adminTokenCaller('read token', 'viewer', read.secret),
     adminTokenCaller('full token', 'admin', full.secret),
     nobody,
@@ -73,13 +98,16 @@ interface Route {
 }
 
 function listRoutes(): Route[] {
-  return createApp(gateway.gateway.services).routes
-    .filter((route) => /^\/(console|admin)\/api\//.test(route.path))
+  return createApp(gateway.gateway.services)
+    .routes.filter((route) => /^\/(console|admin)\/api\//.test(route.path))
     .map((route) => {
       const hooks = route.hooks as { detail?: Record<string, unknown>; query?: { properties?: object }; body?: unknown }
       return {
-        method: route.method, path: route.path, permission: hooks.detail?.['x-permission'] as string | undefined,
-        query: Object.keys(hooks.query?.properties ?? {}), hasBody: hooks.body !== undefined,
+        method: route.method,
+        path: route.path,
+        permission: hooks.detail?.['x-permission'] as string | undefined,
+        query: Object.keys(hooks.query?.properties ?? {}),
+        hasBody: hooks.body !== undefined,
       }
     })
 }
@@ -94,21 +122,59 @@ async function acmeObject(path: string): Promise<string> {
     return record.id
   }
   if (path.includes('/users/')) {
-    const user = await store.users.create({ name: `acme-matrix-person-${++made}`, role: 'viewer', accountId: acme.id, passwordHash: '', createdAt: now, updatedAt: now })
+    const user = await store.users.create({
+      name: `acme-matrix-person-${++made}`,
+      role: 'viewer',
+      accountId: acme.id,
+      passwordHash: '',
+      createdAt: now,
+      updatedAt: now,
+    })
     return String(user.id)
   }
   if (path.includes('/tasks/')) return tasks.acme
   if (path.includes('/projects/')) {
-    const project = await store.budgets.createProject({ accountId: acme.id, name: `acme-matrix-project-${++made}`, models: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now })
+    const project = await store.budgets.createProject({
+      accountId: acme.id,
+      name: `acme-matrix-project-${++made}`,
+      models: null,
+      rpm: null,
+      tpm: null,
+      concurrency: null,
+      allowedIps: null,
+      createdAt: now,
+      updatedAt: now,
+    })
     return String(project.id)
   }
   if (path.includes('/budgets/')) {
-    const budget = await store.budgets.createBudget({ accountId: acme.id, scope: 'account', projectId: null, keyId: null, amount: 5_000_000_000, period: 'month', timeZone: 'UTC', createdAt: now, updatedAt: now })
+    const budget = await store.budgets.createBudget({
+      accountId: acme.id,
+      scope: 'account',
+      projectId: null,
+      keyId: null,
+      amount: 5_000_000_000,
+      period: 'month',
+      timeZone: 'UTC',
+      createdAt: now,
+      updatedAt: now,
+    })
     return String(budget.id)
   }
   if (path.includes('/webhooks/')) {
-    const webhook = { id: `wh_matrix${++made}`, accountId: acme.id, projectId: null, url: 'https://hooks.example.com/acme-matrix', secret: `whsec_matrix${made}`,
-      events: [...alertEvents], balanceBelow: null, expiryDays: 7, budgetPercents: [50], createdAt: now, updatedAt: now }
+    const webhook = {
+      id: `wh_matrix${++made}`,
+      accountId: acme.id,
+      projectId: null,
+      url: 'https://hooks.example.com/acme-matrix',
+      secret: `whsec_matrix${made}`,
+      events: [...alertEvents],
+      balanceBelow: null,
+      expiryDays: 7,
+      budgetPercents: [50],
+      createdAt: now,
+      updatedAt: now,
+    }
     await store.webhooks.insert(webhook)
     secrets.acme.add(webhook.id).add(webhook.secret)
     return webhook.id
@@ -138,7 +204,8 @@ const bodyFor = (route: Route) =>
 function variants(route: Route): { query: string; acmeInQuery: boolean }[] {
   const found = [{ query: '', acmeInQuery: false }]
   if (route.query.includes('account_id')) found.push({ query: `account_id=${acme.id}`, acmeInQuery: true })
-  if (route.query.includes('key_id')) found.push({ query: `key_id=${[...secrets.acme].find((id) => id.startsWith('key_'))}`, acmeInQuery: true })
+  if (route.query.includes('key_id'))
+    found.push({ query: `key_id=${[...secrets.acme].find((id) => id.startsWith('key_'))}`, acmeInQuery: true })
   return found
 }
 
@@ -162,7 +229,13 @@ describe('the role matrix', () => {
     const undeclared = routes.filter((route) => route.permission === undefined).map((route) => `${route.method} ${route.path}`)
     expect(undeclared.sort()).toEqual([...openRoutes].sort())
     const listed = new Map([...matrix].flatMap(([permission, row]) => row.routes.map((route) => [route, permission] as const)))
-    const declared = routes.filter((route) => route.permission).map((route) => [`${route.method} ${route.path}`, listed.get(readmeName(route.method, route.path)) ?? 'not in the README', route.permission])
+    const declared = routes
+      .filter((route) => route.permission)
+      .map((route) => [
+        `${route.method} ${route.path}`,
+        listed.get(readmeName(route.method, route.path)) ?? 'not in the README',
+        route.permission,
+      ])
     expect(declared.filter(([, readme, permission]) => readme !== permission)).toEqual([])
     // Nothing the README lists is missing from the app.
     const names = new Set(routes.map((route) => readmeName(route.method, route.path)))
@@ -171,11 +244,14 @@ describe('the role matrix', () => {
 
   test('a viewer is read only: every permission it holds is for reading, but its own session', () => {
     for (const route of listRoutes().filter((each) => each.permission && each.method !== 'GET' && each.permission !== 'session')) {
-      expect({ route: `${route.method} ${route.path}`, viewer: matrix.get(route.permission!)!.viewer }).toEqual({ route: `${route.method} ${route.path}`, viewer: false })
+      expect({ route: `${route.method} ${route.path}`, viewer: matrix.get(route.permission!)!.viewer }).toEqual({
+        route: `${route.method} ${route.path}`,
+        viewer: false,
+      })
     }
   })
 
-  test('every route × every role: 403 where the role may not, 404 for another account\'s object, never its data', async () => {
+  test("every route × every role: 403 where the role may not, 404 for another account's object, never its data", async () => {
     const { store } = gateway.gateway.services
     const taskIds = Object.values(tasks)
     const failures: string[] = []
@@ -188,12 +264,15 @@ describe('the role matrix', () => {
         for (const variant of variants(route)) {
           const path = route.path.includes(':id') ? route.path.replace(':id', encodeURIComponent(await acmeObject(route.path))) : route.path
           const body = makeBody?.()
-          const touchesAcme = route.path.includes(':id') || variant.acmeInQuery || JSON.stringify(body ?? {}).includes(`"account_id":${acme.id}`)
+          const touchesAcme =
+            route.path.includes(':id') || variant.acmeInQuery || JSON.stringify(body ?? {}).includes(`"account_id":${acme.id}`)
           const expected = expectedStatus(caller, route, touchesAcme)
           const headers = { 'content-type': 'application/json', ...(await caller.headers()) }
           const before = expected === 'ok' ? '' : await fingerprint(store, taskIds, gateway.gateway.services.tasks.repository)
           const response = await fetch(`${gateway.url}${path}${variant.query ? `?${variant.query}` : ''}`, {
-            method: route.method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+            method: route.method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
           })
           const text = await response.text()
           probes++
@@ -201,8 +280,10 @@ describe('the role matrix', () => {
           const ok = expected === 'ok' ? response.status >= 200 && response.status < 300 : response.status === expected
           if (!ok) failures.push(`${what} answered ${response.status}, expected ${expected}: ${text.slice(0, 200)}`)
           const code = door === 'admin' ? 'read_only_token' : 'not_permitted'
-          if (expected === 403 && ok && JSON.parse(text).error.code !== code) failures.push(`${what} answered 403 without the code ${code}: ${text}`)
-          if (expected !== 'ok' && (await fingerprint(store, taskIds, gateway.gateway.services.tasks.repository)) !== before) failures.push(`${what} was refused but changed something`)
+          if (expected === 403 && ok && JSON.parse(text).error.code !== code)
+            failures.push(`${what} answered 403 without the code ${code}: ${text}`)
+          if (expected !== 'ok' && (await fingerprint(store, taskIds, gateway.gateway.services.tasks.repository)) !== before)
+            failures.push(`${what} was refused but changed something`)
           const foreign = caller.accountId === acme.id ? secrets.globex : caller.accountId === globex.id ? secrets.acme : new Set<string>()
           for (const secret of foreign) if (text.includes(secret)) failures.push(`${what} showed "${secret}" of another account`)
         }
@@ -228,7 +309,11 @@ describe('the role matrix', () => {
       const response = await fetch(`${gateway.url}${path}`, { headers: await globexViewer.headers() })
       return [response.status, await response.text()]
     }
-    for (const [foreign, missing] of [[`/console/api/keys/${key}`, '/console/api/keys/key_missing00000'], [`/console/api/accounts/${acme.id}`, '/console/api/accounts/99999'], [`/console/api/tasks/${tasks.acme}`, '/console/api/tasks/msgbatch_missing']]) {
+    for (const [foreign, missing] of [
+      [`/console/api/keys/${key}`, '/console/api/keys/key_missing00000'],
+      [`/console/api/accounts/${acme.id}`, '/console/api/accounts/99999'],
+      [`/console/api/tasks/${tasks.acme}`, '/console/api/tasks/msgbatch_missing'],
+    ]) {
       expect(await read(foreign!)).toEqual(await read(missing!))
     }
   })

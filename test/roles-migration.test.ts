@@ -18,10 +18,15 @@ async function upgrade(store: Store, run: (statement: string) => Promise<unknown
   await store.migrate()
   const acme = await store.accounts.create('acme', Date.now())
   await run(`DELETE FROM tollgate_migrations WHERE name = '${migration}'`)
-  await run(`INSERT INTO users (name, role, account_id, password_hash, created_at, updated_at) VALUES ('old-root', 'admin', NULL, '', 1, 1), ('old-alice', 'account', ${acme.id}, '', 1, 1)`)
+  await run(
+    `INSERT INTO users (name, role, account_id, password_hash, created_at, updated_at) VALUES ('old-root', 'admin', NULL, '', 1, 1), ('old-alice', 'account', ${acme.id}, '', 1, 1)`,
+  )
   await store.migrate()
   const roles = (await store.users.list()).map((user) => [user.name, user.role, user.accountId])
-  expect(roles).toEqual([['old-alice', 'account-admin', acme.id], ['old-root', 'admin', null]])
+  expect(roles).toEqual([
+    ['old-alice', 'account-admin', acme.id],
+    ['old-root', 'admin', null],
+  ])
   // Run once: a second start changes nothing.
   await store.migrate()
   expect((await store.users.list()).map((user) => user.role)).toEqual(['account-admin', 'admin'])

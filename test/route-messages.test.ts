@@ -39,7 +39,8 @@ type RouteStatus = { route: string; state: string; open_until: string | null }
 async function routes(on: TestGateway): Promise<RouteStatus[]> {
   return ((await (await fetch(`${on.url}/status`)).json()) as { routes: RouteStatus[] }).routes
 }
-const publish = (payload: unknown) => client.send('PUBLISH', ['tollgate:routes', typeof payload === 'string' ? payload : JSON.stringify({ origin: 'elsewhere', payload })])
+const publish = (payload: unknown) =>
+  client.send('PUBLISH', ['tollgate:routes', typeof payload === 'string' ? payload : JSON.stringify({ origin: 'elsewhere', payload })])
 /** Pub/sub is asynchronous: give the gateway a moment to hear what was published. */
 const heard = () => Bun.sleep(100)
 
@@ -52,8 +53,12 @@ test("an open until the year 2286 is kept no longer than this instance's cooldow
   expect(Date.parse(open.open_until!)).toBeLessThanOrEqual(Date.now() + cooldownMs)
   await Bun.sleep(cooldownMs + 100)
   const answer = await fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: route!.route.endsWith('mock-fast') ? 'mock-fast' : 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: route!.route.endsWith('mock-fast') ? 'mock-fast' : 'mock-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
   })
   expect(answer.status).toBe(200)
 })
@@ -61,7 +66,13 @@ test("an open until the year 2286 is kept no longer than this instance's cooldow
 test('a route this instance does not have is not adopted; malformed messages are ignored without a stack', async () => {
   const before = (await routes(gateway)).map((one) => one.route).sort()
   await publish({ route: 'made-up/route', state: 'open', until: Date.now() + 500, reason: 'invented' })
-  for (const payload of [null, 42, { route: 5, state: 'open', until: 1 }, { route: before[0], state: 'open', until: 'soon' }, { route: before[0], state: 'gone' }]) {
+  for (const payload of [
+    null,
+    42,
+    { route: 5, state: 'open', until: 1 },
+    { route: before[0], state: 'open', until: 'soon' },
+    { route: before[0], state: 'gone' },
+  ]) {
     await publish(payload)
   }
   await publish('not json at all')
@@ -73,7 +84,13 @@ test('a route this instance does not have is not adopted; malformed messages are
 
 test('the open routes an instance reads from Redis at start are bounded the same way', async () => {
   const route = (await routes(gateway))[0]!.route
-  await client.send('HSET', ['tollgate:routes:open', route, JSON.stringify({ until: year2286, reason: 'forever' }), 'made-up/route', JSON.stringify({ until: year2286, reason: 'x' })])
+  await client.send('HSET', [
+    'tollgate:routes:open',
+    route,
+    JSON.stringify({ until: year2286, reason: 'forever' }),
+    'made-up/route',
+    JSON.stringify({ until: year2286, reason: 'x' }),
+  ])
   await client.send('PEXPIRE', ['tollgate:routes:open', '60000'])
   const late = await startTestGateway({ config: config() })
   try {

@@ -30,7 +30,9 @@ beforeAll(async () => {
   redis = await startTestRedis()
   admin = new SQL(database.url, { max: 1 })
   config = join(mkdtempSync(join(tmpdir(), 'tollgate-scale-')), 'tollgate.yaml')
-  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }
+  writeFileSync(
+    config,
+    `listen: { host: 127.0.0.1, port: 0 }
 database: ${database.url}
 redis: ${redis.url}
 # Every request here comes from 127.0.0.1: the per-address cap on requests not yet authenticated would refuse most.
@@ -41,7 +43,8 @@ providers:
 models:
   - { id: mock-1, provider: mock, price: { input: 1, output: 2 }, max_output_tokens: 64 }
   - { id: slow, provider: slow, price: { input: 1, output: 2 } }
-`)
+`,
+  )
   first = await startServe(cli, config)
   firstInstance = ((await admin`SELECT id FROM instances`) as { id: string }[])[0]!.id
   second = await startServe(cli, config)
@@ -66,7 +69,8 @@ async function newKey(name: string, balance: number) {
 
 function chat(url: string, secret: string): Promise<number> {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'the same words every time' }] }),
   }).then(async (response) => (await response.text(), response.status))
 }
@@ -74,24 +78,41 @@ function chat(url: string, secret: string): Promise<number> {
 /** A streamed answer of ~0.5 s read to its end; a dropped connection (its instance killed) is status 0. */
 function slowChat(url: string, secret: string): Promise<number> {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'one two three four' }] }),
-  }).then(async (response) => (await response.text(), response.status)).catch(() => 0)
+  })
+    .then(async (response) => (await response.text(), response.status))
+    .catch(() => 0)
 }
 
-interface LedgerState { balance: number; reserved: number; requests: number; spent: number; credits: number; keySpent: number; holds: number }
+interface LedgerState {
+  balance: number
+  reserved: number
+  requests: number
+  spent: number
+  credits: number
+  keySpent: number
+  holds: number
+}
 
 /** The account as PostgreSQL has it, with its usage and credits, once `done` says the instances have written. */
 async function ledgerOf(accountId: number, keyId: string, done: (state: LedgerState) => boolean): Promise<LedgerState> {
   const read = async (): Promise<LedgerState> => {
     const [account] = await admin`SELECT balance::bigint AS balance, reserved::bigint AS reserved FROM accounts WHERE id = ${accountId}`
-    const [usage] = await admin`SELECT count(*) FILTER (WHERE status = 200)::int AS requests, coalesce(sum(cost), 0)::bigint AS spent FROM usage_records WHERE account_id = ${accountId}`
+    const [usage] =
+      await admin`SELECT count(*) FILTER (WHERE status = 200)::int AS requests, coalesce(sum(cost), 0)::bigint AS spent FROM usage_records WHERE account_id = ${accountId}`
     const [credits] = await admin`SELECT coalesce(sum(amount), 0)::bigint AS total FROM ledger_entries WHERE account_id = ${accountId}`
     const [key] = await admin`SELECT spent::bigint AS spent FROM api_keys WHERE id = ${keyId}`
     const [holds] = await admin`SELECT count(*)::int AS count FROM holds WHERE account_id = ${accountId}`
     return {
-      balance: Number(account.balance), reserved: Number(account.reserved), requests: usage.requests as number, spent: Number(usage.spent),
-      credits: Number(credits.total), keySpent: Number(key.spent), holds: holds.count as number,
+      balance: Number(account.balance),
+      reserved: Number(account.reserved),
+      requests: usage.requests as number,
+      spent: Number(usage.spent),
+      credits: Number(credits.total),
+      keySpent: Number(key.spent),
+      holds: holds.count as number,
     }
   }
   const deadline = Date.now() + 15_000
@@ -159,7 +180,8 @@ test('one process SIGKILLed under load: the other keeps serving; after its resta
 
   // The dead process's holds stay reserved while its heartbeat is recent (nothing proves it dead yet).
   // (The second process's holds go as its ledger writes land: wait until only the dead one's are left.)
-  const heldByDead = async () => Number((await admin`SELECT coalesce(sum(amount), 0)::bigint AS held FROM holds WHERE instance_id = ${firstInstance}`)[0].held)
+  const heldByDead = async () =>
+    Number((await admin`SELECT coalesce(sum(amount), 0)::bigint AS held FROM holds WHERE instance_id = ${firstInstance}`)[0].held)
   let held = await heldByDead()
   const dead = await ledgerOf(account.id, keyId, (state) => state.reserved === held)
   held = await heldByDead()

@@ -40,7 +40,8 @@ const urls = () => [first.url, second.url]
 
 function chat(url: string, secret: string, model = 'mock-1'): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
   })
 }
@@ -48,7 +49,8 @@ function chat(url: string, secret: string, model = 'mock-1'): Promise<Response> 
 /** A streamed answer read to its end: with the slow provider it takes a few hundred milliseconds. */
 async function slowChat(url: string, secret: string): Promise<number> {
   const response = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'one two three four' }] }),
   })
   await response.text()
@@ -118,7 +120,10 @@ test('a key rotated through the admin API on one instance: the other refuses the
   expect((await chat(second.url, secret)).status).toBe(200)
   second.services.keys.stop() // no polling: only the announcement can tell the second instance
   const token = (await createAdminToken(first.gateway.services.store.adminTokens, 'rotator', 'full')).secret
-  const rotated = await fetch(`${first.url}/admin/api/keys/${record.id}/rotate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  const rotated = await fetch(`${first.url}/admin/api/keys/${record.id}/rotate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  })
   expect(rotated.status).toBe(200)
   const { secret: fresh } = (await rotated.json()) as { secret: string }
   const rotatedAt = performance.now()
@@ -143,11 +148,11 @@ test('the sign-in throttle is one for both instances: five failures spread over 
   for (const url of urls()) expect((await postSignIn(url, 'shared-throttle', password)).status).toBe(429)
 })
 
-test("one instance finding an upstream down takes the route out of rotation on the other too", async () => {
+test('one instance finding an upstream down takes the route out of rotation on the other too', async () => {
   const { secret } = await first.createKey()
   expect((await chat(first.url, secret, 'dead')).status).toBeGreaterThanOrEqual(500)
   const routeState = async () => {
-    const status = await (await fetch(`${second.url}/status`)).json() as { routes: { route: string; state: string }[] }
+    const status = (await (await fetch(`${second.url}/status`)).json()) as { routes: { route: string; state: string }[] }
     return status.routes.find((route) => route.route.startsWith('dead'))?.state
   }
   const deadline = performance.now() + 1000
@@ -157,7 +162,8 @@ test("one instance finding an upstream down takes the route out of rotation on t
 
 test('Redis killed mid-run: every request still succeeds under per-instance limits; Redis back: shared limits resume', async () => {
   const { secret } = await first.createKey({ rpm: 1000, concurrency: 4 })
-  const status = async (url: string) => ((await (await fetch(`${url}/status`)).json()) as { shared_state: { mode: string } }).shared_state.mode
+  const status = async (url: string) =>
+    ((await (await fetch(`${url}/status`)).json()) as { shared_state: { mode: string } }).shared_state.mode
   expect(await status(first.url)).toBe('redis')
 
   // Requests in a steady stream over both instances while Redis dies under them.
@@ -177,7 +183,8 @@ test('Redis killed mid-run: every request still succeeds under per-instance limi
 
   await redis.restart()
   const deadline = performance.now() + 10_000
-  while (performance.now() < deadline && ((await status(first.url)) !== 'redis' || (await status(second.url)) !== 'redis')) await Bun.sleep(50)
+  while (performance.now() < deadline && ((await status(first.url)) !== 'redis' || (await status(second.url)) !== 'redis'))
+    await Bun.sleep(50)
   expect([await status(first.url), await status(second.url)]).toEqual(['redis', 'redis'])
   expect(await (await fetch(`${second.url}/metrics`)).text()).toContain('tollgate_redis_up 1')
   const together = await first.createKey({ rpm: 3 })

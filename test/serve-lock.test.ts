@@ -10,7 +10,9 @@ function moneyState(path: string) {
   const database = new Database(path, { readonly: true })
   try {
     const holds = database.query<{ id: string; amount: number }, []>('SELECT id, amount FROM holds ORDER BY id').all()
-    const account = database.query<{ balance: number; reserved: number }, []>("SELECT balance, reserved FROM accounts WHERE name = 'acme'").get()!
+    const account = database
+      .query<{ balance: number; reserved: number }, []>("SELECT balance, reserved FROM accounts WHERE name = 'acme'")
+      .get()!
     return { holds, ...account }
   } finally {
     database.close()
@@ -22,7 +24,11 @@ async function streaming(url: string, secret: string) {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }] }),
+    body: JSON.stringify({
+      model: 'slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }],
+    }),
   })
   const reader = response.body!.getReader()
   await reader.read()
@@ -75,7 +81,8 @@ models:
   expect(moneyState(databasePath)).toEqual(held)
   expect(await inFlight.rest()).toContain('data: [DONE]')
   const answer = await fetch(`${first.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'still there?' }] }),
   })
   expect(answer.status).toBe(200)

@@ -42,7 +42,8 @@ afterAll(async () => {
 
 function chat(gateway: TestGateway): Promise<number> {
   return fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'flaky', messages: [{ role: 'user', content: 'hi' }] }),
   }).then(async (response) => (await response.text(), response.status))
 }

@@ -68,7 +68,8 @@ test('a username over 256 bytes is a 400 naming the field, and is never counted'
 test('with Redis, the throttle keeps hashes: a 256-byte name and a long forwarded address make keys of a few dozen bytes', async () => {
   const longName = 'n'.repeat(256)
   const longAddress = `2001:db8::${'1:'.repeat(60)}1`
-  for (let attempt = 0; attempt < 3; attempt++) expect((await postSignIn(shared.url, longName, 'guess', from(longAddress))).status).toBe(401)
+  for (let attempt = 0; attempt < 3; attempt++)
+    expect((await postSignIn(shared.url, longName, 'guess', from(longAddress))).status).toBe(401)
   const client = new RedisClient(redis.url)
   const keys = (await client.send('KEYS', ['tollgate:sign-in:*'])) as string[]
   client.close()

@@ -25,21 +25,27 @@ beforeAll(async () => {
     }
     const events = chatChunks(request, { text: 'Slow and streamed' })
     if (!slow) return sseResponse(events)
-    return new Response(new ReadableStream({
-      async start(controller) {
-        for (const [index, event] of events.entries()) {
-          if (index === 2) await Bun.sleep(pauseMs)
-          controller.enqueue(new TextEncoder().encode(event))
-        }
-        controller.close()
-      },
-    }), { headers: { 'content-type': 'text/event-stream' } })
+    return new Response(
+      new ReadableStream({
+        async start(controller) {
+          for (const [index, event] of events.entries()) {
+            if (index === 2) await Bun.sleep(pauseMs)
+            controller.enqueue(new TextEncoder().encode(event))
+          }
+          controller.close()
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    )
   })
   gateway = await startTestGateway({
     config: {
       limits: { write_idle_ms: 2000 },
       providers: [{ name: 'up', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-up' }],
-      models: [{ id: 'slow', provider: 'up', price: { input: 1, output: 2 } }, { id: 'fast', provider: 'up', price: { input: 1, output: 2 } }],
+      models: [
+        { id: 'slow', provider: 'up', price: { input: 1, output: 2 } },
+        { id: 'fast', provider: 'up', price: { input: 1, output: 2 } },
+      ],
     },
   })
 })
@@ -87,19 +93,43 @@ function askThenTrickle(first: string): Promise<{ closedAfterMs: number | undefi
 function post(path: string, headers: Record<string, string>, body: unknown): string {
   const { hostname, port } = new URL(gateway.url)
   const text = JSON.stringify(body)
-  return `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${text}`
+  return `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${Object.entries(
+    headers,
+  )
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n${text}`
 }
 
 const firsts = {
-  'a whole answer': () => post('/v1/chat/completions', { authorization: `Bearer ${gateway.key}` }, { model: 'fast', messages: [{ role: 'user', content: 'hi' }] }),
-  'a passthrough stream': () => post('/v1/chat/completions', { authorization: `Bearer ${gateway.key}` }, { model: 'fast', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-  'a translated stream': () => post('/v1/messages', { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' }, { model: 'fast', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-  'a refusal': () => post('/v1/chat/completions', { authorization: `Bearer ${gateway.key}` }, { model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+  'a whole answer': () =>
+    post(
+      '/v1/chat/completions',
+      { authorization: `Bearer ${gateway.key}` },
+      { model: 'fast', messages: [{ role: 'user', content: 'hi' }] },
+    ),
+  'a passthrough stream': () =>
+    post(
+      '/v1/chat/completions',
+      { authorization: `Bearer ${gateway.key}` },
+      { model: 'fast', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    ),
+  'a translated stream': () =>
+    post(
+      '/v1/messages',
+      { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+      { model: 'fast', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    ),
+  'a refusal': () =>
+    post(
+      '/v1/chat/completions',
+      { authorization: `Bearer ${gateway.key}` },
+      { model: 'nope', messages: [{ role: 'user', content: 'hi' }] },
+    ),
   'a model list': () => `GET /v1/models HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gateway.key}\r\n\r\n`,
 }
 
-test('after each kind of answer, trickling the next request\'s headers is cut at the write deadline', async () => {
-  const results = await Promise.all(Object.entries(firsts).map(async ([name, first]) => ({ name, ...await askThenTrickle(first()) })))
+test("after each kind of answer, trickling the next request's headers is cut at the write deadline", async () => {
+  const results = await Promise.all(Object.entries(firsts).map(async ([name, first]) => ({ name, ...(await askThenTrickle(first())) })))
   for (const { name, closedAfterMs, firstAnswer, laterBytes } of results) {
     expect({ name, answered: /^HTTP\/1\.1 (200|404|400)/.test(firstAnswer) }).toEqual({ name, answered: true })
     // 2 s, rounded up by Bun's 4-second timer; without it the connection is held for 255 s.

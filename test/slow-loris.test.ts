@@ -43,8 +43,14 @@ function trickle(path: string, headers: Record<string, string>, bodyLength: numb
   const { hostname, port } = new URL(server.url)
   const state: Trickle = { socket: undefined as unknown as Socket, response: '' }
   const socket = connect(Number(port), hostname, () => {
-    const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': String(bodyLength), ...headers })
-      .map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    const head = Object.entries({
+      host: `${hostname}:${port}`,
+      'content-type': 'application/json',
+      'content-length': String(bodyLength),
+      ...headers,
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`)
     const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write(' ')), everyMs)
     socket.on('close', () => clearInterval(timer))
@@ -58,8 +64,12 @@ function trickle(path: string, headers: Record<string, string>, bodyLength: numb
 
 test('hundreds of trickling connections are refused or cut at the body deadline; others are served throughout', async () => {
   const started = performance.now()
-  const unauthenticated = Array.from({ length: 150 }, (_, index) => trickle('/v1/chat/completions', index % 2 ? {} : { authorization: 'Bearer sk-made-up' }, 1000, 200))
-  const withKey = Array.from({ length: 150 }, (_, index) => trickle(index % 2 ? '/v1/chat/completions' : '/v1/messages', { authorization: `Bearer ${trickler}`, 'x-api-key': trickler }, 1000, 200))
+  const unauthenticated = Array.from({ length: 150 }, (_, index) =>
+    trickle('/v1/chat/completions', index % 2 ? {} : { authorization: 'Bearer sk-made-up' }, 1000, 200),
+  )
+  const withKey = Array.from({ length: 150 }, (_, index) =>
+    trickle(index % 2 ? '/v1/chat/completions' : '/v1/messages', { authorization: `Bearer ${trickler}`, 'x-api-key': trickler }, 1000, 200),
+  )
 
   const healthz: number[] = []
   const answered: number[] = []
@@ -69,14 +79,15 @@ test('hundreds of trickling connections are refused or cut at the body deadline;
     healthz.push(performance.now() - asked)
     expect(health.status).toBe(200)
     const chat = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
     })
     answered.push(chat.status)
     await chat.text()
     await Bun.sleep(50)
   }
-  console.log(`/healthz (ms): ${healthz.map((ms) => ms.toFixed(0)).join(" ")}`)
+  console.log(`/healthz (ms): ${healthz.map((ms) => ms.toFixed(0)).join(' ')}`)
   console.log(`/healthz: ${healthz.length} answers, slowest ${Math.max(...healthz).toFixed(1)} ms; other key: ${answered.length} answers`)
   // 100 ms is the goal. The test process drives the 300 sockets itself and measures from there, so one sample can
   // carry its own scheduling delay on a loaded 2-core machine: nine in ten within 100 ms, none stalled past 300.

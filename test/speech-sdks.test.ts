@@ -22,7 +22,13 @@ beforeAll(async () => {
   upstream = startAudioUpstream()
   gateway = await startTestGateway({
     config: audioGatewayConfig(upstream, [
-      { id: 'tts-openai', kind: 'speech', provider: 'oai', upstream_model: 'gpt-4o-mini-tts', price: { characters: characterPrice, ...tokenPrice } },
+      {
+        id: 'tts-openai',
+        kind: 'speech',
+        provider: 'oai',
+        upstream_model: 'gpt-4o-mini-tts',
+        price: { characters: characterPrice, ...tokenPrice },
+      },
       { id: 'tts-mock', kind: 'speech', provider: 'mock', price: { characters: characterPrice, ...tokenPrice } },
     ]),
   })
@@ -36,8 +42,10 @@ afterAll(async () => {
 
 /** Nano-dollars for `characters` (and reported tokens) at the test's prices, rounded up once. */
 function costOf(characters: number, tokens = { input: 0, output: 0 }): number {
-  const total = BigInt(characters) * BigInt(parseUsd(characterPrice)) + BigInt(tokens.input) * BigInt(parseUsd(tokenPrice.input))
-    + BigInt(tokens.output) * BigInt(parseUsd(tokenPrice.output))
+  const total =
+    BigInt(characters) * BigInt(parseUsd(characterPrice)) +
+    BigInt(tokens.input) * BigInt(parseUsd(tokenPrice.input)) +
+    BigInt(tokens.output) * BigInt(parseUsd(tokenPrice.output))
   return Number((total + 999_999n) / 1_000_000n)
 }
 
@@ -50,15 +58,37 @@ describe.each([['tts-openai'], ['tts-mock']])('%s', (model) => {
   test('audio.speech.create: the WAV the upstream made, billed per character exactly', async () => {
     const input = 'Hello from the gateway — ünïcödé counts as one character each 🎙️.'
     const before = await gateway.settled()
-    const response = await client.audio.speech.create({ model, voice: 'alloy', input, response_format: 'wav', speed: 1.25, instructions: 'Calm.' })
+    const response = await client.audio.speech.create({
+      model,
+      voice: 'alloy',
+      input,
+      response_format: 'wav',
+      speed: 1.25,
+      instructions: 'Calm.',
+    })
     expect(response.headers.get('content-type')).toBe('audio/wav')
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(mockSpeechAudio({ input, format: 'wav' }))
     const after = await gateway.settled()
     const characters = [...input].length
     expect(before.balance - after.balance).toBe(costOf(characters))
-    expect(await lastRow()).toMatchObject({ operation: 'speech', model, status: 200, units: characters, inputTokens: 0, outputTokens: 0, cost: costOf(characters) })
+    expect(await lastRow()).toMatchObject({
+      operation: 'speech',
+      model,
+      status: 200,
+      units: characters,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: costOf(characters),
+    })
     if (model === 'tts-openai') {
-      expect(upstream.calls.at(-1)!.body).toEqual({ model: 'gpt-4o-mini-tts', input, voice: 'alloy', response_format: 'wav', speed: 1.25, instructions: 'Calm.' })
+      expect(upstream.calls.at(-1)!.body).toEqual({
+        model: 'gpt-4o-mini-tts',
+        input,
+        voice: 'alloy',
+        response_format: 'wav',
+        speed: 1.25,
+        instructions: 'Calm.',
+      })
     }
   })
 
@@ -67,19 +97,33 @@ describe.each([['tts-openai'], ['tts-mock']])('%s', (model) => {
     const before = await gateway.settled()
     const response = await client.audio.speech.create({ model, voice: 'nova', input, response_format: 'pcm', stream_format: 'sse' })
     expect(response.headers.get('content-type')).toStartWith('text/event-stream')
-    const events = (await response.text()).split('\n\n').filter(Boolean).map((event) => JSON.parse(event.slice('data: '.length)))
-    const audio = Buffer.concat(events.filter((event) => event.type === 'speech.audio.delta').map((event) => Buffer.from(event.audio, 'base64')))
+    const events = (await response.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((event) => JSON.parse(event.slice('data: '.length)))
+    const audio = Buffer.concat(
+      events.filter((event) => event.type === 'speech.audio.delta').map((event) => Buffer.from(event.audio, 'base64')),
+    )
     expect(new Uint8Array(audio)).toEqual(mockSpeechAudio({ input, format: 'pcm' }))
     const tokens = mockSpeechTokens({ input })
     expect(events.at(-1)).toMatchObject({ type: 'speech.audio.done', usage: { input_tokens: tokens.input, output_tokens: tokens.output } })
     const after = await gateway.settled()
     expect(before.balance - after.balance).toBe(costOf(input.length, tokens))
-    expect(await lastRow()).toMatchObject({ operation: 'speech', units: input.length, inputTokens: tokens.input, outputTokens: tokens.output })
+    expect(await lastRow()).toMatchObject({
+      operation: 'speech',
+      units: input.length,
+      inputTokens: tokens.input,
+      outputTokens: tokens.output,
+    })
   })
 
-  test('a request the API refuses is a 400 in OpenAI\'s shape, and costs nothing', async () => {
+  test("a request the API refuses is a 400 in OpenAI's shape, and costs nothing", async () => {
     const before = await gateway.settled()
-    const refused = (body: Record<string, unknown>) => client.audio.speech.create({ model, voice: 'alloy', input: 'x', ...body } as never).then(() => undefined, (error) => error)
+    const refused = (body: Record<string, unknown>) =>
+      client.audio.speech.create({ model, voice: 'alloy', input: 'x', ...body } as never).then(
+        () => undefined,
+        (error) => error,
+      )
     expect(await refused({ voice: undefined })).toMatchObject({ status: 400, error: { param: 'voice', type: 'invalid_request_error' } })
     expect(await refused({ speed: 9 })).toMatchObject({ status: 400, error: { param: 'speed' } })
     expect(await refused({ input: 'x'.repeat(4097) })).toMatchObject({ status: 400, error: { param: 'input' } })
@@ -90,7 +134,10 @@ describe.each([['tts-openai'], ['tts-mock']])('%s', (model) => {
 
 test('the mock refuses a format it cannot make, naming the field; unbilled', async () => {
   const before = await gateway.settled()
-  const error = await client.audio.speech.create({ model: 'tts-mock', voice: 'alloy', input: 'hi', response_format: 'mp3' }).then(() => undefined, (failure) => failure)
+  const error = await client.audio.speech.create({ model: 'tts-mock', voice: 'alloy', input: 'hi', response_format: 'mp3' }).then(
+    () => undefined,
+    (failure) => failure,
+  )
   expect(error).toMatchObject({ status: 400, error: { param: 'response_format', code: 'unsupported_by_upstream' } })
   expect((await gateway.settled()).balance).toBe(before.balance)
 })
@@ -125,7 +172,10 @@ test('an upstream failing before any audio is retried, and a request that fails 
   const middle = await gateway.settled()
   expect(before.balance - middle.balance).toBe(costOf('retry me'.length))
   upstream.failNext.push(500, 500)
-  const error = await client.audio.speech.create({ model: 'tts-openai', voice: 'alloy', input: 'fail me', response_format: 'wav' }).then(() => undefined, (failure) => failure)
+  const error = await client.audio.speech.create({ model: 'tts-openai', voice: 'alloy', input: 'fail me', response_format: 'wav' }).then(
+    () => undefined,
+    (failure) => failure,
+  )
   expect(error).toMatchObject({ status: 502 })
   expect((await gateway.settled()).balance).toBe(middle.balance)
   expect(await lastRow()).toMatchObject({ operation: 'speech', cost: 0, units: 0 })
@@ -151,13 +201,24 @@ test('a client that leaves mid-audio pays for its characters (the upstream read 
   }
 })
 
-test('an upstream that cuts its audio midway: the client\'s body ends in an error, and its characters are billed (the upstream read them)', async () => {
+test("an upstream that cuts its audio midway: the client's body ends in an error, and its characters are billed (the upstream read them)", async () => {
   const before = await gateway.settled()
   upstream.cutAfterFirstChunk = true
   const input = 'This answer is cut off after its first chunk of audio, on purpose.'
   const response = await client.audio.speech.create({ model: 'tts-openai', voice: 'alloy', input, response_format: 'wav' })
-  expect(await response.arrayBuffer().then(() => 'whole', () => 'cut')).toBe('cut')
+  expect(
+    await response.arrayBuffer().then(
+      () => 'whole',
+      () => 'cut',
+    ),
+  ).toBe('cut')
   for (let waited = 0; waited < 100 && (await lastRow()).units !== input.length; waited++) await Bun.sleep(20)
-  expect(await lastRow()).toMatchObject({ operation: 'speech', status: 503, errorType: 'upstream_unreachable', units: input.length, cost: costOf(input.length) })
+  expect(await lastRow()).toMatchObject({
+    operation: 'speech',
+    status: 503,
+    errorType: 'upstream_unreachable',
+    units: input.length,
+    cost: costOf(input.length),
+  })
   expect(before.balance - (await gateway.settled()).balance).toBe(costOf(input.length))
 })

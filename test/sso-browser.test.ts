@@ -33,12 +33,20 @@ const people = (carolRole: string | undefined) => ({
 /** The gateway's config with `auth` as given (a reload, as `tollgate reload` would apply it). */
 function reloadWithAuth(auth: Record<string, unknown>): void {
   const { services } = gateway.gateway
-  gateway.gateway.reload(parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: services.config.database, auth }, 'test'))
+  gateway.gateway.reload(
+    parseConfig({ ...mockConfig, listen: { host: '127.0.0.1', port: 0 }, database: services.config.database, auth }, 'test'),
+  )
 }
 
 const oidcSettings = (issuer: string) => ({
-  issuer, client_id: 'tollgate-console', client_secret: clientSecret, name: 'Test IdP',
-  scopes: ['openid', 'email', 'profile', 'tollgate'], allowed_domains: ['example.com'], role_claim: 'tollgate_role', account_claim: 'tollgate_account',
+  issuer,
+  client_id: 'tollgate-console',
+  client_secret: clientSecret,
+  name: 'Test IdP',
+  scopes: ['openid', 'email', 'profile', 'tollgate'],
+  allowed_domains: ['example.com'],
+  role_claim: 'tollgate_role',
+  account_claim: 'tollgate_account',
 })
 
 beforeAll(async () => {
@@ -46,7 +54,10 @@ beforeAll(async () => {
   gateway = await startTestGateway({ logger })
   acme = await gateway.createAccount('acme', '10')
   provider = await startTestProvider({
-    clientId: 'tollgate-console', clientSecret, redirectUris: [`${gateway.url}/console/oidc/callback`], users: people('account-admin'),
+    clientId: 'tollgate-console',
+    clientSecret,
+    redirectUris: [`${gateway.url}/console/oidc/callback`],
+    users: people('account-admin'),
   })
   reloadWithAuth({ passwords: false, oidc: oidcSettings(provider.issuer) })
 }, 60_000)
@@ -80,7 +91,7 @@ const warnings = (reason: string) => lines.filter((line) => line.reason === reas
 const store = () => gateway.gateway.services.store
 
 describe('single sign-on through a real OpenID provider', () => {
-  test('passwords off: the sign-in page shows only the provider\'s button, and a password sign-in is refused', async () => {
+  test("passwords off: the sign-in page shows only the provider's button, and a password sign-in is refused", async () => {
     const { context, page, problems } = await newPage()
     await page.goto(`${gateway.url}/console`)
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
@@ -102,7 +113,9 @@ describe('single sign-on through a real OpenID provider', () => {
     await saveScreenshot(page, 'sso-2-carol-overview')
     const carol = await store().users.findByName('carol@example.com')
     expect(carol).toMatchObject({ role: 'account-admin', accountId: acme.id, passwordHash: '' })
-    expect(await store().identities.listForUser(carol!.id)).toMatchObject([{ issuer: provider.issuer, subject: 'carol', email: 'carol@example.com' }])
+    expect(await store().identities.listForUser(carol!.id)).toMatchObject([
+      { issuer: provider.issuer, subject: 'carol', email: 'carol@example.com' },
+    ])
     // The console's own session: its API answers this browser as carol of acme.
     const session = await page.evaluate(async () => (await fetch('/console/api/session')).json())
     expect(session.user).toMatchObject({ name: 'carol@example.com', role: 'account-admin', account: { id: acme.id, name: 'acme' } })
@@ -115,8 +128,10 @@ describe('single sign-on through a real OpenID provider', () => {
     await second.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
     expect(await store().users.findByName('boss@example.com')).toMatchObject({ role: 'admin', accountId: null })
     await second.context.close()
-    expect(lines.filter((line) => line.message === 'single sign-on' && line.how === 'created').map((line) => line.user))
-      .toEqual(['carol@example.com', 'boss@example.com'])
+    expect(lines.filter((line) => line.message === 'single sign-on' && line.how === 'created').map((line) => line.user)).toEqual([
+      'carol@example.com',
+      'boss@example.com',
+    ])
   }, 60_000)
 
   test('later sign-ins follow the provider: a new role is applied, a removed one is refused and signs the person out', async () => {
@@ -134,8 +149,10 @@ describe('single sign-on through a real OpenID provider', () => {
     await again.page.getByRole('heading', { name: 'You are not signed in' }).waitFor()
     expect(await again.page.getByRole('alert').textContent()).toContain('gives you no role')
     // The session carol still had in the first browser has ended too.
-    expect((await page.evaluate(async () => (await fetch('/console/api/session')).status))).toBe(401)
-    expect(warnings('no_role')).toMatchObject([{ message: 'single sign-on failed', status: 403, detail: 'subject carol (carol@example.com)' }])
+    expect(await page.evaluate(async () => (await fetch('/console/api/session')).status)).toBe(401)
+    expect(warnings('no_role')).toMatchObject([
+      { message: 'single sign-on failed', status: 403, detail: 'subject carol (carol@example.com)' },
+    ])
     await context.close()
     await again.context.close()
     provider.setUsers(people('account-admin'))
@@ -143,7 +160,8 @@ describe('single sign-on through a real OpenID provider', () => {
 
   test('a person the claims map to nothing, or of a domain not allowed, gets a page saying so and no login', async () => {
     for (const [login, text, reason] of [
-      ['nobody', 'gives you no role', 'no_role'], ['mallory', 'Accounts of evil.test may not sign in', 'email_domain_not_allowed'],
+      ['nobody', 'gives you no role', 'no_role'],
+      ['mallory', 'Accounts of evil.test may not sign in', 'email_domain_not_allowed'],
     ] as const) {
       const before = warnings(reason).length
       const { context, page, problems } = await newPage()

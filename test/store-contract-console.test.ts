@@ -9,9 +9,28 @@ const day = 86_400_000
 
 function usage(accountId: number, overrides: Partial<UsageRecord>): UsageRecord {
   return {
-    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'key_a', model: 'm1', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
-    inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost: 100, status: 200,
-    errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: 0, ...overrides,
+    requestId: `req_${crypto.randomUUID()}`,
+    accountId,
+    keyId: 'key_a',
+    model: 'm1',
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 10,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 5,
+    reasoningTokens: 0,
+    cost: 100,
+    status: 200,
+    errorType: null,
+    latencyMs: 1,
+    stream: false,
+    estimated: false,
+    createdAt: 0,
+    ...overrides,
   }
 }
 
@@ -73,8 +92,30 @@ for (const [name, prepare] of storeBackends) {
 
     test('daily totals by UTC day; totals by model and account, largest spend first', async () => {
       expect(await store.usage.dailyTotals({ accountId: first })).toEqual([
-        { day: 10 * day, firstAt: 10 * day + 5, lastAt: 10 * day + 5, requests: 2, succeeded: 2, refused: 0, failed: 0, inputTokens: 20, outputTokens: 10, spent: 400 },
-        { day: 12 * day, firstAt: 12 * day + 1, lastAt: 12 * day + 1, requests: 1, succeeded: 0, refused: 1, failed: 0, inputTokens: 10, outputTokens: 5, spent: 0 },
+        {
+          day: 10 * day,
+          firstAt: 10 * day + 5,
+          lastAt: 10 * day + 5,
+          requests: 2,
+          succeeded: 2,
+          refused: 0,
+          failed: 0,
+          inputTokens: 20,
+          outputTokens: 10,
+          spent: 400,
+        },
+        {
+          day: 12 * day,
+          firstAt: 12 * day + 1,
+          lastAt: 12 * day + 1,
+          requests: 1,
+          succeeded: 0,
+          refused: 1,
+          failed: 0,
+          inputTokens: 10,
+          outputTokens: 5,
+          spent: 0,
+        },
       ])
       expect(await store.usage.totalsBy('model', {})).toEqual([
         { group: 'm2', requests: 1, succeeded: 1, refused: 0, failed: 0, inputTokens: 10, outputTokens: 5, spent: 300 },
@@ -86,13 +127,18 @@ for (const [name, prepare] of storeBackends) {
     test('requests split by outcome — answered, refused, failed — live and after folding into daily totals', async () => {
       const third = (await store.accounts.create('three', 0)).id
       const statuses = [200, 200, 403, 429, 429, 400, 499, 502, 500]
-      await store.ledger.write(statuses.map((status, index) => ({
-        kind: 'refusal' as const, usage: usage(third, { status, cost: 0, createdAt: 2 * day + index }),
-      })))
+      await store.ledger.write(
+        statuses.map((status, index) => ({
+          kind: 'refusal' as const,
+          usage: usage(third, { status, cost: 0, createdAt: 2 * day + index }),
+        })),
+      )
       const split = { requests: 9, succeeded: 2, refused: 4, failed: 3 }
       expect(await store.usage.summarize({ accountId: third })).toMatchObject(split)
       expect(await store.usage.dailyTotals({ accountId: third })).toEqual([expect.objectContaining({ day: 2 * day, ...split })])
-      expect(await store.usage.totalsBy('accountId', { accountId: third })).toEqual([expect.objectContaining({ group: String(third), ...split })])
+      expect(await store.usage.totalsBy('accountId', { accountId: third })).toEqual([
+        expect.objectContaining({ group: String(third), ...split }),
+      ])
       expect((await store.usage.fold(5 * day, 1000)).folded).toBe(9)
       expect(await store.usage.listRequests({ accountId: third }, 10)).toEqual([])
       expect(await store.usage.summarize({ accountId: third })).toMatchObject(split)

@@ -13,9 +13,27 @@ import { storeBackends } from './support/stores.ts'
  */
 function usage(accountId: number, keyId: string, cost: number): UsageRecord {
   return {
-    requestId: `req_${Math.random()}`, accountId, keyId, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat', operation: 'chat', units: 0,
-    inputTokens: 10, cachedInputTokens: 2, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost,
-    status: 200, errorType: null, latencyMs: 3, stream: true, estimated: false, createdAt: Date.now(),
+    requestId: `req_${Math.random()}`,
+    accountId,
+    keyId,
+    model: 'm',
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 10,
+    cachedInputTokens: 2,
+    cacheWriteTokens: 0,
+    outputTokens: 5,
+    reasoningTokens: 0,
+    cost,
+    status: 200,
+    errorType: null,
+    latencyMs: 3,
+    stream: true,
+    estimated: false,
+    createdAt: Date.now(),
   }
 }
 
@@ -46,7 +64,11 @@ for (const [name, prepare] of backends) {
       const credited = await store.accounts.credit(account.id, 9_007_199_254_000, 'big money', 'test', 2000)
       expect(credited.balance).toBe(9_007_199_254_000)
       expect((await store.accounts.findByName(`acme-${name}`))!.id).toBe(account.id)
-      expect((await store.accounts.ledgerEntries(account.id))[0]).toMatchObject({ amount: 9_007_199_254_000, balanceAfter: 9_007_199_254_000, note: 'big money' })
+      expect((await store.accounts.ledgerEntries(account.id))[0]).toMatchObject({
+        amount: 9_007_199_254_000,
+        balanceAfter: 9_007_199_254_000,
+        note: 'big money',
+      })
       expect((await store.accounts.list()).map((item) => item.name)).toContain(`acme-${name}`)
     })
 
@@ -81,7 +103,11 @@ for (const [name, prepare] of backends) {
       expect(rotated.secret).toStartWith('tg-')
       expect(rotated.secret).not.toBe(secret)
       expect(await other.keys.findByHash(hashKey(secret))).toBeUndefined()
-      expect(await other.keys.findByHash(hashKey(rotated.secret))).toMatchObject({ id: record.id, prefix: rotated.secret.slice(0, 11), tpm: 900 })
+      expect(await other.keys.findByHash(hashKey(rotated.secret))).toMatchObject({
+        id: record.id,
+        prefix: rotated.secret.slice(0, 11),
+        tpm: 900,
+      })
       await store.keys.revoke(record.id, Date.now())
       expect(await store.keys.update(record.id, { rpm: 1 }, Date.now())).toBe(false)
       expect(await store.keys.rotate(record.id, { hash: 'x', prefix: 'y' }, Date.now())).toBe(false)
@@ -108,15 +134,17 @@ for (const [name, prepare] of backends) {
       const { record } = await createKey(store.keys, { accountId: account.id })
       const ledgers = [new Ledger(store.ledger), new Ledger(other.ledger)]
       let admitted = 0
-      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
-        const ledger = ledgers[index % 2]!
-        try {
-          const hold = await ledger.placeHold(account.id, record.id, 40_000)
-          admitted++
-          await Bun.sleep(index % 4)
-          ledger.settle(hold, usage(account.id, record.id, 17_000))
-        } catch {}
-      }))
+      await Promise.all(
+        Array.from({ length: 120 }, async (_, index) => {
+          const ledger = ledgers[index % 2]!
+          try {
+            const hold = await ledger.placeHold(account.id, record.id, 40_000)
+            admitted++
+            await Bun.sleep(index % 4)
+            ledger.settle(hold, usage(account.id, record.id, 17_000))
+          } catch {}
+        }),
+      )
       await Promise.all(ledgers.map((ledger) => ledger.drain()))
       const final = (await store.accounts.findById(account.id))!
       const summary = await store.usage.summarize({ accountId: account.id })
@@ -124,7 +152,12 @@ for (const [name, prepare] of backends) {
       expect(admitted).toBeLessThan(120)
       expect(final.balance).toBeGreaterThanOrEqual(0)
       expect(final.reserved).toBe(0)
-      expect(summary).toMatchObject({ requests: admitted, spent: admitted * 17_000, inputTokens: admitted * 10, cachedInputTokens: admitted * 2 })
+      expect(summary).toMatchObject({
+        requests: admitted,
+        spent: admitted * 17_000,
+        inputTokens: admitted * 10,
+        cachedInputTokens: admitted * 2,
+      })
       expect(1_000_000 - final.balance).toBe(summary.spent)
       expect((await store.keys.findById(record.id))!.spent).toBe(summary.spent)
       expect((await store.keys.findById(record.id))!.lastUsedAt).not.toBeNull()
@@ -139,17 +172,19 @@ for (const [name, prepare] of backends) {
       const refusals = new Set<string>()
       let admitted = 0
       // Each request holds 7 000 and costs 3 000: the balance could pay for all of them, the budget cannot.
-      await Promise.all(Array.from({ length: 120 }, async (_, index) => {
-        const ledger = ledgers[index % 2]!
-        try {
-          const hold = await ledger.placeHold(account.id, record.id, 7_000, budget)
-          admitted++
-          await Bun.sleep(index % 4)
-          ledger.settle(hold, usage(account.id, record.id, 3_000))
-        } catch (error) {
-          refusals.add((error as { code?: string }).code ?? String(error))
-        }
-      }))
+      await Promise.all(
+        Array.from({ length: 120 }, async (_, index) => {
+          const ledger = ledgers[index % 2]!
+          try {
+            const hold = await ledger.placeHold(account.id, record.id, 7_000, budget)
+            admitted++
+            await Bun.sleep(index % 4)
+            ledger.settle(hold, usage(account.id, record.id, 3_000))
+          } catch (error) {
+            refusals.add((error as { code?: string }).code ?? String(error))
+          }
+        }),
+      )
       await Promise.all(ledgers.map((ledger) => ledger.drain()))
       const spent = (await store.keys.findById(record.id))!.spent
       expect(refusals).toEqual(new Set(['budget_exceeded']))
@@ -159,7 +194,10 @@ for (const [name, prepare] of backends) {
       expect((await store.accounts.findById(account.id))!.reserved).toBe(0)
       // Nothing is still reserved against the budget: exactly what is left can be held, one unit more cannot.
       const ledger = new Ledger(store.ledger)
-      await expect(ledger.placeHold(account.id, record.id, budget - spent + 1, budget)).rejects.toMatchObject({ status: 403, code: 'budget_exceeded' })
+      await expect(ledger.placeHold(account.id, record.id, budget - spent + 1, budget)).rejects.toMatchObject({
+        status: 403,
+        code: 'budget_exceeded',
+      })
       void ledger.settle(await ledger.placeHold(account.id, record.id, budget - spent, budget), usage(account.id, record.id, 0))
       await ledger.drain()
     })
@@ -183,8 +221,16 @@ for (const [name, prepare] of backends) {
       await store.accounts.credit(account.id, 1_000_000, 'seed', 'test', Date.now())
       const { record } = await createKey(store.keys, { accountId: account.id, budget: 500_000 })
       const ledger = new Ledger(store.ledger)
-      const holds = [await ledger.placeHold(account.id, record.id, 50_000, 500_000), await ledger.placeHold(account.id, record.id, 50_000, 500_000)]
-      const bills = holds.map((hold) => ({ kind: 'settle' as const, leaseId: hold.id, budgetKeyId: hold.budgetKeyId, usage: usage(account.id, record.id, 7_000) }))
+      const holds = [
+        await ledger.placeHold(account.id, record.id, 50_000, 500_000),
+        await ledger.placeHold(account.id, record.id, 50_000, 500_000),
+      ]
+      const bills = holds.map((hold) => ({
+        kind: 'settle' as const,
+        leaseId: hold.id,
+        budgetKeyId: hold.budgetKeyId,
+        usage: usage(account.id, record.id, 7_000),
+      }))
       await store.ledger.write(bills)
       const once = (await store.accounts.findById(account.id))!
       // The same two again, and again with a third that is new (and twice): only the new one counts, once.
@@ -207,8 +253,13 @@ for (const [name, prepare] of backends) {
       expect(await other.ledger.startServing(Date.now() + 1)).toBeGreaterThan(0)
       expect((await store.accounts.findById(account.id))!.reserved).toBe(0)
       // Then its request ends, and its lease is given back: the debit lands, nothing is released a second time.
-      await store.ledger.write([{ kind: 'settle', leaseId: hold.id, budgetKeyId: hold.budgetKeyId, usage: usage(account.id, record.id, 30_000) }])
-      await store.ledger.write([{ kind: 'release', leaseId: hold.id, accountId: account.id, amount: 20_000, budgetKeyId: hold.budgetKeyId }], { batchId: 'batch_released_once' })
+      await store.ledger.write([
+        { kind: 'settle', leaseId: hold.id, budgetKeyId: hold.budgetKeyId, usage: usage(account.id, record.id, 30_000) },
+      ])
+      await store.ledger.write(
+        [{ kind: 'release', leaseId: hold.id, accountId: account.id, amount: 20_000, budgetKeyId: hold.budgetKeyId }],
+        { batchId: 'batch_released_once' },
+      )
       expect((await store.accounts.findById(account.id))!).toMatchObject({ balance: 970_000, reserved: 0 })
       const key = (await store.keys.findById(record.id))!
       expect(key.spent).toBe(30_000)

@@ -19,15 +19,18 @@ let gateway: TestGateway
 
 const encoder = new TextEncoder()
 function writes(parts: string[]): Response {
-  return new Response(new ReadableStream({
-    async start(controller) {
-      for (const part of parts) {
-        controller.enqueue(encoder.encode(part))
-        await Bun.sleep(30)
-      }
-      controller.close()
-    },
-  }), { headers: { 'content-type': 'text/event-stream' } })
+  return new Response(
+    new ReadableStream({
+      async start(controller) {
+        for (const part of parts) {
+          controller.enqueue(encoder.encode(part))
+          await Bun.sleep(30)
+        }
+        controller.close()
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream' } },
+  )
 }
 
 /** The error event in two writes, cut in the middle of the quoted key. */
@@ -42,13 +45,14 @@ beforeAll(async () => {
     if (request.headers['x-api-key']) {
       const error = `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: `Overloaded while serving ${got} (key ${got.slice(5, 21)})` } })}\n\n`
       return writes([
-        `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } })}\n\n`
-        + `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`
-        + `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } })}\n\n`,
+        `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } })}\n\n` +
+          `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n` +
+          `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } })}\n\n`,
         ...splitError(error, got),
       ])
     }
-    const chunk = (delta: unknown) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`
+    const chunk = (delta: unknown) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`
     const error = `data: ${JSON.stringify({ error: { message: `Proxy failed with token ${got} (key ${got.slice(5, 21)})`, type: 'server_error' } })}\n\n`
     return writes([chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Hello' }), ...splitError(error, got)])
   })
@@ -60,7 +64,10 @@ beforeAll(async () => {
         { name: 'openai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: openaiKey },
         { name: 'anthropic', type: 'anthropic', base_url: upstream.url, api_key: anthropicKey },
       ],
-      models: [{ id: 'gpt', provider: 'openai', price }, { id: 'claude', provider: 'anthropic', price }],
+      models: [
+        { id: 'gpt', provider: 'openai', price },
+        { id: 'claude', provider: 'anthropic', price },
+      ],
     },
   })
 })
@@ -70,15 +77,18 @@ afterAll(async () => {
 })
 
 async function ask(protocol: 'chat' | 'messages', model: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const response = protocol === 'chat'
-    ? await fetch(`${gateway.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }], ...extra }),
-    })
-    : await fetch(`${gateway.url}/v1/messages`, {
-      method: 'POST', headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-    })
+  const response =
+    protocol === 'chat'
+      ? await fetch(`${gateway.baseUrl}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+        })
+      : await fetch(`${gateway.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          body: JSON.stringify({ model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+        })
   expect(response.status).toBe(200)
   return response.text()
 }
@@ -89,7 +99,12 @@ function expectScrubbed(text: string): void {
 }
 
 const cases = [
-  { name: 'passthrough Chat Completions (usage asked for: bytes as they came)', protocol: 'chat', model: 'gpt', extra: { stream_options: { include_usage: true } } },
+  {
+    name: 'passthrough Chat Completions (usage asked for: bytes as they came)',
+    protocol: 'chat',
+    model: 'gpt',
+    extra: { stream_options: { include_usage: true } },
+  },
   { name: 'passthrough Chat Completions (events re-framed)', protocol: 'chat', model: 'gpt', extra: {} },
   { name: 'passthrough Messages', protocol: 'messages', model: 'claude', extra: {} },
   { name: 'translated Chat Completions from Messages', protocol: 'chat', model: 'claude', extra: {} },

@@ -30,7 +30,7 @@ afterAll(async () => {
 })
 
 /** The translated column of each upstream kind (the mock has only one). */
-const translated = (kind: UpstreamKind) => upstreams.specs[kind === 'mock' ? 'mock' : `${kind}-ir` as const]
+const translated = (kind: UpstreamKind) => upstreams.specs[kind === 'mock' ? 'mock' : (`${kind}-ir` as const)]
 
 /** The schema the upstream was given, read from its own wire format; undefined when it got none. */
 function schemaReceived(kind: UpstreamKind): unknown {
@@ -72,7 +72,11 @@ describe.each(upstreamKinds)('structured output → %s upstream', (kind) => {
     for (const stream of [false, true]) {
       let text: string
       let finish: string | null
-      const params = { model: translated(kind).model, messages: [{ role: 'user' as const, content: 'Weather in Paris as JSON' }], response_format: { type: 'json_object' as const } }
+      const params = {
+        model: translated(kind).model,
+        messages: [{ role: 'user' as const, content: 'Weather in Paris as JSON' }],
+        response_format: { type: 'json_object' as const },
+      }
       if (stream) {
         const final = await openai.chat.completions.stream(params).finalChatCompletion()
         text = final.choices[0]!.message.content ?? ''
@@ -101,27 +105,41 @@ describe('streamed usage on translated Anthropic streams', () => {
     openai: { input_tokens: 8, cache_read_input_tokens: 3 },
     gemini: { input_tokens: 8, cache_read_input_tokens: 3 },
   }
-  const params = (model: string) => ({ model, max_tokens: 100, messages: [{ role: 'user' as const, content: 'Hello there, how are you today?' }] })
-
-  test.each(['anthropic', 'openai', 'gemini'] as const)('→ %s: the stream helper\'s finalMessage().usage has the exact counts', async (kind) => {
-    const final = await anthropic.messages.stream(params(translated(kind).model)).finalMessage()
-    expect(final.usage).toMatchObject(exact[kind]!)
+  const params = (model: string) => ({
+    model,
+    max_tokens: 100,
+    messages: [{ role: 'user' as const, content: 'Hello there, how are you today?' }],
   })
 
-  test.each(['anthropic', 'gemini'] as const)('→ %s: message_start already has the exact input tokens (the upstream reports them up front)', async (kind) => {
-    const stream = await anthropic.messages.create({ ...params(translated(kind).model), stream: true })
-    let start: Anthropic.Usage | undefined
-    for await (const event of stream) if (event.type === 'message_start') start = event.message.usage
-    expect(start).toMatchObject(exact[kind]!)
-  })
+  test.each(['anthropic', 'openai', 'gemini'] as const)(
+    "→ %s: the stream helper's finalMessage().usage has the exact counts",
+    async (kind) => {
+      const final = await anthropic.messages.stream(params(translated(kind).model)).finalMessage()
+      expect(final.usage).toMatchObject(exact[kind]!)
+    },
+  )
+
+  test.each(['anthropic', 'gemini'] as const)(
+    '→ %s: message_start already has the exact input tokens (the upstream reports them up front)',
+    async (kind) => {
+      const stream = await anthropic.messages.create({ ...params(translated(kind).model), stream: true })
+      let start: Anthropic.Usage | undefined
+      for await (const event of stream) if (event.type === 'message_start') start = event.message.usage
+      expect(start).toMatchObject(exact[kind]!)
+    },
+  )
 })
 
 describe('log probabilities come back to the client', () => {
   const asked = { messages: [{ role: 'user' as const, content: 'Hello' }], logprobs: true, top_logprobs: 2 }
 
-  test('Chat Completions through the IR: choices[0].logprobs has the upstream\'s tokens and alternatives', async () => {
+  test("Chat Completions through the IR: choices[0].logprobs has the upstream's tokens and alternatives", async () => {
     const completion = await openai.chat.completions.create({ model: translated('openai').model, ...asked })
-    expect(completion.choices[0]!.logprobs?.content?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello' }, { token: 'Hi', logprob: -1.5 }] })
+    expect(completion.choices[0]!.logprobs?.content?.[0]).toMatchObject({
+      token: 'Hello',
+      logprob: -0.25,
+      top_logprobs: [{ token: 'Hello' }, { token: 'Hi', logprob: -1.5 }],
+    })
     expect(translated('openai').server!.requests.at(-1)!.body).toMatchObject({ logprobs: true, top_logprobs: 2 })
   })
 
@@ -141,16 +159,36 @@ describe('log probabilities come back to the client', () => {
       if (event.type === 'response.output_text.done') done = event.logprobs
       if (event.type === 'response.completed') final = event.response
     }
-    expect(deltas[0]).toEqual({ delta: 'Hello', logprobs: [{ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello', logprob: -0.25 }, { token: 'Hi', logprob: -1.5 }] }] })
+    expect(deltas[0]).toEqual({
+      delta: 'Hello',
+      logprobs: [
+        {
+          token: 'Hello',
+          logprob: -0.25,
+          top_logprobs: [
+            { token: 'Hello', logprob: -0.25 },
+            { token: 'Hi', logprob: -1.5 },
+          ],
+        },
+      ],
+    })
     expect(deltas.slice(1).every((delta) => delta.logprobs.length === 0)).toBe(true)
     expect(done).toEqual(deltas[0]!.logprobs)
     const message = final!.output.find((item) => item.type === 'message') as { content: { logprobs?: unknown[] }[] }
-    expect(message.content[0]!.logprobs?.[0]).toMatchObject({ token: 'Hello', logprob: -0.25, top_logprobs: [{ token: 'Hello' }, { token: 'Hi' }] })
+    expect(message.content[0]!.logprobs?.[0]).toMatchObject({
+      token: 'Hello',
+      logprob: -0.25,
+      top_logprobs: [{ token: 'Hello' }, { token: 'Hi' }],
+    })
   })
 
   test('Gemini, streamed: the chunk with the text carries logprobsResult', async () => {
     const gemini = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
-    const stream = await gemini.models.generateContentStream({ model: translated('openai').model, contents: 'Hello', config: { responseLogprobs: true, logprobs: 2 } })
+    const stream = await gemini.models.generateContentStream({
+      model: translated('openai').model,
+      contents: 'Hello',
+      config: { responseLogprobs: true, logprobs: 2 },
+    })
     const results: unknown[] = []
     let text = ''
     for await (const chunk of stream) {
@@ -158,10 +196,22 @@ describe('log probabilities come back to the client', () => {
       if (chunk.candidates?.[0]?.logprobsResult) results.push(chunk.candidates[0].logprobsResult)
     }
     expect(text).toBe('Hello from upstream')
-    expect(results).toEqual([{ chosenCandidates: [{ token: 'Hello', logProbability: -0.25 }], topCandidates: [{ candidates: [{ token: 'Hello', logProbability: -0.25 }, { token: 'Hi', logProbability: -1.5 }] }] }])
+    expect(results).toEqual([
+      {
+        chosenCandidates: [{ token: 'Hello', logProbability: -0.25 }],
+        topCandidates: [
+          {
+            candidates: [
+              { token: 'Hello', logProbability: -0.25 },
+              { token: 'Hi', logProbability: -1.5 },
+            ],
+          },
+        ],
+      },
+    ])
   })
 
-  test('Anthropic upstream: a 400 naming the field and the upstream kind, in the client\'s protocol', async () => {
+  test("Anthropic upstream: a 400 naming the field and the upstream kind, in the client's protocol", async () => {
     const error = await openai.chat.completions.create({ model: translated('anthropic').model, ...asked }).catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.message).toContain("'logprobs'")

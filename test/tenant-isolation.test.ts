@@ -50,13 +50,17 @@ async function deepRequest(secret: string): Promise<{ status: number; body: any 
   const schema = `{"type":"object","properties":{},"deep":${'['.repeat(45_000)}${']'.repeat(45_000)}}`
   const body = `{"model":"shared-model","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"deep","input_schema":${schema}}]}`
   const response = await fetch(`${gateway.url}/v1/messages`, {
-    method: 'POST', body, headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    method: 'POST',
+    body,
+    headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
   })
   return { status: response.status, body: await response.json() }
 }
 
-const routeState = async () => ((await (await fetch(`${gateway.url}/status`)).json()) as { routes: { route: string; state: string; window_failures: number }[] }).routes
-  .find((route) => route.route === 'shared/up')
+const routeState = async () =>
+  (
+    (await (await fetch(`${gateway.url}/status`)).json()) as { routes: { route: string; state: string; window_failures: number }[] }
+  ).routes.find((route) => route.route === 'shared/up')
 
 test('JSON nested deeper than limits.json_depth is a 400 naming the limit, and another account keeps its route', async () => {
   const { victim } = await start()

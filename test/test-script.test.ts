@@ -6,7 +6,8 @@ test('scripts/test.sh stops with a clear message when PostgreSQL does not answer
   const result = Bun.spawnSync(['sh', 'scripts/test.sh', 'test/no-such-test-file.test.ts'], {
     cwd: resolve(import.meta.dir, '..'),
     env: { ...process.env, TOLLGATE_TEST_POSTGRES: 'postgres://postgres@127.0.0.1:1/test' },
-    stdout: 'pipe', stderr: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const stderr = result.stderr.toString()
   expect(result.exitCode).toBe(1)

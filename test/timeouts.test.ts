@@ -24,7 +24,14 @@ beforeAll(async () => {
       ],
       models: [
         { id: 'unreachable', provider: 'blackhole', price: { input: 1, output: 2 } },
-        { id: 'either', price: { input: 1, output: 2 }, routes: [{ provider: 'blackhole', upstream_model: 'x' }, { provider: 'healthy', upstream_model: 'y', priority: 1 }] },
+        {
+          id: 'either',
+          price: { input: 1, output: 2 },
+          routes: [
+            { provider: 'blackhole', upstream_model: 'x' },
+            { provider: 'healthy', upstream_model: 'y', priority: 1 },
+          ],
+        },
       ],
     },
   })
@@ -38,18 +45,26 @@ afterAll(async () => {
   healthy.stop()
 })
 
-test.skipIf(!stalledListenerAvailable)('a host that never completes the TCP connect fails over after connect_ms, not first_byte_ms', async () => {
-  const completion = await client.chat.completions.create({ model: 'either', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-  let text = ''
-  for await (const chunk of completion) text += chunk.choices[0]?.delta?.content ?? ''
-  expect(text).toBe('reachable answer')
-  const metrics = await (await fetch(`${gateway.url}/metrics`)).text()
-  expect(metrics).toContain('tollgate_upstream_attempts_total{route="blackhole/x",result="connect_timeout"} 1')
-})
+test.skipIf(!stalledListenerAvailable)(
+  'a host that never completes the TCP connect fails over after connect_ms, not first_byte_ms',
+  async () => {
+    const completion = await client.chat.completions.create({ model: 'either', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    let text = ''
+    for await (const chunk of completion) text += chunk.choices[0]?.delta?.content ?? ''
+    expect(text).toBe('reachable answer')
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text()
+    expect(metrics).toContain('tollgate_upstream_attempts_total{route="blackhole/x",result="connect_timeout"} 1')
+  },
+)
 
-test.skipIf(!stalledListenerAvailable)('with nowhere else to go, the client gets a 504 that says the upstream could not be connected to', async () => {
-  const error = await client.chat.completions.create({ model: 'unreachable', messages: [{ role: 'user', content: 'hi' }] }).catch((caught) => caught)
-  expect(error.status).toBe(504)
-  expect(error.error).toMatchObject({ type: 'timeout_error', code: 'connect_timeout' })
-  expect(error.message).toContain('could not be connected to within 150 ms')
-})
+test.skipIf(!stalledListenerAvailable)(
+  'with nowhere else to go, the client gets a 504 that says the upstream could not be connected to',
+  async () => {
+    const error = await client.chat.completions
+      .create({ model: 'unreachable', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught) => caught)
+    expect(error.status).toBe(504)
+    expect(error.error).toMatchObject({ type: 'timeout_error', code: 'connect_timeout' })
+    expect(error.message).toContain('could not be connected to within 150 ms')
+  },
+)

@@ -58,7 +58,7 @@ async function transcribe(file: Uint8Array<ArrayBuffer>): Promise<Response> {
   return fetch(`${server.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
 }
 
-test('a 60 MB upload, then a 120 MB one, do not grow the gateway\'s memory by their size, and reach the upstream whole', async () => {
+test("a 60 MB upload, then a 120 MB one, do not grow the gateway's memory by their size, and reach the upstream whole", async () => {
   const megabytes = 1024 * 1024
   // Warm up code paths and the allocator's arenas with an upload of the size the collector lets pile up.
   expect((await transcribe(wavOf(32 * megabytes))).status).toBe(200)
@@ -70,7 +70,9 @@ test('a 60 MB upload, then a 120 MB one, do not grow the gateway\'s memory by th
     expect(upstream.calls.at(-1)!.file!.size).toBe(fileBytes)
     const after = memoryOf(server.process.pid)
     const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
-    console.log(`${fileBytes / megabytes} MB audio upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`)
+    console.log(
+      `${fileBytes / megabytes} MB audio upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`,
+    )
     // Held whole (FormData with the file, or the body read at once), the peak grew by three times the file. Streamed
     // in and out, by what the collector has not caught up on yet: ~35-50 MB on this machine, whatever the size.
     expect(grown.peak).toBeLessThan(60)

@@ -20,9 +20,15 @@ afterAll(async () => {
 })
 
 test('made-up keys beyond unauthenticated_per_address in progress get a 429 in the protocol shape, the connection closed', async () => {
-  const responses = await Promise.all(Array.from({ length: 64 }, (_, index) => fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer sk-made-up-${index}`, 'content-type': 'application/json' }, body: '{}',
-  })))
+  const responses = await Promise.all(
+    Array.from({ length: 64 }, (_, index) =>
+      fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer sk-made-up-${index}`, 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    ),
+  )
   const refused = responses.filter((response) => response.status === 429)
   console.log(`64 made-up keys at once: ${refused.length} × 429, ${responses.filter((response) => response.status === 401).length} × 401`)
   expect(responses.every((response) => response.status === 401 || response.status === 429)).toBe(true)
@@ -31,7 +37,8 @@ test('made-up keys beyond unauthenticated_per_address in progress get a 429 in t
   expect(await refused[0]!.json()).toMatchObject({ error: { code: 'too_many_unauthenticated', type: expect.any(String) } })
   // A real key is not held back by the flood.
   const own = await fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
   })
   expect(own.status).toBe(200)
@@ -42,7 +49,11 @@ test('an upload with made-up keys meets the same limit: a 429 with the connectio
     const form = new FormData()
     form.set('purpose', 'batch')
     form.set('file', new Blob(['{}\n']), 'items.jsonl')
-    return fetch(`${gateway.baseUrl}/files`, { method: 'POST', headers: { authorization: `Bearer sk-made-up-upload-${index}` }, body: form })
+    return fetch(`${gateway.baseUrl}/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-made-up-upload-${index}` },
+      body: form,
+    })
   }
   const refusedSoFar = async () => {
     const metrics = await (await fetch(`${gateway.baseUrl.replace(/\/v1$/, '')}/metrics`)).text()
@@ -56,5 +67,5 @@ test('an upload with made-up keys meets the same limit: a 429 with the connectio
   expect(refused[0]!.headers.get('connection')).toBe('close')
   expect(await refused[0]!.json()).toMatchObject({ error: { code: 'too_many_unauthenticated' } })
   // Each refusal is counted (and logged) as every other endpoint's is.
-  expect(await refusedSoFar() - before).toBe(64)
+  expect((await refusedSoFar()) - before).toBe(64)
 })

@@ -17,7 +17,8 @@ const logger: Logger = {
   warn: (fields, message) => lines.push({ ...fields, level: 'warn', message }),
   error: (fields, message) => lines.push({ ...fields, level: 'error', message }),
 }
-const unexpected = (requestId?: string) => lines.filter((line) => line.message === 'unexpected error' && (requestId === undefined || line.request_id === requestId))
+const unexpected = (requestId?: string) =>
+  lines.filter((line) => line.message === 'unexpected error' && (requestId === undefined || line.request_id === requestId))
 
 let gateway: TestGateway
 let upstream: TestUpstream
@@ -26,16 +27,24 @@ let client: OpenAI
 beforeAll(async () => {
   // An OpenAI-compatible upstream whose answer decodes but carries a numeric id: the Chat Completions encoder, which
   // expects a string, throws on it — an encoder failure as a real upstream can cause one.
-  upstream = startUpstream(() => jsonReply({
-    id: 12345, object: 'chat.completion', created: 1, model: 'upstream-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
-  }))
+  upstream = startUpstream(() =>
+    jsonReply({
+      id: 12345,
+      object: 'chat.completion',
+      created: 1,
+      model: 'upstream-model',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+    }),
+  )
   gateway = await startTestGateway({
     logger,
     config: {
       // No passthrough: the answer goes through the IR and the client protocol's encoder.
-      providers: [{ name: 'odd', type: 'openai', base_url: `${upstream.url}/v1`, passthrough: false }, { name: 'mock', type: 'mock' }],
+      providers: [
+        { name: 'odd', type: 'openai', base_url: `${upstream.url}/v1`, passthrough: false },
+        { name: 'mock', type: 'mock' },
+      ],
       models: [
         { id: 'odd-id', provider: 'odd', price: { input: 1, output: 2 } },
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
@@ -53,7 +62,9 @@ afterAll(async () => {
 describe('a whole answer that cannot be encoded', () => {
   test('is a 500 in OpenAI shape, settled as a 500 that costs nothing, and logged with its stack', async () => {
     const before = await gateway.settled()
-    const caught = await client.chat.completions.create({ model: 'odd-id', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error)
+    const caught = await client.chat.completions
+      .create({ model: 'odd-id', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error)
     expect(caught).toBeInstanceOf(OpenAI.APIError)
     expect(caught.status).toBe(500)
     expect(caught.error).toMatchObject({ type: 'server_error', message: 'The answer could not be encoded' })
@@ -104,7 +115,7 @@ describe('an unexpected exception elsewhere', () => {
     }
   })
 
-  test('outside the protocol handlers (Elysia\'s onError) is logged once, with its stack', async () => {
+  test("outside the protocol handlers (Elysia's onError) is logged once, with its stack", async () => {
     const { metrics } = gateway.gateway.services.relay
     const render = metrics.render
     metrics.render = () => {

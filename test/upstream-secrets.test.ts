@@ -86,7 +86,7 @@ async function streamed(stream: () => Promise<AsyncIterable<unknown>>): Promise<
 
 // ISSUE 22: the client got the upstream's text (with the key's last characters after asterisks); it is the operator's
 // problem, so the client gets a fixed 502 and the upstream's text, scrubbed, goes to the log alone.
-test('an upstream 401 quoting the gateway\'s key: every client gets a fixed 502, whole or streamed; only the log has the upstream\'s text, scrubbed', async () => {
+test("an upstream 401 quoting the gateway's key: every client gets a fixed 502, whole or streamed; only the log has the upstream's text, scrubbed", async () => {
   const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
   const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 })
   const gemini = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } })
@@ -94,10 +94,30 @@ test('an upstream 401 quoting the gateway\'s key: every client gets a fixed 502,
   const messages = [{ role: 'user' as const, content: 'hi' }]
   for (const model of ['gpt', 'claude', 'gem', 'proxied']) {
     // Each model from each client protocol, whole and streamed: passthrough and translated paths both.
-    failures.push(await openai.chat.completions.create({ model, messages }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
-    failures.push(await anthropic.messages.create({ model, max_tokens: 5, messages }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
-    failures.push(await gemini.models.generateContent({ model, contents: 'hi' }).then(() => 'answered', (error) => `${error.status} ${error.message}`))
-    failures.push(await openai.responses.create({ model, input: 'hi' }).then(() => 'answered', (error) => `${error.status} ${JSON.stringify(error.error)}`))
+    failures.push(
+      await openai.chat.completions.create({ model, messages }).then(
+        () => 'answered',
+        (error) => `${error.status} ${JSON.stringify(error.error)}`,
+      ),
+    )
+    failures.push(
+      await anthropic.messages.create({ model, max_tokens: 5, messages }).then(
+        () => 'answered',
+        (error) => `${error.status} ${JSON.stringify(error.error)}`,
+      ),
+    )
+    failures.push(
+      await gemini.models.generateContent({ model, contents: 'hi' }).then(
+        () => 'answered',
+        (error) => `${error.status} ${error.message}`,
+      ),
+    )
+    failures.push(
+      await openai.responses.create({ model, input: 'hi' }).then(
+        () => 'answered',
+        (error) => `${error.status} ${JSON.stringify(error.error)}`,
+      ),
+    )
     failures.push(await streamed(() => openai.chat.completions.create({ model, messages, stream: true })))
     failures.push(await streamed(() => anthropic.messages.create({ model, max_tokens: 5, messages, stream: true })))
     failures.push(await streamed(() => gemini.models.generateContentStream({ model, contents: 'hi' })))
@@ -119,7 +139,9 @@ test('an upstream 401 quoting the gateway\'s key: every client gets a fixed 502,
 
 test('upstream error text is cut to about 1 KB', async () => {
   const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
-  const error = await openai.chat.completions.create({ model: 'huge', messages: [{ role: 'user', content: 'hi' }] }).catch((failure) => failure)
+  const error = await openai.chat.completions
+    .create({ model: 'huge', messages: [{ role: 'user', content: 'hi' }] })
+    .catch((failure) => failure)
   expect(error.status).toBe(502)
   expect(error.message.length).toBeLessThan(1200)
   expect(error.message).toContain('(cut)')

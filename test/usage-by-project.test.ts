@@ -14,9 +14,12 @@ beforeAll(async () => {
 
 afterAll(() => gateway.stop())
 
-const get = async (path: string) => (await fetch(`${gateway.url}/admin/api${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<Record<string, unknown>>
+const get = async (path: string) =>
+  (await fetch(`${gateway.url}/admin/api${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<
+    Record<string, unknown>
+  >
 
-test('two projects and a key in none: by_project sums each project\'s keys, project_id filters totals and the request log', async () => {
+test("two projects and a key in none: by_project sums each project's keys, project_id filters totals and the request log", async () => {
   const { budgetService } = gateway.gateway.services
   const accountId = gateway.account.id
   const red = await budgetService.createProject({ accountId, name: 'red' }, operator)
@@ -26,8 +29,13 @@ test('two projects and a key in none: by_project sums each project\'s keys, proj
   for (const index of [0, 1, 1, 2, 3, 3]) expect((await exactChat(gateway.url, keys[index]!.secret)).status).toBe(200)
   await gateway.settled()
 
-  const report = (await get(`/usage?account_id=${accountId}`)) as { by_project: { id: string; label: string; requests: number; spent_usd: string }[] }
-  expect(report.by_project.map((group) => [group.label, group.requests, group.spent_usd])).toEqual([['red', 3, '0.009'], ['blue', 1, '0.003']])
+  const report = (await get(`/usage?account_id=${accountId}`)) as {
+    by_project: { id: string; label: string; requests: number; spent_usd: string }[]
+  }
+  expect(report.by_project.map((group) => [group.label, group.requests, group.spent_usd])).toEqual([
+    ['red', 3, '0.009'],
+    ['blue', 1, '0.003'],
+  ])
   const onlyRed = (await get(`/usage?account_id=${accountId}&project_id=${red.id}`)) as { totals: { requests: number; spent_usd: string } }
   expect([onlyRed.totals.requests, onlyRed.totals.spent_usd]).toEqual([3, '0.009'])
   const log = (await get(`/requests?project_id=${blue.id}`)) as { requests: { key_id: string }[] }

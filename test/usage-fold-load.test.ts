@@ -39,8 +39,13 @@ function pageBytes(client: Database): { file: number; used: number } {
 
 /** Bytes of a table's pages with its indexes' (SQLite's dbstat). */
 function tableBytes(client: Database, table: string): number {
-  return client.query<{ bytes: number | null }, [string]>(
-    'SELECT sum(pgsize) AS bytes FROM dbstat JOIN sqlite_schema AS s ON s.name = dbstat.name WHERE s.tbl_name = ?').get(table)!.bytes ?? 0
+  return (
+    client
+      .query<{ bytes: number | null }, [string]>(
+        'SELECT sum(pgsize) AS bytes FROM dbstat JOIN sqlite_schema AS s ON s.name = dbstat.name WHERE s.tbl_name = ?',
+      )
+      .get(table)!.bytes ?? 0
+  )
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
@@ -56,39 +61,63 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
   const client = new Database(databasePath, { strict: true })
   client.exec('PRAGMA busy_timeout = 5000')
   const empty = pageBytes(client)
-  const insert = client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens,
+  const insert =
+    client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens,
     cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at)
     VALUES (?, ?, ?, ?, 'openai', ?, 'openai-chat', ?, ?, 0, ?, 0, ?, ?, ?, ?, 1, 0, ?)`)
   const inserted = performance.now()
   const chunk = 50_000
   for (let first = 0; first < rows; first += chunk) {
-    client.transaction(() => {
-      for (let index = first; index < Math.min(rows, first + chunk); index++) {
-        const status = statuses[index % statuses.length]!
-        const model = models[Math.floor(index / 7) % models.length]!
-        const input = 200 + (index % 1800)
-        const output = status === 200 ? 50 + (index % 700) : 0
-        insert.run(`req_${index.toString(36).padStart(20, '0')}`, old.id, keys[index % keys.length]!.record.id, model, `${model}-2026-01-01`,
-          input, index % 3 === 0 ? input >> 1 : 0, output, status === 200 ? input * 1000 + output * 4000 + (index % 997) : 0,
-          status, status === 200 ? null : status === 429 ? 'rate_limit_exceeded' : 'upstream_error', 300 + (index % 5000), start + Math.floor(index * (100 * dayMs) / rows))
-      }
-    }).immediate()
+    client
+      .transaction(() => {
+        for (let index = first; index < Math.min(rows, first + chunk); index++) {
+          const status = statuses[index % statuses.length]!
+          const model = models[Math.floor(index / 7) % models.length]!
+          const input = 200 + (index % 1800)
+          const output = status === 200 ? 50 + (index % 700) : 0
+          insert.run(
+            `req_${index.toString(36).padStart(20, '0')}`,
+            old.id,
+            keys[index % keys.length]!.record.id,
+            model,
+            `${model}-2026-01-01`,
+            input,
+            index % 3 === 0 ? input >> 1 : 0,
+            output,
+            status === 200 ? input * 1000 + output * 4000 + (index % 997) : 0,
+            status,
+            status === 200 ? null : status === 429 ? 'rate_limit_exceeded' : 'upstream_error',
+            300 + (index % 5000),
+            start + Math.floor((index * (100 * dayMs)) / rows),
+          )
+        }
+      })
+      .immediate()
   }
   const filled = pageBytes(client)
-  console.log(`inserted ${rows.toLocaleString('en')} rows in ${Math.round(performance.now() - inserted)} ms; database ${mb(empty.file)} → ${mb(filled.file)}; ` +
-    `usage_records with its indexes: ${mb(tableBytes(client, 'usage_records') * 1_000_000 / rows)} per million rows`)
+  console.log(
+    `inserted ${rows.toLocaleString('en')} rows in ${Math.round(performance.now() - inserted)} ms; database ${mb(empty.file)} → ${mb(filled.file)}; ` +
+      `usage_records with its indexes: ${mb((tableBytes(client, 'usage_records') * 1_000_000) / rows)} per million rows`,
+  )
 
   const day = (daysAgo: number) => (Math.floor(now / dayMs) - daysAgo) * dayMs
   const filters: UsageFilter[] = [
-    { accountId: old.id }, { accountId: old.id, statusMin: 429, statusMax: 429 }, { keyId: keys[3]!.record.id }, { accountId: old.id, model: 'mini' },
+    { accountId: old.id },
+    { accountId: old.id, statusMin: 429, statusMax: 429 },
+    { keyId: keys[3]!.record.id },
+    { accountId: old.id, model: 'mini' },
     { accountId: old.id, since: day(150), until: day(120) },
   ]
-  const summaries = async () => Promise.all(filters.flatMap((filter) => [
-    // A day's span (first and last request) is known only while its rows are live; its totals are what must stay.
-    store.usage.summarize(filter), store.usage.dailyTotals(filter).then((days) => days.map(({ firstAt: _first, lastAt: _last, ...totals }) => totals)),
-    store.usage.totalsBy('model', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
-    store.usage.totalsBy('keyId', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
-  ]))
+  const summaries = async () =>
+    Promise.all(
+      filters.flatMap((filter) => [
+        // A day's span (first and last request) is known only while its rows are live; its totals are what must stay.
+        store.usage.summarize(filter),
+        store.usage.dailyTotals(filter).then((days) => days.map(({ firstAt: _first, lastAt: _last, ...totals }) => totals)),
+        store.usage.totalsBy('model', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
+        store.usage.totalsBy('keyId', filter).then((groups) => groups.sort((a, b) => a.group.localeCompare(b.group))),
+      ]),
+    )
   const before = await summaries()
   expect((before[0] as { requests: number }).requests).toBe(rows)
   const balances = async () => [(await store.accounts.findById(old.id))!.balance]
@@ -124,9 +153,11 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
     const sorted = [...values].sort((a, b) => a - b)
     return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
   }
-  console.log(`folded ${folded.toLocaleString('en')} rows in ${(foldMs / 1000).toFixed(1)} s (${Math.round(folded / (foldMs / 1000)).toLocaleString('en')} rows/s); ` +
-    `${during.length} requests served meanwhile: p50 ${percentile(during, 0.5).toFixed(1)} ms, p99 ${percentile(during, 0.99).toFixed(1)} ms, ` +
-    `max ${Math.max(...during).toFixed(1)} ms (before the fold: p50 ${percentile(baseline, 0.5).toFixed(1)} ms, p99 ${percentile(baseline, 0.99).toFixed(1)} ms)`)
+  console.log(
+    `folded ${folded.toLocaleString('en')} rows in ${(foldMs / 1000).toFixed(1)} s (${Math.round(folded / (foldMs / 1000)).toLocaleString('en')} rows/s); ` +
+      `${during.length} requests served meanwhile: p50 ${percentile(during, 0.5).toFixed(1)} ms, p99 ${percentile(during, 0.99).toFixed(1)} ms, ` +
+      `max ${Math.max(...during).toFixed(1)} ms (before the fold: p50 ${percentile(baseline, 0.5).toFixed(1)} ms, p99 ${percentile(baseline, 0.99).toFixed(1)} ms)`,
+  )
   expect(during.length).toBeGreaterThan(100)
 
   expect(await summaries()).toEqual(before)
@@ -139,8 +170,10 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
   const aggregates = client.query<{ rows: number }, []>('SELECT count(*) AS rows FROM usage_daily').get()!.rows
   const after = pageBytes(client)
   const dailyBytes = tableBytes(client, 'usage_daily')
-  console.log(`after folding: ${aggregates.toLocaleString('en')} daily rows (20 keys × 5 models × 3 statuses × 100 days at most) in ${mb(dailyBytes)} ` +
-    `with their indexes, ~${Math.round(dailyBytes / aggregates)} bytes each; pages in use ${mb(after.used)} (the live rows of the requests served ` +
-    `meanwhile included), file ${mb(after.file)}: freed pages are reused by new rows, VACUUM gives them back to the filesystem`)
+  console.log(
+    `after folding: ${aggregates.toLocaleString('en')} daily rows (20 keys × 5 models × 3 statuses × 100 days at most) in ${mb(dailyBytes)} ` +
+      `with their indexes, ~${Math.round(dailyBytes / aggregates)} bytes each; pages in use ${mb(after.used)} (the live rows of the requests served ` +
+      `meanwhile included), file ${mb(after.file)}: freed pages are reused by new rows, VACUUM gives them back to the filesystem`,
+  )
   client.close()
 }, 600_000)

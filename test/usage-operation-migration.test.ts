@@ -19,7 +19,11 @@ import { createTestDatabase } from './support/postgres.ts'
  */
 const day = 86_400_000
 // The migrations that came before it (later ones, such as SQLite's 0017 rebuilding usage_records, expect its columns).
-const before = (migrations: Migration[]) => migrations.slice(0, migrations.findIndex((migration) => migration.name.endsWith('_usage_operation')))
+const before = (migrations: Migration[]) =>
+  migrations.slice(
+    0,
+    migrations.findIndex((migration) => migration.name.endsWith('_usage_operation')),
+  )
 const oldRow = `'req_old', 1, 'key_a', 'm1', 'p', 'u', 'openai-chat', 10, 0, 0, 5, 0, 700, 200, NULL, 3, false, false, ${2 * day + 5}`
 const oldColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens, cache_write_tokens,
   output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at`
@@ -32,9 +36,16 @@ async function checkUpgraded(store: Store) {
   const [old] = await store.usage.listRequests({}, 10)
   expect(old).toMatchObject({ requestId: 'req_old', operation: 'chat', units: 0, cost: 700 })
   expect(await store.usage.summarize({})).toMatchObject({ requests: 5, spent: 3500 })
-  expect(await store.usage.totalsBy('operation', {})).toEqual([{ group: 'chat', requests: 5, succeeded: 5, refused: 0, failed: 0, inputTokens: 50, outputTokens: 25, spent: 3500 }])
+  expect(await store.usage.totalsBy('operation', {})).toEqual([
+    { group: 'chat', requests: 5, succeeded: 5, refused: 0, failed: 0, inputTokens: 50, outputTokens: 25, spent: 3500 },
+  ])
   // An embeddings row of the same day, key, model and status as the old chat row: folded beside it, not into it.
-  await store.ledger.write([{ kind: 'refusal', usage: { ...old!, requestId: 'req_new', operation: 'embeddings', units: 3, cost: 0, inputTokens: 7, outputTokens: 0 } }])
+  await store.ledger.write([
+    {
+      kind: 'refusal',
+      usage: { ...old!, requestId: 'req_new', operation: 'embeddings', units: 3, cost: 0, inputTokens: 7, outputTokens: 0 },
+    },
+  ])
   await store.usage.fold(10 * day, 100)
   expect(await store.usage.listRequests({}, 10)).toEqual([])
   expect(await store.usage.totalsBy('operation', {})).toEqual([
@@ -47,16 +58,19 @@ describe('upgrading a database from before operations', () => {
   test('SQLite', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'tollgate-upgrade-')), 'old.db')
     const old = new Database(path)
-    await runMigrations({
-      async appliedNames() {
-        old.run('CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)')
-        return new Set()
+    await runMigrations(
+      {
+        async appliedNames() {
+          old.run('CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)')
+          return new Set()
+        },
+        async apply(migration, statements) {
+          for (const statement of statements) old.run(statement)
+          old.run('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)', [migration.name, Date.now()])
+        },
       },
-      async apply(migration, statements) {
-        for (const statement of statements) old.run(statement)
-        old.run('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)', [migration.name, Date.now()])
-      },
-    }, before(sqliteMigrations))
+      before(sqliteMigrations),
+    )
     old.run(`INSERT INTO usage_records (${oldColumns}) VALUES (${oldRow.replace('false, false', '0, 0')})`)
     old.run(oldDaily)
     old.close()
@@ -77,16 +91,19 @@ describe('upgrading a database from before operations', () => {
     const database = await createTestDatabase()
     databases.push(database)
     const old = new SQL(database.url, { max: 1 })
-    await runMigrations({
-      async appliedNames() {
-        await old`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
-        return new Set()
+    await runMigrations(
+      {
+        async appliedNames() {
+          await old`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
+          return new Set()
+        },
+        async apply(migration, statements) {
+          for (const statement of statements) await old.unsafe(statement)
+          await old`INSERT INTO tollgate_migrations (name, applied_at) VALUES (${migration.name}, ${Date.now()})`
+        },
       },
-      async apply(migration, statements) {
-        for (const statement of statements) await old.unsafe(statement)
-        await old`INSERT INTO tollgate_migrations (name, applied_at) VALUES (${migration.name}, ${Date.now()})`
-      },
-    }, before(postgresMigrations))
+      before(postgresMigrations),
+    )
     await old.unsafe(`INSERT INTO usage_records (${oldColumns}) VALUES (${oldRow})`)
     await old.unsafe(oldDaily)
     await old.close()

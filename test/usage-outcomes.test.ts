@@ -41,11 +41,16 @@ describe('usage split by outcome', () => {
     expect(limited).toMatchObject({ label: 'limited', requests: 7, succeeded: 1, refused: 6, failed: 0 })
   })
 
-  test('the console API says the same, and its request log and CSV name each row\'s outcome and reason', async () => {
+  test("the console API says the same, and its request log and CSV name each row's outcome and reason", async () => {
     const usage = await (await admin.get(`/console/api/usage?key_id=${traffic.limitedKeyId}`)).json()
     expect(usage.totals).toMatchObject({ requests: 7, succeeded: 1, refused: 6, failed: 0 })
     const log = await (await admin.get(`/console/api/requests?account_id=${traffic.gateway.account.id}`)).json()
-    const outcomes = log.requests.map((row: { status: number; outcome: string; error_type: string | null; model: string }) => [row.status, row.outcome, row.error_type, row.model])
+    const outcomes = log.requests.map((row: { status: number; outcome: string; error_type: string | null; model: string }) => [
+      row.status,
+      row.outcome,
+      row.error_type,
+      row.model,
+    ])
     expect(outcomes).toContainEqual([429, 'refused', 'rate_limit_exceeded', 'mock-1'])
     expect(outcomes).toContainEqual([400, 'refused', expect.any(String), ''])
     expect(outcomes).toContainEqual([503, 'failed', expect.any(String), 'broken'])
@@ -54,7 +59,12 @@ describe('usage split by outcome', () => {
     const header = csv[0]!.split(',')
     expect(header).toContain('outcome')
     const outcome = header.indexOf('outcome')
-    expect(csv.slice(1).map((line) => line.split(',')[outcome]).sort()).toEqual([...Array(6).fill('refused'), 'succeeded'])
+    expect(
+      csv
+        .slice(1)
+        .map((line) => line.split(',')[outcome])
+        .sort(),
+    ).toEqual([...Array(6).fill('refused'), 'succeeded'])
   })
 
   test('tollgate usage prints the split and gives it as JSON', async () => {
@@ -72,8 +82,22 @@ describe('usage split by outcome', () => {
 describe('the balance history', () => {
   test('in time order, spending split at the credit made between requests, each row with its span and the balance after it', async () => {
     const history = await (await admin.get(`/console/api/accounts/${traffic.gateway.account.id}/history`)).json()
-    const rows = history.history as { kind: string; at?: string; from?: string; to?: string; amount_usd?: string; spent_usd?: string; balance_after_usd: string; note?: string }[]
-    expect(rows.map((row) => row.kind === 'credit' ? row.note : 'usage')).toEqual(['usage', 'top-up between requests', 'usage', 'opening balance'])
+    const rows = history.history as {
+      kind: string
+      at?: string
+      from?: string
+      to?: string
+      amount_usd?: string
+      spent_usd?: string
+      balance_after_usd: string
+      note?: string
+    }[]
+    expect(rows.map((row) => (row.kind === 'credit' ? row.note : 'usage'))).toEqual([
+      'usage',
+      'top-up between requests',
+      'usage',
+      'opening balance',
+    ])
     // Newest first, by when each happened: a usage row ends (its last request) before the next newer row.
     const times = rows.map((row) => Date.parse(row.kind === 'credit' ? row.at! : row.to!))
     expect(times).toEqual([...times].sort((a, b) => b - a))

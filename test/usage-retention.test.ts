@@ -19,10 +19,27 @@ const statuses = [200, 200, 200, 429, 403, 502]
 function row(account: AccountRecord, key: KeyRecord, index: number, createdAt: number): UsageRecord {
   const status = statuses[index % statuses.length]!
   return {
-    requestId: `req_${index}_${crypto.randomUUID()}`, accountId: account.id, keyId: key.id, model: models[index % models.length]!, provider: 'p', upstreamModel: 'u',
-    protocol: 'openai-chat', operation: 'chat', units: 0, inputTokens: 100 + index, cachedInputTokens: index % 7, cacheWriteTokens: index % 3, outputTokens: 50 + (index % 11),
-    reasoningTokens: index % 5, cost: status === 200 ? 1_234_567 + index * 89 : 0, status, errorType: status === 200 ? null : `e${status}`,
-    latencyMs: 5, stream: false, estimated: false, createdAt,
+    requestId: `req_${index}_${crypto.randomUUID()}`,
+    accountId: account.id,
+    keyId: key.id,
+    model: models[index % models.length]!,
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 100 + index,
+    cachedInputTokens: index % 7,
+    cacheWriteTokens: index % 3,
+    outputTokens: 50 + (index % 11),
+    reasoningTokens: index % 5,
+    cost: status === 200 ? 1_234_567 + index * 89 : 0,
+    status,
+    errorType: status === 200 ? null : `e${status}`,
+    latencyMs: 5,
+    stream: false,
+    estimated: false,
+    createdAt,
   }
 }
 
@@ -78,13 +95,20 @@ for (const [name, prepare] of storeBackends) {
       // 600 rows over the 12 days before `now`, a few per hour, through the ledger's batch writer (refusal kind: no money).
       const ledger = new Ledger(store.ledger)
       for (let index = 0; index < 600; index++) {
-        ledger.recordRefusal(row(account, keys[index % 2]!, index, now - 12 * dayMs + index * (12 * dayMs / 600)))
+        ledger.recordRefusal(row(account, keys[index % 2]!, index, now - 12 * dayMs + index * ((12 * dayMs) / 600)))
       }
       await ledger.flush()
       const day = (offset: number) => (Math.floor(now / dayMs) - offset) * dayMs
       const filters: UsageFilter[] = [
-        {}, { accountId: account.id }, { keyId: keys[1]!.id }, { model: 'm-b' }, { statusMin: 429, statusMax: 429 }, { statusMin: 400, statusMax: 599 },
-        { since: day(30), until: day(-1) }, { since: day(9), until: day(4) }, { keyId: keys[0]!.id, statusMin: 200, statusMax: 299, since: day(11), until: day(2) },
+        {},
+        { accountId: account.id },
+        { keyId: keys[1]!.id },
+        { model: 'm-b' },
+        { statusMin: 429, statusMax: 429 },
+        { statusMin: 400, statusMax: 599 },
+        { since: day(30), until: day(-1) },
+        { since: day(9), until: day(4) },
+        { keyId: keys[0]!.id, statusMin: 200, statusMax: 299, since: day(11), until: day(2) },
       ]
       const before = await snapshot(store, filters)
       const liveBefore = await store.usage.listRequests({}, 1000)
@@ -120,10 +144,13 @@ for (const [name, prepare] of storeBackends) {
       test('two instances folding at once sum every row exactly once', async () => {
         const second = backend.open()
         const ledger = new Ledger(store.ledger)
-        for (let index = 0; index < 3000; index++) ledger.recordRefusal(row(account, keys[index % 2]!, index, now - 40 * dayMs + index * 1000))
+        for (let index = 0; index < 3000; index++)
+          ledger.recordRefusal(row(account, keys[index % 2]!, index, now - 40 * dayMs + index * 1000))
         await ledger.flush()
         const before = await store.usage.summarize({ accountId: account.id })
-        const folders = [store, second].map((each) => new UsageFolder(each.usage, { requestsDays: 30, batchRows: 100, pauseMs: 0, logger: silentLogger }))
+        const folders = [store, second].map(
+          (each) => new UsageFolder(each.usage, { requestsDays: 30, batchRows: 100, pauseMs: 0, logger: silentLogger }),
+        )
         // Each stops when it finds the other holding the lock; keep folding until nothing old is left.
         let folded = 0
         for (let round = 0; round < 100; round++) {

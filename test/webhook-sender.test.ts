@@ -13,7 +13,11 @@ let redirector: ReturnType<typeof Bun.serve>
 
 beforeAll(() => {
   target = startWebhookReceiver()
-  redirector = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(null, { status: 302, headers: { location: target.url } }) })
+  redirector = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => new Response(null, { status: 302, headers: { location: target.url } }),
+  })
 })
 afterAll(async () => {
   await target.stop()

@@ -17,13 +17,31 @@ test('the CLI makes, lists, reads and deletes a webhook, and refuses a loopback 
   expect(loopback.code).toBe(2)
   expect(loopback.stderr).toContain('--url is refused: 127.0.0.1 is a loopback address')
   expect(loopback.stderr).toContain('webhooks.allow_private_addresses')
-  expect(run('webhook', 'create', '--account', 'acme', '--url', 'https://hooks.example.com/x', '--events', 'balance.below').stderr)
-    .toContain('--balance-below is needed for balance.below')
+  expect(
+    run('webhook', 'create', '--account', 'acme', '--url', 'https://hooks.example.com/x', '--events', 'balance.below').stderr,
+  ).toContain('--balance-below is needed for balance.below')
 
-  const made = run('webhook', 'create', '--account', 'acme', '--url', 'https://hooks.example.com/tollgate', '--balance-below', '2.50', '--budget-percents', '90,50', '--json')
+  const made = run(
+    'webhook',
+    'create',
+    '--account',
+    'acme',
+    '--url',
+    'https://hooks.example.com/tollgate',
+    '--balance-below',
+    '2.50',
+    '--budget-percents',
+    '90,50',
+    '--json',
+  )
   expect(made.code).toBe(0)
   const webhook = made.json()
-  expect(webhook).toMatchObject({ url: 'https://hooks.example.com/tollgate', balance_below_usd: '2.50', budget_percents: [50, 90], events: ['balance.below', 'budget.threshold', 'key.expiring'] })
+  expect(webhook).toMatchObject({
+    url: 'https://hooks.example.com/tollgate',
+    balance_below_usd: '2.50',
+    budget_percents: [50, 90],
+    events: ['balance.below', 'budget.threshold', 'key.expiring'],
+  })
   expect(webhook.secret).toStartWith('whsec_')
   const listed = run('webhook', 'list', '--account', 'acme')
   expect(listed.stdout).toContain(webhook.id)
@@ -34,7 +52,10 @@ test('the CLI makes, lists, reads and deletes a webhook, and refuses a loopback 
 
   const store = openSqliteStore(join(workspace.dir, 'tollgate.db'))
   const rows = await store.audit.list({ objectType: 'webhook' }, 10)
-  expect(rows.map((row) => [row.action, row.actor.label])).toEqual([['webhook.delete', `cli:${userInfo().username}`], ['webhook.create', `cli:${userInfo().username}`]])
+  expect(rows.map((row) => [row.action, row.actor.label])).toEqual([
+    ['webhook.delete', `cli:${userInfo().username}`],
+    ['webhook.create', `cli:${userInfo().username}`],
+  ])
   expect(JSON.stringify(rows)).not.toContain(webhook.secret)
   await store.close()
 }, 60_000)

@@ -43,13 +43,21 @@ test('a receiver that sleeps 5 s adds nothing to request latency', async () => {
   const without = await medianLatency(60)
   // Ten webhooks that watch the balance (below $1000, so the next settlement alerts all ten) on the slow receiver.
   for (let index = 0; index < 10; index++) {
-    await gateway.gateway.services.alerting.webhooks.create({ accountId: gateway.account.id, url: receiver.url, events: ['balance.below'], balanceBelow: parseUsd('1000') }, systemActor('test'))
+    await gateway.gateway.services.alerting.webhooks.create(
+      { accountId: gateway.account.id, url: receiver.url, events: ['balance.below'], balanceBelow: parseUsd('1000') },
+      systemActor('test'),
+    )
   }
   await ask()
-  await pollUntil(async () => receiver.waiting, (waiting) => waiting === 10)
+  await pollUntil(
+    async () => receiver.waiting,
+    (waiting) => waiting === 10,
+  )
   const withSlowReceiver = await medianLatency(60)
   // The deliveries were still held open by the receiver when the last request was answered.
   expect(receiver.waiting).toBe(10)
-  console.log(`median request latency: ${without.toFixed(2)} ms without a webhook, ${withSlowReceiver.toFixed(2)} ms with ten deliveries to a 5 s receiver in flight`)
+  console.log(
+    `median request latency: ${without.toFixed(2)} ms without a webhook, ${withSlowReceiver.toFixed(2)} ms with ten deliveries to a 5 s receiver in flight`,
+  )
   expect(withSlowReceiver).toBeLessThan(without * 1.5 + 2)
 }, 30_000)

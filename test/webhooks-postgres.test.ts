@@ -22,7 +22,10 @@ beforeAll(async () => {
   database = await createTestDatabase()
   const config = { ...mockConfig, webhooks: { allow_private_addresses: true, poll_ms: 20 } }
   first = await startTestGateway({ database: database.url, config })
-  second = await startGateway(parseConfig({ ...config, listen: { host: '127.0.0.1', port: 0 }, database: database.url }, 'test'), silentLogger)
+  second = await startGateway(
+    parseConfig({ ...config, listen: { host: '127.0.0.1', port: 0 }, database: database.url }, 'test'),
+    silentLogger,
+  )
   receiver = startWebhookReceiver({ delayMs: 150 })
 }, 30_000)
 afterAll(async () => {
@@ -33,7 +36,10 @@ afterAll(async () => {
 })
 
 test('every threshold noticed by both instances is delivered exactly once', async () => {
-  const { secret } = await first.gateway.services.alerting.webhooks.create({ accountId: first.account.id, url: receiver.url, events: ['budget.threshold'] }, systemActor('test'))
+  const { secret } = await first.gateway.services.alerting.webhooks.create(
+    { accountId: first.account.id, url: receiver.url, events: ['budget.threshold'] },
+    systemActor('test'),
+  )
   receiver.expectSecret(secret)
   await second.services.alerting.alerts.refresh() // at once, rather than at its next read of the webhooks
   const scope = { kind: 'key' as const, accountId: first.account.id, keyId: first.keyRecord.id }
@@ -42,7 +48,10 @@ test('every threshold noticed by both instances is delivered exactly once', asyn
       instance.services.alerting.alerts.spendObserved({ scope, budgetId: `bud_${budget}`, periodStart: 0, spent: 100, limit: 100 })
     }
   }
-  await pollUntil(async () => receiver.received.length, (count) => count >= 60)
+  await pollUntil(
+    async () => receiver.received.length,
+    (count) => count >= 60,
+  )
   await Bun.sleep(500) // time for any double delivery to arrive
   const occasions = receiver.received.map((delivery) => `${delivery.body.data.budget_id}:${delivery.body.data.percent}`)
   expect(occasions).toHaveLength(60)

@@ -34,9 +34,21 @@ afterAll(async () => {
 })
 
 test("the README's verification accepts a real delivery and refuses a changed one, another secret and a replay", async () => {
-  const { secret } = await gateway.gateway.services.alerting.webhooks.create({ accountId: gateway.account.id, url: receiver.url }, systemActor('test'))
-  gateway.gateway.services.alerting.alerts.spendObserved({ scope: { kind: 'account', accountId: gateway.account.id }, budgetId: 'bud_readme', periodStart: 0, spent: 1, limit: 2 })
-  const [delivery] = await pollUntil(async () => receiver.received, (received) => received.length > 0)
+  const { secret } = await gateway.gateway.services.alerting.webhooks.create(
+    { accountId: gateway.account.id, url: receiver.url },
+    systemActor('test'),
+  )
+  gateway.gateway.services.alerting.alerts.spendObserved({
+    scope: { kind: 'account', accountId: gateway.account.id },
+    budgetId: 'bud_readme',
+    periodStart: 0,
+    spent: 1,
+    limit: 2,
+  })
+  const [delivery] = await pollUntil(
+    async () => receiver.received,
+    (received) => received.length > 0,
+  )
   const header = delivery!.headers.get('tollgate-signature')
   expect(verify(header, delivery!.raw, secret)).toBe(true)
   expect(verify(header, delivery!.raw.replace('"percent":50', '"percent":100'), secret)).toBe(false)

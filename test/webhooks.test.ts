@@ -32,9 +32,11 @@ afterAll(async () => {
 
 const admin = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${gateway.url}/admin/api${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
-  return { status: response.status, body: await response.json() as any }
+  return { status: response.status, body: (await response.json()) as any }
 }
 
 async function makeWebhook(fields: Record<string, unknown>, accountId = gateway.account.id) {
@@ -54,24 +56,40 @@ describe('webhooks', () => {
     const scope = { kind: 'project' as const, accountId: gateway.account.id, projectId: 'prj_team' }
     const periodStart = Date.parse('2026-11-01T00:00:00Z')
     // Spend reported after each settlement, in nano-dollars, as the budgets feature does: 40 %, 55 %, 85 %, 85 %, 100 %, 130 %.
-    for (const spent of [4, 5.5, 8.5, 8.5, 10, 13]) alerts.spendObserved({ scope, budgetId: 'bud_1', periodStart, spent: spent * 1e9, limit: 10e9 })
+    for (const spent of [4, 5.5, 8.5, 8.5, 10, 13])
+      alerts.spendObserved({ scope, budgetId: 'bud_1', periodStart, spent: spent * 1e9, limit: 10e9 })
     // The next period starts again from nothing.
     alerts.spendObserved({ scope, budgetId: 'bud_1', periodStart: periodStart + 30 * 86_400_000, spent: 6e9, limit: 10e9 })
-    const sent = await pollUntil(async () => ofType('budget.threshold'), (found) => found.length >= 4)
+    const sent = await pollUntil(
+      async () => ofType('budget.threshold'),
+      (found) => found.length >= 4,
+    )
     await Bun.sleep(200) // nothing more comes
     // Sent side by side: in any order, each once.
     const told = ofType('budget.threshold').map((delivery) => [delivery.body.data.percent, delivery.body.data.period_start])
     expect(told.sort((left, right) => left[1].localeCompare(right[1]) || left[0] - right[0])).toEqual([
-      [50, '2026-11-01T00:00:00.000Z'], [80, '2026-11-01T00:00:00.000Z'], [100, '2026-11-01T00:00:00.000Z'], [50, '2026-12-01T00:00:00.000Z'],
+      [50, '2026-11-01T00:00:00.000Z'],
+      [80, '2026-11-01T00:00:00.000Z'],
+      [100, '2026-11-01T00:00:00.000Z'],
+      [50, '2026-12-01T00:00:00.000Z'],
     ])
     for (const delivery of sent) {
       expect(delivery.valid).toBe(true)
       expect(delivery.headers.get('tollgate-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
       expect(delivery.headers.get('tollgate-delivery')).toBe(delivery.body.id)
-      expect(delivery.body).toMatchObject({ type: 'budget.threshold', account_id: gateway.account.id, data: { scope: 'project', project_id: 'prj_team', limit_usd: '10.00' } })
+      expect(delivery.body).toMatchObject({
+        type: 'budget.threshold',
+        account_id: gateway.account.id,
+        data: { scope: 'project', project_id: 'prj_team', limit_usd: '10.00' },
+      })
     }
     const deliveries = await admin('GET', `/webhooks/${webhook.id}/deliveries`)
-    expect(deliveries.body.map((row: any) => [row.status, row.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1], ['delivered', 1]])
+    expect(deliveries.body.map((row: any) => [row.status, row.attempts])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['delivered', 1],
+      ['delivered', 1],
+    ])
     expect(await admin('DELETE', `/webhooks/${webhook.id}`)).toMatchObject({ status: 200 })
   })
 
@@ -80,9 +98,13 @@ describe('webhooks', () => {
     const key = await gateway.createKey({ accountId: account.id })
     await makeWebhook({ events: ['balance.below'], balance_below_usd: '0.00009' }, account.id)
     const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: key.secret, maxRetries: 0 })
-    const spend = () => client.chat.completions.create({ model: 'mock-fast', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20 })
+    const spend = () =>
+      client.chat.completions.create({ model: 'mock-fast', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20 })
     for (let index = 0; index < 5; index++) await spend()
-    const first = await pollUntil(async () => ofType('balance.below'), (found) => found.length >= 1)
+    const first = await pollUntil(
+      async () => ofType('balance.below'),
+      (found) => found.length >= 1,
+    )
     expect(first[0]!.valid).toBe(true)
     expect(first[0]!.body.data.threshold_usd).toBe('0.00009')
     expect(Number(first[0]!.body.data.balance_usd)).toBeLessThan(0.00009)
@@ -93,15 +115,21 @@ describe('webhooks', () => {
     // A credit that leaves it still low is a new occasion: the next spend tells again.
     expect((await admin('POST', `/accounts/${account.id}/credits`, { amount_usd: '0.00001', note: 'top-up' })).status).toBe(201)
     await spend()
-    await pollUntil(async () => ofType('balance.below'), (found) => found.length >= 2)
+    await pollUntil(
+      async () => ofType('balance.below'),
+      (found) => found.length >= 2,
+    )
   })
 
-  test('a key about to expire is told of once, within the webhook\'s days', async () => {
+  test("a key about to expire is told of once, within the webhook's days", async () => {
     const account = await gateway.createAccount('expiring', '1')
     await makeWebhook({ events: ['key.expiring'], expiry_days: 3 }, account.id)
     const soon = await gateway.createKey({ accountId: account.id, name: 'soon', expiresAt: Date.now() + 2 * 86_400_000 })
     await gateway.createKey({ accountId: account.id, name: 'later', expiresAt: Date.now() + 10 * 86_400_000 })
-    const told = await pollUntil(async () => ofType('key.expiring'), (found) => found.length >= 1)
+    const told = await pollUntil(
+      async () => ofType('key.expiring'),
+      (found) => found.length >= 1,
+    )
     await Bun.sleep(1500) // another check (expiry_check_s: 1) tells nothing new
     expect(ofType('key.expiring')).toHaveLength(1)
     expect(told[0]!.body.data).toMatchObject({ key_id: soon.record.id, key_name: 'soon', days_left: 1 })
@@ -110,9 +138,23 @@ describe('webhooks', () => {
   test('a receiver that is down gets the retries, recorded with their error, until it answers', async () => {
     const down = startWebhookReceiver({ status: 503 })
     const account = await gateway.createAccount('down-receiver', '1')
-    const made = await admin('POST', '/webhooks', { account_id: account.id, url: down.url, events: ['budget.threshold'], budget_percents: [90] })
-    gateway.gateway.services.alerting.alerts.spendObserved({ scope: { kind: 'account', accountId: account.id }, budgetId: 'bud_down', periodStart: 0, spent: 95, limit: 100 })
-    await pollUntil(async () => down.received.length, (count) => count >= 3)
+    const made = await admin('POST', '/webhooks', {
+      account_id: account.id,
+      url: down.url,
+      events: ['budget.threshold'],
+      budget_percents: [90],
+    })
+    gateway.gateway.services.alerting.alerts.spendObserved({
+      scope: { kind: 'account', accountId: account.id },
+      budgetId: 'bud_down',
+      periodStart: 0,
+      spent: 95,
+      limit: 100,
+    })
+    await pollUntil(
+      async () => down.received.length,
+      (count) => count >= 3,
+    )
     const failing = (await admin('GET', `/webhooks/${made.body.webhook.id}/deliveries`)).body[0]
     expect(failing).toMatchObject({ status: 'pending', last_status: 503, last_error: 'the receiver answered 503' })
     expect(failing.attempts).toBeGreaterThanOrEqual(3)
@@ -120,7 +162,10 @@ describe('webhooks', () => {
     // The same body each time (its id lets a receiver drop repeats), each attempt signed afresh.
     expect(new Set(down.received.map((delivery) => delivery.raw)).size).toBe(1)
     down.setStatus(200)
-    const delivered = await pollUntil(async () => (await admin('GET', `/webhooks/${made.body.webhook.id}/deliveries`)).body[0], (row) => row.status === 'delivered')
+    const delivered = await pollUntil(
+      async () => (await admin('GET', `/webhooks/${made.body.webhook.id}/deliveries`)).body[0],
+      (row) => row.status === 'delivered',
+    )
     expect(delivered.attempts).toBe(down.received.length)
     await down.stop()
   })
@@ -140,8 +185,14 @@ describe('shutdown', () => {
     const databasePath = join(mkdtempSync(join(tmpdir(), 'alerts-stop-')), 'tollgate.db')
     const stopping = await startTestGateway({ databasePath, balanceUsd: '1', config: { ...mockConfig, webhooks: webhooksConfig } })
     const { webhooks } = stopping.gateway.services.alerting
-    await webhooks.create({ accountId: stopping.account.id, url: 'https://hooks.example.com/late', events: ['balance.below'], balanceBelow: 2_000_000_000 }, systemActor('test'))
-    await new OpenAI({ baseURL: stopping.baseUrl, apiKey: stopping.key, maxRetries: 0 }).chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] })
+    await webhooks.create(
+      { accountId: stopping.account.id, url: 'https://hooks.example.com/late', events: ['balance.below'], balanceBelow: 2_000_000_000 },
+      systemActor('test'),
+    )
+    await new OpenAI({ baseURL: stopping.baseUrl, apiKey: stopping.key, maxRetries: 0 }).chat.completions.create({
+      model: 'mock-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     await stopping.gateway.stop(1000)
     const store = openSqliteStore(databasePath)
     const [delivery] = await store.webhooks.listDeliveries({ accountId: stopping.account.id }, 5)
@@ -157,12 +208,20 @@ describe('webhook URLs', () => {
       const strictToken = (await createAdminToken(strict.gateway.services.store.adminTokens, 'strict', 'full')).secret
       const make = async (url: string) => {
         const response = await fetch(`${strict.url}/admin/api/webhooks`, {
-          method: 'POST', headers: { authorization: `Bearer ${strictToken}`, 'content-type': 'application/json' },
+          method: 'POST',
+          headers: { authorization: `Bearer ${strictToken}`, 'content-type': 'application/json' },
           body: JSON.stringify({ account_id: strict.account.id, url }),
         })
-        return { status: response.status, body: await response.json() as any }
+        return { status: response.status, body: (await response.json()) as any }
       }
-      for (const url of [receiver.url, 'http://localhost:9/x', 'http://[::1]/x', 'http://10.0.0.7/x', 'http://169.254.169.254/latest', 'http://2130706433/']) {
+      for (const url of [
+        receiver.url,
+        'http://localhost:9/x',
+        'http://[::1]/x',
+        'http://10.0.0.7/x',
+        'http://169.254.169.254/latest',
+        'http://2130706433/',
+      ]) {
         const refused = await make(url)
         expect({ url, status: refused.status, field: refused.body.error.field }).toEqual({ url, status: 400, field: 'url' })
         expect(refused.body.error.message).toContain('webhooks.allow_private_addresses')

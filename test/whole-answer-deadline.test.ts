@@ -29,7 +29,13 @@ afterAll(async () => {
 })
 
 /** Send one request, read nothing for `pauseMs`, then read on until the connection closes or `readMs` passes. */
-function askAndStall(path: string, headers: Record<string, string>, body: unknown, pauseMs: number, readMs: number): Promise<{ bytes: number; closed: boolean }> {
+function askAndStall(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+  pauseMs: number,
+  readMs: number,
+): Promise<{ bytes: number; closed: boolean }> {
   const { hostname, port } = new URL(gateway.url)
   const payload = JSON.stringify(body)
   return new Promise((resolve) => {
@@ -37,8 +43,14 @@ function askAndStall(path: string, headers: Record<string, string>, body: unknow
     let closed = false
     const socket = connect(Number(port), hostname, () => {
       socket.pause()
-      const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...headers })
-        .map(([name, value]) => `${name}: ${value}\r\n`).join('')
+      const head = Object.entries({
+        host: `${hostname}:${port}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+        ...headers,
+      })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')
       socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n${payload}`)
       setTimeout(() => socket.resume(), pauseMs)
       setTimeout(() => {
@@ -57,9 +69,22 @@ function askAndStall(path: string, headers: Record<string, string>, body: unknow
 
 for (const mode of ['passthrough', 'translated'] as const) {
   test(`${mode}: a client that never reads a large whole answer is dropped at the write deadline`, async () => {
-    const result = mode === 'passthrough'
-      ? await askAndStall('/v1/chat/completions', { authorization: `Bearer ${gateway.key}` }, { model: 'big', messages: [{ role: 'user', content: 'hi' }] }, 6500, 3000)
-      : await askAndStall('/v1/messages', { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' }, { model: 'big', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }, 6500, 3000)
+    const result =
+      mode === 'passthrough'
+        ? await askAndStall(
+            '/v1/chat/completions',
+            { authorization: `Bearer ${gateway.key}` },
+            { model: 'big', messages: [{ role: 'user', content: 'hi' }] },
+            6500,
+            3000,
+          )
+        : await askAndStall(
+            '/v1/messages',
+            { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+            { model: 'big', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+            6500,
+            3000,
+          )
     // Without a deadline the client, reading at last (after 6.5 s), gets all 8 MB on a connection still open.
     expect(result.closed).toBe(true)
     expect(result.bytes).toBeLessThan(text.length)
@@ -71,7 +96,8 @@ test('a client that reads gets a large whole answer intact, through the SDK', as
   const completion = await client.chat.completions.create({ model: 'big', messages: [{ role: 'user', content: 'hi' }] })
   expect(completion.choices[0]!.message.content).toBe(text)
   const response = await fetch(`${gateway.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'big', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }),
   })
   expect(response.headers.get('content-length')).toBe(String((await response.clone().arrayBuffer()).byteLength))

@@ -22,7 +22,13 @@ export async function runAccountCommand(store: Store, args: ParsedArgs, json: bo
     }
     case 'credit': {
       if (!name || amount === undefined) throw new UsageError('usage: tollgate account credit NAME USD [--note TEXT]')
-      const account = await creditAccount(store.accounts, name, parseAmount(amount), flagString(args, 'note') ?? 'credit from CLI', changeByCli())
+      const account = await creditAccount(
+        store.accounts,
+        name,
+        parseAmount(amount),
+        flagString(args, 'note') ?? 'credit from CLI',
+        changeByCli(),
+      )
       return printResult(json, accountJson(account), () => `credited ${describe(account)}`)
     }
     case 'show': {
@@ -32,10 +38,18 @@ export async function runAccountCommand(store: Store, args: ParsedArgs, json: bo
     }
     case 'list': {
       const accounts = await store.accounts.list()
-      return printResult(json, accounts.map(accountJson), () => (accounts.length ? table([
-        ['NAME', 'BALANCE', 'AVAILABLE'],
-        ...accounts.map((account) => [account.name, `$${formatUsd(account.balance)}`, `$${formatUsd(account.balance - account.reserved)}`]),
-      ]) : 'no accounts'))
+      return printResult(json, accounts.map(accountJson), () =>
+        accounts.length
+          ? table([
+              ['NAME', 'BALANCE', 'AVAILABLE'],
+              ...accounts.map((account) => [
+                account.name,
+                `$${formatUsd(account.balance)}`,
+                `$${formatUsd(account.balance - account.reserved)}`,
+              ]),
+            ])
+          : 'no accounts',
+      )
     }
     default:
       throw new UsageError('usage: tollgate account create|credit|show|list …')

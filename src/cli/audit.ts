@@ -22,14 +22,28 @@ export async function runAuditCommand(store: Store, args: ParsedArgs, json: bool
   const accountName = flagString(args, 'account')
   const filter: AuditFilter = {
     accountId: accountName === undefined ? undefined : (await requireAccount(store.accounts, accountName)).id,
-    actor: flagString(args, 'actor'), objectType: flagString(args, 'object'), objectId: flagString(args, 'object-id'),
-    action: flagString(args, 'action'), since: readTime(args, 'since'), until: readTime(args, 'until'),
+    actor: flagString(args, 'actor'),
+    objectType: flagString(args, 'object'),
+    objectId: flagString(args, 'object-id'),
+    action: flagString(args, 'action'),
+    since: readTime(args, 'since'),
+    until: readTime(args, 'until'),
   }
   const rows = await store.audit.list(filter, flagInteger(args, 'limit') ?? 50)
-  printResult(json, rows.map(auditJson), () => table([
-    ['TIME', 'ACTOR', 'ADDRESS', 'ACTION', 'OBJECT', 'CHANGES'],
-    ...rows.map((row) => [
-      formatTime(row.at), row.actor.label, row.actor.address ?? '-', row.action, `${row.objectType} ${row.objectId ?? '-'}`, describeChanges(row.before, row.after),
-    ]),
-  ]) || 'no audit rows match')
+  printResult(
+    json,
+    rows.map(auditJson),
+    () =>
+      table([
+        ['TIME', 'ACTOR', 'ADDRESS', 'ACTION', 'OBJECT', 'CHANGES'],
+        ...rows.map((row) => [
+          formatTime(row.at),
+          row.actor.label,
+          row.actor.address ?? '-',
+          row.action,
+          `${row.objectType} ${row.objectId ?? '-'}`,
+          describeChanges(row.before, row.after),
+        ]),
+      ]) || 'no audit rows match',
+  )
 }

@@ -14,10 +14,17 @@ export function describeCopy(report: CopyReport): string {
   const dollars = (units: string) => (Number.isSafeInteger(Number(units)) ? `$${formatUsd(Number(units))}` : `${units} nano-USD`)
   const mark = (same: boolean) => (same ? 'ok' : 'DIFFERS')
   return [
-    ...(report.releasedHolds ? [`released ${report.releasedHolds} hold(s) a stopped serve left in the source (that money was never spent)`] : []),
+    ...(report.releasedHolds
+      ? [`released ${report.releasedHolds} hold(s) a stopped serve left in the source (that money was never spent)`]
+      : []),
     table([
       ['TABLE', 'SOURCE', 'TARGET', ''],
-      ...report.tables.map((row) => [row.table, String(row.source), String(row.target), row.skipped ? 'skipped (--sessions copies them)' : mark(row.source === row.target)]),
+      ...report.tables.map((row) => [
+        row.table,
+        String(row.source),
+        String(row.target),
+        row.skipped ? 'skipped (--sessions copies them)' : mark(row.source === row.target),
+      ]),
     ]),
     '',
     table([

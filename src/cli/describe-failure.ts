@@ -15,9 +15,12 @@ export function describeFailure(error: unknown, config: Config | undefined): str
     if (code === 'EADDRINUSE') {
       return `cannot listen on ${where}: another process is using that port (change listen.port in ${file}, or set PORT)`
     }
-    if (code === 'EACCES') return `cannot listen on ${where}: ports below 1024 need privileges (choose listen.port 1024 or above, or set PORT)`
-    return `cannot listen on ${where}: ${message} (listen.host must be an address of this machine, e.g. 127.0.0.1, or ` +
+    if (code === 'EACCES')
+      return `cannot listen on ${where}: ports below 1024 need privileges (choose listen.port 1024 or above, or set PORT)`
+    return (
+      `cannot listen on ${where}: ${message} (listen.host must be an address of this machine, e.g. 127.0.0.1, or ` +
       `0.0.0.0 for every interface; change it in ${file}, or set HOST)`
+    )
   }
   if (typeof code === 'string' && code.startsWith('ERR_POSTGRES_')) {
     const where = config ? ` ${maskDatabaseUrl(config.database)}` : ''

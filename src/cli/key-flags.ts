@@ -5,7 +5,15 @@ import { flagInteger, flagString, type ParsedArgs, UsageError } from './args.ts'
 
 /** The flag that sets each of a key's fields. */
 const flagNames: Record<KeyField, string> = {
-  name: 'name', models: 'models', rpm: 'rpm', tpm: 'tpm', concurrency: 'concurrency', budget: 'budget', expiresAt: 'expires', allowedIps: 'allowed-ips', projectId: 'project',
+  name: 'name',
+  models: 'models',
+  rpm: 'rpm',
+  tpm: 'tpm',
+  concurrency: 'concurrency',
+  budget: 'budget',
+  expiresAt: 'expires',
+  allowedIps: 'allowed-ips',
+  projectId: 'project',
 }
 
 /** `none` clears a limit, the budget or the expiry; `all` lifts the model list, `any` the address rule. */
@@ -26,8 +34,8 @@ export function readKeyFlags(args: ParsedArgs): KeyChanges {
   const changes: KeyChanges = readNameModelsLimits(args)
   const budget = flagString(args, 'budget')
   if (budget !== undefined) changes.budget = budget === 'none' ? null : parseAmount(budget)
-  const allowedIps = flagString(args, 'allowed-ips')
-  if (allowedIps !== undefined) changes.allowedIps = allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
+  const allowedIps = readAllowedIps(args)
+  if (allowedIps !== undefined) changes.allowedIps = allowedIps
   if (args.flags.has('expires')) changes.expiresAt = cleared(args, 'expires') ? null : readExpiry(flagString(args, 'expires'))!
   return changes
 }
@@ -41,11 +49,25 @@ export function readNameModelsLimits(args: ParsedArgs): Pick<KeyChanges, 'name' 
   const name = flagString(args, 'name')
   if (name !== undefined) changes.name = name
   const models = flagString(args, 'models')
-  if (models !== undefined) changes.models = models === 'all' ? null : models.split(',').map((model) => model.trim()).filter(Boolean)
+  if (models !== undefined)
+    changes.models =
+      models === 'all'
+        ? null
+        : models
+            .split(',')
+            .map((model) => model.trim())
+            .filter(Boolean)
   for (const limit of ['rpm', 'tpm', 'concurrency'] as const) {
     if (args.flags.has(limit)) changes[limit] = cleared(args, limit) ? null : flagInteger(args, limit)!
   }
   return changes
+}
+
+/** `--allowed-ips LIST` (`any` lifts the rule): what a key and a project are both given; undefined when not given. */
+export function readAllowedIps(args: ParsedArgs): string[] | null | undefined {
+  const allowedIps = flagString(args, 'allowed-ips')
+  if (allowedIps === undefined) return undefined
+  return allowedIps === 'any' ? null : allowedIps.split(',').map((entry) => entry.trim())
 }
 
 /** KeyService's refusal in the CLI's words: the flag at fault and what it was given (exit 2). */

@@ -14,10 +14,18 @@ import { requireProject } from './governance.ts'
 
 /** A key's limits in one cell: `rpm=5 budget=$1.00`, or `-` for none. */
 function describeLimits(key: KeyRecord): string {
-  return [key.rpm && `rpm=${key.rpm}`, key.tpm && `tpm=${key.tpm}`, key.concurrency && `conc=${key.concurrency}`,
-    key.budget !== null && `budget=$${formatUsd(key.budget)}`, key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`,
-    key.allowedIps !== null && `from=${key.allowedIps.join(',')}`]
-    .filter(Boolean).join(' ') || '-'
+  return (
+    [
+      key.rpm && `rpm=${key.rpm}`,
+      key.tpm && `tpm=${key.tpm}`,
+      key.concurrency && `conc=${key.concurrency}`,
+      key.budget !== null && `budget=$${formatUsd(key.budget)}`,
+      key.expiresAt !== null && `expires=${formatTime(key.expiresAt)}`,
+      key.allowedIps !== null && `from=${key.allowedIps.join(',')}`,
+    ]
+      .filter(Boolean)
+      .join(' ') || '-'
+  )
 }
 
 /** `--project NAME` (of the key's account) as its project id; `none` takes the key out of its project. */
@@ -46,9 +54,15 @@ async function runAction(store: Store, keyService: KeyService, args: ParsedArgs,
       const accountName = flagString(args, 'account')
       if (!accountName) throw new UsageError('usage: tollgate key create --account NAME [--name LABEL] [--models id1,id2]')
       const account = await requireAccount(store.accounts, accountName)
-      const { record, secret } = await keyService.create({ ...readKeyFlags(args), ...(await readProject(store, args, account.id)), accountId: account.id }, changeByCli())
-      return printResult(json, { ...keyJson(record, account.name), key: secret }, () =>
-        `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`)
+      const { record, secret } = await keyService.create(
+        { ...readKeyFlags(args), ...(await readProject(store, args, account.id)), accountId: account.id },
+        changeByCli(),
+      )
+      return printResult(
+        json,
+        { ...keyJson(record, account.name), key: secret },
+        () => `created key ${record.id} for ${account.name}\n\n  ${secret}\n\nThis secret is shown only now; store it somewhere safe.`,
+      )
     }
     case 'list': {
       const accountName = flagString(args, 'account')
@@ -56,25 +70,50 @@ async function runAction(store: Store, keyService: KeyService, args: ParsedArgs,
       const keys = await listKeys(store.keys, account?.id)
       const names = await accountNames(store.accounts)
       // The prefix is what is kept of a secret besides its SHA-256: enough to recognise a key, never to use it.
-      return printResult(json, keys.map((key) => keyJson(key, names.get(key.accountId))), () => keys.length === 0 ? 'no keys' : table([
-        ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
-        ...keys.map((key) => [
-          key.id, names.get(key.accountId) ?? '?', key.name ?? '-', `${key.prefix}…`, keyStatus(key), key.models?.join(',') ?? 'all',
-          describeLimits(key), `$${formatUsd(key.spent)}`, formatTime(key.lastUsedAt),
-        ]),
-      ]) + '\n\nPREFIX: the first characters of a key, kept to recognise it; the rest of the secret is stored only as its SHA-256.')
+      return printResult(
+        json,
+        keys.map((key) => keyJson(key, names.get(key.accountId))),
+        () =>
+          keys.length === 0
+            ? 'no keys'
+            : table([
+                ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'STATUS', 'MODELS', 'LIMITS', 'SPENT', 'LAST USED'],
+                ...keys.map((key) => [
+                  key.id,
+                  names.get(key.accountId) ?? '?',
+                  key.name ?? '-',
+                  `${key.prefix}…`,
+                  keyStatus(key),
+                  key.models?.join(',') ?? 'all',
+                  describeLimits(key),
+                  `$${formatUsd(key.spent)}`,
+                  formatTime(key.lastUsedAt),
+                ]),
+              ]) + '\n\nPREFIX: the first characters of a key, kept to recognise it; the rest of the secret is stored only as its SHA-256.',
+      )
     }
     case 'edit': {
       const stored = args.flags.has('project') ? await store.keys.findById(id!) : undefined
-      const key = await keyService.edit(id!, { ...readKeyFlags(args), ...(stored && (await readProject(store, args, stored.accountId))) }, changeByCli())
-      return printResult(json, keyJson(key), () =>
-        `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`)
+      const key = await keyService.edit(
+        id!,
+        { ...readKeyFlags(args), ...(stored && (await readProject(store, args, stored.accountId))) },
+        changeByCli(),
+      )
+      return printResult(
+        json,
+        keyJson(key),
+        () => `changed key ${key.id}: models ${key.models?.join(',') ?? 'all'}, limits ${describeLimits(key)}`,
+      )
     }
     case 'rotate': {
       const { record, secret } = await keyService.rotate(id!, changeByCli())
-      return printResult(json, { ...keyJson(record), key: secret }, () =>
-        `rotated key ${record.id}: the old secret is refused from now on\n\n  ${secret}\n\n`
-        + 'This secret is shown only now; store it somewhere safe.')
+      return printResult(
+        json,
+        { ...keyJson(record), key: secret },
+        () =>
+          `rotated key ${record.id}: the old secret is refused from now on\n\n  ${secret}\n\n` +
+          'This secret is shown only now; store it somewhere safe.',
+      )
     }
     case 'revoke': {
       if (!id) throw new UsageError('usage: tollgate key revoke ID')

@@ -6,7 +6,14 @@ export function printResult(json: boolean, value: unknown, human: () => string):
 export function table(rows: string[][]): string {
   if (rows.length === 0) return ''
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)))
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 export function formatTime(ms: number | null): string {

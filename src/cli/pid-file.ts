@@ -47,7 +47,9 @@ export function isTollgateServe(pid: number): boolean {
   // `bun [flags] src/main.ts serve`: the script, resolved from that process's own folder, is this one.
   const script = args.slice(1).find((arg) => !arg.startsWith('-'))
   const folder = linkOf(`/proc/${pid}/cwd`) ?? process.cwd()
-  return script !== undefined && existsSync(resolve(folder, script)) && realpathSync(resolve(folder, script)) === realpathSync(process.argv[1]!)
+  return (
+    script !== undefined && existsSync(resolve(folder, script)) && realpathSync(resolve(folder, script)) === realpathSync(process.argv[1]!)
+  )
 }
 
 /** A process's arguments: /proc on Linux, `ps` elsewhere; undefined when there is no such process. */

@@ -30,7 +30,9 @@ export function runReloadCommand(config: Config, json: boolean): number {
   }
   // A pid file a crash left behind may name a process that has nothing to do with us: never signal that one.
   if (!isTollgateServe(pid)) {
-    console.error(`no running "tollgate serve" with process id ${pid} (from ${file}): that process is gone or is not a tollgate serve; nothing was signalled`)
+    console.error(
+      `no running "tollgate serve" with process id ${pid} (from ${file}): that process is gone or is not a tollgate serve; nothing was signalled`,
+    )
     return 1
   }
   try {
@@ -43,6 +45,10 @@ export function runReloadCommand(config: Config, json: boolean): number {
     console.error(`no running "tollgate serve" with process id ${pid} (from ${file})`)
     return 1
   }
-  console.log(json ? JSON.stringify({ reloaded: true, pid }) : `asked tollgate serve (pid ${pid}) to reload ${config.source}; its log says whether it did`)
+  console.log(
+    json
+      ? JSON.stringify({ reloaded: true, pid })
+      : `asked tollgate serve (pid ${pid}) to reload ${config.source}; its log says whether it did`,
+  )
   return 0
 }

@@ -18,8 +18,10 @@ import { reportFailure } from '../core/report-failure.ts'
 export async function runServe(config: Config, reread: () => Config, ceilingNotApplied?: string): Promise<void> {
   const logger = createLogger(config.log.level)
   if (ceilingNotApplied) {
-    logger.warn({ wanted: config.limits.upstreamConnections, upstream_connections: upstreamConnections(), reason: ceilingNotApplied },
-      `limits.upstream_connections not applied: start tollgate with ${ceilingVariable}=${config.limits.upstreamConnections} in its environment`)
+    logger.warn(
+      { wanted: config.limits.upstreamConnections, upstream_connections: upstreamConnections(), reason: ceilingNotApplied },
+      `limits.upstream_connections not applied: start tollgate with ${ceilingVariable}=${config.limits.upstreamConnections} in its environment`,
+    )
   }
   const gateway = await startGateway(config, logger)
   let stopping = false
@@ -47,9 +49,23 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
       const previous = gateway.services.config
       const next = reread()
       const needsRestart = gateway.reload(next)
-      logger.info({ config: next.source, models: next.models.map((model) => model.id), restart_needed_for: needsRestart.length ? needsRestart : undefined }, 'config reloaded')
+      logger.info(
+        {
+          config: next.source,
+          models: next.models.map((model) => model.id),
+          restart_needed_for: needsRestart.length ? needsRestart : undefined,
+        },
+        'config reloaded',
+      )
       const requester = takeReloadRequester(pidFileOf(config))
-      entry = configReloadEntry(requester ? cliActor(requester) : systemActor('signal:SIGHUP'), next.source, previous, next, needsRestart, Date.now())
+      entry = configReloadEntry(
+        requester ? cliActor(requester) : systemActor('signal:SIGHUP'),
+        next.source,
+        previous,
+        next,
+        needsRestart,
+        Date.now(),
+      )
     } catch (error) {
       logger.error({ error: (error as Error).message }, 'config reload refused: the running config stays')
       return
@@ -62,14 +78,23 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
   try {
     writePidFile(pidFileOf(config))
   } catch (error) {
-    logger.info({ pid_file: pidFileOf(config), error: (error as Error).message }, 'no pid file: reload with kill -HUP <pid> (systemctl reload)')
+    logger.info(
+      { pid_file: pidFileOf(config), error: (error as Error).message },
+      'no pid file: reload with kill -HUP <pid> (systemctl reload)',
+    )
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
   // Said last: whoever waits for this line (systemd, tests) may signal the process from then on.
-  logger.info({
-    url: gateway.url, config: config.source, database: describeDatabase(config.database), models: config.models.map((model) => model.id),
-    // Upstream requests at once; more wait in Bun's queue (limits.upstream_connections, changed by a restart).
-    upstream_connections: upstreamConnections(),
-  }, 'tollgate listening')
+  logger.info(
+    {
+      url: gateway.url,
+      config: config.source,
+      database: describeDatabase(config.database),
+      models: config.models.map((model) => model.id),
+      // Upstream requests at once; more wait in Bun's queue (limits.upstream_connections, changed by a restart).
+      upstream_connections: upstreamConnections(),
+    },
+    'tollgate listening',
+  )
 }

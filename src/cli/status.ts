@@ -6,7 +6,15 @@ interface StatusBody {
   in_flight: number
   shared_state?: { mode: string; redis_outages: number }
   database?: { up: boolean; outages: number; spooled_bills: number }
-  routes: { route: string; state: string; window_requests: number; window_failures: number; trips: number; open_until: string | null; last_failure: string | null }[]
+  routes: {
+    route: string
+    state: string
+    window_requests: number
+    window_failures: number
+    trips: number
+    open_until: string | null
+    last_failure: string | null
+  }[]
 }
 
 /**
@@ -28,18 +36,29 @@ export async function runStatusCommand(config: Config, args: ParsedArgs, json: b
     throw new UsageError(`no gateway answered at ${url} (${(error as Error).message}); is \`tollgate serve\` running? (--url URL)`)
   }
   if (response.status === 401 || response.status === 403) {
-    throw new UsageError(`the gateway at ${url} wants an admin token for /status (admin.protect_metrics): set TOLLGATE_ADMIN_TOKEN to one (tollgate admin-token create NAME --scope read)`)
+    throw new UsageError(
+      `the gateway at ${url} wants an admin token for /status (admin.protect_metrics): set TOLLGATE_ADMIN_TOKEN to one (tollgate admin-token create NAME --scope read)`,
+    )
   }
-  printResult(json, status, () => [
-    `requests in flight: ${status.in_flight}`,
-    ...(status.shared_state ? [`shared state: ${status.shared_state.mode}`] : []),
-    ...(status.database ? [`database: ${status.database.up ? 'answering' : 'unreachable'}, ${status.database.spooled_bills} bills spooled`] : []),
-    table([
-      ['ROUTE', 'STATE', 'RECENT', 'FAILED', 'TRIPS', 'OPEN UNTIL', 'LAST FAILURE'],
-      ...status.routes.map((route) => [
-        route.route, route.state, String(route.window_requests), String(route.window_failures), String(route.trips),
-        route.open_until ?? '-', route.last_failure ?? '-',
+  printResult(json, status, () =>
+    [
+      `requests in flight: ${status.in_flight}`,
+      ...(status.shared_state ? [`shared state: ${status.shared_state.mode}`] : []),
+      ...(status.database
+        ? [`database: ${status.database.up ? 'answering' : 'unreachable'}, ${status.database.spooled_bills} bills spooled`]
+        : []),
+      table([
+        ['ROUTE', 'STATE', 'RECENT', 'FAILED', 'TRIPS', 'OPEN UNTIL', 'LAST FAILURE'],
+        ...status.routes.map((route) => [
+          route.route,
+          route.state,
+          String(route.window_requests),
+          String(route.window_failures),
+          String(route.trips),
+          route.open_until ?? '-',
+          route.last_failure ?? '-',
+        ]),
       ]),
-    ]),
-  ].join('\n'))
+    ].join('\n'),
+  )
 }

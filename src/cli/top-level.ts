@@ -7,7 +7,9 @@ const topLevelFlags = ['version', ...globalSwitches, ...globalValues]
 export function checkGlobalFlags(args: ParsedArgs): void {
   for (const name of args.flags.keys()) {
     if (topLevelFlags.includes(name)) continue
-    throw new UsageError(`unknown option --${name}${didYouMean(name, topLevelFlags, '--')}\n\`tollgate --help\` lists the commands and options`)
+    throw new UsageError(
+      `unknown option --${name}${didYouMean(name, topLevelFlags, '--')}\n\`tollgate --help\` lists the commands and options`,
+    )
   }
 }
 
@@ -31,7 +33,10 @@ export function printFailure(error: unknown, known: string | undefined, debug: b
 
 function describeStack(error: unknown, depth = 0): string {
   if (!(error instanceof Error)) return String(error)
-  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => `  ${line.trim()}`)
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => `  ${line.trim()}`)
   const lines = [`${error.name}: ${error.message}`, ...frames]
   if (error.cause !== undefined && depth < 3) lines.push(`caused by ${describeStack(error.cause, depth + 1)}`)
   return lines.join('\n')

@@ -34,17 +34,26 @@ export async function runUsageCommand(store: Store, args: ParsedArgs, json: bool
     /** The same totals per kind of model call (chat, embeddings), largest spend first. */
     by_operation: byOperation.map((group) => ({ operation: group.group, ...totalsJson(group) })),
     ...(project && { project: project.name }),
-    ...(by === 'project' && { by_project: (await totalsByProject(store, filter)).map(({ group, project: each }) => ({ project: each.name, ...totalsJson(group) })) }),
+    ...(by === 'project' && {
+      by_project: (await totalsByProject(store, filter)).map(({ group, project: each }) => ({ project: each.name, ...totalsJson(group) })),
+    }),
   }
-  printResult(json, result, () => [
-    `requests:      ${result.requests} (${result.succeeded} answered, ${result.refused} refused, ${result.failed} failed)`,
-    `input tokens:  ${result.input_tokens} (${result.cached_input_tokens} cached)`,
-    `output tokens: ${result.output_tokens}`,
-    `spent:         $${result.spent_usd}`,
-    // Split by kind of model call only once there is more than one (chat and embeddings).
-    ...(result.by_operation.length > 1 ? result.by_operation.map(describeOperation) : []),
-    ...(result.by_project ? ['by project:', ...result.by_project.map((group) => `  ${`${group.project}:`.padEnd(13)}${group.requests} requests, $${group.spent_usd}`)] : []),
-  ].join('\n'))
+  printResult(json, result, () =>
+    [
+      `requests:      ${result.requests} (${result.succeeded} answered, ${result.refused} refused, ${result.failed} failed)`,
+      `input tokens:  ${result.input_tokens} (${result.cached_input_tokens} cached)`,
+      `output tokens: ${result.output_tokens}`,
+      `spent:         $${result.spent_usd}`,
+      // Split by kind of model call only once there is more than one (chat and embeddings).
+      ...(result.by_operation.length > 1 ? result.by_operation.map(describeOperation) : []),
+      ...(result.by_project
+        ? [
+            'by project:',
+            ...result.by_project.map((group) => `  ${`${group.project}:`.padEnd(13)}${group.requests} requests, $${group.spent_usd}`),
+          ]
+        : []),
+    ].join('\n'),
+  )
 }
 
 function describeOperation(group: { operation: string; requests: number; spent_usd: string }): string {

@@ -8,7 +8,8 @@ import { changeByCli } from './actor.ts'
 import { flagString, type ParsedArgs, UsageError } from './args.ts'
 import { formatTime, printResult, table } from './output.ts'
 
-const usage = 'usage: tollgate user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer]) [--password-stdin | --sso]\n' +
+const usage =
+  'usage: tollgate user create NAME (--role admin | --admin | --account ACCOUNT [--role account-admin|viewer]) [--password-stdin | --sso]\n' +
   '       tollgate user list | tollgate user delete NAME | tollgate user password NAME [--password-stdin]'
 
 /** The whole of stdin minus its final line break, so `echo secret | tollgate … --password-stdin` works. */
@@ -35,8 +36,10 @@ function chooseRole(args: ParsedArgs, accountName: string | undefined): UserRole
   if (admin && named !== undefined && named !== 'admin') throw new UsageError(`--admin and --role ${named} contradict each other\n${usage}`)
   const role = admin ? 'admin' : named === undefined ? 'viewer' : userRoles.find((candidate) => candidate === named)
   if (!role) throw new UsageError(`--role must be ${userRoles.join(', ')}; got "${named}"\n${usage}`)
-  if (belongsToAccount(role) && accountName === undefined) throw new UsageError(`a login with the role ${role} needs --account ACCOUNT\n${usage}`)
-  if (!belongsToAccount(role) && accountName !== undefined) throw new UsageError(`an admin belongs to no account: leave out --account\n${usage}`)
+  if (belongsToAccount(role) && accountName === undefined)
+    throw new UsageError(`a login with the role ${role} needs --account ACCOUNT\n${usage}`)
+  if (!belongsToAccount(role) && accountName !== undefined)
+    throw new UsageError(`an admin belongs to no account: leave out --account\n${usage}`)
   return role
 }
 
@@ -49,21 +52,47 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
       if (!name) throw new UsageError(usage)
       const account = accountName === undefined ? undefined : await requireAccount(store.accounts, accountName)
       const singleSignOn = args.flags.has('sso')
-      if (singleSignOn && args.flags.has('password-stdin')) throw new UsageError('--sso and --password-stdin exclude each other: a single sign-on login has no password')
-      const result = await createUser(store, { name, role, accountId: account?.id, password: await readPassword(args), singleSignOn }, changeByCli())
-      const shown = { name, role: result.user.role, account: account?.name ?? null, password: result.generated ? result.password : undefined, ...(singleSignOn && { single_sign_on: true }) }
+      if (singleSignOn && args.flags.has('password-stdin'))
+        throw new UsageError('--sso and --password-stdin exclude each other: a single sign-on login has no password')
+      const result = await createUser(
+        store,
+        { name, role, accountId: account?.id, password: await readPassword(args), singleSignOn },
+        changeByCli(),
+      )
+      const shown = {
+        name,
+        role: result.user.role,
+        account: account?.name ?? null,
+        password: result.generated ? result.password : undefined,
+        ...(singleSignOn && { single_sign_on: true }),
+      }
       const done = `created ${role === 'admin' ? 'admin' : `${role} of account ${accountName}`} ${name}`
       // The bootstrap admin of a gateway with auth.passwords: false is made this way.
-      if (singleSignOn) return printResult(json, shown, () => `${done}, without a password: it is linked to whoever first signs on with the email or username ${name}`)
+      if (singleSignOn)
+        return printResult(
+          json,
+          shown,
+          () => `${done}, without a password: it is linked to whoever first signs on with the email or username ${name}`,
+        )
       return printResult(json, shown, () => describePassword(result, done))
     }
     case 'list': {
       const users = await listUsers(store.users)
       const names = await accountNames(store.accounts)
-      return printResult(json, users.map((user) => userJson(user, user.accountId === null ? undefined : names.get(user.accountId))), () => table([
-        ['NAME', 'ROLE', 'ACCOUNT', 'CREATED'],
-        ...users.map((user) => [user.name, user.role, user.accountId === null ? '-' : names.get(user.accountId) ?? '?', formatTime(user.createdAt)]),
-      ]) || 'no users')
+      return printResult(
+        json,
+        users.map((user) => userJson(user, user.accountId === null ? undefined : names.get(user.accountId))),
+        () =>
+          table([
+            ['NAME', 'ROLE', 'ACCOUNT', 'CREATED'],
+            ...users.map((user) => [
+              user.name,
+              user.role,
+              user.accountId === null ? '-' : (names.get(user.accountId) ?? '?'),
+              formatTime(user.createdAt),
+            ]),
+          ]) || 'no users',
+      )
     }
     case 'delete': {
       if (!name) throw new UsageError(usage)
@@ -74,7 +103,8 @@ export async function runUserCommand(store: Store, args: ParsedArgs, json: boole
       if (!name) throw new UsageError(usage)
       const result = await changePassword(store, name, await readPassword(args), changeByCli())
       return printResult(json, { name, password: result.generated ? result.password : undefined }, () =>
-        describePassword(result, `changed the password of ${name} (signed out everywhere)`))
+        describePassword(result, `changed the password of ${name} (signed out everywhere)`),
+      )
     }
     default:
       throw new UsageError(usage)

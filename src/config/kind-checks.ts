@@ -44,7 +44,8 @@ export function checkModelKinds(models: readonly ModelDocument[]): void {
 function checkPrice(price: object, field: string, kind: string, rules: ModelKindRules): void {
   const known = [...rules.price.required, ...rules.price.optional, ...(field.endsWith('.batch') ? [] : ['batch'])]
   for (const key of Object.keys(price)) {
-    if (!known.includes(key)) throw new ConfigError(`${field}.${key}`, `a model of kind ${kind} has no such price (expected one of: ${known.join(', ')})`)
+    if (!known.includes(key))
+      throw new ConfigError(`${field}.${key}`, `a model of kind ${kind} has no such price (expected one of: ${known.join(', ')})`)
   }
   for (const key of rules.price.required) {
     if (!(key in price)) throw new ConfigError(`${field}.${key}`, 'is required (USD per 1M tokens)')

@@ -33,7 +33,7 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env
   // An empty TOLLGATE_CONFIG is unset (as PORT, HOST and TOLLGATE_DATABASE are), never a file named "".
-  const path = options.builtIn ? undefined : options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? findLocalConfig()
+  const path = options.builtIn ? undefined : (options.path ?? (env.TOLLGATE_CONFIG || undefined) ?? findLocalConfig())
   let document: unknown = defaultDocument
   if (path !== undefined) {
     if (!existsSync(path)) throw new ConfigError(path, `config file not found${missingFileHint(path)}`)

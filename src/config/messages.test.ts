@@ -8,9 +8,11 @@ import { parseConfig } from './load.ts'
  */
 const base = { providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 } }] }
 const withModel = (fields: object) => ({ ...base, models: [{ id: 'm', provider: 'mock', price: { input: 1, output: 2 }, ...fields }] })
-const rootKeys = 'listen, database, redis, trusted_proxies, providers, models, routing, log, shutdown, limits, tasks, admin, retention, '
-  + 'ledger, webhooks, telemetry, auth'
-const modelKeys = 'id, kind, provider, upstream_model, routes, fallbacks, price, max_output_tokens, context_window, max_audio_seconds, owned_by, reasoning, allow, max_images'
+const rootKeys =
+  'listen, database, redis, trusted_proxies, providers, models, routing, log, shutdown, limits, tasks, admin, retention, ' +
+  'ledger, webhooks, telemetry, auth'
+const modelKeys =
+  'id, kind, provider, upstream_model, routes, fallbacks, price, max_output_tokens, context_window, max_audio_seconds, owned_by, reasoning, allow, max_images'
 
 const mistakes: { mistake: string; document: object; before: string; after: string }[] = [
   {
@@ -22,8 +24,10 @@ const mistakes: { mistake: string; document: object; before: string; after: stri
   {
     mistake: 'a typo that also leaves a required key out: the typo is named',
     document: withModel({ price: { input: 1, ouput: 2 } }),
-    before: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
-    after: 'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
+    before:
+      'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
+    after:
+      'models[0].price.ouput: unknown setting (expected one of: input, output, cached_input, cache_write, images, search_unit, characters, audio_minute, batch)',
   },
   {
     mistake: 'an unknown top-level key',
@@ -135,7 +139,13 @@ const mistakes: { mistake: string; document: object; before: string; after: stri
   },
   {
     mistake: 'a name used twice',
-    document: { ...base, providers: [{ name: 'mock', type: 'mock' }, { name: 'mock', type: 'mock' }] },
+    document: {
+      ...base,
+      providers: [
+        { name: 'mock', type: 'mock' },
+        { name: 'mock', type: 'mock' },
+      ],
+    },
     before: 'providers[1].name: "mock" is used twice',
     after: 'providers[1].name: "mock" is used twice',
   },
@@ -168,11 +178,12 @@ test('text from ${ENV} counts as the number or switch it spells; nothing else is
   const config = parseConfig({ ...base, ...spelt })
   expect([config.listen.port, config.admin.protectMetrics, config.routing.failureRatio]).toEqual([8081, true, 0.25])
   expect(() => parseConfig({ ...base, admin: { protect_metrics: 1 } })).toThrow('admin.protect_metrics: must be true or false, got 1')
-  expect(() => parseConfig({ ...base, routing: { max_attempts: '2.5' } }))
-    .toThrow('routing.max_attempts: must be a whole number ≥ 1, got 2.5')
+  expect(() => parseConfig({ ...base, routing: { max_attempts: '2.5' } })).toThrow(
+    'routing.max_attempts: must be a whole number ≥ 1, got 2.5',
+  )
 })
 
-test('an empty section or setting takes its defaults, and the caller\'s document is left as it was', () => {
+test("an empty section or setting takes its defaults, and the caller's document is left as it was", () => {
   const document = { ...base, listen: null, routing: { max_attempts: null } }
   const snapshot = structuredClone(document)
   const config = parseConfig(document)
@@ -185,5 +196,7 @@ test('the config is frozen all the way down', () => {
   expect(Object.isFrozen(config)).toBe(true)
   expect(Object.isFrozen(config.models[0]!.routes[0])).toBe(true)
   expect(Object.isFrozen(config.providers[0]!.caps)).toBe(true)
-  expect(() => { (config.routing as { maxAttempts: number }).maxAttempts = 9 }).toThrow()
+  expect(() => {
+    ;(config.routing as { maxAttempts: number }).maxAttempts = 9
+  }).toThrow()
 })

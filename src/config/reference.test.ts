@@ -5,7 +5,7 @@ import { referenceEnd, referenceStart, renderConfigReference, replaceReference }
 
 const readme = await Bun.file(`${import.meta.dir}/../../README.md`).text()
 
-test('the README\'s configuration reference is the one the schema writes (run `bun scripts/config-reference.ts`)', () => {
+test("the README's configuration reference is the one the schema writes (run `bun scripts/config-reference.ts`)", () => {
   expect(readme).toContain(referenceStart)
   expect(readme).toContain(referenceEnd)
   const section = (text: string) => text.slice(text.indexOf(referenceStart), text.indexOf(referenceEnd))

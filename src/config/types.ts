@@ -12,7 +12,9 @@ export type ConfigDocument = StaticEncode<typeof configSchema>
 /** The config is frozen all the way down (config/freeze.ts); its type says so, so a change is a compile error. */
 type DeepReadonly<Value> = Value extends (infer Item)[]
   ? readonly DeepReadonly<Item>[]
-  : Value extends object ? { readonly [Key in keyof Value]: DeepReadonly<Value[Key]> } : Value
+  : Value extends object
+    ? { readonly [Key in keyof Value]: DeepReadonly<Value[Key]> }
+    : Value
 
 export type Config = DeepReadonly<StaticDecode<typeof configSchema>> & {
   /** Where the config came from (a file's path, or "(built-in defaults)"), for messages. */

@@ -17,8 +17,24 @@ describe('IP addresses', () => {
   })
 
   test('what is not an address, as node:net sees it too (zone indexes aside)', () => {
-    for (const text of ['010.0.0.1', '1.2.3', '256.1.1.1', '1.2.3.4.5', ':::', '1::2::3', '00001::', '1:2:3:4:5:6:7:8:9',
-      '1:2:3:4:5:6:7', '1:2:3:4:5:6:7:1.2.3.4', '0x7f.0.0.1', '2130706433', '', ' 1.2.3.4', '1.2.3.4::', 'g::1']) {
+    for (const text of [
+      '010.0.0.1',
+      '1.2.3',
+      '256.1.1.1',
+      '1.2.3.4.5',
+      ':::',
+      '1::2::3',
+      '00001::',
+      '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '0x7f.0.0.1',
+      '2130706433',
+      '',
+      ' 1.2.3.4',
+      '1.2.3.4::',
+      'g::1',
+    ]) {
       expect(parseIpAddress(text)).toBeUndefined()
       expect(isIP(text)).toBe(0)
     }
@@ -43,7 +59,9 @@ describe('address blocks', () => {
   })
 
   test('refusals say what is wrong', () => {
-    expect(() => readAddressBlock('10.0.0.0/33')).toThrow('"10.0.0.0/33" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32: /33 is longer than an IPv4 address (32 bits)')
+    expect(() => readAddressBlock('10.0.0.0/33')).toThrow(
+      '"10.0.0.0/33" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32: /33 is longer than an IPv4 address (32 bits)',
+    )
     expect(() => readAddressBlock('2001:db8::/200')).toThrow('/200 is longer than an IPv6 address (128 bits)')
     expect(() => readAddressBlock('10.0.0.0/eight')).toThrow('the prefix after / must be a number of bits')
     expect(() => readAddressBlock('intranet')).toThrow('"intranet" is not an IP address or CIDR block')

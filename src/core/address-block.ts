@@ -24,12 +24,17 @@ export function readAddressBlock(entry: string): AddressBlock {
   const parsed = parseIpAddress(address)
   if (!parsed || extra !== undefined) throw new Error(`"${entry}" is not ${example}`)
   const max = parsed.family === 'ipv4' ? 32 : 128
-  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) throw new Error(`"${entry}" is not ${example}: the prefix after / must be a number of bits`)
+  if (bits !== undefined && !/^\d{1,3}$/.test(bits))
+    throw new Error(`"${entry}" is not ${example}: the prefix after / must be a number of bits`)
   const prefix = bits === undefined ? max : Number(bits)
-  if (prefix > max) throw new Error(`"${entry}" is not ${example}: /${prefix} is longer than an ${parsed.family === 'ipv4' ? 'IPv4' : 'IPv6'} address (${max} bits)`)
+  if (prefix > max)
+    throw new Error(
+      `"${entry}" is not ${example}: /${prefix} is longer than an ${parsed.family === 'ipv4' ? 'IPv4' : 'IPv6'} address (${max} bits)`,
+    )
   // A mapped block of /96 or longer lies inside the mapped range: it is the IPv4 block it names. A shorter one
   // reaches past that range and stays IPv6 (an IPv4 address is then matched in its mapped form).
-  if (prefix >= 96 && isMappedIpv4(parsed.bytes)) return { address, prefix, family: parsed.family, network: unmapIpv4(parsed), networkPrefix: prefix - 96 }
+  if (prefix >= 96 && isMappedIpv4(parsed.bytes))
+    return { address, prefix, family: parsed.family, network: unmapIpv4(parsed), networkPrefix: prefix - 96 }
   return { address, prefix, family: parsed.family, network: parsed, networkPrefix: prefix }
 }
 

@@ -24,15 +24,23 @@ describe('allowed_ips', () => {
 
   test('refusals name the field, the entry and the fault', () => {
     expect(() => parseAllowedIps(['10.0.0.0/8', '10.0.0.300'])).toThrow('allowed_ips[1]: "10.0.0.300" is not an IP address or CIDR block')
-    expect(() => parseAllowedIps(['::/129'], 'projects.team.allowed_ips')).toThrow('projects.team.allowed_ips[0]: "::/129" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32: /129 is longer than an IPv6 address (128 bits)')
+    expect(() => parseAllowedIps(['::/129'], 'projects.team.allowed_ips')).toThrow(
+      'projects.team.allowed_ips[0]: "::/129" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32: /129 is longer than an IPv6 address (128 bits)',
+    )
     expect(() => parseAllowedIps([42])).toThrow('allowed_ips[0] must be a string such as "10.0.0.0/8"')
-    expect(() => parseAllowedIps([])).toThrow('allowed_ips is empty: list at least one address or block, or leave it out to allow every address')
-    expect(() => parseAllowedIps(new Array(maxAllowedIps + 1).fill('10.0.0.1'))).toThrow(`allowed_ips has ${maxAllowedIps + 1} entries; at most ${maxAllowedIps} are allowed`)
+    expect(() => parseAllowedIps([])).toThrow(
+      'allowed_ips is empty: list at least one address or block, or leave it out to allow every address',
+    )
+    expect(() => parseAllowedIps(new Array(maxAllowedIps + 1).fill('10.0.0.1'))).toThrow(
+      `allowed_ips has ${maxAllowedIps + 1} entries; at most ${maxAllowedIps} are allowed`,
+    )
   })
 
-  test('a list as stored: each entry trimmed and once; a refusal follows the field\'s name, naming the entry by its place', () => {
+  test("a list as stored: each entry trimmed and once; a refusal follows the field's name, naming the entry by its place", () => {
     expect(normalizeAllowedIps([' 10.0.0.0/8', '10.0.0.0/8', '::1 '])).toEqual(['10.0.0.0/8', '::1'])
-    expect(() => normalizeAllowedIps(['10.0.0.1', '10.0.0.300'])).toThrow('has a bad entry 2: "10.0.0.300" is not an IP address or CIDR block')
+    expect(() => normalizeAllowedIps(['10.0.0.1', '10.0.0.300'])).toThrow(
+      'has a bad entry 2: "10.0.0.300" is not an IP address or CIDR block',
+    )
     expect(() => normalizeAllowedIps([null])).toThrow('has a bad entry 1: it must be a string such as "10.0.0.0/8"')
     expect(() => normalizeAllowedIps([])).toThrow('is empty: list at least one address or block')
   })

@@ -17,7 +17,13 @@ test('a run of failures is logged once, its end once, and every failure is count
   const job = new BackgroundJob(logger, 'test heartbeat', 'nothing is released meanwhile')
   expect(renderBackgroundFailures()).toContain('tollgate_background_failures_total{job="test heartbeat"} 0')
   for (let index = 0; index < 3; index++) job.failed(new Error('connection refused'))
-  expect(lines).toEqual([{ level: 'warn', fields: { job: 'test heartbeat', err: 'connection refused' }, message: 'test heartbeat failed: nothing is released meanwhile' }])
+  expect(lines).toEqual([
+    {
+      level: 'warn',
+      fields: { job: 'test heartbeat', err: 'connection refused' },
+      message: 'test heartbeat failed: nothing is released meanwhile',
+    },
+  ])
   job.succeeded()
   job.succeeded()
   expect(lines.slice(1)).toEqual([{ level: 'info', fields: { job: 'test heartbeat', failures: 3 }, message: 'test heartbeat works again' }])

@@ -40,7 +40,11 @@ export function countBackgroundFailure(job: string): void {
 export class BackgroundJob {
   private failedInARow = 0
 
-  constructor(private readonly logger: Logger, readonly name: string, private readonly meanwhile: string) {
+  constructor(
+    private readonly logger: Logger,
+    readonly name: string,
+    private readonly meanwhile: string,
+  ) {
     if (!failureCounts.has(name)) failureCounts.set(name, 0)
   }
 
@@ -61,8 +65,10 @@ export class BackgroundJob {
 /** The counts in Prometheus's text format. */
 export function renderBackgroundFailures(): string {
   if (failureCounts.size === 0) return ''
-  const lines = ['# HELP tollgate_background_failures_total Failures of work nobody waits on (heartbeats, polls, cleanups, shared state), by job.',
-    '# TYPE tollgate_background_failures_total counter']
+  const lines = [
+    '# HELP tollgate_background_failures_total Failures of work nobody waits on (heartbeats, polls, cleanups, shared state), by job.',
+    '# TYPE tollgate_background_failures_total counter',
+  ]
   for (const [job, count] of failureCounts) lines.push(`tollgate_background_failures_total{job="${job}"} ${count}`)
   return `${lines.join('\n')}\n`
 }

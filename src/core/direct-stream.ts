@@ -34,7 +34,13 @@ export async function drained(full: Promise<unknown>, idleMs: number): Promise<b
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, idleMs, false)))
   try {
-    return await Promise.race([full.then(() => true, () => true), late])
+    return await Promise.race([
+      full.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ])
   } finally {
     clearTimeout(timer)
   }

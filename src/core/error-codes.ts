@@ -130,7 +130,7 @@ const kindRules: Record<ErrorKind, { retry: 'yes' | 'no' | 'when 5xx'; breaker: 
 
 /** The rule for a code; an upstream's own code, or none, follows its kind. */
 function ruleOf(code: string | undefined): ErrorRule {
-  return (code !== undefined && Object.hasOwn(errorRules, code) ? errorRules[code as GatewayCode] : byKind)
+  return code !== undefined && Object.hasOwn(errorRules, code) ? errorRules[code as GatewayCode] : byKind
 }
 
 /** A failure as the rules read it. */
@@ -157,7 +157,11 @@ export function excludesRoute(failure: Failure): boolean {
  * How an attempt's end counts for its route's breaker: `errorType` is the usage row's (a code, a kind, or none),
  * `kind` the failure's when there was one.
  */
-export function breakerVerdict(status: number, errorType: string | undefined, kind: ErrorKind | undefined): 'success' | 'failure' | 'ignore' {
+export function breakerVerdict(
+  status: number,
+  errorType: string | undefined,
+  kind: ErrorKind | undefined,
+): 'success' | 'failure' | 'ignore' {
   if (status === 200) return 'success'
   if (ruleOf(errorType).breaker === 'ignore' || (kind !== undefined && kindRules[kind].breaker === 'ignore')) return 'ignore'
   return status >= 500 || status === 429 ? 'failure' : 'success'

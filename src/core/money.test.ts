@@ -27,7 +27,9 @@ describe('money', () => {
     // 25 input tokens at $1.25/M + 1 output token at $10/M = $0.00004125 exactly
     expect(costOf({ inputTokens: 25, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 }, price)).toBe(41_250)
     // 4012 of 4100 input tokens cached
-    expect(costOf({ inputTokens: 4100, cachedInputTokens: 4012, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, price)).toBe(88 * 1250 + 4012 * 125)
+    expect(costOf({ inputTokens: 4100, cachedInputTokens: 4012, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, price)).toBe(
+      88 * 1250 + 4012 * 125,
+    )
     // $0.0375 per 1M tokens is 37.5 nano-dollars per token: one token rounds up to 38, two are exactly 75.
     const odd = { input: parseUsd('0.0375'), output: 0, cachedInput: 0, cacheWrite: 0 }
     expect(costOf({ inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, odd)).toBe(38)

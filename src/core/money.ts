@@ -24,7 +24,9 @@ export function parseUsd(value: string | number): number {
 export function formatUsd(units: number): string {
   if (!Number.isSafeInteger(units)) throw new Error(`money must be a safe integer, got ${units}`)
   const negative = units < 0
-  const digits = Math.abs(units).toString().padStart(DECIMALS + 1, '0')
+  const digits = Math.abs(units)
+    .toString()
+    .padStart(DECIMALS + 1, '0')
   const whole = digits.slice(0, -DECIMALS)
   let fraction = digits.slice(-DECIMALS).replace(/0+$/, '')
   if (fraction.length < 2) fraction = fraction.padEnd(2, '0')
@@ -37,5 +39,8 @@ function numberToPlainString(value: number): string {
   const text = String(value)
   if (!/e/i.test(text)) return text
   // 1e-7 and friends: expand without going through float arithmetic.
-  return value.toFixed(DECIMALS + 1).replace(/0+$/, '').replace(/\.$/, '')
+  return value
+    .toFixed(DECIMALS + 1)
+    .replace(/0+$/, '')
+    .replace(/\.$/, '')
 }

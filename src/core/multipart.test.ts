@@ -49,7 +49,9 @@ describe('streaming multipart/form-data', () => {
 
   test('a preamble is skipped; a quoted boundary is read', async () => {
     const body = new TextEncoder().encode('preamble\r\n--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--b--\r\nepilogue')
-    expect(await partsOf(body, 'multipart/form-data; charset=utf-8; boundary="b"', 5)).toEqual([{ name: 'a', filename: undefined, text: '1' }])
+    expect(await partsOf(body, 'multipart/form-data; charset=utf-8; boundary="b"', 5)).toEqual([
+      { name: 'a', filename: undefined, text: '1' },
+    ])
   })
 
   test('malformed bodies are 400s: no boundary, truncated, headers too long, no name, too many parts', async () => {

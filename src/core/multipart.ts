@@ -47,20 +47,26 @@ export async function readField(part: FormPart, maxBytes: number): Promise<strin
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export async function* readMultipart(body: ReadableStream<Uint8Array>, boundary: string, limits: MultipartLimits): AsyncGenerator<FormPart> {
+export async function* readMultipart(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+  limits: MultipartLimits,
+): AsyncGenerator<FormPart> {
   const source = new ByteSource(body, limits.signal)
   const delimiter = Buffer.from(`\r\n--${boundary}`)
   try {
     // The body may start with the first delimiter's dashes, without its CRLF: it is read as if it began with one.
     source.unread(crlf)
-    for await (const _ of bytesUntil(source, delimiter)) {} // the preamble, ignored
+    for await (const _ of bytesUntil(source, delimiter)) {
+    } // the preamble, ignored
     for (let count = 0; ; count++) {
       const headers = await readHeaders(source, limits.maxHeaderBytes)
       if (headers === undefined) return // the closing delimiter
       if (count === limits.maxParts) throw malformed(`A form holds at most ${limits.maxParts} parts.`)
       const part = { ...dispositionOf(headers), body: bytesUntil(source, delimiter) }
       yield part
-      for await (const _ of part.body) {} // what the consumer left of it
+      for await (const _ of part.body) {
+      } // what the consumer left of it
     }
   } finally {
     await source.close()
@@ -147,7 +153,10 @@ class ByteSource {
    * An abort cancels the reader, which ends a read waiting for bytes at once; the read then throws the signal's
    * reason. (Not a Promise.race against a promise that never settles: each race would keep its chunk alive.)
    */
-  constructor(body: ReadableStream<Uint8Array>, private readonly signal: AbortSignal | undefined) {
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    private readonly signal: AbortSignal | undefined,
+  ) {
     this.reader = body.getReader()
     signal?.addEventListener('abort', () => void this.reader.cancel(signal.reason).catch(() => {}), { once: true })
   }

@@ -5,7 +5,7 @@
  */
 export const paidFeatures = ['web_search', 'web_fetch', 'code_execution', 'mcp_servers', 'priority_tier', 'cached_content'] as const
 
-export type PaidFeature = typeof paidFeatures[number]
+export type PaidFeature = (typeof paidFeatures)[number]
 
 /** A request's use of a paid feature: which, and the request field that asks for it (for the 400's `param`). */
 export interface PaidFeatureUse {

@@ -2,14 +2,17 @@ import { describe, expect, test } from 'bun:test'
 import { inflateSync } from 'node:zlib'
 import { colourOf, createPng, crc32, maxPngSide } from './png.ts'
 
-interface Chunk { type: string; data: Uint8Array }
+interface Chunk {
+  type: string
+  data: Uint8Array
+}
 
 /** A PNG reader independent of png.ts: Bun's CRC-32, node's inflate. */
 function readPng(bytes: Uint8Array): { chunks: Chunk[]; width: number; height: number; pixels: Uint8Array } {
   expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const chunks: Chunk[] = []
-  for (let offset = 8; offset < bytes.length;) {
+  for (let offset = 8; offset < bytes.length; ) {
     const length = view.getUint32(offset)
     const type = new TextDecoder().decode(bytes.subarray(offset + 4, offset + 8))
     const data = bytes.subarray(offset + 8, offset + 8 + length)

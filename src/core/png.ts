@@ -15,21 +15,27 @@ const signature = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)
 /** A `width` × `height` PNG filled with the seed's colour. */
 export function createPng(width: number, height: number, seed: string): Uint8Array {
   for (const side of [width, height]) {
-    if (!Number.isInteger(side) || side < 1 || side > maxPngSide) throw new Error(`PNG sides are whole numbers from 1 to ${maxPngSide}, got ${side}`)
+    if (!Number.isInteger(side) || side < 1 || side > maxPngSide)
+      throw new Error(`PNG sides are whole numbers from 1 to ${maxPngSide}, got ${side}`)
   }
   const header = new Uint8Array(13)
   const view = new DataView(header.buffer)
   view.setUint32(0, width)
   view.setUint32(4, height)
   header.set([8, 2, 0, 0, 0], 8) // 8 bits a sample, truecolour, deflate, adaptive filtering, no interlace
-  return concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(scanlines(width, height, colourOf(seed)))), chunk('IEND', new Uint8Array(0))])
+  return concat([
+    signature,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(scanlines(width, height, colourOf(seed)))),
+    chunk('IEND', new Uint8Array(0)),
+  ])
 }
 
 /** A colour from the seed's FNV-1a hash: any string gives a stable, well-spread colour. */
 export function colourOf(seed: string): Rgb {
   let hash = 0x811c9dc5
   for (const byte of new TextEncoder().encode(seed)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0
-  return [hash >>> 16 & 0xff, hash >>> 8 & 0xff, hash & 0xff]
+  return [(hash >>> 16) & 0xff, (hash >>> 8) & 0xff, hash & 0xff]
 }
 
 /**

@@ -12,14 +12,37 @@ describe('exact cost arithmetic', () => {
   test('agrees with BigInt around whole units, around 2^53 and past it', () => {
     const max = Number.MAX_SAFE_INTEGER
     const cases: number[][] = [
-      [0, 0], [1, 1], [1, 999_999], [1, 1_000_000], [1, 1_000_001], [3, 333_333], [1_000_000, 1],
-      [max, 1], [max - 1, 1], [1, max], [2 ** 52, 2], [2 ** 26, 2 ** 27], [94_906_265, 94_906_267], // just under / over 2^53
-      [max, 1, 1, 1], [max - 999_999, 1, 999_998, 1], [2 ** 53, 1], [123_456_789, 987_654_321, 5, 7],
+      [0, 0],
+      [1, 1],
+      [1, 999_999],
+      [1, 1_000_000],
+      [1, 1_000_001],
+      [3, 333_333],
+      [1_000_000, 1],
+      [max, 1],
+      [max - 1, 1],
+      [1, max],
+      [2 ** 52, 2],
+      [2 ** 26, 2 ** 27],
+      [94_906_265, 94_906_267], // just under / over 2^53
+      [max, 1, 1, 1],
+      [max - 999_999, 1, 999_998, 1],
+      [2 ** 53, 1],
+      [123_456_789, 987_654_321, 5, 7],
     ]
     let seed = 42
     const random = (limit: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % limit
     for (let index = 0; index < 2000; index++) {
-      cases.push([random(2_000_000), random(100_000_000_000), random(200_000), random(20_000_000_000), random(50_000), random(100_000_000), random(100_000), random(500_000_000_000)])
+      cases.push([
+        random(2_000_000),
+        random(100_000_000_000),
+        random(200_000),
+        random(20_000_000_000),
+        random(50_000),
+        random(100_000_000),
+        random(100_000),
+        random(500_000_000_000),
+      ])
     }
     for (const pairs of cases) expect([pairs, ceilPerMillion(pairs)]).toEqual([pairs, reference(pairs)])
   })

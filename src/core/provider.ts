@@ -72,7 +72,12 @@ export interface Passthrough<Answer = unknown, Event extends AnswerEvent = Answe
   /** The client protocol's name (`openai-chat`, `anthropic`, `gemini`). */
   readonly protocol: string
   /** Resolves once the upstream accepted the request (a refusal is thrown as a GatewayError). */
-  forward(request: ForwardRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<ForwardedAnswer<Answer, Event>>
+  forward(
+    request: ForwardRequest,
+    target: Target,
+    attempt: AbortController,
+    traceparent?: string | null,
+  ): Promise<ForwardedAnswer<Answer, Event>>
 }
 
 /**

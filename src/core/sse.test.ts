@@ -37,7 +37,9 @@ describe('SseParser', () => {
 
   test('a CR ending one chunk and its LF starting the next make one line end', () => {
     const parser = new SseParser()
-    expect([...parser.push('data: a\r'), ...parser.push('\ndata: b\r'), ...parser.push('\n\r'), ...parser.push('\n')]).toEqual([{ event: undefined, data: 'a\nb' }])
+    expect([...parser.push('data: a\r'), ...parser.push('\ndata: b\r'), ...parser.push('\n\r'), ...parser.push('\n')]).toEqual([
+      { event: undefined, data: 'a\nb' },
+    ])
   })
 
   test('a line that never ends is parsed in linear time and cut at the cap', () => {
@@ -48,7 +50,9 @@ describe('SseParser', () => {
     // 1,000 chunks of 16 KB: rescanning the buffer per chunk was 8 GB of scanning; each chunk once is 16 MB.
     for (let i = 0; i < 1000; i++) parser.push(piece)
     expect(performance.now() - started).toBeLessThan(500)
-    expect(() => { for (let i = 0; i < 100; i++) parser.push(piece) }).toThrow(expect.objectContaining({ code: 'upstream_malformed', status: 502 }))
+    expect(() => {
+      for (let i = 0; i < 100; i++) parser.push(piece)
+    }).toThrow(expect.objectContaining({ code: 'upstream_malformed', status: 502 }))
   })
 
   test('an event of many data lines is cut at the cap too', () => {

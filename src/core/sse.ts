@@ -49,7 +49,8 @@ export class SseParser {
         if (char !== 10 && char !== 13) continue
         this.takeLine(this.head.length === 0 ? text.slice(start, i) : this.joinHead(text.slice(start, i)), events)
         if (char === 13) {
-          if (i === text.length - 1) this.afterCr = true // its LF, if any, comes with the next chunk
+          if (i === text.length - 1)
+            this.afterCr = true // its LF, if any, comes with the next chunk
           else if (text.charCodeAt(i + 1) === 10) i++
         }
         start = i + 1

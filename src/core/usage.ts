@@ -46,8 +46,13 @@ export function isTokenCount(value: unknown): value is number {
 
 /** `usage` when every count in it is a token count (sums included: they may pass 2^53), else undefined. */
 export function checkedUsage(usage: Usage): Usage | undefined {
-  return isTokenCount(usage.inputTokens) && isTokenCount(usage.cachedInputTokens) && isTokenCount(usage.cacheWriteTokens) &&
-    isTokenCount(usage.outputTokens) && isTokenCount(usage.reasoningTokens) ? usage : undefined
+  return isTokenCount(usage.inputTokens) &&
+    isTokenCount(usage.cachedInputTokens) &&
+    isTokenCount(usage.cacheWriteTokens) &&
+    isTokenCount(usage.outputTokens) &&
+    isTokenCount(usage.reasoningTokens)
+    ? usage
+    : undefined
 }
 
 /**

@@ -22,7 +22,10 @@ describe('webhook signatures', () => {
 
   test('a replay outside the window is refused, saying so', () => {
     const header = signWebhook(body, secret, sent)
-    expect(verifyWebhook(header, body, secret, sent + 301)).toEqual({ valid: false, reason: 'the timestamp is 301 s from now, outside the 300 s window' })
+    expect(verifyWebhook(header, body, secret, sent + 301)).toEqual({
+      valid: false,
+      reason: 'the timestamp is 301 s from now, outside the 300 s window',
+    })
     expect(verifyWebhook(header, body, secret, sent + 61, 60).valid).toBe(false)
   })
 
@@ -44,9 +47,15 @@ describe('webhook signatures', () => {
   })
 
   test('malformed headers are refused with the reason; unknown schemes are skipped', () => {
-    expect(verifyWebhook(undefined, body, secret, sent)).toEqual({ valid: false, reason: 'no timestamp (t=) in the Tollgate-Signature header' })
+    expect(verifyWebhook(undefined, body, secret, sent)).toEqual({
+      valid: false,
+      reason: 'no timestamp (t=) in the Tollgate-Signature header',
+    })
     expect(verifyWebhook('v1=abcd', body, secret, sent).valid).toBe(false)
-    expect(verifyWebhook('t=1700000000', body, secret, sent)).toEqual({ valid: false, reason: 'no v1 signature in the Tollgate-Signature header' })
+    expect(verifyWebhook('t=1700000000', body, secret, sent)).toEqual({
+      valid: false,
+      reason: 'no v1 signature in the Tollgate-Signature header',
+    })
     expect(verifyWebhook('t=1700000000,v1=not-hex', body, secret, sent).valid).toBe(false)
     expect(verifyWebhook('t=-5,v1=00', body, secret, sent).valid).toBe(false)
     const withFuture = `${signWebhook(body, secret, sent)},v2=abcdef`

@@ -37,7 +37,10 @@ export function verifyWebhook(
   if (parsed.timestamp === undefined) return { valid: false, reason: `no timestamp (t=) in the ${signatureHeader} header` }
   if (parsed.signatures.length === 0) return { valid: false, reason: `no v1 signature in the ${signatureHeader} header` }
   if (Math.abs(now - parsed.timestamp) > toleranceSeconds) {
-    return { valid: false, reason: `the timestamp is ${Math.abs(now - parsed.timestamp)} s from now, outside the ${toleranceSeconds} s window` }
+    return {
+      valid: false,
+      reason: `the timestamp is ${Math.abs(now - parsed.timestamp)} s from now, outside the ${toleranceSeconds} s window`,
+    }
   }
   for (const secret of [secrets].flat()) {
     const expected = hmacOf(secret, parsed.timestamp, body)

@@ -33,7 +33,9 @@ describe('webhook URLs', () => {
     expect(reasonFor('http://172.31.255.254/')).toBe('172.31.255.254 is a private address')
     expect(reasonFor('http://172.32.0.1/')).toBe('allowed')
     expect(reasonFor('http://192.168.1.1/')).toBe('192.168.1.1 is a private address')
-    expect(reasonFor('http://169.254.169.254/latest/meta-data/')).toBe('169.254.169.254 is a link-local address (cloud metadata services answer there)')
+    expect(reasonFor('http://169.254.169.254/latest/meta-data/')).toBe(
+      '169.254.169.254 is a link-local address (cloud metadata services answer there)',
+    )
     expect(reasonFor('http://100.64.0.1/')).toBe('100.64.0.1 is a shared (carrier-grade NAT) address')
     expect(reasonFor('http://100.128.0.1/')).toBe('allowed')
     expect(reasonFor('http://0.0.0.0:8080/')).toBe('0.0.0.0 is an unspecified ("this network") address')
@@ -48,7 +50,9 @@ describe('webhook URLs', () => {
 
   test('IPv6 forms that carry an IPv4 address are judged by that address', () => {
     expect(reasonFor('http://[::ffff:127.0.0.1]/')).toBe('[::ffff:7f00:1] is a loopback address')
-    expect(reasonFor('http://[::ffff:169.254.169.254]/')).toBe('[::ffff:a9fe:a9fe] is a link-local address (cloud metadata services answer there)')
+    expect(reasonFor('http://[::ffff:169.254.169.254]/')).toBe(
+      '[::ffff:a9fe:a9fe] is a link-local address (cloud metadata services answer there)',
+    )
     expect(reasonFor('http://[0:0:0:0:0:ffff:10.0.0.1]/')).toBe('[::ffff:a00:1] is a private address')
     expect(reasonFor('http://[64:ff9b::10.0.0.1]/')).toBe('[64:ff9b::a00:1] is a private address inside an IPv6 address')
     expect(reasonFor('http://[2002:7f00:1::]/')).toBe('[2002:7f00:1::] is a loopback address inside an IPv6 address')
@@ -95,11 +99,22 @@ describe('webhook URLs', () => {
 
 describe('resolved addresses (checked at delivery time)', () => {
   test('every address must be public, since the connection may use any of them', () => {
-    expect(checkResolvedAddresses('hooks.example.com', ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'])).toEqual({ allowed: true })
-    expect(checkResolvedAddresses('rebind.example', ['93.184.215.14', '127.0.0.1'])).toEqual({ allowed: false, reason: 'rebind.example resolves to 127.0.0.1, a loopback address' })
-    expect(checkResolvedAddresses('meta.example', ['::ffff:169.254.169.254'])).toEqual({ allowed: false, reason: 'meta.example resolves to ::ffff:169.254.169.254, a link-local address (cloud metadata services answer there)' })
+    expect(checkResolvedAddresses('hooks.example.com', ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'])).toEqual({
+      allowed: true,
+    })
+    expect(checkResolvedAddresses('rebind.example', ['93.184.215.14', '127.0.0.1'])).toEqual({
+      allowed: false,
+      reason: 'rebind.example resolves to 127.0.0.1, a loopback address',
+    })
+    expect(checkResolvedAddresses('meta.example', ['::ffff:169.254.169.254'])).toEqual({
+      allowed: false,
+      reason: 'meta.example resolves to ::ffff:169.254.169.254, a link-local address (cloud metadata services answer there)',
+    })
     expect(checkResolvedAddresses('empty.example', [])).toEqual({ allowed: false, reason: 'empty.example resolves to no address' })
-    expect(checkResolvedAddresses('odd.example', ['not-an-address'])).toEqual({ allowed: false, reason: 'odd.example resolves to not-an-address, not an IP address' })
+    expect(checkResolvedAddresses('odd.example', ['not-an-address'])).toEqual({
+      allowed: false,
+      reason: 'odd.example resolves to not-an-address, not an IP address',
+    })
   })
 
   test('with the operator flag, private answers pass', () => {

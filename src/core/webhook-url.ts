@@ -18,9 +18,7 @@ export interface WebhookUrlOptions {
   allowPrivate?: boolean
 }
 
-export type WebhookUrlVerdict =
-  | { allowed: true; url: URL; address: IpAddress | undefined }
-  | { allowed: false; reason: string }
+export type WebhookUrlVerdict = { allowed: true; url: URL; address: IpAddress | undefined } | { allowed: false; reason: string }
 
 const maxWebhookUrlLength = 2048
 
@@ -33,7 +31,8 @@ export function checkWebhookUrl(text: string, options: WebhookUrlOptions = {}): 
   } catch {
     return refuse(`"${text}" is not a URL`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`a webhook URL must be http or https, not ${url.protocol.slice(0, -1)}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return refuse(`a webhook URL must be http or https, not ${url.protocol.slice(0, -1)}`)
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   const address = parseIpAddress(host) ?? parseLegacyIpv4(host)
   if (address) {
@@ -47,7 +46,11 @@ export function checkWebhookUrl(text: string, options: WebhookUrlOptions = {}): 
 }
 
 /** Checks what the webhook's host resolved to: every address must be allowed, as the connection may use any. */
-export function checkResolvedAddresses(host: string, addresses: readonly string[], options: WebhookUrlOptions = {}): { allowed: true } | { allowed: false; reason: string } {
+export function checkResolvedAddresses(
+  host: string,
+  addresses: readonly string[],
+  options: WebhookUrlOptions = {},
+): { allowed: true } | { allowed: false; reason: string } {
   if (addresses.length === 0) return refuse(`${host} resolves to no address`)
   for (const text of addresses) {
     const address = parseIpAddress(text)
@@ -72,9 +75,13 @@ export function parseLegacyIpv4(host: string): IpAddress | undefined {
   if (parts.length > 4) return undefined
   const values: number[] = []
   for (const part of parts) {
-    const value = /^0x[0-9a-f]*$/i.test(part) ? Number.parseInt(part.slice(2) || '0', 16)
-      : /^0[0-7]+$/.test(part) ? Number.parseInt(part, 8)
-      : /^(0|[1-9]\d*)$/.test(part) ? Number(part) : Number.NaN
+    const value = /^0x[0-9a-f]*$/i.test(part)
+      ? Number.parseInt(part.slice(2) || '0', 16)
+      : /^0[0-7]+$/.test(part)
+        ? Number.parseInt(part, 8)
+        : /^(0|[1-9]\d*)$/.test(part)
+          ? Number(part)
+          : Number.NaN
     if (!Number.isSafeInteger(value)) return undefined
     values.push(value)
   }

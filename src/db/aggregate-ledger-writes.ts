@@ -44,7 +44,8 @@ export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
     key.lastUsedAt = Math.max(key.lastUsedAt, write.usage.createdAt)
     totals.keys.set(write.usage.keyId, key)
     // Spent in the periods it was admitted in, whatever the time is now.
-    if (write.budgetPeriods) for (const ref of write.budgetPeriods.split(',')) totals.periodSpent.set(ref, (totals.periodSpent.get(ref) ?? 0) + write.usage.cost)
+    if (write.budgetPeriods)
+      for (const ref of write.budgetPeriods.split(',')) totals.periodSpent.set(ref, (totals.periodSpent.get(ref) ?? 0) + write.usage.cost)
   }
   return totals
 }
@@ -55,7 +56,10 @@ export function aggregateLedgerWrites(batch: LedgerWrite[]): LedgerTotals {
  * (its owner declared gone) gives nothing, so money released once is never released again and `reserved` — the sum
  * of the hold rows — never drops below them, however late a bill arrives.
  */
-export function releasedBy(totals: LedgerTotals, taken: Map<string, number>): { accounts: Map<number, number>; budgetKeys: Map<string, number>; periods: Map<string, number> } {
+export function releasedBy(
+  totals: LedgerTotals,
+  taken: Map<string, number>,
+): { accounts: Map<number, number>; budgetKeys: Map<string, number>; periods: Map<string, number> } {
   const accounts = new Map<number, number>()
   const budgetKeys = new Map<string, number>()
   const periods = new Map<string, number>()

@@ -4,20 +4,40 @@ import type { AuditEntry, AuditFields, AuditFilter, AuditRow } from '../domain/a
 /** An audit row's columns as both dialects store them (drizzle's names); the fields as JSON text. */
 export function auditColumns(entry: AuditEntry) {
   return {
-    at: entry.at, action: entry.action, objectType: entry.objectType, objectId: entry.objectId, accountId: entry.accountId,
-    actorKind: entry.actor.kind, actorId: entry.actor.id, actorLabel: entry.actor.label, address: entry.actor.address,
-    before: entry.before === null ? null : JSON.stringify(entry.before), after: entry.after === null ? null : JSON.stringify(entry.after),
+    at: entry.at,
+    action: entry.action,
+    objectType: entry.objectType,
+    objectId: entry.objectId,
+    accountId: entry.accountId,
+    actorKind: entry.actor.kind,
+    actorId: entry.actor.id,
+    actorLabel: entry.actor.label,
+    address: entry.actor.address,
+    before: entry.before === null ? null : JSON.stringify(entry.before),
+    after: entry.after === null ? null : JSON.stringify(entry.after),
   }
 }
 
 /** The same columns in the order of `insertAuditSql`, for code on a raw connection (tasks). */
 export function auditValues(entry: AuditEntry): (string | number | null)[] {
   const columns = auditColumns(entry)
-  return [columns.at, columns.action, columns.objectType, columns.objectId, columns.accountId, columns.actorKind, columns.actorId,
-    columns.actorLabel, columns.address, columns.before, columns.after]
+  return [
+    columns.at,
+    columns.action,
+    columns.objectType,
+    columns.objectId,
+    columns.accountId,
+    columns.actorKind,
+    columns.actorId,
+    columns.actorLabel,
+    columns.address,
+    columns.before,
+    columns.after,
+  ]
 }
 
-export const insertAuditSql = 'INSERT INTO audit_log (at, action, object_type, object_id, account_id, actor_kind, actor_id, actor_label, address, before, after) ' +
+export const insertAuditSql =
+  'INSERT INTO audit_log (at, action, object_type, object_id, account_id, actor_kind, actor_id, actor_label, address, before, after) ' +
   'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
 
 /** A row as read back: the columns of auditColumns, kinds as plain text. */
@@ -27,10 +47,15 @@ const parse = (text: string | null) => (text === null ? null : (JSON.parse(text)
 
 export function auditRowOf(row: Stored): AuditRow {
   return {
-    id: Number(row.id), at: Number(row.at), action: row.action, objectType: row.objectType as AuditRow['objectType'], objectId: row.objectId,
+    id: Number(row.id),
+    at: Number(row.at),
+    action: row.action,
+    objectType: row.objectType as AuditRow['objectType'],
+    objectId: row.objectId,
     accountId: row.accountId === null ? null : Number(row.accountId),
     actor: { kind: row.actorKind as AuditRow['actor']['kind'], id: row.actorId, label: row.actorLabel, address: row.address },
-    before: parse(row.before), after: parse(row.after),
+    before: parse(row.before),
+    after: parse(row.after),
   }
 }
 

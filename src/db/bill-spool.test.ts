@@ -15,9 +15,25 @@ test('a bill spooled before usage rows had an operation is replayed as a chat ro
   const { record } = await createKey(store.keys, { accountId: account.id })
   // What a build without `operation` and `units` wrote, left behind by a process that died (no lock of its own).
   const usage = {
-    requestId: 'req_spooled_before', accountId: account.id, keyId: record.id, model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
-    inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost: 7_000,
-    status: 200, errorType: null, latencyMs: 3, stream: false, estimated: false, createdAt: Date.now(),
+    requestId: 'req_spooled_before',
+    accountId: account.id,
+    keyId: record.id,
+    model: 'm',
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    inputTokens: 10,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 5,
+    reasoningTokens: 0,
+    cost: 7_000,
+    status: 200,
+    errorType: null,
+    latencyMs: 3,
+    stream: false,
+    estimated: false,
+    createdAt: Date.now(),
   }
   const spoolDir = join(directory, 'spool')
   mkdirSync(spoolDir, { mode: 0o700 })
@@ -28,7 +44,9 @@ test('a bill spooled before usage rows had an operation is replayed as a chat ro
   expect(waiting.bills).toEqual([{ kind: 'refusal', usage: { ...usage, operation: 'chat', units: 0 } }])
   await store.ledger.write(waiting.bills, { replay: true })
   await waiting.done()
-  expect(await store.usage.listRequests({}, 10)).toEqual([expect.objectContaining({ requestId: 'req_spooled_before', operation: 'chat', units: 0, cost: 7_000 })])
+  expect(await store.usage.listRequests({}, 10)).toEqual([
+    expect.objectContaining({ requestId: 'req_spooled_before', operation: 'chat', units: 0, cost: 7_000 }),
+  ])
   await spool.close()
   await store.close()
 })

@@ -45,7 +45,7 @@ export class FileSpool implements BillSpool {
 
   append(bills: LedgerWrite[]): Promise<void> {
     return this.serialize(async () => {
-      const { segment, handle } = this.current ?? await this.openSegment()
+      const { segment, handle } = this.current ?? (await this.openSegment())
       const text = bills.map((bill) => `${JSON.stringify(bill)}\n`).join('')
       await handle.write(text)
       await handle.sync()
@@ -65,12 +65,13 @@ export class FileSpool implements BillSpool {
       const bills = segment.bills.slice(segment.replayed, segment.replayed + limit)
       return {
         bills,
-        done: () => this.serialize(async () => {
-          segment.replayed += bills.length
-          segment.entries = segment.bills!.length - segment.replayed
-          segment.oldestAt = segment.bills![segment.replayed] && createdAtOf(segment.bills![segment.replayed]!)
-          if (segment.entries <= 0) this.remove(segment)
-        }),
+        done: () =>
+          this.serialize(async () => {
+            segment.replayed += bills.length
+            segment.entries = segment.bills!.length - segment.replayed
+            segment.oldestAt = segment.bills![segment.replayed] && createdAtOf(segment.bills![segment.replayed]!)
+            if (segment.entries <= 0) this.remove(segment)
+          }),
       }
     })
   }
@@ -169,7 +170,15 @@ export class FileSpool implements BillSpool {
       for (const file of files.sort()) {
         const path = join(this.dir, file)
         const bills = readBills(path)
-        this.sealed.push({ path, entries: bills.length, bytes: statSync(path).size, oldestAt: bills[0] && createdAtOf(bills[0]), bills, replayed: 0, adopted })
+        this.sealed.push({
+          path,
+          entries: bills.length,
+          bytes: statSync(path).size,
+          oldestAt: bills[0] && createdAtOf(bills[0]),
+          bills,
+          replayed: 0,
+          adopted,
+        })
       }
     }
   }

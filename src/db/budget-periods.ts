@@ -32,12 +32,17 @@ export function summarizeRooms(rooms: readonly BudgetRoom[]): { periods: string;
 }
 
 /** Per budget period (`budget:start`), sorted: what a batch adds to `spent` and takes from `reserved`. */
-export function periodChanges(totals: LedgerTotals, released: Map<string, number>): { budgetId: number; start: number; spent: number; freed: number }[] {
+export function periodChanges(
+  totals: LedgerTotals,
+  released: Map<string, number>,
+): { budgetId: number; start: number; spent: number; freed: number }[] {
   const refs = [...new Set([...totals.periodSpent.keys(), ...released.keys()])]
-  return refs.map((ref) => {
-    const [budgetId, start] = ref.split(':').map(Number) as [number, number]
-    return { budgetId, start, spent: totals.periodSpent.get(ref) ?? 0, freed: released.get(ref) ?? 0 }
-  }).sort((a, b) => a.budgetId - b.budgetId || a.start - b.start) // the order every writer takes them in
+  return refs
+    .map((ref) => {
+      const [budgetId, start] = ref.split(':').map(Number) as [number, number]
+      return { budgetId, start, spent: totals.periodSpent.get(ref) ?? 0, freed: released.get(ref) ?? 0 }
+    })
+    .sort((a, b) => a.budgetId - b.budgetId || a.start - b.start) // the order every writer takes them in
 }
 
 /**

@@ -1,18 +1,30 @@
 import type { ProjectChanges } from '../domain/budgets/repository.ts'
 import type { BudgetRecord, BudgetScope, ProjectRecord } from '../domain/records.ts'
 
-/** A projects row (either dialect) as the domain's record: its model list is stored as JSON text. */
-export function projectOf(row: Omit<ProjectRecord, 'models'> & { models: string | null }): ProjectRecord {
-  return { ...row, models: row.models === null ? null : (JSON.parse(row.models) as string[]) }
+type ListColumns = 'models' | 'allowedIps'
+
+const listOf = (text: string | null) => (text === null ? null : (JSON.parse(text) as string[]))
+const textOf = (list: readonly string[] | null) => (list === null ? null : JSON.stringify(list))
+
+/** A projects row (either dialect) as the domain's record: its model and address lists are stored as JSON text. */
+export function projectOf(row: Omit<ProjectRecord, ListColumns> & Record<ListColumns, string | null>): ProjectRecord {
+  return { ...row, models: listOf(row.models), allowedIps: listOf(row.allowedIps) }
+}
+
+/** A new project's row: its lists as JSON text. */
+export function projectRow(project: Omit<ProjectRecord, 'id'>) {
+  return { ...project, models: textOf(project.models), allowedIps: textOf(project.allowedIps) }
 }
 
 export function budgetOf(row: Omit<BudgetRecord, 'scope'> & { scope: string }): BudgetRecord {
   return { ...row, scope: row.scope as BudgetScope }
 }
 
-/** The columns an edit sets: only the fields given, models as their JSON text. */
+/** The columns an edit sets: only the fields given, lists as their JSON text. */
 export function projectColumns(changes: ProjectChanges) {
-  const { models, ...rest } = changes
-  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-  return models === undefined ? defined : { ...defined, models: models === null ? null : JSON.stringify(models) }
+  const { models, allowedIps, ...rest } = changes
+  const defined: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+  if (models !== undefined) defined.models = textOf(models)
+  if (allowedIps !== undefined) defined.allowedIps = textOf(allowedIps)
+  return defined
 }

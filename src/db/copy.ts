@@ -10,7 +10,10 @@ import { openSqliteStore } from './sqlite/store.ts'
 
 /** The copy cannot run as asked (or did not match): the CLI prints the message on one line and exits non-zero. */
 export class CopyError extends Error {
-  constructor(message: string, readonly report?: CopyReport) {
+  constructor(
+    message: string,
+    readonly report?: CopyReport,
+  ) {
     super(message)
     this.name = 'CopyError'
   }
@@ -75,8 +78,16 @@ export const copiedTables = copied.map(({ table }) => getTableConfig(table).name
 
 /** What must add up to the same on both sides. */
 const sums: [table: string, column: string][] = [
-  ['accounts', 'balance'], ['accounts', 'reserved'], ['api_keys', 'spent'], ['api_keys', 'reserved'], ['budget_periods', 'spent'],
-  ['ledger_entries', 'amount'], ['usage_records', 'cost'], ['usage_daily', 'cost'], ['tasks', 'spent'], ['task_items', 'cost'],
+  ['accounts', 'balance'],
+  ['accounts', 'reserved'],
+  ['api_keys', 'spent'],
+  ['api_keys', 'reserved'],
+  ['budget_periods', 'spent'],
+  ['ledger_entries', 'amount'],
+  ['usage_records', 'cost'],
+  ['usage_daily', 'cost'],
+  ['tasks', 'spent'],
+  ['task_items', 'cost'],
 ]
 
 /** An instance whose heartbeat is this recent is serving from the target (db/postgres/instances.ts). */
@@ -131,12 +142,14 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
           await resetSequences(tx)
           const report: CopyReport = { tables, sums: [], releasedHolds, matches: true }
           for (const [table, column] of sums) {
-            const left = (source.query(`SELECT CAST(coalesce(sum(${column}), 0) AS TEXT) AS total FROM ${table}`).get() as { total: string }).total
+            const left = (
+              source.query(`SELECT CAST(coalesce(sum(${column}), 0) AS TEXT) AS total FROM ${table}`).get() as { total: string }
+            ).total
             const [{ total: right }] = await tx.unsafe(`SELECT coalesce(sum(${column}), 0)::text AS total FROM ${table}`)
             report.sums.push({ sum: `${table}.${column}`, source: left, target: right })
           }
-          report.matches = report.tables.every((row) => row.skipped || row.source === row.target) &&
-            report.sums.every((row) => row.source === row.target)
+          report.matches =
+            report.tables.every((row) => row.skipped || row.source === row.target) && report.sums.every((row) => row.source === row.target)
           if (!report.matches) throw new CopyError('the copy does not match its source; nothing was written to the target', report)
           return report
         })
@@ -155,10 +168,14 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
 /** Refuse a target with data in it (unless `force`), and always one that gateways are serving from. */
 async function refuseBusyTarget(target: SQL, url: string, force: boolean): Promise<void> {
   const [{ live }] = await target.unsafe(
-    `SELECT count(*)::int AS live FROM instances WHERE heartbeat_at > floor(extract(epoch from clock_timestamp()) * 1000)::bigint - $1`, [liveHeartbeatMs])
+    `SELECT count(*)::int AS live FROM instances WHERE heartbeat_at > floor(extract(epoch from clock_timestamp()) * 1000)::bigint - $1`,
+    [liveHeartbeatMs],
+  )
   if (live > 0) {
-    throw new CopyError(`${live} gateway instance${live === 1 ? ' is' : 's are'} serving from ${maskDatabaseUrl(url)} (a heartbeat in the last ` +
-      `${liveHeartbeatMs / 1000} s): stop ${live === 1 ? 'it' : 'them'} before copying into that database`)
+    throw new CopyError(
+      `${live} gateway instance${live === 1 ? ' is' : 's are'} serving from ${maskDatabaseUrl(url)} (a heartbeat in the last ` +
+        `${liveHeartbeatMs / 1000} s): stop ${live === 1 ? 'it' : 'them'} before copying into that database`,
+    )
   }
   if (force) return
   const filled: string[] = []
@@ -167,8 +184,10 @@ async function refuseBusyTarget(target: SQL, url: string, force: boolean): Promi
     if (count > 0) filled.push(`${table}: ${count}`)
   }
   if (filled.length) {
-    throw new CopyError(`${maskDatabaseUrl(url)} is not empty (${filled.join(', ')} rows); ` +
-      'copy into a new database, or add --force to delete everything in it first')
+    throw new CopyError(
+      `${maskDatabaseUrl(url)} is not empty (${filled.join(', ')} rows); ` +
+        'copy into a new database, or add --force to delete everything in it first',
+    )
   }
 }
 
@@ -215,6 +234,8 @@ async function resetSequences(tx: SQL): Promise<void> {
   for (const { table } of copied) {
     const config = getTableConfig(table)
     if (!config.columns.some((column) => column.name === 'id' && column.columnType.includes('Serial'))) continue
-    await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${config.name}), 0) + 1, false)`, [config.name])
+    await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM ${config.name}), 0) + 1, false)`, [
+      config.name,
+    ])
   }
 }

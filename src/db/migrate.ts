@@ -24,7 +24,10 @@ export async function runMigrations(driver: MigrationDriver, migrations: Migrati
   const ran: string[] = []
   for (const migration of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
     if (applied.has(migration.name)) continue
-    const statements = migration.sql.split('--> statement-breakpoint').map((part) => part.trim()).filter(Boolean)
+    const statements = migration.sql
+      .split('--> statement-breakpoint')
+      .map((part) => part.trim())
+      .filter(Boolean)
     await driver.apply(migration, statements)
     ran.push(migration.name)
   }

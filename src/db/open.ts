@@ -37,16 +37,20 @@ export function openStore(database: string, options: OpenOptions = {}): Store {
   if (typeof target === 'string') throw new DatabaseOpenError(`database: ${target}`)
   if (target.dialect === 'postgres') return openPostgresStore(target.url, options.instance)
   if (options.create === false && !existsSync(target.path)) {
-    throw new DatabaseOpenError(`no database at ${resolve(target.path)}: run \`tollgate migrate\` (or \`serve\`) to create it, ` +
-      'or point --config / TOLLGATE_DATABASE at the one you meant')
+    throw new DatabaseOpenError(
+      `no database at ${resolve(target.path)}: run \`tollgate migrate\` (or \`serve\`) to create it, ` +
+        'or point --config / TOLLGATE_DATABASE at the one you meant',
+    )
   }
   try {
     return openSqliteStore(target.path, options)
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code && /^(E[A-Z]+|SQLITE_CANTOPEN.*|SQLITE_READONLY.*|SQLITE_NOTADB)$/.test(code)) {
-      throw new DatabaseOpenError(`cannot open the SQLite database ${resolve(target.path)}: ${(error as Error).message}` +
-        ' (check that its folder exists or can be created, and that this user may write there)')
+      throw new DatabaseOpenError(
+        `cannot open the SQLite database ${resolve(target.path)}: ${(error as Error).message}` +
+          ' (check that its folder exists or can be created, and that this user may write there)',
+      )
     }
     throw error
   }

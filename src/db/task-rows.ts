@@ -61,38 +61,85 @@ export interface FileRow {
 }
 
 /** What a query of ids, counts or a usage row's bill returns. */
-export interface IdRow { id: string }
-export interface OpenCountRow { open: Whole }
-export interface StoredFilesRow { files: Whole; bytes: Whole }
-export interface TaskOwnerRow { id: string; account_id: Whole }
-export interface BilledRow { status: Whole; cost: Whole }
-export interface FilePartRow { seq: Whole; data: string }
+export interface IdRow {
+  id: string
+}
+export interface OpenCountRow {
+  open: Whole
+}
+export interface StoredFilesRow {
+  files: Whole
+  bytes: Whole
+}
+export interface TaskOwnerRow {
+  id: string
+  account_id: Whole
+}
+export interface BilledRow {
+  status: Whole
+  cost: Whole
+}
+export interface FilePartRow {
+  seq: Whole
+  data: string
+}
 
 const numberOrNull = (value: Whole | null | undefined): number | null => (value === null || value === undefined ? null : Number(value))
 
 export function taskOf(row: TaskRow): TaskRecord {
   return {
-    id: row.id, kind: row.kind, accountId: Number(row.account_id), keyId: row.key_id, status: row.status, endpoint: row.endpoint,
-    model: row.model ?? null, inputFileId: row.input_file_id ?? null, outputFileId: row.output_file_id ?? null, errorFileId: row.error_file_id ?? null,
-    metadata: row.metadata ? JSON.parse(row.metadata) : null, displayName: row.display_name ?? null,
-    total: Number(row.total), succeeded: Number(row.succeeded), failed: Number(row.failed), canceled: Number(row.canceled),
-    expired: Number(row.expired), spent: Number(row.spent), createdAt: Number(row.created_at), startedAt: numberOrNull(row.started_at),
-    finishedAt: numberOrNull(row.finished_at), cancelRequestedAt: numberOrNull(row.cancel_requested_at), expiresAt: Number(row.expires_at),
+    id: row.id,
+    kind: row.kind,
+    accountId: Number(row.account_id),
+    keyId: row.key_id,
+    status: row.status,
+    endpoint: row.endpoint,
+    model: row.model ?? null,
+    inputFileId: row.input_file_id ?? null,
+    outputFileId: row.output_file_id ?? null,
+    errorFileId: row.error_file_id ?? null,
+    metadata: row.metadata ? JSON.parse(row.metadata) : null,
+    displayName: row.display_name ?? null,
+    total: Number(row.total),
+    succeeded: Number(row.succeeded),
+    failed: Number(row.failed),
+    canceled: Number(row.canceled),
+    expired: Number(row.expired),
+    spent: Number(row.spent),
+    createdAt: Number(row.created_at),
+    startedAt: numberOrNull(row.started_at),
+    finishedAt: numberOrNull(row.finished_at),
+    cancelRequestedAt: numberOrNull(row.cancel_requested_at),
+    expiresAt: Number(row.expires_at),
   }
 }
 
 export function itemOf(row: ItemRow): ItemRecord {
   return {
-    id: row.id, taskId: row.task_id, seq: Number(row.seq), customId: row.custom_id, body: row.body,
-    status: row.status, result: row.result ?? null, statusCode: numberOrNull(row.status_code),
-    cost: Number(row.cost), startedAt: numberOrNull(row.started_at), finishedAt: numberOrNull(row.finished_at),
+    id: row.id,
+    taskId: row.task_id,
+    seq: Number(row.seq),
+    customId: row.custom_id,
+    body: row.body,
+    status: row.status,
+    result: row.result ?? null,
+    statusCode: numberOrNull(row.status_code),
+    cost: Number(row.cost),
+    startedAt: numberOrNull(row.started_at),
+    finishedAt: numberOrNull(row.finished_at),
   }
 }
 
 export function fileOf(row: FileRow): FileRecord {
   return {
-    id: row.id, accountId: Number(row.account_id), purpose: row.purpose, filename: row.filename,
-    bytes: Number(row.bytes), taskId: row.task_id ?? null, createdAt: Number(row.created_at), expiresAt: numberOrNull(row.expires_at),
+    id: row.id,
+    accountId: Number(row.account_id),
+    purpose: row.purpose,
+    filename: row.filename,
+    bytes: Number(row.bytes),
+    taskId: row.task_id ?? null,
+    createdAt: Number(row.created_at),
+    expiresAt: numberOrNull(row.expires_at),
   }
 }
 
@@ -102,8 +149,21 @@ export function billedOf(row: BilledRow | undefined | null): { status: number; c
 }
 
 export function taskValues(task: TaskRecord): (string | number | null)[] {
-  return [task.id, task.kind, task.accountId, task.keyId, task.status, task.endpoint, task.model, task.inputFileId, task.metadata === null ? null : JSON.stringify(task.metadata),
-    task.displayName, task.total, task.createdAt, task.expiresAt]
+  return [
+    task.id,
+    task.kind,
+    task.accountId,
+    task.keyId,
+    task.status,
+    task.endpoint,
+    task.model,
+    task.inputFileId,
+    task.metadata === null ? null : JSON.stringify(task.metadata),
+    task.displayName,
+    task.total,
+    task.createdAt,
+    task.expiresAt,
+  ]
 }
 
 export function fileValues(file: FileRecord): (string | number | null)[] {
@@ -135,7 +195,8 @@ export const taskSql = {
   storedFiles: `SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM task_files WHERE account_id = ? AND purpose = 'batch'`,
   insertFile: `INSERT INTO task_files (id, account_id, purpose, filename, bytes, task_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET bytes = excluded.bytes`,
-  insertFilePart: 'INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data',
+  insertFilePart:
+    'INSERT INTO task_file_parts (file_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (file_id, seq) DO UPDATE SET data = excluded.data',
   findFile: 'SELECT * FROM task_files WHERE id = ?',
   fileParts: 'SELECT seq, data FROM task_file_parts WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
   items: 'SELECT * FROM task_items WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',

@@ -74,9 +74,13 @@ export function totalsColumns(table: UsageColumns) {
 /** Exact below 2^53, which every count and every nano-dollar sum stays under. */
 export function readTotals(row: Record<keyof UsageTotals, number | string> | undefined): UsageTotals {
   return {
-    requests: Number(row?.requests ?? 0), succeeded: Number(row?.succeeded ?? 0), refused: Number(row?.refused ?? 0), failed: Number(row?.failed ?? 0),
+    requests: Number(row?.requests ?? 0),
+    succeeded: Number(row?.succeeded ?? 0),
+    refused: Number(row?.refused ?? 0),
+    failed: Number(row?.failed ?? 0),
     inputTokens: Number(row?.inputTokens ?? 0),
-    outputTokens: Number(row?.outputTokens ?? 0), spent: Number(row?.spent ?? 0),
+    outputTokens: Number(row?.outputTokens ?? 0),
+    spent: Number(row?.spent ?? 0),
   }
 }
 

@@ -7,16 +7,32 @@ export const insertWebhookSql = `INSERT INTO webhooks (id, account_id, project_i
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 export const webhookValues = (webhook: WebhookRecord) => [
-  webhook.id, webhook.accountId, webhook.projectId, webhook.url, webhook.secret, JSON.stringify(webhook.events), webhook.balanceBelow,
-  webhook.expiryDays, JSON.stringify(webhook.budgetPercents), webhook.createdAt, webhook.updatedAt,
+  webhook.id,
+  webhook.accountId,
+  webhook.projectId,
+  webhook.url,
+  webhook.secret,
+  JSON.stringify(webhook.events),
+  webhook.balanceBelow,
+  webhook.expiryDays,
+  JSON.stringify(webhook.budgetPercents),
+  webhook.createdAt,
+  webhook.updatedAt,
 ]
 
 export function webhookOf(row: Row): WebhookRecord {
   return {
-    id: row.id, accountId: Number(row.account_id), projectId: row.project_id ?? null, url: row.url, secret: row.secret,
-    events: JSON.parse(row.events) as AlertEvent[], balanceBelow: row.balance_below === null ? null : Number(row.balance_below),
-    expiryDays: Number(row.expiry_days), budgetPercents: JSON.parse(row.budget_percents) as number[],
-    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    id: row.id,
+    accountId: Number(row.account_id),
+    projectId: row.project_id ?? null,
+    url: row.url,
+    secret: row.secret,
+    events: JSON.parse(row.events) as AlertEvent[],
+    balanceBelow: row.balance_below === null ? null : Number(row.balance_below),
+    expiryDays: Number(row.expiry_days),
+    budgetPercents: JSON.parse(row.budget_percents) as number[],
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   }
 }
 
@@ -25,7 +41,14 @@ export const enqueueSql = `INSERT INTO webhook_deliveries (id, webhook_id, accou
   VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (webhook_id, dedupe_key) DO NOTHING`
 
 export const deliveryValues = (delivery: NewDelivery) => [
-  delivery.id, delivery.webhookId, delivery.accountId, delivery.event, delivery.dedupeKey, delivery.payload, delivery.createdAt, delivery.createdAt,
+  delivery.id,
+  delivery.webhookId,
+  delivery.accountId,
+  delivery.event,
+  delivery.dedupeKey,
+  delivery.payload,
+  delivery.createdAt,
+  delivery.createdAt,
 ]
 
 /** Due, and not claimed by an instance whose claim still runs (a claim that ran out was its crashed owner's). */
@@ -41,10 +64,21 @@ export const finishSql = `UPDATE webhook_deliveries SET status = ?, attempts = a
 export function deliveryOf(row: Row): DeliveryRecord {
   const time = (value: unknown) => (value === null || value === undefined ? null : Number(value))
   return {
-    id: row.id, webhookId: row.webhook_id, accountId: Number(row.account_id), event: row.event as AlertEvent, dedupeKey: row.dedupe_key,
-    payload: row.payload, status: row.status as DeliveryStatus, attempts: Number(row.attempts), nextAttemptAt: Number(row.next_attempt_at),
-    firstAttemptAt: time(row.first_attempt_at), lastAttemptAt: time(row.last_attempt_at), lastStatus: time(row.last_status),
-    lastError: row.last_error ?? null, createdAt: Number(row.created_at), deliveredAt: time(row.delivered_at),
+    id: row.id,
+    webhookId: row.webhook_id,
+    accountId: Number(row.account_id),
+    event: row.event as AlertEvent,
+    dedupeKey: row.dedupe_key,
+    payload: row.payload,
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    firstAttemptAt: time(row.first_attempt_at),
+    lastAttemptAt: time(row.last_attempt_at),
+    lastStatus: time(row.last_status),
+    lastError: row.last_error ?? null,
+    createdAt: Number(row.created_at),
+    deliveredAt: time(row.delivered_at),
   }
 }
 

@@ -16,7 +16,10 @@ export const maxBalance = Number.MAX_SAFE_INTEGER
 /** A credit or debit that would take a balance below zero or past `maxBalance`; also the repositories' answer when their guard refuses it. */
 export function balanceOutOfRange(balance: number, amount: number): DomainError {
   if (balance + amount < 0) return new DomainError('invalid', 'a debit cannot take the balance below zero')
-  return new DomainError('invalid', `the balance would be over the largest an account can hold ($${formatUsd(maxBalance)}); it is $${formatUsd(balance)}`)
+  return new DomainError(
+    'invalid',
+    `the balance would be over the largest an account can hold ($${formatUsd(maxBalance)}); it is $${formatUsd(balance)}`,
+  )
 }
 
 export function parseAmount(value: string): number {
@@ -31,7 +34,12 @@ export function parseAmount(value: string): number {
 const actorOf = (actor: Actor | string) => (typeof actor === 'string' ? systemActor(actor) : actor)
 
 /** A new account, its opening balance (a ledger entry) and its audit row, in one transaction. */
-export async function createAccount(accounts: AccountRepository, name: string, openingBalance: number, by: Actor | string): Promise<AccountRecord> {
+export async function createAccount(
+  accounts: AccountRepository,
+  name: string,
+  openingBalance: number,
+  by: Actor | string,
+): Promise<AccountRecord> {
   requireValidName('account name', name)
   if (openingBalance < 0) throw new DomainError('invalid', 'the opening balance cannot be negative')
   if (await accounts.findByName(name)) throw new DomainError('conflict', `account "${name}" already exists`)
@@ -48,7 +56,13 @@ export async function requireAccount(accounts: AccountRepository, name: string):
 }
 
 /** Money in (or, negative, out): the balance, its ledger entry and the audit row (`account.credit` or `account.debit`) change together. */
-export async function creditAccount(accounts: AccountRepository, name: string, amount: number, note: string, by: Actor | string): Promise<AccountRecord> {
+export async function creditAccount(
+  accounts: AccountRepository,
+  name: string,
+  amount: number,
+  note: string,
+  by: Actor | string,
+): Promise<AccountRecord> {
   if (amount === 0) throw new DomainError('invalid', 'the amount must not be zero')
   const account = await requireAccount(accounts, name)
   // Checked here for a clear answer, and again by the repository in the same statement as the change (a race).
@@ -56,7 +70,10 @@ export async function creditAccount(accounts: AccountRepository, name: string, a
   if (after < 0 || after > maxBalance) throw balanceOutOfRange(account.balance, amount)
   const at = Date.now()
   const actor = actorOf(by)
-  const audit = auditChange(actor, amount > 0 ? 'account.credit' : 'account.debit', accountObject, { at, detail: { amount_usd: formatUsd(amount), note } })
+  const audit = auditChange(actor, amount > 0 ? 'account.credit' : 'account.debit', accountObject, {
+    at,
+    detail: { amount_usd: formatUsd(amount), note },
+  })
   return accounts.credit(account.id, amount, note, actor.label, at, audit)
 }
 

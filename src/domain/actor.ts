@@ -32,7 +32,11 @@ export interface Actor {
 
 export function userActor(user: UserRecord, address: string | null): Actor {
   return {
-    kind: 'user', role: user.role, id: String(user.id), label: user.name, address,
+    kind: 'user',
+    role: user.role,
+    id: String(user.id),
+    label: user.name,
+    address,
     // A login of an account role without an account (not creatable, but cheap to guard) sees no account at all.
     accountId: belongsToAccount(user.role) ? (user.accountId ?? -1) : undefined,
   }
@@ -41,8 +45,12 @@ export function userActor(user: UserRecord, address: string | null): Actor {
 /** Admin tokens are not bound to an account: a read token reads everything, a full token may change everything. */
 export function adminTokenActor(token: AdminTokenRecord, address: string | null): Actor {
   return {
-    kind: 'admin-token', role: token.scope === 'full' ? 'admin' : 'viewer', accountId: undefined,
-    id: token.id, label: `admin-token:${token.name}`, address,
+    kind: 'admin-token',
+    role: token.scope === 'full' ? 'admin' : 'viewer',
+    accountId: undefined,
+    id: token.id,
+    label: `admin-token:${token.name}`,
+    address,
   }
 }
 

@@ -26,12 +26,24 @@ export function readAdminScope(value: string | undefined): AdminScope {
   throw new DomainError('invalid', `the scope must be "read" or "full"${value === undefined ? '' : `, got "${value}"`}`)
 }
 
-export async function createAdminToken(repository: AdminTokenRepository, name: string, scope: AdminScope, actor: Actor = systemActor(), now = Date.now()): Promise<CreatedAdminToken> {
+export async function createAdminToken(
+  repository: AdminTokenRepository,
+  name: string,
+  scope: AdminScope,
+  actor: Actor = systemActor(),
+  now = Date.now(),
+): Promise<CreatedAdminToken> {
   requireValidName('token name', name)
   const secret = adminTokenPrefix + randomBase62(secretLength)
   const record: AdminTokenRecord = {
-    id: `adm_${randomBase62(12)}`, name, scope, prefix: secret.slice(0, shownPrefixLength), hash: hashKey(secret),
-    createdAt: now, lastUsedAt: null, revokedAt: null,
+    id: `adm_${randomBase62(12)}`,
+    name,
+    scope,
+    prefix: secret.slice(0, shownPrefixLength),
+    hash: hashKey(secret),
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
   }
   await repository.insert(record, auditChange(actor, 'admin-token.create', adminTokenObject, { at: now }))
   return { record, secret }
@@ -41,14 +53,23 @@ export function listAdminTokens(repository: AdminTokenRepository): Promise<Admin
   return repository.list()
 }
 
-export async function revokeAdminToken(repository: AdminTokenRepository, id: string, actor: Actor = systemActor(), now = Date.now()): Promise<{ token: AdminTokenRecord; changed: boolean }> {
+export async function revokeAdminToken(
+  repository: AdminTokenRepository,
+  id: string,
+  actor: Actor = systemActor(),
+  now = Date.now(),
+): Promise<{ token: AdminTokenRecord; changed: boolean }> {
   if (!(await repository.findById(id))) throw new DomainError('not_found', `admin token ${id} does not exist`)
   const changed = await repository.revoke(id, now, auditChange(actor, 'admin-token.revoke', adminTokenObject, { at: now }))
   return { token: (await repository.findById(id))!, changed }
 }
 
 /** The live token behind a secret, or undefined when there is none (unknown or revoked): callers answer 401 alike. */
-export async function authenticateAdminToken(repository: AdminTokenRepository, secret: string, now = Date.now()): Promise<AdminTokenRecord | undefined> {
+export async function authenticateAdminToken(
+  repository: AdminTokenRepository,
+  secret: string,
+  now = Date.now(),
+): Promise<AdminTokenRecord | undefined> {
   if (!secret.startsWith(adminTokenPrefix)) return undefined
   const token = await repository.findByHash(hashKey(secret))
   if (!token || token.revokedAt !== null) return undefined

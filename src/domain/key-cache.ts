@@ -40,7 +40,10 @@ export class KeyCache {
   private failedInARow = 0
   pollFailures = 0
 
-  constructor(private readonly repository: KeyRepository, options: KeyCacheOptions = {}) {
+  constructor(
+    private readonly repository: KeyRepository,
+    options: KeyCacheOptions = {},
+  ) {
     this.pollMs = options.pollMs ?? 500
     this.logger = options.logger ?? silentLogger
   }
@@ -79,8 +82,10 @@ export class KeyCache {
       reportFailure(this.logger, error, { route: 'key polling' })
       return
     }
-    this.logger.warn({ err: messageOf(error), stale_s: Math.round(this.staleSeconds()) },
-      'key polling failed: key changes made elsewhere (a revocation) may not count here until it works again; see tollgate_key_cache_stale_seconds')
+    this.logger.warn(
+      { err: messageOf(error), stale_s: Math.round(this.staleSeconds()) },
+      'key polling failed: key changes made elsewhere (a revocation) may not count here until it works again; see tollgate_key_cache_stale_seconds',
+    )
   }
 
   stop(): void {

@@ -6,7 +6,17 @@ import type { KeyChanges } from './repositories.ts'
 export type KeyField = keyof KeyChanges
 
 /** Every field a change may set, in the order a message lists them. */
-export const keyFields: readonly KeyField[] = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget', 'expiresAt', 'allowedIps', 'projectId']
+export const keyFields: readonly KeyField[] = [
+  'name',
+  'models',
+  'rpm',
+  'tpm',
+  'concurrency',
+  'budget',
+  'expiresAt',
+  'allowedIps',
+  'projectId',
+]
 
 /** The largest rpm, tpm or concurrency a key may have (the database column is a 32-bit integer). */
 export const maxKeyLimit = 1_000_000_000
@@ -18,7 +28,10 @@ export const maxKeyNameLength = 100
  * `Invalid value for 'budget_usd': it must be more than 0.` and the CLI `--budget must be more than 0`.
  */
 export class KeyInputError extends DomainError {
-  constructor(readonly field: KeyField | undefined, readonly rule: string) {
+  constructor(
+    readonly field: KeyField | undefined,
+    readonly rule: string,
+  ) {
     super('invalid', field === undefined ? rule : `${field} ${rule}`)
   }
 }

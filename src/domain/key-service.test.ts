@@ -26,14 +26,23 @@ beforeEach(async () => {
   heard = []
   models = ['mock-1', 'mock-fast']
   service = new KeyService({
-    repository: store.keys, configuredModels: () => models, listeners: [(change) => void heard.push(change)], clock: () => now,
+    repository: store.keys,
+    configuredModels: () => models,
+    listeners: [(change) => void heard.push(change)],
+    clock: () => now,
   })
 })
 
 afterEach(() => store.close())
 
 /** The thrown value of a promise that must fail. */
-const refusal = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a refusal') }, (error: unknown) => error)
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a refusal')
+    },
+    (error: unknown) => error,
+  )
 
 describe('KeyService', () => {
   test('each change is stored, then told to the listeners with its actor, time, and the key before and after', async () => {
@@ -47,8 +56,10 @@ describe('KeyService', () => {
     const revoked = await service.revoke(record.id, actor)
     expect(revoked).toMatchObject({ changed: true, key: { revokedAt: now } })
     expect(heard.map((change) => [change.action, change.actor, change.at, change.before?.rpm, change.after.rpm])).toEqual([
-      ['create', actor, now, undefined, 5], ['edit', actor, now, 5, null],
-      ['rotate', actor, now, null, null], ['revoke', actor, now, null, null],
+      ['create', actor, now, undefined, 5],
+      ['edit', actor, now, 5, null],
+      ['rotate', actor, now, null, null],
+      ['revoke', actor, now, null, null],
     ])
     expect(heard[0]!.before).toBeNull()
     expect(heard[2]!.before!.hash).not.toBe(heard[2]!.after.hash)
@@ -59,24 +70,36 @@ describe('KeyService', () => {
     const { record } = await service.create({ accountId }, actor)
     heard = []
     const cases: [Record<string, unknown>, string | undefined][] = [
-      [{ name: 'x'.repeat(101) }, 'name'], [{ models: [] }, 'models'], [{ models: ['gpt-9'] }, 'models'], [{ rpm: 0 }, 'rpm'],
-      [{ tpm: 1.5 }, 'tpm'], [{ concurrency: 1_000_000_001 }, 'concurrency'], [{ budget: 0 }, 'budget'], [{ budget: -1 }, 'budget'],
-      [{ expiresAt: now }, 'expiresAt'], [{ allowedIps: [] }, 'allowedIps'], [{ allowedIps: ['10.0.0.0/33'] }, 'allowedIps'], [{}, undefined],
+      [{ name: 'x'.repeat(101) }, 'name'],
+      [{ models: [] }, 'models'],
+      [{ models: ['gpt-9'] }, 'models'],
+      [{ rpm: 0 }, 'rpm'],
+      [{ tpm: 1.5 }, 'tpm'],
+      [{ concurrency: 1_000_000_001 }, 'concurrency'],
+      [{ budget: 0 }, 'budget'],
+      [{ budget: -1 }, 'budget'],
+      [{ expiresAt: now }, 'expiresAt'],
+      [{ allowedIps: [] }, 'allowedIps'],
+      [{ allowedIps: ['10.0.0.0/33'] }, 'allowedIps'],
+      [{}, undefined],
     ]
     for (const [changes, field] of cases) {
       const error = await refusal(service.edit(record.id, changes, actor))
       expect({ changes, error }).toEqual({ changes, error: expect.any(KeyInputError) })
       expect((error as KeyInputError).field).toBe(field as never)
       if (Object.keys(changes).length === 0) continue
-      expect((await refusal(service.create({ accountId, ...changes }, actor)) as KeyInputError).field).toBe(field as never)
+      expect(((await refusal(service.create({ accountId, ...changes }, actor))) as KeyInputError).field).toBe(field as never)
     }
     expect(heard).toEqual([])
     expect(await store.keys.list(accountId)).toEqual([record])
   })
 
-  test('a refused address list says which entry is wrong and why, in words that follow the field\'s name', async () => {
-    const rule = async (allowedIps: unknown[]) => ((await refusal(service.create({ accountId, allowedIps: allowedIps as string[] }, actor))) as KeyInputError).rule
-    expect(await rule(['10.0.0.1', '10.0.0.300'])).toBe('has a bad entry 2: "10.0.0.300" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32')
+  test("a refused address list says which entry is wrong and why, in words that follow the field's name", async () => {
+    const rule = async (allowedIps: unknown[]) =>
+      ((await refusal(service.create({ accountId, allowedIps: allowedIps as string[] }, actor))) as KeyInputError).rule
+    expect(await rule(['10.0.0.1', '10.0.0.300'])).toBe(
+      'has a bad entry 2: "10.0.0.300" is not an IP address or CIDR block such as 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32',
+    )
     expect(await rule([42])).toBe('has a bad entry 1: it must be a string such as "10.0.0.0/8"')
     expect(await rule([])).toBe('is empty: list at least one address or block, or leave it out to allow every address')
     const { record } = await service.create({ accountId, allowedIps: [' 10.0.0.0/8 ', '10.0.0.0/8', '::1'] }, actor)
@@ -111,8 +134,16 @@ describe('KeyService', () => {
     const logger: Logger = { info() {}, warn() {}, error: (fields) => void logged.push(fields as Record<string, unknown>) }
     const later: string[] = []
     const failing = new KeyService({
-      repository: store.keys, configuredModels: () => models, logger, clock: () => now,
-      listeners: [() => { throw new TypeError('cache is broken') }, (change) => void later.push(change.after.id)],
+      repository: store.keys,
+      configuredModels: () => models,
+      logger,
+      clock: () => now,
+      listeners: [
+        () => {
+          throw new TypeError('cache is broken')
+        },
+        (change) => void later.push(change.after.id),
+      ],
     })
     const { record } = await failing.create({ accountId }, actor)
     expect(await store.keys.findById(record.id)).toEqual(record)

@@ -6,7 +6,14 @@ import { auditChange } from './audit/note.ts'
 import { keyObject } from './audit/objects.ts'
 import { checkKeyChanges, KeyInputError } from './key-rules.ts'
 import {
-  changeKey, type CreatedKey, createKey, type NewKeyInput, replaceSecret, requireKey, requireLiveKey, type RevokedKey,
+  changeKey,
+  type CreatedKey,
+  createKey,
+  type NewKeyInput,
+  replaceSecret,
+  requireKey,
+  requireLiveKey,
+  type RevokedKey,
 } from './keys.ts'
 import type { KeyRecord, ProjectRecord } from './records.ts'
 import type { KeyChanges, KeyRepository } from './repositories.ts'
@@ -69,7 +76,12 @@ export class KeyService {
     const at = this.clock()
     const fields = this.check(input, at)
     await this.checkProject(fields.projectId ?? null, input.accountId, fields.models ?? null)
-    const created = await createKey(this.repository, { ...fields, accountId: input.accountId }, at, auditChange(actor, 'key.create', keyObject, { at }))
+    const created = await createKey(
+      this.repository,
+      { ...fields, accountId: input.accountId },
+      at,
+      auditChange(actor, 'key.create', keyObject, { at }),
+    )
     // As stored and read back: read with its project and budgets, so the key caches never hold it without them.
     created.record = (await this.repository.findById(created.record.id)) ?? created.record
     await this.announce({ action: 'create', actor, at, before: null, after: created.record })
@@ -83,7 +95,11 @@ export class KeyService {
     if (Object.keys(fields).length === 0) throw new KeyInputError(undefined, 'nothing to change')
     const before = await requireLiveKey(this.repository, id)
     if (fields.projectId !== undefined || fields.models !== undefined) {
-      await this.checkProject(fields.projectId === undefined ? before.projectId : fields.projectId, before.accountId, fields.models === undefined ? before.models : fields.models)
+      await this.checkProject(
+        fields.projectId === undefined ? before.projectId : fields.projectId,
+        before.accountId,
+        fields.models === undefined ? before.models : fields.models,
+      )
     }
     const after = await changeKey(this.repository, before, fields, at, auditChange(actor, 'key.edit', keyObject, { at }))
     await this.announce({ action: 'edit', actor, at, before, after })
@@ -119,9 +135,10 @@ export class KeyService {
   private async checkProject(projectId: number | null, accountId: number, models: string[] | null): Promise<void> {
     if (projectId === null) return
     const project = await this.options.findProject?.(projectId)
-    if (!project || project.accountId !== accountId) throw new KeyInputError('projectId', 'must name a project of the key\'s account')
+    if (!project || project.accountId !== accountId) throw new KeyInputError('projectId', "must name a project of the key's account")
     const outside = project.models && (models ?? []).filter((model) => !project.models!.includes(model))
-    if (outside?.length) throw new KeyInputError('models', `must be within its project's models (${project.models!.join(', ')}); not: ${outside.join(', ')}`)
+    if (outside?.length)
+      throw new KeyInputError('models', `must be within its project's models (${project.models!.join(', ')}); not: ${outside.join(', ')}`)
   }
 
   private async announce(change: KeyChange): Promise<void> {

@@ -38,7 +38,12 @@ const distinctModels = (models: string[] | null | undefined) => (models && model
  * Store a new key as given. A change to stored keys only (tests and scripts set keys up with it, an expired one too):
  * KeyService.create is what callers use, so the fields are checked and the key caches hear of it.
  */
-export async function createKey(repository: KeyRepository, input: NewKeyInput, now = Date.now(), audit?: AuditNote<KeyRecord>): Promise<CreatedKey> {
+export async function createKey(
+  repository: KeyRepository,
+  input: NewKeyInput,
+  now = Date.now(),
+  audit?: AuditNote<KeyRecord>,
+): Promise<CreatedKey> {
   const { secret, prefix, hash } = newSecret()
   const record: KeyRecord = {
     id: `key_${randomBase62(12)}`,
@@ -116,7 +121,13 @@ export async function updateKey(repository: KeyRepository, id: string, changes: 
 }
 
 /** updateKey's write, for a key already read (`key`, as it was before). */
-export async function changeKey(repository: KeyRepository, key: KeyRecord, changes: KeyChanges, now: number, audit?: AuditNote<KeyRecord>): Promise<KeyRecord> {
+export async function changeKey(
+  repository: KeyRepository,
+  key: KeyRecord,
+  changes: KeyChanges,
+  now: number,
+  audit?: AuditNote<KeyRecord>,
+): Promise<KeyRecord> {
   const stored = { ...changes, ...(changes.models !== undefined && { models: distinctModels(changes.models) }) }
   if (!(await repository.update(key.id, stored, after(key, now), audit))) throw revokedConflict(key.id)
   return (await repository.findById(key.id))!
@@ -131,7 +142,12 @@ export async function rotateKey(repository: KeyRepository, id: string, now = Dat
 }
 
 /** rotateKey's write, for a key already read (`key`, as it was before). */
-export async function replaceSecret(repository: KeyRepository, key: KeyRecord, now: number, audit?: AuditNote<KeyRecord>): Promise<CreatedKey> {
+export async function replaceSecret(
+  repository: KeyRepository,
+  key: KeyRecord,
+  now: number,
+  audit?: AuditNote<KeyRecord>,
+): Promise<CreatedKey> {
   const { secret, prefix, hash } = newSecret()
   if (!(await repository.rotate(key.id, { hash, prefix }, after(key, now), audit))) throw revokedConflict(key.id)
   return { record: (await repository.findById(key.id))!, secret }

@@ -57,7 +57,15 @@ export interface LeaseTerm {
 /** A request's hold, cut from a lease that has room for it. */
 export function carve(lease: Lease, keyId: string, amount: number): Hold {
   lease.used += amount
-  return { id: lease.id, accountId: lease.accountId, keyId, amount, createdAt: Date.now(), budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods }
+  return {
+    id: lease.id,
+    accountId: lease.accountId,
+    keyId,
+    amount,
+    createdAt: Date.now(),
+    budgetKeyId: lease.budgetKeyId,
+    budgetPeriods: lease.periods,
+  }
 }
 
 /**

@@ -31,7 +31,11 @@ export class Leases {
   /** Bumped each time the process is declared gone: a reservation made before then is not this process's any more. */
   private epoch = 0
 
-  constructor(private readonly repository: LedgerRepository, private readonly writer: LedgerWriter, private readonly options: LeasesOptions) {}
+  constructor(
+    private readonly repository: LedgerRepository,
+    private readonly writer: LedgerWriter,
+    private readonly options: LeasesOptions,
+  ) {}
 
   /**
    * The lease a hold of this account (and key, under budgets) is carved from; made empty when there is none. A lease
@@ -39,13 +43,31 @@ export class Leases {
    * new one is made, reserved in the new period.
    */
   leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create: true): Lease
-  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create?: false): Lease | undefined
-  leaseFor(accountId: number, keyId: string, budgetKeyId: string | undefined, governed: GovernedKey | undefined, create = false): Lease | undefined {
+  leaseFor(
+    accountId: number,
+    keyId: string,
+    budgetKeyId: string | undefined,
+    governed: GovernedKey | undefined,
+    create?: false,
+  ): Lease | undefined
+  leaseFor(
+    accountId: number,
+    keyId: string,
+    budgetKeyId: string | undefined,
+    governed: GovernedKey | undefined,
+    create = false,
+  ): Lease | undefined {
     const scheduled = governed?.budgets !== undefined && governed.budgets.length > 0
     const slot = slotOf(accountId, keyId, budgetKeyId !== undefined || scheduled)
     let lease = this.current.get(slot)
     const signature = scheduled ? governed.budgetSignature : undefined
-    if (lease && !lease.growing && (lease.signature !== signature || lease.budgetKeyId !== budgetKeyId || (lease.validUntil !== Infinity && lease.validUntil <= Date.now()))) {
+    if (
+      lease &&
+      !lease.growing &&
+      (lease.signature !== signature ||
+        lease.budgetKeyId !== budgetKeyId ||
+        (lease.validUntil !== Infinity && lease.validUntil <= Date.now()))
+    ) {
       this.end(lease)
       lease = undefined
     }
@@ -96,34 +118,46 @@ export class Leases {
     let late = false
     const reserved = this.repository
       .reserve({
-        leaseId: lease.id, accountId: lease.accountId, keyId: lease.keyId, budgetKeyId: lease.budgetKeyId, need, want, at: Date.now(),
-        budgetIds: lease.budgetIds, periods: lease.periods,
+        leaseId: lease.id,
+        accountId: lease.accountId,
+        keyId: lease.keyId,
+        budgetKeyId: lease.budgetKeyId,
+        need,
+        want,
+        at: Date.now(),
+        budgetIds: lease.budgetIds,
+        periods: lease.periods,
       })
-      .then((result) => {
-        // Granted to a registration since declared gone: another instance released it (or will).
-        if (epoch !== this.epoch) return { granted: 0, short: 'gone' } satisfies Reservation
-        if (result.granted > 0 && result.periods !== undefined) {
-          lease.periods = result.periods
-          lease.validUntil = result.validUntil ?? Infinity
-        }
-        if (result.short === 'budget') lease.shortBy = { budgetId: result.budgetId, resetsAt: result.resetsAt }
-        lease.amount += result.granted
-        lease.hasRow ||= result.granted > 0
-        if (late && result.granted > 0) this.giveBackIfIdle(lease)
-        return result
-      }, (error: unknown) => {
-        this.writer.markDown(error)
-        return undefined
-      })
+      .then(
+        (result) => {
+          // Granted to a registration since declared gone: another instance released it (or will).
+          if (epoch !== this.epoch) return { granted: 0, short: 'gone' } satisfies Reservation
+          if (result.granted > 0 && result.periods !== undefined) {
+            lease.periods = result.periods
+            lease.validUntil = result.validUntil ?? Infinity
+          }
+          if (result.short === 'budget') lease.shortBy = { budgetId: result.budgetId, resetsAt: result.resetsAt }
+          lease.amount += result.granted
+          lease.hasRow ||= result.granted > 0
+          if (late && result.granted > 0) this.giveBackIfIdle(lease)
+          return result
+        },
+        (error: unknown) => {
+          this.writer.markDown(error)
+          return undefined
+        },
+      )
     let outcome: Shortfall = 'unreachable'
-    const growing: Promise<void> = withinDeadline(reserved, this.options.writeTimeoutMs).then((result) => {
-      if (result === overdue) {
-        late = true
-        this.writer.markDown(new Error(`a reservation took more than ${this.options.writeTimeoutMs} ms`))
-      } else if (result) outcome = result.granted > 0 ? undefined : result.short ?? 'balance'
-    }).finally(() => {
-      if (lease.growing === growing) lease.growing = undefined
-    })
+    const growing: Promise<void> = withinDeadline(reserved, this.options.writeTimeoutMs)
+      .then((result) => {
+        if (result === overdue) {
+          late = true
+          this.writer.markDown(new Error(`a reservation took more than ${this.options.writeTimeoutMs} ms`))
+        } else if (result) outcome = result.granted > 0 ? undefined : (result.short ?? 'balance')
+      })
+      .finally(() => {
+        if (lease.growing === growing) lease.growing = undefined
+      })
     lease.growing = growing
     await growing
     return outcome
@@ -145,7 +179,14 @@ export class Leases {
         continue
       }
       lease.amount = lease.used
-      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId, amount: room, budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods })
+      this.writer.enqueue({
+        kind: 'release',
+        leaseId: lease.id,
+        accountId,
+        amount: room,
+        budgetKeyId: lease.budgetKeyId,
+        budgetPeriods: lease.periods,
+      })
     }
     return freed
   }
@@ -159,7 +200,14 @@ export class Leases {
     lease.idleTimer = undefined
     this.current.delete(lease.slot)
     if (lease.hasRow) {
-      this.writer.enqueue({ kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: lease.amount, budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods })
+      this.writer.enqueue({
+        kind: 'release',
+        leaseId: lease.id,
+        accountId: lease.accountId,
+        amount: lease.amount,
+        budgetKeyId: lease.budgetKeyId,
+        budgetPeriods: lease.periods,
+      })
     }
   }
 
@@ -198,7 +246,12 @@ export class Leases {
     this.retired.delete(lease.heldAs ?? lease.id)
     // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
     this.writer.enqueue({
-      kind: 'release', leaseId: lease.id, accountId: lease.accountId, amount: Math.max(0, lease.amount), budgetKeyId: lease.budgetKeyId, budgetPeriods: lease.periods,
+      kind: 'release',
+      leaseId: lease.id,
+      accountId: lease.accountId,
+      amount: Math.max(0, lease.amount),
+      budgetKeyId: lease.budgetKeyId,
+      budgetPeriods: lease.periods,
     })
     lease.amount = 0
   }
@@ -226,14 +279,24 @@ export class Leases {
       lease.amount = 0
       held += lease.used
     }
-    this.options.logger?.warn({ leases_in_flight: inFlight.length, held },
-      'this instance had been declared gone (silent past the timeout) and its holds released: registered again, leases renewed')
+    this.options.logger?.warn(
+      { leases_in_flight: inFlight.length, held },
+      'this instance had been declared gone (silent past the timeout) and its holds released: registered again, leases renewed',
+    )
     if (inFlight.length === 0) return
-    void this.writer.serialize(() => Promise.all(inFlight.map(async (lease) => {
-      const short = await this.grow(lease, lease.used, lease.used)
-      if (short) this.options.logger?.warn({ account: lease.accountId, held: lease.used, short }, 'requests in flight could not be reserved again: they settle without a hold')
-      this.giveBackIfIdle(lease)
-    })))
+    void this.writer.serialize(() =>
+      Promise.all(
+        inFlight.map(async (lease) => {
+          const short = await this.grow(lease, lease.used, lease.used)
+          if (short)
+            this.options.logger?.warn(
+              { account: lease.accountId, held: lease.used, short },
+              'requests in flight could not be reserved again: they settle without a hold',
+            )
+          this.giveBackIfIdle(lease)
+        }),
+      ),
+    )
   }
 }
 

@@ -74,7 +74,10 @@ export class LedgerWriter {
   /** Refusal rows queued or kept for a retry: beyond a cap they are dropped (ledger.ts). */
   pendingRefusals = 0
 
-  constructor(private readonly repository: LedgerRepository, private readonly options: WriterOptions) {}
+  constructor(
+    private readonly repository: LedgerRepository,
+    private readonly options: WriterOptions,
+  ) {}
 
   /** Queue a settlement; resolves once its bill is durable (group commit: it shares the next transaction). */
   settle(write: LedgerWrite): Promise<void> {
@@ -138,8 +141,8 @@ export class LedgerWriter {
     for (let start = 0; start < due.length; start += this.options.maxBatch) {
       const batch = due.length <= this.options.maxBatch ? due : due.slice(start, start + this.options.maxBatch)
       const id = batch.some(isRelease) ? `batch_${randomBase62(16)}` : undefined
-      if (this.up && await this.attempt(batch, { batchId: id })) this.written(batch)
-      else if (!await this.setAside(batch, id, commit)) durable = false
+      if (this.up && (await this.attempt(batch, { batchId: id }))) this.written(batch)
+      else if (!(await this.setAside(batch, id, commit))) durable = false
     }
     if (durable) commit?.resolve()
   }
@@ -147,7 +150,7 @@ export class LedgerWriter {
   /** Write one batch under the deadline; false (and the database marked unreachable) when it failed or is late. */
   private async attempt(batch: LedgerWrite[], options: WriteOptions): Promise<boolean> {
     try {
-      if (await withinDeadline(this.repository.write(batch, options), this.options.writeTimeoutMs) !== overdue) return true
+      if ((await withinDeadline(this.repository.write(batch, options), this.options.writeTimeoutMs)) !== overdue) return true
       this.markDown(new Error(`a ledger write took more than ${this.options.writeTimeoutMs} ms`))
     } catch (error) {
       this.markDown(error)
@@ -171,7 +174,14 @@ export class LedgerWriter {
         return true
       } catch (error) {
         countBackgroundFailure('bill spool write')
-        if (this.options.logger) logFailure(this.options.logger, error, 'bill spool', { bills: bills.length }, 'the bill spool could not be written; the bills wait in memory')
+        if (this.options.logger)
+          logFailure(
+            this.options.logger,
+            error,
+            'bill spool',
+            { bills: bills.length },
+            'the bill spool could not be written; the bills wait in memory',
+          )
       }
     }
     this.retries.push({ id, writes: batch, commit: bills.length ? commit : undefined })
@@ -182,7 +192,7 @@ export class LedgerWriter {
     while (this.up && this.retries.length) {
       const retry = this.retries[0]!
       // Its first write may have committed after all (late, or its answer lost): what is there is skipped.
-      if (!await this.attempt(retry.writes, { batchId: retry.id, replay: true })) return
+      if (!(await this.attempt(retry.writes, { batchId: retry.id, replay: true }))) return
       this.retries.shift()
       this.written(retry.writes)
       retry.commit?.resolve()
@@ -205,7 +215,7 @@ export class LedgerWriter {
   /** One batch of the spool written; false when none was left or the write failed. */
   private async replayBatch(): Promise<boolean> {
     const next = this.up ? await this.options.spool!.next(this.options.maxBatch) : undefined
-    if (!next || !await this.attempt(next.bills, { replay: true })) return false
+    if (!next || !(await this.attempt(next.bills, { replay: true }))) return false
     this.told(next.bills)
     await next.done()
     return true
@@ -217,7 +227,13 @@ export class LedgerWriter {
     this.up = false
     this.outages++
     if (this.options.logger) {
-      logFailure(this.options.logger, error, 'ledger', {}, 'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does')
+      logFailure(
+        this.options.logger,
+        error,
+        'ledger',
+        {},
+        'the database does not answer: bills go to the spool, requests beyond the leases are refused (503) until it does',
+      )
     }
     this.probe = setInterval(() => void this.tryAgain(), this.options.probeMs)
     this.probe.unref?.()
@@ -227,7 +243,7 @@ export class LedgerWriter {
     if (this.probing) return
     this.probing = true
     try {
-      if (await withinDeadline(this.repository.ping(), this.options.writeTimeoutMs) === overdue) return
+      if ((await withinDeadline(this.repository.ping(), this.options.writeTimeoutMs)) === overdue) return
       clearInterval(this.probe)
       this.up = true
       this.options.logger?.info({ spooled: this.options.spool?.stats().entries ?? 0 }, 'the database answers again: writing what waited')

@@ -9,10 +9,27 @@ import { Ledger } from './ledger.ts'
 
 function usage(accountId: number, cost: number): UsageRecord {
   return {
-    requestId: `req_${crypto.randomUUID()}`, accountId, keyId: 'k', model: 'm', provider: 'p', upstreamModel: 'u', protocol: 'openai-chat',
-    operation: 'chat', units: 0,
-    inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, cost,
-    status: 200, errorType: null, latencyMs: 1, stream: false, estimated: false, createdAt: Date.now(),
+    requestId: `req_${crypto.randomUUID()}`,
+    accountId,
+    keyId: 'k',
+    model: 'm',
+    provider: 'p',
+    upstreamModel: 'u',
+    protocol: 'openai-chat',
+    operation: 'chat',
+    units: 0,
+    inputTokens: 1,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 1,
+    reasoningTokens: 0,
+    cost,
+    status: 200,
+    errorType: null,
+    latencyMs: 1,
+    stream: false,
+    estimated: false,
+    createdAt: Date.now(),
   }
 }
 
@@ -28,17 +45,19 @@ describe('Ledger with leases over SQLite', () => {
     let admitted = 0
     let refused = 0
     // Each request holds 30 000 and costs 12 345: 1 000 000 cannot pay for all 200.
-    await Promise.all(Array.from({ length: 200 }, async (_, index) => {
-      const ledger = ledgers[index % 2]!
-      try {
-        const hold = await ledger.placeHold(account.id, 'k', 30_000)
-        admitted++
-        await Bun.sleep(index % 5)
-        ledger.settle(hold, usage(account.id, 12_345))
-      } catch {
-        refused++
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: 200 }, async (_, index) => {
+        const ledger = ledgers[index % 2]!
+        try {
+          const hold = await ledger.placeHold(account.id, 'k', 30_000)
+          admitted++
+          await Bun.sleep(index % 5)
+          ledger.settle(hold, usage(account.id, 12_345))
+        } catch {
+          refused++
+        }
+      }),
+    )
     await Promise.all(ledgers.map((ledger) => ledger.drain()))
     const final = (await first.accounts.findById(account.id))!
     const summary = await first.usage.summarize({ accountId: account.id })
@@ -116,16 +135,29 @@ describe('usage rows written in one batch', () => {
     // 70 rows: two full INSERTs of 32 rows and one of 6, with values that differ per row.
     for (let index = 0; index < 70; index++) {
       const hold = await ledger.placeHold(account.id, 'k', 1_000)
-      void ledger.settle(hold, { ...usage(account.id, index * 10), requestId: `r${index}`, outputTokens: index, status: index % 7 === 0 ? 502 : 200, errorType: index % 7 === 0 ? 'upstream' : null, stream: index % 2 === 0 })
+      void ledger.settle(hold, {
+        ...usage(account.id, index * 10),
+        requestId: `r${index}`,
+        outputTokens: index,
+        status: index % 7 === 0 ? 502 : 200,
+        errorType: index % 7 === 0 ? 'upstream' : null,
+        stream: index % 2 === 0,
+      })
     }
     await ledger.drain()
     const rows = await store.usage.listRequests({ accountId: account.id }, 100)
     expect(rows.length).toBe(70)
     for (const row of rows) {
       const index = Number(row.requestId.slice(1))
-      expect([row.outputTokens, row.cost, row.status, row.errorType, row.stream]).toEqual([index, index * 10, index % 7 === 0 ? 502 : 200, index % 7 === 0 ? 'upstream' : null, index % 2 === 0])
+      expect([row.outputTokens, row.cost, row.status, row.errorType, row.stream]).toEqual([
+        index,
+        index * 10,
+        index % 7 === 0 ? 502 : 200,
+        index % 7 === 0 ? 'upstream' : null,
+        index % 2 === 0,
+      ])
     }
-    const spent = (69 * 70 / 2) * 10
+    const spent = ((69 * 70) / 2) * 10
     expect((await store.usage.summarize({ accountId: account.id })).spent).toBe(spent)
     expect((await store.accounts.findById(account.id))!.balance).toBe(10_000_000 - spent)
   })

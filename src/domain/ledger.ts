@@ -66,7 +66,10 @@ export class Ledger {
   /** Times this process found it had been declared gone by another instance (PostgreSQL). */
   losses = 0
 
-  constructor(repository: LedgerRepository, private readonly options: LedgerOptions = {}) {
+  constructor(
+    repository: LedgerRepository,
+    private readonly options: LedgerOptions = {},
+  ) {
     // Settlements are written by group commit (`settle` schedules the next flush as soon as the event loop has
     // handled what is ready, and the answer's last bytes wait for it), so a crash never loses the bill of an answer a
     // client received in full. What nobody waits for — lease releases, refusal rows — waits up to `flushMs` to share
@@ -74,12 +77,21 @@ export class Ledger {
     // in batches of 5, ~9 in batches of 128; interleaved micro-benchmark, 2026-11-23).
     this.writeTimeoutMs = options.writeTimeoutMs ?? 2000
     this.writer = new LedgerWriter(repository, {
-      flushMs: options.flushMs ?? 50, maxBatch: options.maxBatch ?? 1024, writeTimeoutMs: this.writeTimeoutMs,
-      probeMs: options.probeMs ?? 500, spool: options.spool, logger: options.logger, onError: options.onError, onWritten: options.onWritten,
+      flushMs: options.flushMs ?? 50,
+      maxBatch: options.maxBatch ?? 1024,
+      writeTimeoutMs: this.writeTimeoutMs,
+      probeMs: options.probeMs ?? 500,
+      spool: options.spool,
+      logger: options.logger,
+      onError: options.onError,
+      onWritten: options.onWritten,
     })
     this.leaseFactor = options.leaseFactor ?? 20
     this.leases = new Leases(repository, this.writer, {
-      leaseFactor: this.leaseFactor, leaseIdleMs: options.leaseIdleMs ?? 1000, writeTimeoutMs: this.writeTimeoutMs, logger: options.logger,
+      leaseFactor: this.leaseFactor,
+      leaseIdleMs: options.leaseIdleMs ?? 1000,
+      writeTimeoutMs: this.writeTimeoutMs,
+      logger: options.logger,
     })
     this.term = repository.term
     this.term?.onLost(() => {
@@ -92,7 +104,13 @@ export class Ledger {
    * The usual case of a hold, answered at once (no promise, no async frame, no microtask): a hold carved from a lease
    * that has room for it, or undefined when there is none and `placeHold` must reserve more.
    */
-  holdFromLease(accountId: number, keyId: string, amount: number, keyBudget: number | null = null, governed?: GovernedKey): Hold | undefined {
+  holdFromLease(
+    accountId: number,
+    keyId: string,
+    amount: number,
+    keyBudget: number | null = null,
+    governed?: GovernedKey,
+  ): Hold | undefined {
     const lease = this.leases.leaseFor(accountId, keyId, keyBudget === null ? undefined : keyId, governed)
     return lease && !lease.growing && lease.amount - lease.used >= amount && this.trusted() ? carve(lease, keyId, amount) : undefined
   }
@@ -102,7 +120,13 @@ export class Ledger {
    * what is left of the budget; with `governed`, of each scheduled budget that applies, in its current period)
    * cannot cover it, or with 503 when it needs the database and the database does not answer.
    */
-  async placeHold(accountId: number, keyId: string, amount: number, keyBudget: number | null = null, governed?: GovernedKey): Promise<Hold> {
+  async placeHold(
+    accountId: number,
+    keyId: string,
+    amount: number,
+    keyBudget: number | null = null,
+    governed?: GovernedKey,
+  ): Promise<Hold> {
     const budgetKeyId = keyBudget === null ? undefined : keyId
     let reclaims = 0
     let losses = 0
@@ -142,12 +166,16 @@ export class Ledger {
         throw budgetExceeded(amount, budget, lease.shortBy.resetsAt, governed)
       }
       throw short === 'budget'
-        ? new GatewayError('insufficient_balance',
-          `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
-          { code: 'budget_exceeded' })
-        : new GatewayError('insufficient_balance',
-          `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
-          { code: 'insufficient_balance' })
+        ? new GatewayError(
+            'insufficient_balance',
+            `Budget exceeded: this request may cost up to $${formatUsd(amount)}, more than is left of this API key's $${formatUsd(keyBudget!)} budget.`,
+            { code: 'budget_exceeded' },
+          )
+        : new GatewayError(
+            'insufficient_balance',
+            `Insufficient balance: this request may cost up to $${formatUsd(amount)}, more than the account has available. Add credit or lower max_tokens.`,
+            { code: 'insufficient_balance' },
+          )
     }
   }
 
@@ -159,7 +187,7 @@ export class Ledger {
   /** Prove the leases are still this process's (one heartbeat, shared); 503 when the database does not answer in time. */
   private async renewTerm(): Promise<void> {
     try {
-      if (await withinDeadline(this.term!.renew(), this.writeTimeoutMs) !== overdue) return
+      if ((await withinDeadline(this.term!.renew(), this.writeTimeoutMs)) !== overdue) return
     } catch (error) {
       // Unreachable: refused below. A bug in the heartbeat is not an outage: told, with its stack.
       if (isBug(error)) this.options.onError?.(error)
@@ -229,9 +257,11 @@ export class Ledger {
 }
 
 function databaseUnavailable(): GatewayError {
-  return new GatewayError('upstream_unavailable',
+  return new GatewayError(
+    'upstream_unavailable',
     'The gateway cannot reach its database to reserve money for this request. Try again shortly.',
-    { code: 'database_unavailable', retryAfter: 1 })
+    { code: 'database_unavailable', retryAfter: 1 },
+  )
 }
 
 /** Refusal rows that may wait to be written (about 10 MB); more are dropped, and counted, until writes succeed. */

@@ -52,18 +52,31 @@ export interface Limiter {
 export type RefusalReason = 'concurrency' | 'requests' | 'tokens'
 
 /** The 429 of a refused admission, the same wherever the limits are counted; `waitMs` becomes Retry-After. */
-export function rateLimitRefusal(reason: RefusalReason, key: LimitedKey, tokens: number, waitMs: number, state: RateLimitState): GatewayError {
+export function rateLimitRefusal(
+  reason: RefusalReason,
+  key: LimitedKey,
+  tokens: number,
+  waitMs: number,
+  state: RateLimitState,
+): GatewayError {
   if (reason === 'concurrency') {
-    return new GatewayError('rate_limit', `${capitalize(key.label ?? 'this API key')} allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
-      { code: 'concurrency_limit_exceeded', retryAfter: 1, rateLimit: state })
+    return new GatewayError(
+      'rate_limit',
+      `${capitalize(key.label ?? 'this API key')} allows ${key.concurrency} concurrent request(s); wait for one to finish.`,
+      { code: 'concurrency_limit_exceeded', retryAfter: 1, rateLimit: state },
+    )
   }
   if (reason === 'requests') {
-    return new GatewayError('rate_limit', `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.rpm} requests per minute.`,
-      { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
+    return new GatewayError('rate_limit', `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.rpm} requests per minute.`, {
+      code: 'rate_limit_exceeded',
+      retryAfter: seconds(waitMs),
+      rateLimit: state,
+    })
   }
-  const message = tokens > key.tpm!
-    ? `This request (about ${tokens} tokens) is larger than ${key.label ?? 'this API key'}'s limit of ${key.tpm} tokens per minute.`
-    : `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.tpm} tokens per minute.`
+  const message =
+    tokens > key.tpm!
+      ? `This request (about ${tokens} tokens) is larger than ${key.label ?? 'this API key'}'s limit of ${key.tpm} tokens per minute.`
+      : `Rate limit reached: ${key.label ?? 'this API key'} allows ${key.tpm} tokens per minute.`
   return new GatewayError('rate_limit', message, { code: 'rate_limit_exceeded', retryAfter: seconds(waitMs), rateLimit: state })
 }
 
@@ -73,7 +86,13 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 export function projectLimits(key: KeyRecord): LimitedKey | undefined {
   const project = key.project
   if (!project || (project.rpm === null && project.tpm === null && project.concurrency === null)) return undefined
-  return { id: `project:${project.id}`, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency, label: `project "${project.name}"` }
+  return {
+    id: `project:${project.id}`,
+    rpm: project.rpm,
+    tpm: project.tpm,
+    concurrency: project.concurrency,
+    label: `project "${project.name}"`,
+  }
 }
 
 /** A project's admission after its key's, as one permit; refused there, the key's admission is undone. */
@@ -152,7 +171,8 @@ export class KeyLimiter implements Limiter {
         done = true
         usage.reserved -= tokens
         usage.active--
-        if (tokensUsed > 0 && Number.isSafeInteger(tokensUsed)) { // never NaN into the window: it would never drain
+        if (tokensUsed > 0 && Number.isSafeInteger(tokensUsed)) {
+          // never NaN into the window: it would never drain
           usage.tokens.push({ at: this.clock(), count: tokensUsed })
           usage.tokenSum += tokensUsed
         }

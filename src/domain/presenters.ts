@@ -1,6 +1,16 @@
 import { formatUsd } from '../core/money.ts'
 import { keyStatus } from './keys.ts'
-import type { AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, UsageDay, UsageGroup, UsageLogEntry, UsageTotals, UserRecord } from './records.ts'
+import type {
+  AccountRecord,
+  AdminTokenRecord,
+  KeyRecord,
+  LedgerEntry,
+  UsageDay,
+  UsageGroup,
+  UsageLogEntry,
+  UsageTotals,
+  UserRecord,
+} from './records.ts'
 
 /**
  * The JSON form of each record, one definition shared by the CLI's `--json` output and the console API, so the
@@ -33,7 +43,9 @@ export function keyJson(key: KeyRecord, accountName?: string) {
     created_at: isoTime(key.createdAt),
     last_used_at: isoTimeOrNull(key.lastUsedAt),
     revoked_at: isoTimeOrNull(key.revokedAt),
-    rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    concurrency: key.concurrency,
     budget_usd: key.budget === null ? null : formatUsd(key.budget),
     spent_usd: formatUsd(key.spent),
     expires_at: isoTimeOrNull(key.expiresAt),
@@ -67,8 +79,13 @@ export function creditJson(entry: LedgerEntry) {
 /** `requests` is the sum of the three outcomes, kept for readers written before the split. */
 export function totalsJson(totals: UsageTotals) {
   return {
-    requests: totals.requests, succeeded: totals.succeeded, refused: totals.refused, failed: totals.failed,
-    input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, spent_usd: formatUsd(totals.spent),
+    requests: totals.requests,
+    succeeded: totals.succeeded,
+    refused: totals.refused,
+    failed: totals.failed,
+    input_tokens: totals.inputTokens,
+    output_tokens: totals.outputTokens,
+    spent_usd: formatUsd(totals.spent),
   }
 }
 
@@ -127,7 +144,7 @@ export function adminTokenJson(token: AdminTokenRecord) {
     name: token.name,
     scope: token.scope,
     prefix: token.prefix,
-    status: token.revokedAt === null ? 'active' as const : 'revoked' as const,
+    status: token.revokedAt === null ? ('active' as const) : ('revoked' as const),
     created_at: isoTime(token.createdAt),
     last_used_at: isoTimeOrNull(token.lastUsedAt),
     revoked_at: isoTimeOrNull(token.revokedAt),

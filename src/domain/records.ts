@@ -63,6 +63,8 @@ export interface ProjectRecord {
   rpm: number | null
   tpm: number | null
   concurrency: number | null
+  /** The addresses its keys may be used from, as well as their own `allowedIps` (each list must allow); null for every address. */
+  allowedIps: string[] | null
   createdAt: number
   updatedAt: number
 }

@@ -1,7 +1,18 @@
 import type { WebhookRepository } from './alerts/records.ts'
 import type {
-  AccountRecord, AdminTokenRecord, KeyRecord, LedgerEntry, LedgerWrite, SessionRecord, UsageCursor, UsageDay, UsageFilter, UsageGroup,
-  UsageLogEntry, UsageSummary, UserRecord,
+  AccountRecord,
+  AdminTokenRecord,
+  KeyRecord,
+  LedgerEntry,
+  LedgerWrite,
+  SessionRecord,
+  UsageCursor,
+  UsageDay,
+  UsageFilter,
+  UsageGroup,
+  UsageLogEntry,
+  UsageSummary,
+  UserRecord,
 } from './records.ts'
 import type { LeaseTerm } from './lease.ts'
 import type { TaskRepository } from './tasks/repository.ts'
@@ -19,12 +30,23 @@ import type { BudgetRepository } from './budgets/repository.ts'
  */
 export interface AccountRepository {
   /** With `opening`, its first credit and ledger entry too: all of it, and the audit row, in one transaction. */
-  create(name: string, createdAt: number, options?: { opening?: { amount: number; note: string; actor: string }; audit?: AuditNote<AccountRecord> }): Promise<AccountRecord>
+  create(
+    name: string,
+    createdAt: number,
+    options?: { opening?: { amount: number; note: string; actor: string }; audit?: AuditNote<AccountRecord> },
+  ): Promise<AccountRecord>
   findByName(name: string): Promise<AccountRecord | undefined>
   findById(id: number): Promise<AccountRecord | undefined>
   list(): Promise<AccountRecord[]>
   /** Adds (or with a negative amount removes) money and writes the ledger entry in the same transaction. */
-  credit(accountId: number, amount: number, note: string, actor: string, at: number, audit?: AuditNote<AccountRecord>): Promise<AccountRecord>
+  credit(
+    accountId: number,
+    amount: number,
+    note: string,
+    actor: string,
+    at: number,
+    audit?: AuditNote<AccountRecord>,
+  ): Promise<AccountRecord>
   ledgerEntries(accountId: number): Promise<LedgerEntry[]>
 }
 
@@ -163,7 +185,12 @@ export interface UserRepository {
   delete(id: number, audit?: AuditNote<UserRecord>): Promise<boolean>
   setPasswordHash(id: number, passwordHash: string, at: number, audit?: AuditNote<UserRecord>): Promise<boolean>
   /** Role, account or name as single sign-on last mapped them (domain/single-sign-on). */
-  update(id: number, changes: Pick<UserRecord, 'name' | 'role' | 'accountId'>, at: number, audit?: AuditNote<UserRecord>): Promise<UserRecord | undefined>
+  update(
+    id: number,
+    changes: Pick<UserRecord, 'name' | 'role' | 'accountId'>,
+    at: number,
+    audit?: AuditNote<UserRecord>,
+  ): Promise<UserRecord | undefined>
 }
 
 export interface SessionRepository {

@@ -42,7 +42,17 @@ const readOnly: Permission[] = ['session', 'accounts:read', 'keys:read', 'budget
  */
 const granted: Record<UserRole, ReadonlySet<Permission>> = {
   admin: new Set(permissions),
-  'account-admin': new Set([...readOnly, 'keys:write', 'budgets:write', 'users:read', 'users:write', 'tasks:results', 'audit:read', 'webhooks:read', 'webhooks:write']),
+  'account-admin': new Set([
+    ...readOnly,
+    'keys:write',
+    'budgets:write',
+    'users:read',
+    'users:write',
+    'tasks:results',
+    'audit:read',
+    'webhooks:read',
+    'webhooks:write',
+  ]),
   viewer: new Set(readOnly),
 }
 

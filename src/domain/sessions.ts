@@ -23,12 +23,21 @@ export interface StartedSession {
 }
 
 /** A new session; with `audit` (a sign-in's row, audit/sign-ins.ts), recorded in the same transaction. */
-export async function startSession(sessions: SessionRepository, userId: number, now = Date.now(), audit?: AuditEntry): Promise<StartedSession> {
+export async function startSession(
+  sessions: SessionRepository,
+  userId: number,
+  now = Date.now(),
+  audit?: AuditEntry,
+): Promise<StartedSession> {
   await sessions.deleteExpired(now)
   const token = randomBase62(43) // ≈ 256 bits
   const session: SessionRecord = {
-    id: hashSessionToken(token), userId, csrfToken: randomBase62(32),
-    createdAt: now, lastSeenAt: now, expiresAt: Math.min(now + sessionIdleMs, now + sessionLifetimeMs),
+    id: hashSessionToken(token),
+    userId,
+    csrfToken: randomBase62(32),
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: Math.min(now + sessionIdleMs, now + sessionLifetimeMs),
   }
   await sessions.create(session, audit)
   return { token, session }

@@ -35,7 +35,10 @@ export class UsageFolder {
   private readonly everyMs: number
   private readonly firstDelayMs: number
 
-  constructor(private readonly usage: UsageRepository, private readonly options: UsageFolderOptions) {
+  constructor(
+    private readonly usage: UsageRepository,
+    private readonly options: UsageFolderOptions,
+  ) {
     this.job = new BackgroundJob(options.logger, 'usage folding', 'old usage rows stay as they are (the disk grows) until it works again')
     // 2,000 rows a batch took ~10–15 ms of SQLite on the serving thread (2 cores, 1M-row table); a pause as long
     // again keeps the fold to about half of one core and the requests around it within a batch's time of normal.
@@ -67,7 +70,12 @@ export class UsageFolder {
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      void this.foldNow().then(() => this.job.succeeded(), (error: unknown) => this.job.failed(error)).finally(() => this.schedule(this.everyMs))
+      void this.foldNow()
+        .then(
+          () => this.job.succeeded(),
+          (error: unknown) => this.job.failed(error),
+        )
+        .finally(() => this.schedule(this.everyMs))
     }, delayMs)
     this.timer.unref?.()
   }
@@ -82,7 +90,10 @@ export class UsageFolder {
       await Bun.sleep(this.pauseMs)
     }
     if (total > 0) {
-      this.options.logger.info({ rows: total, before: new Date(cutoff).toISOString(), ms: Math.round(performance.now() - started) }, 'folded old usage rows into daily totals')
+      this.options.logger.info(
+        { rows: total, before: new Date(cutoff).toISOString(), ms: Math.round(performance.now() - started) },
+        'folded old usage rows into daily totals',
+      )
     }
     return total
   }

@@ -45,29 +45,42 @@ function generatePassword(): string {
 
 function choosePassword(password: string | undefined): { password: string; generated: boolean } {
   if (password === undefined) return { password: generatePassword(), generated: true }
-  if (password.length < minimumPasswordLength) throw new DomainError('invalid', `the password must be at least ${minimumPasswordLength} characters`)
-  if (password.length > maximumPasswordLength) throw new DomainError('invalid', `the password must be at most ${maximumPasswordLength} characters`)
+  if (password.length < minimumPasswordLength)
+    throw new DomainError('invalid', `the password must be at least ${minimumPasswordLength} characters`)
+  if (password.length > maximumPasswordLength)
+    throw new DomainError('invalid', `the password must be at most ${maximumPasswordLength} characters`)
   return { password, generated: false }
 }
 
 /** A new login, recorded in the audit log as made by `actor` (without one: by the gateway itself, as fixtures are). */
 export async function createUser(
-  repositories: { users: UserRepository; accounts: AccountRepository }, input: NewUserInput, actor: Actor = systemActor(), now = Date.now(),
+  repositories: { users: UserRepository; accounts: AccountRepository },
+  input: NewUserInput,
+  actor: Actor = systemActor(),
+  now = Date.now(),
 ): Promise<UserWithPassword> {
   requireValidName('user name', input.name)
   if (input.role === 'admin' && input.accountId !== undefined) throw new DomainError('invalid', 'an admin does not belong to an account')
   if (belongsToAccount(input.role)) {
     if (input.accountId === undefined) throw new DomainError('invalid', `a login with the role ${input.role} needs an account`)
-    if (!(await repositories.accounts.findById(input.accountId))) throw new DomainError('not_found', `account ${input.accountId} does not exist`)
+    if (!(await repositories.accounts.findById(input.accountId)))
+      throw new DomainError('not_found', `account ${input.accountId} does not exist`)
   }
   if (await repositories.users.findByName(input.name)) throw new DomainError('conflict', `user "${input.name}" already exists`)
   if (input.singleSignOn && input.password !== undefined) throw new DomainError('invalid', 'a single sign-on login has no password')
   const { password, generated } = input.singleSignOn ? { password: '', generated: false } : choosePassword(input.password)
-  const user = await repositories.users.create({
-    name: input.name, role: input.role, accountId: input.accountId ?? null,
-    // An empty hash matches no password (verifyCredentials): the login can only be signed on to.
-    passwordHash: input.singleSignOn ? '' : await hashPassword(password), createdAt: now, updatedAt: now,
-  }, auditChange(actor, 'user.create', userObject, { at: now }))
+  const user = await repositories.users.create(
+    {
+      name: input.name,
+      role: input.role,
+      accountId: input.accountId ?? null,
+      // An empty hash matches no password (verifyCredentials): the login can only be signed on to.
+      passwordHash: input.singleSignOn ? '' : await hashPassword(password),
+      createdAt: now,
+      updatedAt: now,
+    },
+    auditChange(actor, 'user.create', userObject, { at: now }),
+  )
   return { user, password, generated }
 }
 
@@ -82,12 +95,20 @@ async function requireUser(users: UserRepository, name: string): Promise<UserRec
  * (`user.password`) says only that it was rotated, and by whom: the login itself, or an admin resetting it.
  */
 export async function changePassword(
-  repositories: { users: UserRepository; sessions: SessionRepository }, name: string, newPassword?: string, actor: Actor = systemActor(),
+  repositories: { users: UserRepository; sessions: SessionRepository },
+  name: string,
+  newPassword?: string,
+  actor: Actor = systemActor(),
 ): Promise<UserWithPassword> {
   const user = await requireUser(repositories.users, name)
   const { password, generated } = choosePassword(newPassword)
   const at = Date.now()
-  await repositories.users.setPasswordHash(user.id, await hashPassword(password), at, auditChange(actor, 'user.password', userObject, { at, rotated: 'password' }))
+  await repositories.users.setPasswordHash(
+    user.id,
+    await hashPassword(password),
+    at,
+    auditChange(actor, 'user.password', userObject, { at, rotated: 'password' }),
+  )
   await repositories.sessions.deleteForUser(user.id)
   return { user, password, generated }
 }

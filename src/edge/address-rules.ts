@@ -16,14 +16,15 @@ function rulesOf(entries: readonly string[] | null): AddressBlock[] | undefined 
 }
 
 /**
- * The `allowed_ips` lists that apply to a key's requests, each of which must let the client in. Today the key's own;
- * a project's list (once ProjectRecord has `allowedIps`, checked with core's normalizeAllowedIps) joins here as
- * `rulesOf(key.project?.allowedIps ?? null)`: the project comes with the cached key (domain/budgets/governance.ts), so
- * the check stays free of I/O, and a changed project is a new record, parsed once.
+ * The `allowed_ips` lists that apply to a key's requests: its own and its project's, each of which must let the client
+ * in (the narrower wins: a project's list cannot be widened by a key's, nor a key's by its project's). The project is
+ * read with the key into the same in-memory cache (budgets/governance.ts), so the check stays free of I/O.
  */
-function addressRulesFor(key: KeyRecord): (AddressBlock[] | undefined)[] | undefined {
+function addressRulesFor(key: KeyRecord): AddressBlock[][] | undefined {
   const own = rulesOf(key.allowedIps)
-  return own && [own]
+  const shared = rulesOf(key.project?.allowedIps ?? null)
+  if (own === undefined) return shared && [shared] // a key without rules of either kind (most) allocates nothing
+  return shared === undefined ? [own] : [own, shared]
 }
 
 /**
@@ -31,10 +32,18 @@ function addressRulesFor(key: KeyRecord): (AddressBlock[] | undefined)[] | undef
  * rules (client-address.ts says why that is worth saving), through `trusted_proxies` as everywhere. The message names
  * neither the key nor its rules: a stolen key tried from elsewhere learns nothing about where it would work.
  */
-export function refuseOtherAddresses(key: KeyRecord, request: Request, server: Server<unknown> | undefined, trustedProxies: readonly string[]): void {
+export function refuseOtherAddresses(
+  key: KeyRecord,
+  request: Request,
+  server: Server<unknown> | undefined,
+  trustedProxies: readonly string[],
+): void {
   const rules = addressRulesFor(key)
   if (rules === undefined) return
   if (passesAddressRules(rules, clientAddress(request, server, trustedProxies))) return
   // The operator's log line says which key was tried from where (noteUnauthenticated); the caller learns neither.
-  throw new GatewayError('permission', 'Requests from this address are not allowed.', { code: 'address_not_allowed', logDetail: `key ${key.id}` })
+  throw new GatewayError('permission', 'Requests from this address are not allowed.', {
+    code: 'address_not_allowed',
+    logDetail: `key ${key.id}`,
+  })
 }

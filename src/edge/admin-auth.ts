@@ -15,14 +15,23 @@ const unauthenticated = (message: string, code: GatewayCode) =>
  */
 export async function requireAdminToken(services: Services, request: Request, need: AdminScope): Promise<AdminTokenRecord> {
   const secret = bearerToken(request)
-  if (!secret) throw unauthenticated(`Missing admin token: send it as "Authorization: Bearer ${adminTokenPrefix}…" (tollgate admin-token create).`, 'missing_admin_token')
+  if (!secret)
+    throw unauthenticated(
+      `Missing admin token: send it as "Authorization: Bearer ${adminTokenPrefix}…" (tollgate admin-token create).`,
+      'missing_admin_token',
+    )
   if (!secret.startsWith(adminTokenPrefix)) {
-    throw unauthenticated(`This needs an admin token (${adminTokenPrefix}…); API keys and console sign-ins do not work here.`, 'admin_token_required')
+    throw unauthenticated(
+      `This needs an admin token (${adminTokenPrefix}…); API keys and console sign-ins do not work here.`,
+      'admin_token_required',
+    )
   }
   const token = await authenticateAdminToken(services.store.adminTokens, secret)
   if (!token) throw unauthenticated('Invalid or revoked admin token.', 'invalid_admin_token')
   if (need === 'full' && !allowsWrites(token)) {
-    throw new GatewayError('permission', 'This admin token is read-only; changes need a token with scope "full".', { code: 'read_only_token' })
+    throw new GatewayError('permission', 'This admin token is read-only; changes need a token with scope "full".', {
+      code: 'read_only_token',
+    })
   }
   return token
 }

@@ -32,8 +32,13 @@ export interface Alerting {
 export function createAlerting(store: Store, settings: Config['webhooks'], current: () => Config, logger: Logger): Alerting {
   const allowPrivate = () => current().webhooks.allowPrivateAddresses
   const deliverer = new Deliverer({
-    repository: store.webhooks, send: createWebhookSender(allowPrivate), owner: `instance_${randomBase62(12)}`, logger,
-    pollMs: settings.pollMs, timeoutMs: settings.timeoutMs, retryPolicy: { ...defaultRetryPolicy, firstDelayMs: settings.firstRetryMs },
+    repository: store.webhooks,
+    send: createWebhookSender(allowPrivate),
+    owner: `instance_${randomBase62(12)}`,
+    logger,
+    pollMs: settings.pollMs,
+    timeoutMs: settings.timeoutMs,
+    retryPolicy: { ...defaultRetryPolicy, firstDelayMs: settings.firstRetryMs },
   })
   const alerts = new Alerts({ repository: store.webhooks, logger, onQueued: () => deliverer.wake() })
   const webhooks = new WebhookService({ repository: store.webhooks, allowPrivate, onChange: () => alerts.refresh() })
@@ -46,11 +51,15 @@ export function createAlerting(store: Store, settings: Config['webhooks'], curre
   }
   /** The keys of each account with a webhook told of expiries, read once per account. */
   const checkExpiringKeys = async () => {
-    const accounts = new Set((await store.webhooks.list()).filter((webhook) => webhook.events.includes('key.expiring')).map((webhook) => webhook.accountId))
+    const accounts = new Set(
+      (await store.webhooks.list()).filter((webhook) => webhook.events.includes('key.expiring')).map((webhook) => webhook.accountId),
+    )
     for (const accountId of accounts) await alerts.checkExpiringKeys(await store.keys.list(accountId))
   }
   return {
-    alerts, deliverer, webhooks,
+    alerts,
+    deliverer,
+    webhooks,
     ledgerWritten(batch) {
       if (!alerts.watching) return
       for (const write of batch) if (write.kind === 'settle' && write.usage.cost > 0) alerts.balanceMoved(write.usage.accountId)

@@ -20,7 +20,9 @@ export function refuseReadSize(request: Request, text: string, limit = maxBodyBy
 
 /** `limit`: the route's own, when it takes less than the gateway does (the console and admin API: 1 MiB). */
 export function bodyTooLarge(limit = maxBodyBytes): GatewayError {
-  return new GatewayError('request_too_large', `The request body is too large: at most ${limit} bytes are accepted.`, { code: 'request_too_large' })
+  return new GatewayError('request_too_large', `The request body is too large: at most ${limit} bytes are accepted.`, {
+    code: 'request_too_large',
+  })
 }
 
 /**
@@ -40,7 +42,9 @@ export function refuseLargeHeaders(request: Request): void {
   let size = 0
   for (const name in headers) size += name.length + String(headers[name]).length + 4
   if (size > maxHeaderBytes) {
-    throw new GatewayError('request_too_large', `The request headers are too large: at most ${maxHeaderBytes} bytes are accepted.`,
-      { code: 'headers_too_large', status: 431 })
+    throw new GatewayError('request_too_large', `The request headers are too large: at most ${maxHeaderBytes} bytes are accepted.`, {
+      code: 'headers_too_large',
+      status: 431,
+    })
   }
 }

@@ -29,8 +29,16 @@ export function watchBudgetSpend(store: Store, alerts: Alerts, logger: Logger, d
       if (!budget || !alerts.watchesBudgets(budget.accountId)) continue
       const { spent } = await store.budgets.periodFigures(budgetId, start)
       alerts.spendObserved({
-        scope: { kind: budget.scope, accountId: budget.accountId, projectId: budget.projectId === null ? null : String(budget.projectId), keyId: budget.keyId },
-        budgetId: String(budget.id), periodStart: start, spent, limit: budget.amount,
+        scope: {
+          kind: budget.scope,
+          accountId: budget.accountId,
+          projectId: budget.projectId === null ? null : String(budget.projectId),
+          keyId: budget.keyId,
+        },
+        budgetId: String(budget.id),
+        periodStart: start,
+        spent,
+        limit: budget.amount,
       })
     }
   }

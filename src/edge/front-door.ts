@@ -45,7 +45,9 @@ export async function lookUpRequestCaller(services: Services, secret: string | u
   const inProgress = lookUpsByAddress.get(address) ?? 0
   if (inProgress >= services.config.limits.unauthenticatedPerAddress) {
     throw new GatewayError('rate_limit', 'Too many requests with unknown keys in progress from this address.', {
-      code: 'too_many_unauthenticated', retryAfter: 1, headers: { ...closeConnection, 'retry-after': '1' },
+      code: 'too_many_unauthenticated',
+      retryAfter: 1,
+      headers: { ...closeConnection, 'retry-after': '1' },
     })
   }
   lookUpsByAddress.set(address, inProgress + 1)
@@ -65,7 +67,12 @@ export async function lookUpRequestCaller(services: Services, secret: string | u
 /** A refusal before the body was read: the connection is closed after it. */
 function refusedEarly(error: unknown): unknown {
   if (!(error instanceof GatewayError)) return error
-  return new GatewayError(error.kind, error.message, { code: error.code, status: error.status, headers: { ...error.headers, ...closeConnection }, logDetail: error.logDetail })
+  return new GatewayError(error.kind, error.message, {
+    code: error.code,
+    status: error.status,
+    headers: { ...error.headers, ...closeConnection },
+    logDetail: error.logDetail,
+  })
 }
 
 /**
@@ -91,13 +98,16 @@ function readWithin(request: Request, timeoutMs: number, maxBytes: number): Prom
     // A declared length was checked already: Bun's native text() reads it. A body sent without one (chunked) is
     // counted as it comes, so it is refused at the limit rather than held whole up to Bun's own, larger limit.
     const text = request.headers.has('content-length') || !request.body ? request.text() : readCounted(request.body, maxBytes)
-    text.then((text) => {
-      clearTimeout(timer)
-      resolve(text)
-    }, (error: unknown) => {
-      clearTimeout(timer)
-      reject(error)
-    })
+    text.then(
+      (text) => {
+        clearTimeout(timer)
+        resolve(text)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
   })
 }
 
@@ -108,7 +118,11 @@ function endBody(reject: (error: GatewayError) => void, timeoutMs: number): void
 
 /** A 408: the body did not all come within `limits.body_timeout_ms` (a streamed upload's reader says so too); the connection closes. */
 export function bodyTimeout(timeoutMs: number): GatewayError {
-  return new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, { code: 'body_timeout', status: 408, headers: closeConnection })
+  return new GatewayError('timeout', `The request body did not arrive within ${timeoutMs} ms.`, {
+    code: 'body_timeout',
+    status: 408,
+    headers: closeConnection,
+  })
 }
 
 /** A body of unknown length, read up to `maxBytes` (the gateway's limit, body-size.ts, or a route's own) and no further. */

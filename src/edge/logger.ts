@@ -8,7 +8,11 @@ import type { Logger } from '../core/logger.ts'
 export function createLogger(level: string): Logger & { flush(): Promise<void> } {
   const destination = pino.destination({ sync: false })
   const logger = pino(
-    { level, base: undefined, redact: { paths: ['*.authorization', '*.api_key', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } },
+    {
+      level,
+      base: undefined,
+      redact: { paths: ['*.authorization', '*.api_key', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' },
+    },
     destination,
   )
   return {
@@ -18,13 +22,16 @@ export function createLogger(level: string): Logger & { flush(): Promise<void> }
     // Resolves once every line is written: an exit before that loses them (the asynchronous destination buffers).
     // The asynchronous flush alone lost the last line about one shutdown in five (a line logged while a write was
     // in progress); what is still buffered then is written synchronously.
-    flush: () => new Promise<void>((resolve) => logger.flush(() => {
-      try {
-        destination.flushSync()
-      } catch {
-        // Nothing left to write, or stdout is gone: nothing more can be done for the log.
-      }
-      resolve()
-    })),
+    flush: () =>
+      new Promise<void>((resolve) =>
+        logger.flush(() => {
+          try {
+            destination.flushSync()
+          } catch {
+            // Nothing left to write, or stdout is gone: nothing more can be done for the log.
+          }
+          resolve()
+        }),
+      ),
   }
 }

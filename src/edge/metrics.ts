@@ -15,19 +15,37 @@ export function metricsRoutes(services: Services) {
     .onBeforeHandle({ as: 'local' }, async ({ request }) => {
       if (services.config.admin.protectMetrics) await requireAdminToken(services, request, 'read')
     })
-    .get('/metrics', () => new Response(services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) + sharedStateGauges(services) + telemetryCounters(services) + keyCacheGauges(services) + ledgerGauges(services)
-      + renderBackgroundFailures(), {
-      headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-    }))
-    .get('/status', () => jsonResponse({
-      in_flight: services.relay.inFlight,
-      shared_state: sharedStateStatus(services),
-      database: databaseStatus(services),
-      routes: services.relay.routeHealth().map((route) => ({
-        route: route.route, state: route.state, window_requests: route.requests, window_failures: route.failures, trips: route.trips,
-        open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
-      })),
-    }))
+    .get(
+      '/metrics',
+      () =>
+        new Response(
+          services.relay.metrics.render({ inFlight: services.relay.inFlight, routes: services.relay.routeHealth() }) +
+            sharedStateGauges(services) +
+            telemetryCounters(services) +
+            keyCacheGauges(services) +
+            ledgerGauges(services) +
+            renderBackgroundFailures(),
+          {
+            headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+          },
+        ),
+    )
+    .get('/status', () =>
+      jsonResponse({
+        in_flight: services.relay.inFlight,
+        shared_state: sharedStateStatus(services),
+        database: databaseStatus(services),
+        routes: services.relay.routeHealth().map((route) => ({
+          route: route.route,
+          state: route.state,
+          window_requests: route.requests,
+          window_failures: route.failures,
+          trips: route.trips,
+          open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(),
+          last_failure: route.lastFailure ?? null,
+        })),
+      }),
+    )
 }
 
 /**
@@ -45,9 +63,12 @@ function telemetryCounters(services: Services): string {
   if (!telemetry) return ''
   return [
     '# HELP tollgate_trace_spans_exported_total Trace spans the OTLP collector accepted.',
-    '# TYPE tollgate_trace_spans_exported_total counter', `tollgate_trace_spans_exported_total ${telemetry.exported}`,
+    '# TYPE tollgate_trace_spans_exported_total counter',
+    `tollgate_trace_spans_exported_total ${telemetry.exported}`,
     '# HELP tollgate_trace_spans_dropped_total Trace spans dropped: the collector was down, slow or refused them.',
-    '# TYPE tollgate_trace_spans_dropped_total counter', `tollgate_trace_spans_dropped_total ${telemetry.dropped}`, '',
+    '# TYPE tollgate_trace_spans_dropped_total counter',
+    `tollgate_trace_spans_dropped_total ${telemetry.dropped}`,
+    '',
   ].join('\n')
 }
 
@@ -57,9 +78,12 @@ function sharedStateGauges(services: Services): string {
   if (!shared) return ''
   return [
     '# HELP tollgate_redis_up Whether Redis answers (1) or limits, sign-in throttle and route health are per instance (0).',
-    '# TYPE tollgate_redis_up gauge', `tollgate_redis_up ${shared.up ? 1 : 0}`,
+    '# TYPE tollgate_redis_up gauge',
+    `tollgate_redis_up ${shared.up ? 1 : 0}`,
     '# HELP tollgate_redis_outages_total Times Redis was found unreachable since start.',
-    '# TYPE tollgate_redis_outages_total counter', `tollgate_redis_outages_total ${shared.outages}`, '',
+    '# TYPE tollgate_redis_outages_total counter',
+    `tollgate_redis_outages_total ${shared.outages}`,
+    '',
   ].join('\n')
 }
 
@@ -68,9 +92,12 @@ function keyCacheGauges(services: Services): string {
   const { keys } = services
   return [
     '# HELP tollgate_key_cache_stale_seconds Seconds since the last key poll that succeeded (every 0.5 s while the database answers).',
-    '# TYPE tollgate_key_cache_stale_seconds gauge', `tollgate_key_cache_stale_seconds ${keys.staleSeconds().toFixed(3)}`,
+    '# TYPE tollgate_key_cache_stale_seconds gauge',
+    `tollgate_key_cache_stale_seconds ${keys.staleSeconds().toFixed(3)}`,
     '# HELP tollgate_key_poll_failures_total Key polls that failed since start (the database unreachable or refusing).',
-    '# TYPE tollgate_key_poll_failures_total counter', `tollgate_key_poll_failures_total ${keys.pollFailures}`, '',
+    '# TYPE tollgate_key_poll_failures_total counter',
+    `tollgate_key_poll_failures_total ${keys.pollFailures}`,
+    '',
   ].join('\n')
 }
 
@@ -80,17 +107,24 @@ function ledgerGauges(services: Services): string {
   const oldest = spool?.oldestAt === undefined ? 0 : Math.max(0, (Date.now() - spool.oldestAt) / 1000)
   return [
     '# HELP tollgate_database_up Whether the database answers (1), or bills go to the spool and requests beyond the leases are refused (0).',
-    '# TYPE tollgate_database_up gauge', `tollgate_database_up ${databaseUp ? 1 : 0}`,
+    '# TYPE tollgate_database_up gauge',
+    `tollgate_database_up ${databaseUp ? 1 : 0}`,
     '# HELP tollgate_database_outages_total Times the database was found unreachable since start.',
-    '# TYPE tollgate_database_outages_total counter', `tollgate_database_outages_total ${outages}`,
+    '# TYPE tollgate_database_outages_total counter',
+    `tollgate_database_outages_total ${outages}`,
     '# HELP tollgate_instance_declared_gone_total Times this instance found another had declared it gone (silent past ledger.instance_timeout_ms) and released its holds.',
-    '# TYPE tollgate_instance_declared_gone_total counter', `tollgate_instance_declared_gone_total ${losses}`,
+    '# TYPE tollgate_instance_declared_gone_total counter',
+    `tollgate_instance_declared_gone_total ${losses}`,
     '# HELP tollgate_spool_entries Bills in the spool, synced to disk, waiting for the database.',
-    '# TYPE tollgate_spool_entries gauge', `tollgate_spool_entries ${spool?.entries ?? 0}`,
+    '# TYPE tollgate_spool_entries gauge',
+    `tollgate_spool_entries ${spool?.entries ?? 0}`,
     '# HELP tollgate_spool_bytes Bytes of the spool files waiting for the database.',
-    '# TYPE tollgate_spool_bytes gauge', `tollgate_spool_bytes ${spool?.bytes ?? 0}`,
+    '# TYPE tollgate_spool_bytes gauge',
+    `tollgate_spool_bytes ${spool?.bytes ?? 0}`,
     '# HELP tollgate_spool_oldest_age_seconds Age of the oldest bill in the spool (0 when empty).',
-    '# TYPE tollgate_spool_oldest_age_seconds gauge', `tollgate_spool_oldest_age_seconds ${oldest.toFixed(3)}`, '',
+    '# TYPE tollgate_spool_oldest_age_seconds gauge',
+    `tollgate_spool_oldest_age_seconds ${oldest.toFixed(3)}`,
+    '',
   ].join('\n')
 }
 

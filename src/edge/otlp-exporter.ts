@@ -27,7 +27,11 @@ export class OtlpExporter implements SpanSink {
   /** The resource and scope, the same in every export: encoded once. */
   private readonly head: string
 
-  constructor(private readonly config: TelemetryConfig, private readonly logger: Logger, version: string) {
+  constructor(
+    private readonly config: TelemetryConfig,
+    private readonly logger: Logger,
+    version: string,
+  ) {
     this.headers = { ...config.headers, 'content-type': 'application/json' }
     const resource = { attributes: encodeAttributes({ 'service.name': config.serviceName, 'service.version': version }) }
     this.head = `{"resourceSpans":[{"resource":${JSON.stringify(resource)},"scopeSpans":[{"scope":${JSON.stringify({ name: 'tollgate', version })},"spans":`
@@ -77,7 +81,10 @@ export class OtlpExporter implements SpanSink {
     let failure: string | undefined
     try {
       const response = await fetch(this.config.tracesUrl, {
-        method: 'POST', headers: this.headers, body: this.encode(batch), signal: AbortSignal.timeout(exportTimeoutMs),
+        method: 'POST',
+        headers: this.headers,
+        body: this.encode(batch),
+        signal: AbortSignal.timeout(exportTimeoutMs),
       })
       await response.arrayBuffer() // read to its end, so the connection is reused
       if (!response.ok) failure = `HTTP ${response.status}`
@@ -91,7 +98,11 @@ export class OtlpExporter implements SpanSink {
       return true
     }
     this.dropped += batch.length
-    if (this.healthy) this.logger.warn({ endpoint: this.config.tracesUrl, error: failure, dropped: batch.length }, 'trace export failed; spans are dropped until it works')
+    if (this.healthy)
+      this.logger.warn(
+        { endpoint: this.config.tracesUrl, error: failure, dropped: batch.length },
+        'trace export failed; spans are dropped until it works',
+      )
     this.healthy = false
     return false
   }

@@ -35,7 +35,7 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
           const sent = sendNow(controller, next.value) // a string: Bun encodes it on the way out
           // No extra tick unless the client is slow: then nothing more is produced until it has taken this, and one
           // that takes nothing for the write deadline has gone (the upstream is aborted, the bill settled as a 499).
-          if (sent && !await drained(sent, watch.writeIdleMs)) {
+          if (sent && !(await drained(sent, watch.writeIdleMs))) {
             if (cancelled) return
             cancelled = true
             watch.cancel()
@@ -67,7 +67,13 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
  * dropped by Bun, and the native string response (its Content-Length, no stream) is kept. What the answer holds
  * meanwhile is bounded by limits.upstream_body_bytes (the largest upstream body read).
  */
-export function wholeResponse(body: string, headers: Record<string, string>, request: Request, server: Server<unknown> | undefined, writeIdleMs: number): Response {
+export function wholeResponse(
+  body: string,
+  headers: Record<string, string>,
+  request: Request,
+  server: Server<unknown> | undefined,
+  writeIdleMs: number,
+): Response {
   endHandling(server, request, writeIdleMs)
   return new Response(body, { headers })
 }

@@ -23,7 +23,10 @@ export function createWebhookSender(allowPrivate: () => boolean): WebhookSend {
       target.hostname = addresses[0]!.includes(':') ? `[${addresses[0]}]` : addresses[0]!
     }
     const response = await fetch(target, {
-      method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs),
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
       headers: { ...headers, host: verdict.url.host },
       ...(target.protocol === 'https:' && { tls: { serverName: host } }),
     })

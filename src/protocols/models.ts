@@ -15,6 +15,7 @@ export function serveModels(services: Services, request: Request): Promise<Respo
   if (request.headers.has('anthropic-version')) return serveAnthropicModels(services, request)
   if (isGeminiRequest(request)) return serveGeminiModels(services, request)
   // OpenAI's clients get the list only; a single model is not served to them (as before this route was shared).
-  if (new URL(request.url).pathname.startsWith('/v1/models/')) return openAiErrorResponse(new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' }))
+  if (new URL(request.url).pathname.startsWith('/v1/models/'))
+    return openAiErrorResponse(new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' }))
   return serveOpenAiModels(services, request)
 }

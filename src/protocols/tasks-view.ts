@@ -16,7 +16,11 @@ import { decodePathPart } from './shared/path-id.ts'
 
 /** Any protocol's key, and errors in the shape of the client that asked (shared/client-shape.ts). */
 const anyFront: ProtocolFront = {
-  readSecret: (request) => request.headers.get('x-goog-api-key') ?? request.headers.get('x-api-key') ?? new URL(request.url).searchParams.get('key') ?? bearerToken(request),
+  readSecret: (request) =>
+    request.headers.get('x-goog-api-key') ??
+    request.headers.get('x-api-key') ??
+    new URL(request.url).searchParams.get('key') ??
+    bearerToken(request),
   renderError: (failure, requestId) => openAiErrorResponse(failure, requestId),
 }
 
@@ -29,7 +33,9 @@ const fronts: Record<ClientShape, ProtocolFront> = {
 /** One handler per client shape, made once: each request picks its own. */
 function byClientShape(answer: EndpointAnswer): ProtocolHandler {
   const handlers: Record<ClientShape, ProtocolHandler> = {
-    openai: defineEndpoint(fronts.openai, answer), gemini: defineEndpoint(fronts.gemini, answer), anthropic: defineEndpoint(fronts.anthropic, answer),
+    openai: defineEndpoint(fronts.openai, answer),
+    gemini: defineEndpoint(fronts.gemini, answer),
+    anthropic: defineEndpoint(fronts.anthropic, answer),
   }
   return (services, request) => handlers[clientShapeOf(request)](services, request)
 }
@@ -54,11 +60,14 @@ async function showTask(services: Services, caller: Caller, request: Request): P
 const list = byClientShape(listTasks)
 const show = byClientShape(showTask)
 
-const listQuery = t.Object({
-  limit: t.Optional(t.String({ description: 'How many tasks, from 1 to 100 (20 when absent)' })),
-  after: t.Optional(t.String({ description: 'The id of the last task of the previous page' })),
-  key: t.Optional(t.String({ description: "A Gemini client's API key, when it is not in a header" })),
-}, { additionalProperties: true })
+const listQuery = t.Object(
+  {
+    limit: t.Optional(t.String({ description: 'How many tasks, from 1 to 100 (20 when absent)' })),
+    after: t.Optional(t.String({ description: 'The id of the last task of the previous page' })),
+    key: t.Optional(t.String({ description: "A Gemini client's API key, when it is not in a header" })),
+  },
+  { additionalProperties: true },
+)
 
 /**
  * Tollgate's own view of every kind of batch: off the hot path, so ordinary Elysia routes (app.ts mounts them), each

@@ -34,8 +34,9 @@ export function fileForm(fields: readonly [string, string][], files: FormFile | 
   // The form as pieces: text between the files (their parts' headers, the line break that ends each), then each file.
   const pieces: ({ bytes: Buffer } | { file: FormFile })[] = []
   for (const file of Array.isArray(files) ? files : [files as FormFile]) {
-    text += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.filename)}"\r\n`
-      + `Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`
+    text +=
+      `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.filename)}"\r\n` +
+      `Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`
     pieces.push({ bytes: Buffer.from(text) }, { file })
     text = '\r\n'
   }
@@ -44,28 +45,35 @@ export function fileForm(fields: readonly [string, string][], files: FormFile | 
   let offset = 0
   // Pulled a read at a time (highWaterMark 0), 256 KiB each: nothing is read from disk before the upstream's socket
   // takes what came before (the file's own stream() reads it in large pieces: 45 MB of a 60 MB upload stayed resident).
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (true) {
-        const current = pieces[piece]
-        if (current === undefined) return controller.close()
-        if ('bytes' in current) {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (true) {
+          const current = pieces[piece]
+          if (current === undefined) return controller.close()
+          if ('bytes' in current) {
+            piece++
+            return controller.enqueue(current.bytes)
+          }
+          const { file } = current
+          if (offset < file.size) {
+            const read = new Uint8Array(
+              await Bun.file(file.path)
+                .slice(offset, offset + readBytes)
+                .arrayBuffer(),
+            )
+            // A file that shrank under us would otherwise be sent short of its declared length, forever waited on.
+            if (read.length === 0) return controller.error(new Error(`The spooled upload ${file.path} ended early`))
+            offset += read.length
+            return controller.enqueue(read)
+          }
           piece++
-          return controller.enqueue(current.bytes)
+          offset = 0
         }
-        const { file } = current
-        if (offset < file.size) {
-          const read = new Uint8Array(await Bun.file(file.path).slice(offset, offset + readBytes).arrayBuffer())
-          // A file that shrank under us would otherwise be sent short of its declared length, forever waited on.
-          if (read.length === 0) return controller.error(new Error(`The spooled upload ${file.path} ended early`))
-          offset += read.length
-          return controller.enqueue(read)
-        }
-        piece++
-        offset = 0
-      }
+      },
     },
-  }, { highWaterMark: 0 })
+    { highWaterMark: 0 },
+  )
   const length = pieces.reduce((sum, one) => sum + ('bytes' in one ? one.bytes.length : one.file.size), 0)
   return { stream, contentType: `multipart/form-data; boundary=${boundary}`, length }
 }

@@ -9,7 +9,13 @@ import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
-  attemptDeadline, readBodyText, readCapped, setAttemptDeadline, UpstreamChunks, upstreamFailure, watchRead,
+  attemptDeadline,
+  readBodyText,
+  readCapped,
+  setAttemptDeadline,
+  UpstreamChunks,
+  upstreamFailure,
+  watchRead,
 } from './upstream-body.ts'
 
 /**
@@ -30,7 +36,11 @@ import {
  * wrapper: one async frame fewer per request).
  */
 async function fetchUpstream(
-  provider: ProviderConfig, path: string, init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit }, attempt: AbortController, vendor: HttpVendor,
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
 ): Promise<Response> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
@@ -67,7 +77,11 @@ class HeadTimer {
   answered = false
   timer: ReturnType<typeof setTimeout>
 
-  constructor(readonly provider: ProviderConfig, readonly url: string, readonly attempt: AbortController) {
+  constructor(
+    readonly provider: ProviderConfig,
+    readonly url: string,
+    readonly attempt: AbortController,
+  ) {
     const { connectMs, firstByteMs, totalMs } = provider.timeouts
     this.deadline = this.started + totalMs
     this.headBy = Math.min(firstByteMs, totalMs)
@@ -101,7 +115,10 @@ function fireHeadTimer(head: HeadTimer): void {
 }
 
 async function* decodeBody<Event extends AnswerEvent>(
-  response: Response, decoder: StreamDecoder<Event>, provider: ProviderConfig, attempt: AbortController,
+  response: Response,
+  decoder: StreamDecoder<Event>,
+  provider: ProviderConfig,
+  attempt: AbortController,
 ): AsyncGenerator<Event> {
   const parser = new SseParser(provider.caps.eventBytes)
   const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
@@ -122,7 +139,9 @@ async function* decodeBody<Event extends AnswerEvent>(
  */
 async function refusal(response: Response, vendor: HttpVendor, provider: ProviderConfig, attempt: AbortController): Promise<never> {
   const timer = watchRead(provider, attempt, attemptDeadline(response))
-  const text = await readCapped(response, provider.caps.errorBytes, true).catch(() => '').finally(() => clearTimeout(timer))
+  const text = await readCapped(response, provider.caps.errorBytes, true)
+    .catch(() => '')
+    .finally(() => clearTimeout(timer))
   // Our own key out first, whole or in pieces (an upstream may quote what it refused); the vendor's mapping then caps
   // the text and scrubs anything else key-shaped.
   throw vendor.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
@@ -140,7 +159,9 @@ function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
 /** A forwarded request's answer, read under the attempt's timers: one object per passthrough request. */
 class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements ForwardedAnswer<Answer, Event> {
   constructor(
-    private readonly response: Response, private readonly config: ProviderConfig, private readonly decoder: AnswerDecoder<Answer, Event>,
+    private readonly response: Response,
+    private readonly config: ProviderConfig,
+    private readonly decoder: AnswerDecoder<Answer, Event>,
     private readonly attempt: AbortController,
   ) {}
 
@@ -151,7 +172,7 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
 
   readStream(): ForwardedStream<Event> {
     const { response, config } = this
-    if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', 'This operation\'s answers are never streamed')
+    if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', "This operation's answers are never streamed")
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
       chunks: new UpstreamChunks(response.body, config, this.attempt, attemptDeadline(response)),
@@ -188,7 +209,10 @@ export class Transport {
    */
   private readonly usual: Headers
 
-  constructor(readonly config: ProviderConfig, private readonly vendor: HttpVendor) {
+  constructor(
+    readonly config: ProviderConfig,
+    private readonly vendor: HttpVendor,
+  ) {
     this.auth = vendor.authHeaders(config)
     this.common = { 'content-type': 'application/json', ...config.headers }
     this.usual = new Headers({ ...this.common, ...this.auth })
@@ -199,8 +223,20 @@ export class Transport {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
     if (typeof body !== 'string') {
-      const form = { ...this.config.headers, ...request.headers, 'content-type': body.contentType, 'content-length': String(body.length), ...this.auth }
-      return fetchUpstream(this.config, request.path, { body: body.stream, headers: traceparent ? { ...form, traceparent } : form }, attempt, this.vendor)
+      const form = {
+        ...this.config.headers,
+        ...request.headers,
+        'content-type': body.contentType,
+        'content-length': String(body.length),
+        ...this.auth,
+      }
+      return fetchUpstream(
+        this.config,
+        request.path,
+        { body: body.stream, headers: traceparent ? { ...form, traceparent } : form },
+        attempt,
+        this.vendor,
+      )
     }
     let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
     // Only a traced request pays for a headers object of its own (the usual one is shared by every request).
@@ -217,7 +253,11 @@ export class Transport {
   }
 
   /** A streamed answer's events, as `decoder` reads its SSE. */
-  readEvents<Event extends AnswerEvent>(response: Response, decoder: StreamDecoder<Event>, attempt: AbortController): AsyncGenerator<Event> {
+  readEvents<Event extends AnswerEvent>(
+    response: Response,
+    decoder: StreamDecoder<Event>,
+    attempt: AbortController,
+  ): AsyncGenerator<Event> {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty stream`)
     return decodeBody(response, decoder, this.config, attempt)
   }
@@ -229,7 +269,11 @@ export class Transport {
   }
 
   /** A forwarded request's answer (passthrough), read whole or as a stream by `decoder`'s lights. */
-  forwarded<Answer, Event extends AnswerEvent>(response: Response, decoder: AnswerDecoder<Answer, Event>, attempt: AbortController): ForwardedAnswer<Answer, Event> {
+  forwarded<Answer, Event extends AnswerEvent>(
+    response: Response,
+    decoder: AnswerDecoder<Answer, Event>,
+    attempt: AbortController,
+  ): ForwardedAnswer<Answer, Event> {
     return new HttpForwardedAnswer(response, this.config, decoder, attempt)
   }
 }

@@ -6,7 +6,12 @@ import { GatewayError } from '../core/errors.ts'
  * fault for this route, so it is neither retried nor counted against the route's health (relay/retry.ts, run-attempts.ts).
  */
 export function refuseField(field: string, upstream: string, why: string): GatewayError {
-  return new GatewayError('invalid_request', `'${field}' cannot be sent to this model: its upstream (${upstream}) ${why}. See docs/conformance.md.`, {
-    param: field, code: 'unsupported_by_upstream',
-  })
+  return new GatewayError(
+    'invalid_request',
+    `'${field}' cannot be sent to this model: its upstream (${upstream}) ${why}. See docs/conformance.md.`,
+    {
+      param: field,
+      code: 'unsupported_by_upstream',
+    },
+  )
 }

@@ -64,7 +64,10 @@ export function refuseUnservedModels(config: Config): void {
       const type = types.get(route.provider)!
       if (operations[operation]?.[type]) return
       const field = model.routes.length === 1 ? `models[${index}].provider` : `models[${index}].routes[${position}].provider`
-      throw new ConfigError(field, `the model "${model.id}" is of kind ${model.kind}, but its provider "${route.provider}" is of type ${type}, which serves no ${operation}`)
+      throw new ConfigError(
+        field,
+        `the model "${model.id}" is of kind ${model.kind}, but its provider "${route.provider}" is of type ${type}, which serves no ${operation}`,
+      )
     })
   })
 }

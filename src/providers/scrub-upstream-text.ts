@@ -12,7 +12,8 @@ const redacted = '[redacted]'
  * Key-shaped text: `Bearer …`/`Basic …`, OpenAI/Anthropic-style `sk-…` keys (masked ones too), Google `AIza…` keys,
  * and whatever stands beside a run of asterisks (`****abc123`: a masked key's visible prefix or suffix).
  */
-const secretShapes = /\b(?:Bearer|Basic)\s+[^\s"',;]+|\b(?:sk|rk|pk)-[A-Za-z0-9_*.\-]{6,}|\bAIza[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-]*/gi
+const secretShapes =
+  /\b(?:Bearer|Basic)\s+[^\s"',;]+|\b(?:sk|rk|pk)-[A-Za-z0-9_*.\-]{6,}|\bAIza[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-]*/gi
 
 /** Runs long enough that one found inside the configured key is a piece of it, not a coincidence. */
 const keyPieces = /[A-Za-z0-9_\-]{8,}/g
@@ -27,5 +28,8 @@ export function scrubUpstreamText(text: string, apiKey?: string): string {
 /** Every occurrence of the configured key, and every run of 8+ characters found inside it, replaced; no cap. */
 export function redactKey(text: string, apiKey: string | undefined): string {
   if (!apiKey || apiKey.length < 8) return text
-  return text.split(apiKey).join(redacted).replace(keyPieces, (piece) => (apiKey.includes(piece) ? redacted : piece))
+  return text
+    .split(apiKey)
+    .join(redacted)
+    .replace(keyPieces, (piece) => (apiKey.includes(piece) ? redacted : piece))
 }

@@ -32,7 +32,9 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
     if (signal.reason instanceof GatewayError) return signal.reason
     return clientClosed()
   }
-  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, { code: 'upstream_unreachable' })
+  return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, {
+    code: 'upstream_unreachable',
+  })
 }
 
 /** The error for a body that stopped short of the attempt's total deadline, or ran into it. */
@@ -75,7 +77,12 @@ export class UpstreamChunks implements BodyChunks {
   readSince = 0
   readonly idleMs: number
 
-  constructor(body: ReadableStream<Uint8Array>, readonly provider: ProviderConfig, readonly attempt: AbortController, readonly deadline: number) {
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    readonly provider: ProviderConfig,
+    readonly attempt: AbortController,
+    readonly deadline: number,
+  ) {
     this.reader = body.getReader()
     this.idleMs = provider.timeouts.idleMs
   }

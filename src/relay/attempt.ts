@@ -46,7 +46,12 @@ export class Attempt {
   /** A traced attempt sends its own span's traceparent; an untraced one passes on the client's (unsampled) one, if any. */
   readonly traceparent: string | null | undefined
 
-  constructor(readonly context: AttemptContext, readonly route: Route, private readonly ticket: RouteTicket, readonly number: number) {
+  constructor(
+    readonly context: AttemptContext,
+    readonly route: Route,
+    private readonly ticket: RouteTicket,
+    readonly number: number,
+  ) {
     const { call, span } = context
     this.target = route.target
     this.provider = context.providers.get(route.target.provider.name)!
@@ -80,7 +85,7 @@ export class Attempt {
   /** Tell the circuit breaker and the metrics how the attempt went. */
   report(outcome: Omit<Outcome, 'usage'>): void {
     const { context, ticket } = this
-    const reason = outcome.status === 200 ? 'ok' : outcome.errorType ?? String(outcome.status)
+    const reason = outcome.status === 200 ? 'ok' : (outcome.errorType ?? String(outcome.status))
     context.metrics.attempts.add(1, this.route.route, reason)
     context.span?.endAttempt(outcome.status, reason)
     // What counts against a route is the error table's to say (core/error-codes.ts): a client leaving, the gateway

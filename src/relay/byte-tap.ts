@@ -25,7 +25,11 @@ export class ByteTap implements StreamTap {
   private ended = false
   private leaving = false
 
-  constructor(private readonly chunks: BodyChunks, private readonly meter: Meter, private readonly scope: AbortScope) {}
+  constructor(
+    private readonly chunks: BodyChunks,
+    private readonly meter: Meter,
+    private readonly scope: AbortScope,
+  ) {}
 
   async prime(): Promise<void> {
     try {
@@ -48,7 +52,7 @@ export class ByteTap implements StreamTap {
             if (this.pending === undefined) break
             const sent = sendNow(controller, this.pending)
             this.pending = undefined
-            if (sent && !await drained(sent, writeIdleMs)) {
+            if (sent && !(await drained(sent, writeIdleMs))) {
               this.leaving = true
               await ending.finish({ status: 499, errorType: 'client_closed' })
               this.chunks.cancel()

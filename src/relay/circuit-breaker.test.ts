@@ -4,7 +4,11 @@ import { silentLogger } from '../core/logger.ts'
 
 function breaker() {
   const clock = { now: 0 }
-  const instance = new CircuitBreaker({ windowMs: 10_000, minRequests: 4, failureRatio: 0.5, cooldownMs: 1_000 }, silentLogger, () => clock.now)
+  const instance = new CircuitBreaker(
+    { windowMs: 10_000, minRequests: 4, failureRatio: 0.5, cooldownMs: 1_000 },
+    silentLogger,
+    () => clock.now,
+  )
   return { instance, clock }
 }
 
@@ -57,7 +61,7 @@ describe('CircuitBreaker', () => {
     expect(instance.waitFor('never-seen')).toBe(0)
   })
 
-  test('shared state: its own opens and closes are told; another instance\'s are adopted without being told back', () => {
+  test("shared state: its own opens and closes are told; another instance's are adopted without being told back", () => {
     const { instance: here, clock } = breaker()
     const { instance: there } = breaker()
     const told: unknown[] = []

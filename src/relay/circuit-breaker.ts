@@ -1,7 +1,15 @@
 import { BackgroundJob } from '../core/background-failures.ts'
 import type { Logger } from '../core/logger.ts'
 
-import { type BreakerOptions, type ProbeSlot, readRouteChange, type RouteChange, type RouteHealth, type RouteState, type RouteTicket } from './route-health.ts'
+import {
+  type BreakerOptions,
+  type ProbeSlot,
+  readRouteChange,
+  type RouteChange,
+  type RouteHealth,
+  type RouteState,
+  type RouteTicket,
+} from './route-health.ts'
 
 /** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
 const slices = 10
@@ -53,12 +61,21 @@ export class CircuitBreaker {
   /** Whether a route is one of this instance's (the relay's): changes to any other are not adopted. */
   private readonly knowsRoute: (routeId: string) => boolean
 
-  constructor(private readonly options: BreakerOptions, private readonly logger: Logger, private readonly clock: () => number = Date.now, sharing: BreakerSharing = {}) {
+  constructor(
+    private readonly options: BreakerOptions,
+    private readonly logger: Logger,
+    private readonly clock: () => number = Date.now,
+    sharing: BreakerSharing = {},
+  ) {
     this.sliceMs = Math.max(1, options.windowMs / slices)
     this.onChange = sharing.onChange
     this.probeSlot = sharing.probeSlot
     this.knowsRoute = sharing.knowsRoute ?? (() => true)
-    this.probeClaims = new BackgroundJob(logger, 'shared probe claim', 'each instance probes a half-open route on its own until it works again')
+    this.probeClaims = new BackgroundJob(
+      logger,
+      'shared probe claim',
+      'each instance probes a half-open route on its own until it works again',
+    )
   }
 
   /** Claims of the shared probe slot that failed (Redis unreachable): this instance then probes alone. */
@@ -96,7 +113,10 @@ export class CircuitBreaker {
     route.slices = newSlices()
     route.trips++
     route.lastFailure = change.reason
-    this.logger.warn({ route: change.route, cooldown_ms: change.until - this.clock(), reason: change.reason }, 'route open on another instance: skipped here too')
+    this.logger.warn(
+      { route: change.route, cooldown_ms: change.until - this.clock(), reason: change.reason },
+      'route open on another instance: skipped here too',
+    )
   }
 
   /** A ticket when an attempt may go to `route` now; taking it in half-open makes this attempt the probe. */
@@ -133,13 +153,16 @@ export class CircuitBreaker {
    * a prober that died lets the claim expire and the next request here claims again. Redis unreachable: probe alone.
    */
   private async claimProbe(routeId: string, route: Route, slot: ProbeSlot): Promise<RouteTicket | undefined> {
-    const won = await slot.claim(routeId, this.options.cooldownMs).then((claimed) => {
-      this.probeClaims.succeeded()
-      return claimed
-    }, (error: unknown) => {
-      this.probeClaims.failed(error)
-      return true
-    })
+    const won = await slot.claim(routeId, this.options.cooldownMs).then(
+      (claimed) => {
+        this.probeClaims.succeeded()
+        return claimed
+      },
+      (error: unknown) => {
+        this.probeClaims.failed(error)
+        return true
+      },
+    )
     if (route.state !== 'half-open') {
       // Another instance's verdict arrived while we asked: follow it.
       if (won) slot.free(routeId)
@@ -166,8 +189,13 @@ export class CircuitBreaker {
     return [...this.routes].map(([route, state]) => {
       const recent = this.recent(state)
       return {
-        route, state: state.state, requests: recent.requests, failures: recent.failures,
-        trips: state.trips, openUntil: state.state === 'open' ? state.openUntil : undefined, lastFailure: state.lastFailure,
+        route,
+        state: state.state,
+        requests: recent.requests,
+        failures: recent.failures,
+        trips: state.trips,
+        openUntil: state.state === 'open' ? state.openUntil : undefined,
+        lastFailure: state.lastFailure,
       }
     })
   }
@@ -277,7 +305,12 @@ function newSlices(): Slice[] {
 class Ticket implements RouteTicket {
   private reported = false
 
-  constructor(private readonly outcomes: Outcomes, private readonly routeId: string, private readonly route: Route, readonly probe: boolean) {}
+  constructor(
+    private readonly outcomes: Outcomes,
+    private readonly routeId: string,
+    private readonly route: Route,
+    readonly probe: boolean,
+  ) {}
 
   succeeded(): void {
     if (this.first()) this.outcomes.succeed(this.routeId, this.route, this.probe)

@@ -18,7 +18,11 @@ class Counter {
   private readonly root = new Map<Value, unknown>()
   private readonly entries: Entry[] = []
 
-  constructor(readonly name: string, readonly help: string, private readonly labelNames: readonly string[]) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly labelNames: readonly string[],
+  ) {
     // `add` takes up to three values positionally; a counter with more labels needs another level here first.
     if (labelNames.length < 1 || labelNames.length > 3) throw new Error(`counter ${name}: 1 to 3 labels, not ${labelNames.length}`)
   }
@@ -40,7 +44,8 @@ class Counter {
 
   render(): string[] {
     return [
-      `# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`,
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} counter`,
       ...this.entries.map((entry) => `${this.name}${formatLabels(entry.labels)} ${entry.value}`),
     ]
   }
@@ -80,25 +85,67 @@ const routeStates: RouteState[] = ['closed', 'open', 'half-open']
  * scrape time (requests in flight, each route's circuit-breaker state and recent window).
  */
 export class Metrics {
-  readonly requests = new Counter('tollgate_requests_total', 'Requests finished, by gateway model, serving provider and HTTP status.', ['model', 'provider', 'status'])
-  readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).', ['route', 'result'])
+  readonly requests = new Counter('tollgate_requests_total', 'Requests finished, by gateway model, serving provider and HTTP status.', [
+    'model',
+    'provider',
+    'status',
+  ])
+  readonly attempts = new Counter('tollgate_upstream_attempts_total', 'Upstream attempts by route and result (ok, or why it failed).', [
+    'route',
+    'result',
+  ])
   readonly retries = new Counter('tollgate_retries_total', 'Attempts after the first, by gateway model.', ['model'])
-  readonly refusals = new Counter('tollgate_limit_refusals_total', 'Requests refused by a per-key limit, a budget or the balance, by reason.', ['reason'])
-  readonly refused = new Counter('tollgate_refused_requests_total',
-    'Requests answered with an error before any upstream was tried (no valid key, bad input, limits, balance), by HTTP status and reason.', ['status', 'reason'])
+  readonly refusals = new Counter(
+    'tollgate_limit_refusals_total',
+    'Requests refused by a per-key limit, a budget or the balance, by reason.',
+    ['reason'],
+  )
+  readonly refused = new Counter(
+    'tollgate_refused_requests_total',
+    'Requests answered with an error before any upstream was tried (no valid key, bad input, limits, balance), by HTTP status and reason.',
+    ['status', 'reason'],
+  )
 
   render(gauges: { inFlight: number; routes: RouteHealth[] }): string {
-    const lines = [...this.requests.render(), ...this.attempts.render(), ...this.retries.render(), ...this.refusals.render(), ...this.refused.render()]
-    lines.push('# HELP tollgate_requests_in_flight Requests being answered now.', '# TYPE tollgate_requests_in_flight gauge', `tollgate_requests_in_flight ${gauges.inFlight}`)
-    lines.push('# HELP tollgate_route_state Circuit-breaker state of each route (1 for the current state).', '# TYPE tollgate_route_state gauge')
+    const lines = [
+      ...this.requests.render(),
+      ...this.attempts.render(),
+      ...this.retries.render(),
+      ...this.refusals.render(),
+      ...this.refused.render(),
+    ]
+    lines.push(
+      '# HELP tollgate_requests_in_flight Requests being answered now.',
+      '# TYPE tollgate_requests_in_flight gauge',
+      `tollgate_requests_in_flight ${gauges.inFlight}`,
+    )
+    lines.push(
+      '# HELP tollgate_route_state Circuit-breaker state of each route (1 for the current state).',
+      '# TYPE tollgate_route_state gauge',
+    )
     for (const route of gauges.routes) {
-      for (const state of routeStates) lines.push(`tollgate_route_state${formatLabels({ route: route.route, state })} ${route.state === state ? 1 : 0}`)
+      for (const state of routeStates)
+        lines.push(`tollgate_route_state${formatLabels({ route: route.route, state })} ${route.state === state ? 1 : 0}`)
     }
     const perRoute = (name: string, type: string, help: string, value: (route: RouteHealth) => number) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...gauges.routes.map((route) => `${name}${formatLabels({ route: route.route })} ${value(route)}`))
+      lines.push(
+        `# HELP ${name} ${help}`,
+        `# TYPE ${name} ${type}`,
+        ...gauges.routes.map((route) => `${name}${formatLabels({ route: route.route })} ${value(route)}`),
+      )
     }
-    perRoute('tollgate_route_window_requests', 'gauge', 'Attempt outcomes in the circuit breaker\'s recent window.', (route) => route.requests)
-    perRoute('tollgate_route_window_failures', 'gauge', 'Failed attempts in the circuit breaker\'s recent window.', (route) => route.failures)
+    perRoute(
+      'tollgate_route_window_requests',
+      'gauge',
+      "Attempt outcomes in the circuit breaker's recent window.",
+      (route) => route.requests,
+    )
+    perRoute(
+      'tollgate_route_window_failures',
+      'gauge',
+      "Failed attempts in the circuit breaker's recent window.",
+      (route) => route.failures,
+    )
     perRoute('tollgate_route_trips_total', 'counter', 'Times each route was taken out of rotation.', (route) => route.trips)
     return `${lines.join('\n')}\n`
   }

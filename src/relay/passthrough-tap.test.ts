@@ -20,7 +20,8 @@ for (const stream of streams) {
       expect(new SseParser().push(prefix.subarray(0, cut)).length).toBe(all)
       // The bytes held back complete nothing by themselves, and the cut is the last place that completes as much.
       for (let other = cut + 1; other <= length; other++) {
-        if (new SseParser().push(prefix.subarray(0, other)).length > new SseParser().push(prefix.subarray(0, cut)).length) throw new Error(`cut ${cut} of ${length} held back an event completed at ${other}`)
+        if (new SseParser().push(prefix.subarray(0, other)).length > new SseParser().push(prefix.subarray(0, cut)).length)
+          throw new Error(`cut ${cut} of ${length} held back an event completed at ${other}`)
       }
       // Split in two reads: the second's cut, with the first held, still agrees.
       for (let split = 1; split < length; split++) {

@@ -44,7 +44,12 @@ export class PassthroughTap {
   private relayedError = false
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
-  constructor(body: ForwardedStream, private readonly meter: Meter, private readonly codec: AnswerCodec, private readonly scope: AbortScope) {
+  constructor(
+    body: ForwardedStream,
+    private readonly meter: Meter,
+    private readonly codec: AnswerCodec,
+    private readonly scope: AbortScope,
+  ) {
     this.decoder = body.decoder
     this.chunks = body.chunks
     this.parser = body.parser
@@ -57,7 +62,10 @@ export class PassthroughTap {
         this.heldBytes += this.receive(await this.chunks.read())
         if (this.failure && !this.failedMidAnswer) throw this.failure
         // An upstream that sends and sends without beginning its answer is not held without end.
-        if (this.heldBytes > this.maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
+        if (this.heldBytes > this.maxHeldBytes)
+          throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, {
+            code: 'upstream_malformed',
+          })
       }
     } catch (error) {
       this.chunks.cancel()
@@ -84,7 +92,7 @@ export class PassthroughTap {
             if (this.ended || this.meter.finishReason !== undefined) break
             const sent = this.sendPending(controller)
             // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
-            if (sent && !await drained(sent, writeIdleMs)) return await this.abandon(controller, ending)
+            if (sent && !(await drained(sent, writeIdleMs))) return await this.abandon(controller, ending)
           }
           while (!this.ended) this.receive(await this.chunks.read())
           if (ending.done || this.leaving) return
@@ -155,7 +163,8 @@ export class PassthroughTap {
       for (const event of this.decoder.finish()) this.observe(event)
       // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
       // of its own: the client gets ours rather than a silent cut.
-      if (this.failure && !relayedError && this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
+      if (this.failure && !relayedError && this.codec.encodeRawError)
+        this.pending.push(encoder.encode(this.codec.encodeRawError(this.failure)))
       this.ended = true
       if (!this.failure) this.meter.ended = true
       return 0
@@ -176,7 +185,10 @@ export class PassthroughTap {
       this.tail.push(chunk)
       this.tailBytes += chunk.byteLength
       // Lines the parser ignores (comments, unknown fields) are not counted by it: an event of them is capped here.
-      if (this.tailBytes > 8 * this.parser.maxEventChars) throw new GatewayError('upstream', `Upstream sent a stream event longer than ${this.parser.maxEventChars} characters`, { code: 'upstream_malformed' })
+      if (this.tailBytes > 8 * this.parser.maxEventChars)
+        throw new GatewayError('upstream', `Upstream sent a stream event longer than ${this.parser.maxEventChars} characters`, {
+          code: 'upstream_malformed',
+        })
       return undefined
     }
     const complete = end === chunk.byteLength ? chunk : chunk.subarray(0, end)
@@ -248,7 +260,7 @@ export class PassthroughTap {
  * blank line, so the usual chunk is answered by its last two bytes.
  */
 export function eventsEnd(chunk: Uint8Array, before?: Uint8Array): number {
-  const at = (index: number) => index >= 0 ? chunk[index] : before?.[before.length + index]
+  const at = (index: number) => (index >= 0 ? chunk[index] : before?.[before.length + index])
   for (let index = chunk.length - 1; index >= 0; index--) {
     const char = chunk[index]
     if (char !== 10 && char !== 13) continue

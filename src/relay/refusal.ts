@@ -39,15 +39,42 @@ export function recordRefusal(deps: { ledger: Ledger; metrics: Metrics; logger: 
   const latencyMs = Math.round(performance.now() - refused.started)
   const model = boundModel(refused.model)
   const usage: UsageRecord = {
-    requestId: refused.requestId, accountId: refused.key.accountId, keyId: refused.key.id, model, provider: '', upstreamModel: '',
-    protocol: refused.protocol, operation: refused.operation, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0,
-    reasoningTokens: 0, units: 0, cost: 0,
-    status: failure.status, errorType, latencyMs, stream: refused.stream, estimated: false, createdAt: Date.now(),
+    requestId: refused.requestId,
+    accountId: refused.key.accountId,
+    keyId: refused.key.id,
+    model,
+    provider: '',
+    upstreamModel: '',
+    protocol: refused.protocol,
+    operation: refused.operation,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    units: 0,
+    cost: 0,
+    status: failure.status,
+    errorType,
+    latencyMs,
+    stream: refused.stream,
+    estimated: false,
+    createdAt: Date.now(),
   }
   deps.ledger.recordRefusal(usage)
   deps.metrics.refused.add(1, failure.status, errorType)
-  deps.logger.info({
-    request_id: refused.requestId, key: refused.key.id, operation: refused.operation, model, status: failure.status, error: errorType, latency_ms: latencyMs, cost: 0,
-    stream: refused.stream,
-  }, 'request')
+  deps.logger.info(
+    {
+      request_id: refused.requestId,
+      key: refused.key.id,
+      operation: refused.operation,
+      model,
+      status: failure.status,
+      error: errorType,
+      latency_ms: latencyMs,
+      cost: 0,
+      stream: refused.stream,
+    },
+    'request',
+  )
 }

@@ -69,13 +69,23 @@ export class Relay {
     this.metrics = deps.shareWith?.metrics ?? new Metrics()
     this.tracer = deps.tracer ?? deps.shareWith?.tracer
     this.limiter = deps.shareWith?.limiter ?? deps.limiter ?? new KeyLimiter()
-    this.breaker = deps.shareWith?.breaker ?? new CircuitBreaker({
-      windowMs: routing.windowS * 1000, minRequests: routing.minRequests, failureRatio: routing.failureRatio, cooldownMs: routing.cooldownS * 1000,
-    }, deps.logger, Date.now, {
-      ...deps.sharedRoutes,
-      // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
-      knowsRoute: (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id),
-    })
+    this.breaker =
+      deps.shareWith?.breaker ??
+      new CircuitBreaker(
+        {
+          windowMs: routing.windowS * 1000,
+          minRequests: routing.minRequests,
+          failureRatio: routing.failureRatio,
+          cooldownMs: routing.cooldownS * 1000,
+        },
+        deps.logger,
+        Date.now,
+        {
+          ...deps.sharedRoutes,
+          // Another instance's route changes apply only to routes this one has (the live relay's, as reloaded).
+          knowsRoute: (id) => this.catalog.planner.allTargets().some((target) => routeId(target) === id),
+        },
+      )
     this.settlementDeps = { ledger: deps.ledger, logger: deps.logger, metrics: this.metrics, finished: (scope) => this.finished(scope) }
   }
 
@@ -106,7 +116,10 @@ export class Relay {
     const model = this.catalog.models.get(modelId)
     if (!model) throw new GatewayError('not_found', `The model '${modelId}' does not exist`, { code: 'model_not_found', param: 'model' })
     if (!keyAllowsModel(key, modelId)) {
-      throw new GatewayError('permission', `This API key is not permitted to use the model '${modelId}'`, { code: 'model_not_permitted', param: 'model' })
+      throw new GatewayError('permission', `This API key is not permitted to use the model '${modelId}'`, {
+        code: 'model_not_permitted',
+        param: 'model',
+      })
     }
     if (operation && model.kind !== operation.modelKind) throw wrongKind(model, operation)
     return model
@@ -129,8 +142,8 @@ export class Relay {
       // Only a token limit needs the input's estimate: other keys skip the walk.
       const project = call.key.project ? projectLimits(call.key) : undefined
       const tokens = call.key.tpm === null && project?.tpm == null ? 0 : operation.admittedTokens(request)
-      permit = this.admit(call.key, tokens) ?? await this.admitLater(call.key, tokens)
-      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? await this.admitLater(project, tokens))
+      permit = this.admit(call.key, tokens) ?? (await this.admitLater(call.key, tokens))
+      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? (await this.admitLater(project, tokens)))
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
@@ -140,12 +153,22 @@ export class Relay {
     this.active.add(call.scope)
     if (this.stopping) call.scope.end(this.stopping)
     // A lease with room answers at once; only a lease that must grow costs a promise (the hot path's one trick).
-    const hold = this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ?? await this.placeHold(call, worstCase, permit, started, span)
+    const hold =
+      this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ??
+      (await this.placeHold(call, worstCase, permit, started, span))
     const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
     try {
       const result = await runAttempts({
-        call, plan, settlement, span, providers: this.catalog.providers, breaker: this.breaker, metrics: this.metrics, logger: this.deps.logger,
-        routing: this.catalog.config.routing, writeIdleMs: this.catalog.config.limits.writeIdleMs,
+        call,
+        plan,
+        settlement,
+        span,
+        providers: this.catalog.providers,
+        breaker: this.breaker,
+        metrics: this.metrics,
+        logger: this.deps.logger,
+        routing: this.catalog.config.routing,
+        writeIdleMs: this.catalog.config.limits.writeIdleMs,
       })
       result.rateLimit = permit.state // each result is a fresh object of this request's
       return result
@@ -191,7 +214,7 @@ export class Relay {
    */
   async admitCount(key: KeyRecord): Promise<Permit> {
     const counted: LimitedKey = { id: key.id, rpm: key.rpm, tpm: null, concurrency: key.concurrency }
-    return this.admit(counted, 0) ?? await this.admitLater(counted, 0)
+    return this.admit(counted, 0) ?? (await this.admitLater(counted, 0))
   }
 
   /** Per-key rate limits, counted before any money is held; undefined when only `admitLater` can tell. */
@@ -245,10 +268,18 @@ export class Relay {
   }
 
   private refused(call: RelayCall, started: number, error: unknown): void {
-    this.recordRefusal({
-      key: call.key, protocol: call.protocol, operation: call.operation.name, requestId: call.requestId, model: call.request.model,
-      stream: call.request.stream, started,
-    }, error)
+    this.recordRefusal(
+      {
+        key: call.key,
+        protocol: call.protocol,
+        operation: call.operation.name,
+        requestId: call.requestId,
+        model: call.request.model,
+        stream: call.request.stream,
+        started,
+      },
+      error,
+    )
   }
 
   private finished(scope: AbortScope): void {
@@ -276,9 +307,14 @@ function worstCaseOf(call: RelayCall, plan: readonly Target[]): number {
 /** A request for an operation its model does not serve (an embedding model asked to chat, and the reverse). */
 function wrongKind(model: ModelConfig, operation: Operation): GatewayError {
   const article = /^[aeiou]/.test(model.kind) ? 'an' : 'a'
-  return new GatewayError('invalid_request', `The model '${model.id}' is ${article} ${model.kind} model (kind: ${model.kind}): it cannot serve ${operation.name} requests.`, {
-    code: 'wrong_model_kind', param: 'model',
-  })
+  return new GatewayError(
+    'invalid_request',
+    `The model '${model.id}' is ${article} ${model.kind} model (kind: ${model.kind}): it cannot serve ${operation.name} requests.`,
+    {
+      code: 'wrong_model_kind',
+      param: 'model',
+    },
+  )
 }
 
 /** What a config says requests may be routed to, built once per config (start, and each reload). */

@@ -4,7 +4,7 @@ import { GatewayError } from '../core/errors.ts'
 import { backoffMs, isRetryable } from './retry.ts'
 import { sleep } from '../core/sleep.ts'
 
-test('upstream trouble is retried, the client\'s own mistakes are not', () => {
+test("upstream trouble is retried, the client's own mistakes are not", () => {
   const retried = [429, 500, 502, 503, 504, 529, 401].map((status) => isRetryable(decodeOpenAiError(status, '{"error":{"message":"x"}}')))
   expect(retried).toEqual([true, true, true, true, true, true, true])
   const refused = [400, 404, 413, 422].map((status) => isRetryable(decodeOpenAiError(status, '{"error":{"message":"x"}}')))

@@ -4,11 +4,21 @@ import { createProviders } from '../providers/registry.ts'
 import { routeId, RoutePlanner } from './route-planner.ts'
 
 const config = parseConfig({
-  providers: [{ name: 'a', type: 'mock' }, { name: 'b', type: 'mock' }, { name: 'c', type: 'mock' }],
+  providers: [
+    { name: 'a', type: 'mock' },
+    { name: 'b', type: 'mock' },
+    { name: 'c', type: 'mock' },
+  ],
   models: [
     {
-      id: 'smart', fallbacks: ['cheap'], price: { input: 1, output: 2 },
-      routes: [{ provider: 'a', upstream_model: 'x', weight: 3 }, { provider: 'b', weight: 1 }, { provider: 'c', priority: 1 }],
+      id: 'smart',
+      fallbacks: ['cheap'],
+      price: { input: 1, output: 2 },
+      routes: [
+        { provider: 'a', upstream_model: 'x', weight: 3 },
+        { provider: 'b', weight: 1 },
+        { provider: 'c', priority: 1 },
+      ],
     },
     { id: 'cheap', provider: 'c', upstream_model: 'tiny', fallbacks: ['smart'], price: { input: 0.1, output: 0.2 } },
   ],

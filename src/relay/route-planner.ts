@@ -23,7 +23,10 @@ export class RoutePlanner {
         group.push({ target: { provider: provider.config, upstreamModel: route.upstreamModel, model }, weight: route.weight })
         byPriority.set(route.priority, group)
       }
-      this.groups.set(model.id, [...byPriority.keys()].sort((a, b) => a - b).map((priority) => byPriority.get(priority)!))
+      this.groups.set(
+        model.id,
+        [...byPriority.keys()].sort((a, b) => a - b).map((priority) => byPriority.get(priority)!),
+      )
     }
     const drawn = (id: string) => (this.groups.get(id) ?? []).some((group) => group.length > 1)
     for (const model of models.values()) {
@@ -66,7 +69,10 @@ export class RoutePlanner {
         let chosen = pool.length - 1
         for (let index = 0; index < pool.length; index++) {
           point -= pool[index]!.weight
-          if (point < 0) { chosen = index; break }
+          if (point < 0) {
+            chosen = index
+            break
+          }
         }
         targets.push(pool.splice(chosen, 1)[0]!.target)
       }

@@ -48,10 +48,18 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     const { failure } = result
     const retry = isRetryable(failure)
     if (failure.code !== 'client_closed') {
-      context.logger.warn({
-        request_id: call.requestId, route, attempt: attempts, error: failure.code ?? failure.kind, message: failure.message,
-        detail: failure.logDetail, will_retry: retry && attempts < routing.maxAttempts,
-      }, 'upstream attempt failed')
+      context.logger.warn(
+        {
+          request_id: call.requestId,
+          route,
+          attempt: attempts,
+          error: failure.code ?? failure.kind,
+          message: failure.message,
+          detail: failure.logDetail,
+          will_retry: retry && attempts < routing.maxAttempts,
+        },
+        'upstream attempt failed',
+      )
     }
     if (!retry) {
       void context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
@@ -84,7 +92,13 @@ function distinctRoutes(plan: readonly Target[]): Route[] {
 const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
 
 /** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
-function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<string, GatewayError> | undefined, excluded: Set<string> | undefined, attempts: number) {
+function chooseTarget(
+  context: AttemptContext,
+  routes: Route[],
+  failures: Map<string, GatewayError> | undefined,
+  excluded: Set<string> | undefined,
+  attempts: number,
+) {
   const backoff = backoffMs(attempts, context.routing)
   let best: (Route & { waitMs: number }) | undefined
   for (const { target, route } of routes) {
@@ -101,7 +115,10 @@ function chooseTarget(context: AttemptContext, routes: Route[], failures: Map<st
 
 /** An attempt that failed before its answer began; `usage` is what a client that left is billed for. */
 class AttemptFailure {
-  constructor(readonly failure: GatewayError, readonly usage?: Usage) {}
+  constructor(
+    readonly failure: GatewayError,
+    readonly usage?: Usage,
+  ) {}
 }
 
 const finished: Omit<Outcome, 'usage'> = Object.freeze({ status: 200 })
@@ -122,7 +139,9 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
   } catch (error) {
     attempt.upstream.abort()
     // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
-    const failure = call.scope.clientGone ? clientClosed() : reportFailure(attempt.context.logger, error, { request_id: call.requestId, route: attempt.route.route })
+    const failure = call.scope.clientGone
+      ? clientClosed()
+      : reportFailure(attempt.context.logger, error, { request_id: call.requestId, route: attempt.route.route })
     attempt.report(outcomeOf(failure))
     // A client that left is billed for what was produced so far (the input, at least, was read upstream).
     return new AttemptFailure(failure, billsProduced(failure) ? await attempt.meter.estimatedUsage() : undefined)
@@ -163,8 +182,12 @@ function encodeWhole(codec: RelayCall['codec'], answer: unknown): string | Gatew
 
 function noRoute(context: AttemptContext): GatewayError {
   const model = context.call.request.model
-  if (context.plan.length === 0) return new GatewayError('upstream_unavailable', `No route is available for the model '${model}'`, { code: 'no_route' })
+  if (context.plan.length === 0)
+    return new GatewayError('upstream_unavailable', `No route is available for the model '${model}'`, { code: 'no_route' })
   const waits = context.plan.map((target) => context.breaker.waitFor(routeId(target)))
-  return new GatewayError('upstream_unavailable', `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
-    { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) })
+  return new GatewayError(
+    'upstream_unavailable',
+    `Every route of the model '${model}' is cooling down after failures; try again shortly.`,
+    { code: 'no_healthy_route', retryAfter: Math.max(1, Math.ceil(Math.min(...waits) / 1000)) },
+  )
 }

@@ -13,13 +13,23 @@ const key = { id: 'key_1', accountId: 1, rpm: null, tpm: null, concurrency: 1 } 
 const hold: Hold = { id: 'lease_1', accountId: 1, keyId: key.id, amount: 5000, createdAt: Date.now() }
 const usage = { inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0 }
 
-function harness(ledger: Pick<Ledger, 'settle'>, price: Target['model']['price'] = { input: 1000, output: 2000, cachedInput: 0, cacheWrite: 0 }) {
+function harness(
+  ledger: Pick<Ledger, 'settle'>,
+  price: Target['model']['price'] = { input: 1000, output: 2000, cachedInput: 0, cacheWrite: 0 },
+) {
   const limiter = new KeyLimiter()
   const errors: Record<string, any>[] = []
   let finished = 0
   const logger = { info() {}, warn() {}, error: (fields: Record<string, any>) => errors.push(fields) }
   const operation = { name: 'chat', costOf }
-  const call = { key, protocol: 'openai-chat', operation, requestId: 'req_1', request: { model: 'm', stream: false }, scope: new AbortScope() } as unknown as RelayCall
+  const call = {
+    key,
+    protocol: 'openai-chat',
+    operation,
+    requestId: 'req_1',
+    request: { model: 'm', stream: false },
+    scope: new AbortScope(),
+  } as unknown as RelayCall
   const target = { model: { id: 'm', price }, provider: { name: 'p' }, upstreamModel: 'u' } as unknown as Target
   const deps = { ledger: ledger as Ledger, logger, metrics: new Metrics(), finished: () => finished++ }
   const settlement = new Settlement(deps, { call, hold, permit: limiter.admit(key, 0), started: performance.now() })
@@ -27,8 +37,12 @@ function harness(ledger: Pick<Ledger, 'settle'>, price: Target['model']['price']
 }
 
 describe('Settlement releases the permit and the drain count on every path', () => {
-  test('the ledger throwing: logged with its stack, the key\'s one concurrent slot is free again', () => {
-    const { limiter, errors, settlement, target, finished } = harness({ settle() { throw new Error('ledger exploded') } })
+  test("the ledger throwing: logged with its stack, the key's one concurrent slot is free again", () => {
+    const { limiter, errors, settlement, target, finished } = harness({
+      settle() {
+        throw new Error('ledger exploded')
+      },
+    })
     expect(() => settlement.settle(target, { status: 200, usage }, 1)).not.toThrow()
     expect(finished()).toBe(1)
     expect(() => limiter.admit(key, 0)).not.toThrow()
@@ -38,8 +52,18 @@ describe('Settlement releases the permit and the drain count on every path', () 
 
   test('pricing throwing: the request is billed its hold, flagged estimated, and the slot is free again', () => {
     const settled: UsageRecord[] = []
-    const price = { get input(): number { throw new Error('no price') }, output: 1, cachedInput: 0, cacheWrite: 0 }
-    const { limiter, errors, settlement, target, finished } = harness({ settle: (_, record) => (settled.push(record), Promise.resolve()) }, price)
+    const price = {
+      get input(): number {
+        throw new Error('no price')
+      },
+      output: 1,
+      cachedInput: 0,
+      cacheWrite: 0,
+    }
+    const { limiter, errors, settlement, target, finished } = harness(
+      { settle: (_, record) => (settled.push(record), Promise.resolve()) },
+      price,
+    )
     expect(() => settlement.settle(target, { status: 200, usage }, 1)).not.toThrow()
     expect(finished()).toBe(1)
     expect(() => limiter.admit(key, 0)).not.toThrow()

@@ -40,7 +40,10 @@ export interface Admitted {
 export class Settlement {
   private settled = false
 
-  constructor(private readonly deps: SettlementDeps, private readonly admitted: Admitted) {}
+  constructor(
+    private readonly deps: SettlementDeps,
+    private readonly admitted: Admitted,
+  ) {}
 
   /**
    * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
@@ -105,11 +108,26 @@ export class Settlement {
       }
       deps.metrics.requests.add(1, model, target?.provider.name ?? '', outcome.status)
       if (attempts > 1) deps.metrics.retries.inc({ model: call.request.model }, attempts - 1)
-      deps.logger.info({
-        request_id: call.requestId, key: call.key.id, operation: call.operation.name, model, provider: target?.provider.name, status: outcome.status,
-        error: outcome.errorType, latency_ms: latencyMs, input_tokens: usage?.inputTokens, output_tokens: usage?.outputTokens, cost,
-        cost_usd: formatUsd(cost), estimated, stream: call.request.stream, attempts,
-      }, 'request')
+      deps.logger.info(
+        {
+          request_id: call.requestId,
+          key: call.key.id,
+          operation: call.operation.name,
+          model,
+          provider: target?.provider.name,
+          status: outcome.status,
+          error: outcome.errorType,
+          latency_ms: latencyMs,
+          input_tokens: usage?.inputTokens,
+          output_tokens: usage?.outputTokens,
+          cost,
+          cost_usd: formatUsd(cost),
+          estimated,
+          stream: call.request.stream,
+          attempts,
+        },
+        'request',
+      )
       admitted.span?.end(target, outcome, attempts, cost, estimated)
     } catch (error) {
       reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
@@ -123,4 +141,3 @@ export class Settlement {
     return committed
   }
 }
-

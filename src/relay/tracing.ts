@@ -39,7 +39,10 @@ const zeroTrace = '0'.repeat(32)
 const zeroSpan = '0'.repeat(16)
 
 export class Tracer {
-  constructor(readonly sink: SpanSink, private readonly sampleRatio: number) {}
+  constructor(
+    readonly sink: SpanSink,
+    private readonly sampleRatio: number,
+  ) {}
 
   /**
    * The request's span, begun at `startedAt` (performance.now()), or undefined when its trace is not sampled: a
@@ -77,7 +80,10 @@ export class RequestSpan {
   finishReason: string | undefined
 
   constructor(
-    private readonly sink: SpanSink, private readonly call: RelayCall, startedAt: number, readonly traceId: string,
+    private readonly sink: SpanSink,
+    private readonly call: RelayCall,
+    startedAt: number,
+    readonly traceId: string,
     private readonly parentSpanId: string | undefined,
   ) {
     this.startMs = performance.timeOrigin + startedAt
@@ -108,8 +114,15 @@ export class RequestSpan {
     }
     if (failed) attributes['error.type'] = result
     this.sink.add({
-      traceId: this.traceId, spanId: attempt.spanId, parentSpanId: this.spanId, name: `${operation} ${attempt.target.upstreamModel}`, kind: 'client',
-      startMs: attempt.startMs, endMs: performance.timeOrigin + performance.now(), attributes, failed,
+      traceId: this.traceId,
+      spanId: attempt.spanId,
+      parentSpanId: this.spanId,
+      name: `${operation} ${attempt.target.upstreamModel}`,
+      kind: 'client',
+      startMs: attempt.startMs,
+      endMs: performance.timeOrigin + performance.now(),
+      attributes,
+      failed,
     })
   }
 
@@ -152,8 +165,14 @@ export class RequestSpan {
     }
     this.endAttempt(outcome.status, outcome.errorType ?? (outcome.status === 200 ? 'ok' : String(outcome.status))) // one a bug left open
     this.sink.add({
-      traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: `${operation.name} ${model}`, kind: 'server',
-      startMs: this.startMs, endMs: performance.timeOrigin + performance.now(), attributes,
+      traceId: this.traceId,
+      spanId: this.spanId,
+      parentSpanId: this.parentSpanId,
+      name: `${operation.name} ${model}`,
+      kind: 'server',
+      startMs: this.startMs,
+      endMs: performance.timeOrigin + performance.now(),
+      attributes,
       // A server span fails on the gateway's or the upstream's fault (5xx), not on a client's mistake (4xx).
       failed: outcome.status >= 500,
     })

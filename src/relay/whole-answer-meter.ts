@@ -32,6 +32,6 @@ export class WholeAnswerMeter implements Meter {
   }
 
   async estimatedUsage(): Promise<Usage> {
-    return this.usage ?? await this.beforeAnswer()
+    return this.usage ?? (await this.beforeAnswer())
   }
 }

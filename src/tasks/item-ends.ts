@@ -15,7 +15,10 @@ export class ItemEnds {
   private queue: Waiting[] = []
   private soon: ReturnType<typeof setImmediate> | undefined
 
-  constructor(private readonly repository: TaskRepository, private readonly owner: string) {}
+  constructor(
+    private readonly repository: TaskRepository,
+    private readonly owner: string,
+  ) {}
 
   /** Resolves once the end is committed: true, or false when the item was not ours (any more). */
   finish(itemId: string, outcome: ItemOutcome): Promise<boolean> {

@@ -84,7 +84,10 @@ export class TaskRunner {
     clearInterval(this.leaseTimer)
     const drained = Promise.all(this.running)
     let deadline: ReturnType<typeof setTimeout> | undefined
-    const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true)))])
+    const late = await Promise.race([
+      drained.then(() => false),
+      new Promise<boolean>((resolve) => (deadline = setTimeout(resolve, drainMs, true))),
+    ])
     clearTimeout(deadline)
     if (late) {
       this.deps.relay.abortInFlight()
@@ -102,13 +105,16 @@ export class TaskRunner {
     // A turn of its own, never inside the chain that woke it: on SQLite an item's claim, run and finish resolve without
     // I/O, so a wake from an item's end, run at once, would start the next item in the same turn, and so on through the
     // whole batch (20,000 items refused for money held every tenant for 7.7 s).
-    const turn = () => void this.tick().catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' })).finally(() => {
-      this.ticking = false
-      if (this.again) {
-        this.again = false
-        this.wake()
-      }
-    })
+    const turn = () =>
+      void this.tick()
+        .catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' }))
+        .finally(() => {
+          this.ticking = false
+          if (this.again) {
+            this.again = false
+            this.wake()
+          }
+        })
     // setImmediate, not a timer: I/O is served between two turns either way, and a timer's extra millisecond per turn
     // made a 20,000-item batch refused for money take 27 s instead of 4.5 s (measured: /healthz p99 under 10 ms both).
     setImmediate(turn)
@@ -132,7 +138,8 @@ export class TaskRunner {
       taken.set(account, (taken.get(account) ?? 0) + 1)
       return true
     }
-    for (const claimed of await tasks.repository.claimItems(this.owner, Date.now(), Date.now() + this.leaseMs, room, take)) this.launch(claimed)
+    for (const claimed of await tasks.repository.claimItems(this.owner, Date.now(), Date.now() + this.leaseMs, room, take))
+      this.launch(claimed)
   }
 
   /** Items a crash left running, tasks past their window, tasks with nothing left to run, rows past their retention. */
@@ -175,7 +182,8 @@ export class TaskRunner {
   private async runItem({ item, task }: ClaimedItem): Promise<void> {
     const { repository } = this.deps.tasks
     const finish = (outcome: Omit<ItemOutcome, 'at'>) => this.ends.finish(item.id, { ...outcome, at: Date.now() })
-    const failWith = (error: GatewayError, cost = 0) => finish({ status: 'errored', statusCode: error.status, result: JSON.stringify(itemErrorOf(error)), cost })
+    const failWith = (error: GatewayError, cost = 0) =>
+      finish({ status: 'errored', statusCode: error.status, result: JSON.stringify(itemErrorOf(error)), cost })
     let key: KeyRecord
     let decoded
     try {
@@ -193,7 +201,12 @@ export class TaskRunner {
     const owner = this.owner
     try {
       const result = await this.deps.relay.run({
-        key, protocol: decoded.protocol, operation: decoded.operation, requestId: item.id, request: exchange.request, inputBound: decoded.inputBound,
+        key,
+        protocol: decoded.protocol,
+        operation: decoded.operation,
+        requestId: item.id,
+        request: exchange.request,
+        inputBound: decoded.inputBound,
         scope: new AbortScope(),
         // No `forward`: every answer is encoded here, so it can be staged before its bill commits.
         codec: {
@@ -240,7 +253,12 @@ export class TaskRunner {
       this.keyCache.set(id, { key, at: Date.now() })
     }
     const status = key ? keyStatus(key) : 'revoked'
-    if (!key || status !== 'active') throw new GatewayError('authentication', `The API key that submitted this batch is ${status === 'expired' ? 'expired' : 'revoked'}.`, { code: status === 'expired' ? 'expired_api_key' : 'revoked_api_key' })
+    if (!key || status !== 'active')
+      throw new GatewayError(
+        'authentication',
+        `The API key that submitted this batch is ${status === 'expired' ? 'expired' : 'revoked'}.`,
+        { code: status === 'expired' ? 'expired_api_key' : 'revoked_api_key' },
+      )
     return key
   }
 

@@ -12,7 +12,9 @@ export function readFixture(name: string): string {
  * is always the payload's `type` (and its SDK drops events without one), so it is put back from there.
  */
 export function readFixtureEvents(name: string): SseEvent[] {
-  return readStreamFixture(`anthropic/${name}`).map((event) => event.event ? event : { event: JSON.parse(event.data).type, data: event.data })
+  return readStreamFixture(`anthropic/${name}`).map((event) =>
+    event.event ? event : { event: JSON.parse(event.data).type, data: event.data },
+  )
 }
 
 export function decodeAll(decoder: StreamDecoder<StreamEvent>, events: SseEvent[]): StreamEvent[] {
@@ -28,8 +30,10 @@ export function collect(events: StreamEvent[]) {
   const open = new Set<number>()
   for (const event of events) {
     if (event.type === 'text-start') blocks.set(event.index, { kind: 'text', item: text.push('') - 1 })
-    else if (event.type === 'reasoning-start') blocks.set(event.index, { kind: 'reasoning', item: reasoning[reasoning.push({ text: '' }) - 1] })
-    else if (event.type === 'tool-call-start') blocks.set(event.index, { kind: 'tool', item: tools[tools.push({ id: event.id, name: event.name, arguments: '' }) - 1] })
+    else if (event.type === 'reasoning-start')
+      blocks.set(event.index, { kind: 'reasoning', item: reasoning[reasoning.push({ text: '' }) - 1] })
+    else if (event.type === 'tool-call-start')
+      blocks.set(event.index, { kind: 'tool', item: tools[tools.push({ id: event.id, name: event.name, arguments: '' }) - 1] })
     if (event.type.endsWith('-start') && 'index' in event) open.add(event.index)
     if (event.type.endsWith('-end') && 'index' in event) open.delete(event.index)
     if (event.type === 'text-delta') text[blocks.get(event.index)!.item] += event.text
@@ -41,7 +45,10 @@ export function collect(events: StreamEvent[]) {
   const finish = events.filter((event) => event.type === 'finish').at(-1)
   const error = events.find((event) => event.type === 'error')
   return {
-    text, reasoning, tools, unclosed: open.size,
+    text,
+    reasoning,
+    tools,
+    unclosed: open.size,
     usage: usage?.type === 'usage' ? usage.usage : undefined,
     finish: finish?.type === 'finish' ? finish.reason : undefined,
     error: error?.type === 'error' ? error.error : undefined,

@@ -21,8 +21,13 @@ export interface AnthropicSetup {
 export async function startAnthropicSetup(): Promise<AnthropicSetup> {
   const openAiUpstream = startOpenAiUpstream()
   const anthropicUpstream = startAnthropicUpstream()
-  const claude = (id: string, provider: string, upstreamModel = 'claude-real') =>
-    ({ id, provider, upstream_model: upstreamModel, price: claudePrice, max_output_tokens: 2048 })
+  const claude = (id: string, provider: string, upstreamModel = 'claude-real') => ({
+    id,
+    provider,
+    upstream_model: upstreamModel,
+    price: claudePrice,
+    max_output_tokens: 2048,
+  })
   const gateway = await startTestGateway({
     config: {
       providers: [
@@ -33,7 +38,13 @@ export async function startAnthropicSetup(): Promise<AnthropicSetup> {
       ],
       models: [
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2, cached_input: 0.1 }, max_output_tokens: 4096 },
-        { id: 'gpt-up', provider: 'openai-up', upstream_model: 'real-gpt', price: { input: 1.25, output: 10, cached_input: 0.125 }, max_output_tokens: 256 },
+        {
+          id: 'gpt-up',
+          provider: 'openai-up',
+          upstream_model: 'real-gpt',
+          price: { input: 1.25, output: 10, cached_input: 0.125 },
+          max_output_tokens: 256,
+        },
         claude('claude-pass', 'claude-up'),
         claude('claude-ir', 'claude-up-ir'),
         claude('claude-same', 'claude-up', 'claude-same'),
@@ -45,7 +56,9 @@ export async function startAnthropicSetup(): Promise<AnthropicSetup> {
     },
   })
   return {
-    gateway, openAiUpstream, anthropicUpstream,
+    gateway,
+    openAiUpstream,
+    anthropicUpstream,
     async stop() {
       await gateway.stop()
       await openAiUpstream.stop()

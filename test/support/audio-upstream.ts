@@ -10,7 +10,12 @@ import { mockSpeechAudio, mockSpeechTokens } from '../../src/operations/speech/p
 export interface AudioUpstream {
   url: string
   /** What each call received: the path, and the form's fields and file (name, size, first bytes) or the JSON body. */
-  calls: { path: string; body?: any; fields?: Record<string, string[]>; file?: { name: string; type: string; size: number; head: Uint8Array } }[]
+  calls: {
+    path: string
+    body?: any
+    fields?: Record<string, string[]>
+    file?: { name: string; type: string; size: number; head: Uint8Array }
+  }[]
   failNext: number[]
   holdLastChunk: Promise<void> | undefined
   /** The next speech answer's connection is cut after its first chunk. */
@@ -36,7 +41,11 @@ function speechBody(upstream: AudioUpstream, body: any): Response {
   if (body.stream_format === 'sse') {
     chunks.push(Buffer.from(`data: ${JSON.stringify({ type: 'speech.audio.delta', audio: Buffer.from(audio).toString('base64') })}\n\n`))
     const tokens = mockSpeechTokens(body)
-    chunks.push(Buffer.from(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } })}\n\n`))
+    chunks.push(
+      Buffer.from(
+        `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } })}\n\n`,
+      ),
+    )
   } else for (let start = 0; start < audio.length; start += chunkBytes) chunks.push(audio.subarray(start, start + chunkBytes))
   const hold = upstream.holdLastChunk
   const cut = upstream.cutAfterFirstChunk
@@ -66,13 +75,20 @@ function transcriptionBody(fields: Record<string, string[]>, file: File, transla
     const events = [
       { type: 'transcript.text.delta', delta: text.slice(0, 10) },
       { type: 'transcript.text.delta', delta: text.slice(10) },
-      { type: 'transcript.text.done', text, usage: { type: 'tokens', input_tokens: input, output_tokens: output, total_tokens: input + output } },
+      {
+        type: 'transcript.text.done',
+        text,
+        usage: { type: 'tokens', input_tokens: input, output_tokens: output, total_tokens: input + output },
+      },
     ]
-    return new Response(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+    return new Response(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''), {
+      headers: { 'content-type': 'text/event-stream' },
+    })
   }
   if (format === 'text') return new Response(text, { headers: { 'content-type': 'text/plain' } })
   if (format === 'srt') return new Response(`1\n00:00:00,000 --> 00:00:01,000\n${text}\n`, { headers: { 'content-type': 'text/plain' } })
-  if (format === 'vtt') return new Response(`WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n${text}\n`, { headers: { 'content-type': 'text/plain' } })
+  if (format === 'vtt')
+    return new Response(`WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n${text}\n`, { headers: { 'content-type': 'text/plain' } })
   const usage = { type: 'duration', seconds: 1 }
   if (format === 'verbose_json') {
     const granularities = fields['timestamp_granularities[]'] ?? ['segment']
@@ -118,7 +134,11 @@ export function startAudioUpstream(): AudioUpstream {
         else file = value
       }
       if (!file) return Response.json({ error: { message: 'no file' } }, { status: 400 })
-      upstream.calls.push({ path, fields, file: { name: file.name, type: file.type, size: file.size, head: new Uint8Array(await file.slice(0, 16).arrayBuffer()) } })
+      upstream.calls.push({
+        path,
+        fields,
+        file: { name: file.name, type: file.type, size: file.size, head: new Uint8Array(await file.slice(0, 16).arrayBuffer()) },
+      })
       if (status) return Response.json({ error: { message: `failing on purpose (${status})` } }, { status })
       return transcriptionBody(fields, file, path.endsWith('/translations'))
     },
@@ -130,7 +150,10 @@ export function startAudioUpstream(): AudioUpstream {
 /** A gateway config with the mock and an OpenAI-kind provider on `upstream`, two attempts per request, and `models`. */
 export function audioGatewayConfig(upstream: AudioUpstream, models: Record<string, unknown>[]) {
   return {
-    providers: [{ name: 'mock', type: 'mock' }, { name: 'oai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' }],
+    providers: [
+      { name: 'mock', type: 'mock' },
+      { name: 'oai', type: 'openai', base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' },
+    ],
     routing: { max_attempts: 2, backoff_ms: 1 },
     models: [{ id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } }, ...models],
   }

@@ -14,7 +14,9 @@ export interface BatchSetup {
   stop(): Promise<void>
 }
 
-export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Record<string, unknown>; limits?: Record<string, unknown>; extraModels?: unknown[] } = {}): Promise<BatchSetup> {
+export async function startBatchSetup(
+  options: TestGatewayOptions & { tasks?: Record<string, unknown>; limits?: Record<string, unknown>; extraModels?: unknown[] } = {},
+): Promise<BatchSetup> {
   const openai = startOpenAiUpstream()
   const anthropic = startAnthropicUpstream()
   const gemini = startGeminiUpstream()
@@ -34,9 +36,27 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
         { name: 'broken-up', type: 'openai', base_url: `${openai.url}/missing`, api_key: 'upstream-secret' },
       ],
       models: [
-        { id: 'gpt-up', provider: 'openai-up', upstream_model: 'gpt-x', price: { input: 2, output: 4, cached_input: 1, batch: { input: 1, output: 2 } }, max_output_tokens: 256 },
-        { id: 'claude-up', provider: 'claude-up', upstream_model: 'claude-x', price: { input: 3, output: 15, batch: { input: 1.5, output: 7.5 } }, max_output_tokens: 256 },
-        { id: 'gemini-up', provider: 'gemini-up', upstream_model: 'gemini-2.5-flash', price: { input: 1.25, output: 10, batch: { input: 0.625, output: 5 } }, max_output_tokens: 256 },
+        {
+          id: 'gpt-up',
+          provider: 'openai-up',
+          upstream_model: 'gpt-x',
+          price: { input: 2, output: 4, cached_input: 1, batch: { input: 1, output: 2 } },
+          max_output_tokens: 256,
+        },
+        {
+          id: 'claude-up',
+          provider: 'claude-up',
+          upstream_model: 'claude-x',
+          price: { input: 3, output: 15, batch: { input: 1.5, output: 7.5 } },
+          max_output_tokens: 256,
+        },
+        {
+          id: 'gemini-up',
+          provider: 'gemini-up',
+          upstream_model: 'gemini-2.5-flash',
+          price: { input: 1.25, output: 10, batch: { input: 0.625, output: 5 } },
+          max_output_tokens: 256,
+        },
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 }, max_output_tokens: 256 },
         { id: 'gpt-slow', provider: 'slow-up', upstream_model: 'gpt-x', price: { input: 1, output: 2 }, max_output_tokens: 256 },
         { id: 'gpt-broken', provider: 'broken-up', upstream_model: 'gpt-x', price: { input: 1, output: 2 }, max_output_tokens: 256 },
@@ -47,7 +67,8 @@ export async function startBatchSetup(options: TestGatewayOptions & { tasks?: Re
     },
   })
   return {
-    gateway, upstreams: { openai, anthropic, gemini },
+    gateway,
+    upstreams: { openai, anthropic, gemini },
     async stop() {
       await gateway.stop()
       await Promise.all([openai.stop(), anthropic.stop(), gemini.stop(), slow.stop()])

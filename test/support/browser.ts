@@ -11,11 +11,21 @@ export const artifacts = join(import.meta.dir, '..', 'artifacts')
  */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
-    throw new Error(`Chromium is not installed at ${chromiumPath}: run \`apt-get install -y chromium\` (the browser tests cannot run without it)`)
+    throw new Error(
+      `Chromium is not installed at ${chromiumPath}: run \`apt-get install -y chromium\` (the browser tests cannot run without it)`,
+    )
   }
   return chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   })
 }
 
@@ -32,14 +42,20 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
 export function watchConsole(page: Page): string[] {
   const problems: string[] = []
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|404)\b/.test(message.text())) problems.push(message.text())
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|404)\b/.test(message.text()))
+      problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
   return problems
 }
 
 /** A fresh browser context signed in to the console as `username`, on the overview; `problems` collects what the page complains about. */
-export async function signInPage(browser: Browser, url: string, username: string, password: string): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
+export async function signInPage(
+  browser: Browser,
+  url: string,
+  username: string,
+  password: string,
+): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
   const page = await context.newPage()
   const problems = watchConsole(page)

@@ -21,7 +21,8 @@ export async function projectWithBudget(gateway: Gateway, accountId: number, nam
 
 export function exactChat(url: string, secret: string): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'exact', messages: [{ role: 'user', content: 'say something please' }] }),
   })
 }

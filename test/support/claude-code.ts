@@ -30,7 +30,10 @@ export interface ClaudeRun {
  * `claude -p <prompt>` against `baseUrl`, offline and non-interactive: a fresh HOME and config dir (no login, no
  * settings), telemetry, error reports and auto-update off, stdin closed, working in `workDir`.
  */
-export async function runClaudeCode(binary: string, options: { baseUrl: string; apiKey: string; model: string; prompt: string; workDir: string }): Promise<ClaudeRun> {
+export async function runClaudeCode(
+  binary: string,
+  options: { baseUrl: string; apiKey: string; model: string; prompt: string; workDir: string },
+): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), 'tollgate-claude-home-'))
   mkdirSync(join(home, 'config'))
   try {
@@ -53,7 +56,11 @@ export async function runClaudeCode(binary: string, options: { baseUrl: string; 
       // A guard against a CLI waiting forever for something (a prompt, the network), not a timing assertion.
       timeout: 90_000,
     })
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     return { exitCode, stdout, stderr }
   } finally {
     rmSync(home, { recursive: true, force: true })

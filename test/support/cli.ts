@@ -7,12 +7,18 @@ import type { Subprocess } from 'bun'
 export function makeWorkspace(yaml = ''): { dir: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'))
   const config = join(dir, 'tollgate.yaml')
-  writeFileSync(config, `listen: { host: 127.0.0.1, port: 0 }\ndatabase: sqlite:${join(dir, 'tollgate.db')}\n${yaml || `providers:
+  writeFileSync(
+    config,
+    `listen: { host: 127.0.0.1, port: 0 }\ndatabase: sqlite:${join(dir, 'tollgate.db')}\n${
+      yaml ||
+      `providers:
   - { name: mock, type: mock }
 models:
   - { id: mock-1, provider: mock, price: { input: 1.25, output: 10, cached_input: 0.125 } }
   - { id: mock-fast, provider: mock, price: { input: 0.1, output: 0.2 } }
-`}`)
+`
+    }`,
+  )
   return { dir, config }
 }
 
@@ -28,7 +34,9 @@ export function runCli(command: string[], args: string[], env: Record<string, st
  * this process's) or the working folder of the server.
  */
 export async function startServe(
-  command: string[], config: string, options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  command: string[],
+  config: string,
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
 ): Promise<{ url: string; process: Subprocess<'ignore', 'pipe', 'pipe'>; output: () => string }> {
   const child = Bun.spawn([...command, 'serve', '--config', config], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore', ...options })
   const reader = child.stdout.getReader()

@@ -18,7 +18,9 @@ export async function addLogin(store: Store, name: string, role: UserRole, accou
 
 export function postSignIn(url: string, username: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${url}/console/api/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ username, password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ username, password }),
   })
 }
 
@@ -28,12 +30,14 @@ export async function signIn(url: string, username: string, password: string): P
   const cookie = response.headers.get('set-cookie')!.split(';')[0]!
   const { csrf_token: csrf } = (await response.json()) as { csrf_token: string }
   return {
-    cookie, csrf,
+    cookie,
+    csrf,
     get: (path) => fetch(`${url}${path}`, { headers: { cookie } }),
-    send: (method, path, body, headers = {}) => fetch(`${url}${path}`, {
-      method,
-      headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
+    send: (method, path, body, headers = {}) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
   }
 }

@@ -39,11 +39,18 @@ function answerOpenAi(request: RecordedRequest, reverse: boolean): Response {
     return { object: 'embedding', index, embedding }
   })
   const tokens = inputs.reduce((sum, input) => sum + openAiReportedTokens(input), 0)
-  return jsonReply({ object: 'list', data: reverse ? data.reverse() : data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } })
+  return jsonReply({
+    object: 'list',
+    data: reverse ? data.reverse() : data,
+    model: body.model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  })
 }
 
 function answerGemini(request: RecordedRequest): Response {
-  const embed = (one: any) => ({ values: Array.from(mockEmbedding(one.content.parts.map((part: any) => part.text).join('\n'), one.outputDimensionality)) })
+  const embed = (one: any) => ({
+    values: Array.from(mockEmbedding(one.content.parts.map((part: any) => part.text).join('\n'), one.outputDimensionality)),
+  })
   if (request.path.includes(':embedContent')) return jsonReply({ embedding: embed(request.body) })
   return jsonReply({ embeddings: request.body.requests.map(embed) })
 }
@@ -66,7 +73,10 @@ export function startEmbeddingsUpstreams(): EmbeddingsUpstreams {
 }
 
 /** A gateway config with an embedding model on each upstream kind (and a chat model), priced so rounding shows. */
-export function embeddingsConfig(upstreams: EmbeddingsUpstreams, extra: { providers?: Record<string, unknown>; models?: Record<string, unknown>[] } = {}) {
+export function embeddingsConfig(
+  upstreams: EmbeddingsUpstreams,
+  extra: { providers?: Record<string, unknown>; models?: Record<string, unknown>[] } = {},
+) {
   const price = { input: '0.0201' } // 20.1 nano-dollars a token: every bill is rounded up to the nano-dollar
   return {
     providers: [

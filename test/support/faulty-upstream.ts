@@ -95,18 +95,25 @@ async function answer(socket: Socket<Connection>, body: any, fault: Fault): Prom
     case 'status': {
       const text = JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } })
       const extra = fault.retryAfter === undefined ? '' : `retry-after: ${fault.retryAfter}\r\n`
-      socket.write(`HTTP/1.1 ${fault.status} Injected\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`)
+      socket.write(
+        `HTTP/1.1 ${fault.status} Injected\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`,
+      )
       return finish()
     }
     case 'garbage':
-      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${body?.stream ? 'text/event-stream' : 'application/json'}\r\ncontent-length: ${Buffer.byteLength(garbage)}\r\nconnection: close\r\n\r\n${garbage}`)
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: ${body?.stream ? 'text/event-stream' : 'application/json'}\r\ncontent-length: ${Buffer.byteLength(garbage)}\r\nconnection: close\r\n\r\n${garbage}`,
+      )
       return finish()
   }
   const text = ('text' in fault && fault.text) || 'Hello from upstream'
-  const delayMs = 'delayMs' in fault ? fault.delayMs ?? 0 : 0
+  const delayMs = 'delayMs' in fault ? (fault.delayMs ?? 0) : 0
   if (!body?.stream) {
     const json = JSON.stringify({
-      id: 'chatcmpl-faulty', object: 'chat.completion', created: 1700000000, model: body?.model,
+      id: 'chatcmpl-faulty',
+      object: 'chat.completion',
+      created: 1700000000,
+      model: body?.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       ...(fault.kind === 'ok' && fault.omitUsage ? {} : { usage: faultyUsage }),
     })
@@ -131,7 +138,6 @@ async function answer(socket: Socket<Connection>, body: any, fault: Fault): Prom
       const error = 'data: {"error":{"message":"injected overload","type":"server_error"}}\n\n'
       socket.write(`${Buffer.byteLength(error).toString(16)}\r\n${error}\r\n`)
       return // and no end: the client is the one who hangs up
-
     }
     if (socket.data.closed) return
     socket.write(`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`)
@@ -144,11 +150,13 @@ async function answer(socket: Socket<Connection>, body: any, fault: Fault): Prom
 /** Chat Completions chunks: a role chunk, one chunk per word, the finish, usage (when asked for), [DONE]. */
 function streamEvents(body: any, text: string, omitUsage: boolean): string[] {
   const base = { id: 'chatcmpl-faulty', object: 'chat.completion.chunk', created: 1700000000, model: body?.model }
-  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
   const events = [chunk({ role: 'assistant', content: '' })]
   for (const word of text.split(/(?= )/)) events.push(chunk({ content: word }))
   events.push(chunk({}, 'stop'))
-  if (!omitUsage && body?.stream_options?.include_usage) events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: faultyUsage })}\n\n`)
+  if (!omitUsage && body?.stream_options?.include_usage)
+    events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: faultyUsage })}\n\n`)
   events.push('data: [DONE]\n\n')
   return events
 }

@@ -16,7 +16,11 @@ export function readJsonFixture(path: string): any {
 /** A recorded stream as SSE events: raw `.sse` files go through the real parser, `.jsonl` files are one payload a line. */
 export function readStreamFixture(path: string): SseEvent[] {
   const text = readFixture(path)
-  if (path.endsWith('.jsonl')) return text.split('\n').filter((line) => line.trim()).map((data) => ({ data }))
+  if (path.endsWith('.jsonl'))
+    return text
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((data) => ({ data }))
   const parser = new SseParser()
   return [...parser.push(text), ...parser.finish()]
 }

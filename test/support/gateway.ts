@@ -54,7 +54,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const config = parseConfig({ ...(options.config ?? mockConfig), listen: { host: '127.0.0.1', port: 0 }, database }, 'test')
   const gateway = await startGateway(config, options.logger ?? silentLogger)
   const { store } = gateway.services
-  const account = await createAccount(store.accounts, `acct-${crypto.randomUUID().slice(0, 8)}`, parseUsd(options.balanceUsd ?? '100'), 'test')
+  const account = await createAccount(
+    store.accounts,
+    `acct-${crypto.randomUUID().slice(0, 8)}`,
+    parseUsd(options.balanceUsd ?? '100'),
+    'test',
+  )
   const makeKey = async (input: Partial<NewKeyInput> = {}) => {
     const created = await createKey(store.keys, { accountId: account.id, models: options.keyModels ?? null, ...input })
     return { secret: created.secret, record: created.record }

@@ -8,7 +8,13 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
  * answer 5, thoughts 2) so tests can check billing to the unit. Two model names fail on purpose:
  * `gemini-missing` answers the recorded 404 (a JSON body labelled text/event-stream), `gemini-broken` fails mid-stream.
  */
-export const geminiUsage = { promptTokenCount: 11, cachedContentTokenCount: 3, candidatesTokenCount: 5, thoughtsTokenCount: 2, totalTokenCount: 18 }
+export const geminiUsage = {
+  promptTokenCount: 11,
+  cachedContentTokenCount: 3,
+  candidatesTokenCount: 5,
+  thoughtsTokenCount: 2,
+  totalTokenCount: 18,
+}
 export const upstreamSignature = 'c2lnLWZyb20tZ2VtaW5pLXVwc3RyZWFt'
 
 type Part = Record<string, any>
@@ -24,7 +30,9 @@ export function geminiAnswer(body: any): { parts: Part[] } {
   if (declared.length && !result && mode !== 'NONE') {
     parts.push({ functionCall: { name: declared[0].name, args: { city: 'Paris', unit: 'celsius' } } })
   } else {
-    const said = result ? `The tool said ${typeof result.response?.output === 'string' ? result.response.output : JSON.stringify(result.response)}` : 'Hello from gemini upstream'
+    const said = result
+      ? `The tool said ${typeof result.response?.output === 'string' ? result.response.output : JSON.stringify(result.response)}`
+      : 'Hello from gemini upstream'
     for (const word of said.split(/(?= )/)) parts.push({ text: word })
   }
   // Gemini signs the first part after the thinking (always, for a function call on Gemini 3).
@@ -43,32 +51,50 @@ function streamChunks(model: string, parts: Part[]): string[] {
     const last = index === parts.length - 1
     const soFar = index + 1
     // Usage is cumulative on every chunk, the prompt's counts whole from the first; only the last one is complete.
-    const usage = last ? geminiUsage : { promptTokenCount: 11, cachedContentTokenCount: 3, candidatesTokenCount: soFar, totalTokenCount: 11 + soFar }
-    return frame({ candidates: [{ content: { role: 'model', parts: [part] }, ...(last && { finishReason: 'STOP' }), index: 0 }], usageMetadata: usage, ...base(model) })
+    const usage = last
+      ? geminiUsage
+      : { promptTokenCount: 11, cachedContentTokenCount: 3, candidatesTokenCount: soFar, totalTokenCount: 11 + soFar }
+    return frame({
+      candidates: [{ content: { role: 'model', parts: [part] }, ...(last && { finishReason: 'STOP' }), index: 0 }],
+      usageMetadata: usage,
+      ...base(model),
+    })
   })
 }
 
 /** `plan` replaces the default answers (parts of the model's turn, streamed one per chunk). */
-export const handleGemini = (plan: GeminiPlan = geminiAnswer) => (request: RecordedRequest): Response => {
-  const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(request.path)
-  if (!match) return jsonReply({ error: { code: 404, message: `no route ${request.path}`, status: 'NOT_FOUND' } }, 404)
-  const [, model, method, sse] = match
-  if (model === 'gemini-missing') {
-    return new Response(readFixture('gemini/error-404-not-found.json'), { status: 404, headers: { 'content-type': 'text/event-stream' } })
+export const handleGemini =
+  (plan: GeminiPlan = geminiAnswer) =>
+  (request: RecordedRequest): Response => {
+    const match = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(request.path)
+    if (!match) return jsonReply({ error: { code: 404, message: `no route ${request.path}`, status: 'NOT_FOUND' } }, 404)
+    const [, model, method, sse] = match
+    if (model === 'gemini-missing') {
+      return new Response(readFixture('gemini/error-404-not-found.json'), { status: 404, headers: { 'content-type': 'text/event-stream' } })
+    }
+    if (method === 'generateContent') {
+      const { parts } = plan(request.body)
+      return jsonReply({
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: geminiUsage,
+        ...base(model!),
+      })
+    }
+    if (!sse) return jsonReply({ error: { code: 400, message: 'this fake speaks only alt=sse', status: 'INVALID_ARGUMENT' } }, 400)
+    const chunks = streamChunks(model!, plan(request.body).parts)
+    if (model === 'gemini-broken') {
+      // Paced, so the first chunk is on its way to the client before the error: sent in one burst, the gateway would see
+      // the error before passing anything on and retry instead (the client never got a byte, so it may).
+      return sseResponse(
+        [
+          chunks[0]!,
+          `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`,
+        ],
+        30,
+      )
+    }
+    return sseResponse(chunks)
   }
-  if (method === 'generateContent') {
-    const { parts } = plan(request.body)
-    return jsonReply({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...base(model!) })
-  }
-  if (!sse) return jsonReply({ error: { code: 400, message: 'this fake speaks only alt=sse', status: 'INVALID_ARGUMENT' } }, 400)
-  const chunks = streamChunks(model!, plan(request.body).parts)
-  if (model === 'gemini-broken') {
-    // Paced, so the first chunk is on its way to the client before the error: sent in one burst, the gateway would see
-    // the error before passing anything on and retry instead (the client never got a byte, so it may).
-    return sseResponse([chunks[0]!, `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`], 30)
-  }
-  return sseResponse(chunks)
-}
 
 export function startGeminiUpstream(): TestUpstream {
   return startUpstream(handleGemini())

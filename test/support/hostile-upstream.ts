@@ -131,7 +131,9 @@ function answer(socket: Socket<Connection>, upstream: HostileUpstream): void {
     case 'huge-error': {
       const prefix = '{"error":{"type":"server_error","message":"'
       const total = hostility.bytes
-      socket.write(`HTTP/1.1 ${hostility.status ?? 500} Oops\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\n\r\n${prefix}`)
+      socket.write(
+        `HTTP/1.1 ${hostility.status ?? 500} Oops\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\n\r\n${prefix}`,
+      )
       let left = total - prefix.length - 3
       const piece = 'e'.repeat(256 * 1024)
       return pumpWith(socket, upstream, () => {

@@ -24,7 +24,12 @@ const lastChunk = Buffer.from('0\r\n\r\n')
  * Bun's own socket, not node:net's: a server that answers and closes while the body is still coming resets the
  * connection, and node:net's socket, failing its next write (EPIPE), was destroyed with the answer unread.
  */
-export async function sendHugeBody(url: string, path: string, headers: Record<string, string>, totalBytes: number): Promise<HugeBodyResult> {
+export async function sendHugeBody(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  totalBytes: number,
+): Promise<HugeBodyResult> {
   const { hostname, port } = new URL(url)
   const startedAt = performance.now()
   let response = ''
@@ -47,11 +52,18 @@ export async function sendHugeBody(url: string, path: string, headers: Record<st
     }
   }
   await Bun.connect({
-    hostname, port: Number(port),
+    hostname,
+    port: Number(port),
     socket: {
       open(socket) {
-        const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...headers })
-          .map(([name, value]) => `${name}: ${value}\r\n`).join('')
+        const head = Object.entries({
+          host: `${hostname}:${port}`,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+          ...headers,
+        })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')
         socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`)
         pump(socket)
       },
@@ -104,7 +116,8 @@ export function floodUnauthenticatedBodies(url: string, running: () => boolean) 
   }
   return {
     run: () => Promise.all([0, 1, 2].map(sender)),
-    report: () => `unauthenticated 150 MB bodies: ${results.length}, statuses ${[...new Set(results.map((one) => one.status))].join('/')}, ` +
+    report: () =>
+      `unauthenticated 150 MB bodies: ${results.length}, statuses ${[...new Set(results.map((one) => one.status))].join('/')}, ` +
       `at most ${(Math.max(...results.map((one) => one.sentBeforeAnswer)) / 1e6).toFixed(1)} MB taken before an answer, slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`,
     check() {
       expect(results.length).toBeGreaterThan(20)

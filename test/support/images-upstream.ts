@@ -9,7 +9,11 @@ import { createPng } from '../../src/core/png.ts'
  */
 export interface ImagesUpstream {
   url: string
-  received: { path: string; fields: Record<string, unknown>; files: { field: string; filename: string; type: string; bytes: Uint8Array }[] }[]
+  received: {
+    path: string
+    fields: Record<string, unknown>
+    files: { field: string; filename: string; type: string; bytes: Uint8Array }[]
+  }[]
   failNext: number[]
   /** Answer with URLs (as dall-e models do) instead of b64_json. */
   urls: boolean
@@ -24,7 +28,12 @@ export const upstreamOutputTokensPerImage = 100
 
 export function startImagesUpstream(): ImagesUpstream {
   const upstream: ImagesUpstream = {
-    url: '', received: [], failNext: [], urls: false, noUsage: false, delayMs: 0,
+    url: '',
+    received: [],
+    failNext: [],
+    urls: false,
+    noUsage: false,
+    delayMs: 0,
     stop: () => server.stop(true),
   }
   const server = Bun.serve({
@@ -47,7 +56,8 @@ export function startImagesUpstream(): ImagesUpstream {
       upstream.received.push({ path, fields, files })
       await Bun.sleep(upstream.delayMs)
       const status = upstream.failNext.shift()
-      if (status !== undefined) return Response.json({ error: { message: `failing on purpose (${status})`, type: 'server_error' } }, { status })
+      if (status !== undefined)
+        return Response.json({ error: { message: `failing on purpose (${status})`, type: 'server_error' } }, { status })
       const n = Number(fields.n ?? 1)
       const size = String(fields.size && fields.size !== 'auto' ? fields.size : '1024x1024')
       const [width, height] = size.split('x').map(Number)
@@ -56,8 +66,19 @@ export function startImagesUpstream(): ImagesUpstream {
         const b64 = Buffer.from(createPng(width!, height!, `${prompt}#${index}`)).toString('base64')
         return upstream.urls ? { url: `https://images.example/${index}.png` } : { b64_json: b64 }
       })
-      const body: Record<string, unknown> = { created: 1_700_000_000, data, size, quality: fields.quality ?? 'medium', output_format: fields.output_format ?? 'png' }
-      if (!upstream.noUsage) body.usage = { input_tokens: prompt.length, output_tokens: n * upstreamOutputTokensPerImage, total_tokens: prompt.length + n * upstreamOutputTokensPerImage }
+      const body: Record<string, unknown> = {
+        created: 1_700_000_000,
+        data,
+        size,
+        quality: fields.quality ?? 'medium',
+        output_format: fields.output_format ?? 'png',
+      }
+      if (!upstream.noUsage)
+        body.usage = {
+          input_tokens: prompt.length,
+          output_tokens: n * upstreamOutputTokensPerImage,
+          total_tokens: prompt.length + n * upstreamOutputTokensPerImage,
+        }
       return Response.json(body)
     },
   })
@@ -66,7 +87,13 @@ export function startImagesUpstream(): ImagesUpstream {
 }
 
 /** Prices that show rounding and tell qualities apart: USD per image. */
-export const imagePrices = { '1024x1024/low': '0.011', '1024x1024/medium': '0.042', '1024x1024/high': '0.167', '1536x1024/high': '0.25', '256x256': '0.016' }
+export const imagePrices = {
+  '1024x1024/low': '0.011',
+  '1024x1024/medium': '0.042',
+  '1024x1024/high': '0.167',
+  '1536x1024/high': '0.25',
+  '256x256': '0.016',
+}
 
 /** A gateway config with image models per image and per token, on the loopback server and the mock. */
 export function imagesConfig(upstream: ImagesUpstream) {
@@ -79,7 +106,14 @@ export function imagesConfig(upstream: ImagesUpstream) {
       { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 } },
       { id: 'image-openai', kind: 'image', provider: 'oai', upstream_model: 'gpt-image-1', price: { images: imagePrices }, max_images: 4 },
       { id: 'image-mock', kind: 'image', provider: 'mock', price: { images: imagePrices }, max_images: 4 },
-      { id: 'image-tokens', kind: 'image', provider: 'oai', upstream_model: 'gpt-image-1', price: { input: '5.0000001', output: '40' }, max_output_tokens: 6240 },
+      {
+        id: 'image-tokens',
+        kind: 'image',
+        provider: 'oai',
+        upstream_model: 'gpt-image-1',
+        price: { input: '5.0000001', output: '40' },
+        max_output_tokens: 6240,
+      },
       { id: 'image-mock-tokens', kind: 'image', provider: 'mock', price: { input: '5.0000001', output: '40' }, max_output_tokens: 6240 },
     ],
   }

@@ -23,7 +23,8 @@ async function probe(target: Target, intervalMs: number): Promise<void> {
     try {
       const response = await fetch(target.url, target.init)
       const text = await response.text()
-      if (response.status !== 200 || (target.expect && !text.includes(target.expect))) failures.push(`${target.name}: ${response.status} ${text.slice(0, 200)}`)
+      if (response.status !== 200 || (target.expect && !text.includes(target.expect)))
+        failures.push(`${target.name}: ${response.status} ${text.slice(0, 200)}`)
     } catch (error) {
       failures.push(`${target.name}: ${String(error)}`)
     }

@@ -27,7 +27,9 @@ export async function startLatencyProbe(targets: ProbeTarget[], intervalMs = 10)
   await started
   return {
     async stop() {
-      const report = new Promise<ProbeReport>((resolve) => worker.addEventListener('message', (event) => resolve(event.data as ProbeReport), { once: true }))
+      const report = new Promise<ProbeReport>((resolve) =>
+        worker.addEventListener('message', (event) => resolve(event.data as ProbeReport), { once: true }),
+      )
       worker.postMessage({ stop: true })
       const result = await report
       worker.terminate()

@@ -30,14 +30,25 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`
 
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: settings.clientId, client_secret: settings.clientSecret, redirect_uris: settings.redirectUris,
-    grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
-  }],
+  clients: [
+    {
+      client_id: settings.clientId,
+      client_secret: settings.clientSecret,
+      redirect_uris: settings.redirectUris,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+  ],
   jwks: { keys: [signingKey] },
   cookies: { keys: ['test-cookie-key-not-secret'] },
   pkce: { required: () => true },
-  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username', 'name'], tollgate: ['tollgate_role', 'tollgate_account'] },
+  claims: {
+    openid: ['sub'],
+    email: ['email', 'email_verified'],
+    profile: ['preferred_username', 'name'],
+    tollgate: ['tollgate_role', 'tollgate_account'],
+  },
   async findAccount(_context: unknown, sub: string) {
     const users = JSON.parse(readFileSync(settings.usersFile, 'utf8')) as Record<string, Record<string, unknown>>
     return { accountId: sub, claims: async () => ({ sub, ...users[sub] }) }

@@ -7,7 +7,11 @@ import { jsonReply, sseResponse, startUpstream, type RecordedRequest, type TestU
  */
 export const openAiUsage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 3 } }
 
-export interface OpenAiToolCall { id: string; name: string; arguments: string }
+export interface OpenAiToolCall {
+  id: string
+  name: string
+  arguments: string
+}
 
 export interface OpenAiAnswer {
   text?: string
@@ -30,27 +34,55 @@ export function openAiAnswer(request: RecordedRequest): OpenAiAnswer {
   return { text }
 }
 
-const firstWordLogprobs = { content: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111] }, { token: 'Hi', logprob: -1.5, bytes: [72, 105] }] }], refusal: null }
+const firstWordLogprobs = {
+  content: [
+    {
+      token: 'Hello',
+      logprob: -0.25,
+      bytes: [72, 101, 108, 108, 111],
+      top_logprobs: [
+        { token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111] },
+        { token: 'Hi', logprob: -1.5, bytes: [72, 105] },
+      ],
+    },
+  ],
+  refusal: null,
+}
 
 export function chatCompletion(request: RecordedRequest, answer = openAiAnswer(request)) {
   const calls = callsOf(answer)
   return {
-    id: 'chatcmpl-upstream1', object: 'chat.completion', created: 1700000000, model: request.body.model,
-    choices: [{
-      // Asked for, log probabilities of the first word (enough to see them carried back).
-      index: 0, logprobs: request.body.logprobs ? firstWordLogprobs : null,
-      message: calls.length
-        ? { role: 'assistant', content: null, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
-        : { role: 'assistant', content: answer.text },
-      finish_reason: calls.length ? 'tool_calls' : 'stop',
-    }],
+    id: 'chatcmpl-upstream1',
+    object: 'chat.completion',
+    created: 1700000000,
+    model: request.body.model,
+    choices: [
+      {
+        // Asked for, log probabilities of the first word (enough to see them carried back).
+        index: 0,
+        logprobs: request.body.logprobs ? firstWordLogprobs : null,
+        message: calls.length
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : { role: 'assistant', content: answer.text },
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+      },
+    ],
     usage: openAiUsage,
   }
 }
 
 export function chatChunks(request: RecordedRequest, answer = openAiAnswer(request)): string[] {
   const base = { id: 'chatcmpl-upstream1', object: 'chat.completion.chunk', created: 1700000000, model: request.body.model }
-  const chunk = (delta: unknown, finish: string | null = null, logprobs: unknown = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs, finish_reason: finish }] })}\n\n`
+  const chunk = (delta: unknown, finish: string | null = null, logprobs: unknown = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs, finish_reason: finish }] })}\n\n`
   const events = [chunk({ role: 'assistant', content: '' })]
   const calls = callsOf(answer)
   if (calls.length) {
@@ -63,7 +95,8 @@ export function chatChunks(request: RecordedRequest, answer = openAiAnswer(reque
     events.push(chunk({}, 'tool_calls'))
   } else {
     // Asked for, the first word's log probabilities ride on its chunk, as OpenAI streams them.
-    for (const [index, word] of answer.text!.split(/(?= )/).entries()) events.push(chunk({ content: word }, null, index === 0 && request.body.logprobs ? firstWordLogprobs : null))
+    for (const [index, word] of answer.text!.split(/(?= )/).entries())
+      events.push(chunk({ content: word }, null, index === 0 && request.body.logprobs ? firstWordLogprobs : null))
     events.push(chunk({}, 'stop'))
   }
   if (request.body.stream_options?.include_usage) events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: openAiUsage })}\n\n`)

@@ -24,7 +24,10 @@ export async function startOutcomeTraffic(refusedByLimit = 5): Promise<OutcomeTr
   const gateway = await startTestGateway({
     balanceUsd: '10',
     config: {
-      providers: [{ name: 'mock', type: 'mock' }, { name: 'down', type: 'openai', base_url: `${upstream.url}/v1` }],
+      providers: [
+        { name: 'mock', type: 'mock' },
+        { name: 'down', type: 'openai', base_url: `${upstream.url}/v1` },
+      ],
       models: [
         { id: 'mock-1', provider: 'mock', price: { input: 1, output: 2 }, max_output_tokens: 256 },
         { id: 'broken', provider: 'down', price: { input: 1, output: 2 }, max_output_tokens: 256 },
@@ -34,9 +37,12 @@ export async function startOutcomeTraffic(refusedByLimit = 5): Promise<OutcomeTr
   })
   const { store } = gateway.gateway.services
   const limited = await gateway.createKey({ name: 'limited', rpm: 1 })
-  const post = (key: string, body: string) => fetch(`${gateway.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body,
-  })
+  const post = (key: string, body: string) =>
+    fetch(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    })
   const hello = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] })
   const expectStatus = async (response: Promise<Response>, status: number) => {
     const answered = await response
@@ -57,7 +63,11 @@ export async function startOutcomeTraffic(refusedByLimit = 5): Promise<OutcomeTr
   await gateway.gateway.services.ledger.flush()
   const adminToken = (await createAdminToken(store.adminTokens, 'reports', 'read')).secret
   return {
-    gateway, upstream, adminToken, limitedKeyId: limited.record.id, refusedByLimit,
+    gateway,
+    upstream,
+    adminToken,
+    limitedKeyId: limited.record.id,
+    refusedByLimit,
     async stop() {
       await gateway.stop()
       await upstream.stop()

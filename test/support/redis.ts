@@ -22,9 +22,13 @@ function freePort(): number {
 }
 
 async function spawnRedis(port: number): Promise<Bun.Subprocess> {
-  const child = Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdout: 'ignore', stderr: 'ignore',
-  })
+  const child = Bun.spawn(
+    ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdout: 'ignore',
+      stderr: 'ignore',
+    },
+  )
   const deadline = Date.now() + 5000
   while (Date.now() < deadline) {
     const client = new RedisClient(`redis://127.0.0.1:${port}`, { autoReconnect: false, connectionTimeout: 200 })

@@ -33,7 +33,9 @@ export function startRerankUpstream(): RerankUpstream {
       if (status !== undefined) return jsonReply({ error: { message: `failing on purpose (${status})` } }, status)
       if (request.path === '/rerank' && request.body.texts) {
         const { query, texts } = request.body as { query: string; texts: string[] }
-        return jsonReply(texts.map((text, index) => ({ index, score: mockRelevance(query, text) })).sort((a, b) => b.score - a.score || a.index - b.index))
+        return jsonReply(
+          texts.map((text, index) => ({ index, score: mockRelevance(query, text) })).sort((a, b) => b.score - a.score || a.index - b.index),
+        )
       }
       const { query, documents, top_n: topN } = request.body as { query: string; documents: string[]; top_n?: number }
       const results = documents

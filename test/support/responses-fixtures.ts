@@ -20,7 +20,11 @@ export function readJsonFixture(name: string): Recorded {
 /** A recorded stream as its events: JSON-per-line files, or raw SSE (where each `event:` name must match `type`). */
 export function readStreamFixture(name: string): Recorded[] {
   const text = readFixture(name)
-  if (name.endsWith('.jsonl')) return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
+  if (name.endsWith('.jsonl'))
+    return text
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line))
   const parser = new SseParser()
   return [...parser.push(text), ...parser.finish()].map((event) => {
     const data = JSON.parse(event.data)
@@ -54,11 +58,18 @@ export function recordedToIr(events: Recorded[]): StreamEvent[] {
       case 'response.output_item.added':
         if (event.item.type === 'message') ir.push({ type: 'text-start', index })
         else if (event.item.type === 'reasoning') ir.push({ type: 'reasoning-start', index })
-        else if (event.item.type === 'function_call') ir.push({ type: 'tool-call-start', index, id: event.item.call_id, name: event.item.name })
+        else if (event.item.type === 'function_call')
+          ir.push({ type: 'tool-call-start', index, id: event.item.call_id, name: event.item.name })
         break
-      case 'response.output_text.delta': ir.push({ type: 'text-delta', index, text: event.delta }); break
-      case 'response.reasoning_summary_text.delta': ir.push({ type: 'reasoning-delta', index, text: event.delta }); break
-      case 'response.function_call_arguments.delta': ir.push({ type: 'tool-call-delta', index, arguments: event.delta }); break
+      case 'response.output_text.delta':
+        ir.push({ type: 'text-delta', index, text: event.delta })
+        break
+      case 'response.reasoning_summary_text.delta':
+        ir.push({ type: 'reasoning-delta', index, text: event.delta })
+        break
+      case 'response.function_call_arguments.delta':
+        ir.push({ type: 'tool-call-delta', index, arguments: event.delta })
+        break
       case 'response.output_item.done':
         if (event.item.type === 'message') ir.push({ type: 'text-end', index })
         else if (event.item.type === 'function_call') {
@@ -99,5 +110,7 @@ export function sdkReading(sse: string): OpenAI {
 
 /** Sorted keys, ignoring the API's per-event random padding (`obfuscation`), which carries no meaning. */
 export function keysOf(value: Recorded | undefined): string[] {
-  return Object.keys(value ?? {}).filter((key) => key !== 'obfuscation').sort()
+  return Object.keys(value ?? {})
+    .filter((key) => key !== 'obfuscation')
+    .sort()
 }

@@ -20,7 +20,10 @@ export function readReadmeMatrix(): Matrix {
   for (const line of section.split('\n')) {
     const match = /^\| `([a-z:]+)` \|/.exec(line)
     if (!match) continue
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim())
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim())
     if (cells.length !== 5) throw new Error(`README role matrix: expected 5 cells in ${line}`)
     const [admin, accountAdmin, viewer] = cells.slice(2).map((cell) => cell !== '403') as [boolean, boolean, boolean]
     // `PATCH /keys/{id}`: a route as the table lists it, under /console/api and /admin/api alike.
@@ -48,13 +51,27 @@ export const matrixPassword = 'the-matrix-password-1'
 let made = 0
 
 /** A console login of `role` made for one probe: its own login and session, so a sign-out or password change touches only it. */
-export function consoleCaller(store: Store, passwordHash: string, label: string, role: UserRole, account?: { id: number; name: string }): Caller {
+export function consoleCaller(
+  store: Store,
+  passwordHash: string,
+  label: string,
+  role: UserRole,
+  account?: { id: number; name: string },
+): Caller {
   return {
-    label, door: 'console', role, accountId: account?.id,
+    label,
+    door: 'console',
+    role,
+    accountId: account?.id,
     async headers() {
       const now = Date.now()
       const user = await store.users.create({
-        name: `${account ? account.name : 'root'}-login-${++made}`, role, accountId: account?.id ?? null, passwordHash, createdAt: now, updatedAt: now,
+        name: `${account ? account.name : 'root'}-login-${++made}`,
+        role,
+        accountId: account?.id ?? null,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
       })
       const { token, session } = await startSession(store.sessions, user.id)
       return { cookie: `${sessionCookieName}=${token}`, 'x-csrf-token': session.csrfToken }
@@ -73,8 +90,15 @@ export const nobody: Caller = { label: 'nobody', door: 'both', headers: async ()
 export async function fingerprint(store: Store, taskIds: string[], tasks: { findTask(id: string): Promise<unknown> }): Promise<string> {
   const accounts = await store.accounts.list()
   const keys = (await Promise.all(accounts.map((account) => store.keys.list(account.id)))).flat().map(({ lastUsedAt: _, ...key }) => key)
-  return JSON.stringify([accounts, keys, await store.users.list(), await Promise.all(taskIds.map((id) => tasks.findTask(id))), await store.webhooks.list(),
-    await store.budgets.listProjects(), await store.budgets.listBudgets()])
+  return JSON.stringify([
+    accounts,
+    keys,
+    await store.users.list(),
+    await Promise.all(taskIds.map((id) => tasks.findTask(id))),
+    await store.webhooks.list(),
+    await store.budgets.listProjects(),
+    await store.budgets.listBudgets(),
+  ])
 }
 
 /** How the README names a route: `PATCH /keys/{id}` for PATCH /console/api/keys/:id and PATCH /admin/api/keys/:id. */

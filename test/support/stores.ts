@@ -20,20 +20,26 @@ export interface StoreBackend {
 
 /** Every storage backend, each with a fresh database: contract tests run the same suite against all of them. */
 export const storeBackends: [string, () => Promise<StoreBackend>][] = [
-  ['sqlite', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'contract-')), 'contract.db')
-    return { open: () => openSqliteStore(path), silence: async () => {}, cleanup: async () => {} }
-  }],
-  ['postgres', async () => {
-    const database = await createTestDatabase()
-    return {
-      open: () => openPostgresStore(database.url),
-      async silence() {
-        const admin = new SQL(database.url, { max: 1 })
-        await admin`UPDATE instances SET heartbeat_at = heartbeat_at - 3600000`
-        await admin.close()
-      },
-      cleanup: () => database.drop(),
-    }
-  }],
+  [
+    'sqlite',
+    async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'contract-')), 'contract.db')
+      return { open: () => openSqliteStore(path), silence: async () => {}, cleanup: async () => {} }
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const database = await createTestDatabase()
+      return {
+        open: () => openPostgresStore(database.url),
+        async silence() {
+          const admin = new SQL(database.url, { max: 1 })
+          await admin`UPDATE instances SET heartbeat_at = heartbeat_at - 3600000`
+          await admin.close()
+        },
+        cleanup: () => database.drop(),
+      }
+    },
+  ],
 ]

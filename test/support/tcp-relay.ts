@@ -39,38 +39,41 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     pair.server?.end()
   }
 
-  const listen = (port: number) => Bun.listen<Pair>({
-    hostname: '127.0.0.1', port,
-    socket: {
-      open(client) {
-        const pair: Pair = { client, toServer: [], toClient: [] }
-        client.data = pair
-        pairs.add(pair)
-        void Bun.connect<Pair>({
-          hostname: target.host, port: target.port,
-          socket: {
-            open(server) {
-              server.data = pair
-              pair.server = server
-              forward(pair)
+  const listen = (port: number) =>
+    Bun.listen<Pair>({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(client) {
+          const pair: Pair = { client, toServer: [], toClient: [] }
+          client.data = pair
+          pairs.add(pair)
+          void Bun.connect<Pair>({
+            hostname: target.host,
+            port: target.port,
+            socket: {
+              open(server) {
+                server.data = pair
+                pair.server = server
+                forward(pair)
+              },
+              data(_, chunk) {
+                pair.toClient.push(new Uint8Array(chunk))
+                forward(pair)
+              },
+              close: () => close(pair),
+              error: () => close(pair),
             },
-            data(_, chunk) {
-              pair.toClient.push(new Uint8Array(chunk))
-              forward(pair)
-            },
-            close: () => close(pair),
-            error: () => close(pair),
-          },
-        }).catch(() => close(pair))
+          }).catch(() => close(pair))
+        },
+        data(client, chunk) {
+          client.data.toServer.push(new Uint8Array(chunk))
+          forward(client.data)
+        },
+        close: (client) => close(client.data),
+        error: (client) => close(client.data),
       },
-      data(client, chunk) {
-        client.data.toServer.push(new Uint8Array(chunk))
-        forward(client.data)
-      },
-      close: (client) => close(client.data),
-      error: (client) => close(client.data),
-    },
-  })
+    })
 
   listener = listen(0)
   const port = listener.port

@@ -19,9 +19,14 @@ export async function startTwoInstances(config: Record<string, unknown>): Promis
   const database = await createTestDatabase()
   const redis = await startTestRedis()
   const first = await startTestGateway({ database: database.url, config: { ...config, redis: redis.url } })
-  const second = await startGateway(parseConfig({ ...config, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }), silentLogger)
+  const second = await startGateway(
+    parseConfig({ ...config, redis: redis.url, listen: { host: '127.0.0.1', port: 0 }, database: database.url }),
+    silentLogger,
+  )
   return {
-    first, second, redis,
+    first,
+    second,
+    redis,
     async stop() {
       await second.stop(500)
       await first.stop()

@@ -40,7 +40,13 @@ export function startUpstream(handler: UpstreamHandler): TestUpstream {
       try {
         body = rawBody ? JSON.parse(rawBody) : undefined
       } catch {}
-      const recorded: RecordedRequest = { method: raw.method, path: url.pathname + url.search, headers: Object.fromEntries(raw.headers), body, rawBody }
+      const recorded: RecordedRequest = {
+        method: raw.method,
+        path: url.pathname + url.search,
+        headers: Object.fromEntries(raw.headers),
+        body,
+        rawBody,
+      }
       upstream.requests.push(recorded)
       raw.signal.addEventListener('abort', () => upstream.aborted++, { once: true })
       return handler(recorded, raw)

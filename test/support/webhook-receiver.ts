@@ -26,16 +26,24 @@ export function startWebhookReceiver(options: { port?: number; status?: number; 
   let secret: string | undefined
   let status = options.status ?? 204
   const receiver: WebhookReceiver = {
-    url: '', port: 0, received: [], waiting: 0,
+    url: '',
+    port: 0,
+    received: [],
+    waiting: 0,
     expectSecret: (value) => (secret = value),
     setStatus: (value) => (status = value),
     stop: async () => server.stop(true),
   }
   const server = Bun.serve({
-    hostname: '127.0.0.1', port: options.port ?? 0, idleTimeout: 30,
+    hostname: '127.0.0.1',
+    port: options.port ?? 0,
+    idleTimeout: 30,
     async fetch(request) {
       const raw = await request.text()
-      const valid = secret === undefined ? undefined : verifyWebhook(request.headers.get('tollgate-signature'), raw, secret, Math.floor(Date.now() / 1000)).valid
+      const valid =
+        secret === undefined
+          ? undefined
+          : verifyWebhook(request.headers.get('tollgate-signature'), raw, secret, Math.floor(Date.now() / 1000)).valid
       receiver.received.push({ body: JSON.parse(raw), raw, headers: request.headers, valid, at: Date.now() })
       if (options.delayMs) {
         receiver.waiting++

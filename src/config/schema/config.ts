@@ -16,28 +16,35 @@ import { webhooksSchema } from './webhooks.ts'
  * per setting for the README's reference) and how it is read into the form the code uses (camelCase names, prices in
  * nano-dollars…). The order here is the README's order.
  */
-export const configSchema = Type.Transform(Type.Object({
-  listen: listenSchema,
-  database: databaseSchema,
-  redis: Type.Optional(redisSchema),
-  trusted_proxies: trustedProxiesSchema,
-  providers: Type.Array(providerSchema, {
-    minItems: 1, default: [], errorMessage: 'at least one provider is required',
-    description: 'The upstreams the gateway calls; at least one.',
-  }),
-  models: Type.Array(modelSchema, { default: [], description: 'What clients may ask for, what it costs, and who serves it.' }),
-  routing: routingSchema,
-  log: logSchema,
-  shutdown: shutdownSchema,
-  limits: limitsSchema,
-  tasks: tasksSchema,
-  admin: adminSchema,
-  retention: retentionSchema,
-  ledger: ledgerSchema,
-  webhooks: webhooksSchema,
-  telemetry: Type.Optional(telemetrySchema),
-  auth: authSchema,
-}, { additionalProperties: false }))
+export const configSchema = Type.Transform(
+  Type.Object(
+    {
+      listen: listenSchema,
+      database: databaseSchema,
+      redis: Type.Optional(redisSchema),
+      trusted_proxies: trustedProxiesSchema,
+      providers: Type.Array(providerSchema, {
+        minItems: 1,
+        default: [],
+        errorMessage: 'at least one provider is required',
+        description: 'The upstreams the gateway calls; at least one.',
+      }),
+      models: Type.Array(modelSchema, { default: [], description: 'What clients may ask for, what it costs, and who serves it.' }),
+      routing: routingSchema,
+      log: logSchema,
+      shutdown: shutdownSchema,
+      limits: limitsSchema,
+      tasks: tasksSchema,
+      admin: adminSchema,
+      retention: retentionSchema,
+      ledger: ledgerSchema,
+      webhooks: webhooksSchema,
+      telemetry: Type.Optional(telemetrySchema),
+      auth: authSchema,
+    },
+    { additionalProperties: false },
+  ),
+)
   .Decode((config) => {
     // How much of an answer is read at most is a gateway-wide limit, but each provider's reader applies it.
     const { upstreamEventBytes, upstreamBodyBytes, upstreamErrorBytes } = config.limits

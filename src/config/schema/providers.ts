@@ -11,56 +11,76 @@ const defaultBaseUrls = {
 
 const providerTypes = Object.keys(defaultBaseUrls) as (keyof typeof defaultBaseUrls)[]
 
-const timeoutsSchema = renamedSection({
-  connect_ms: Type.Number({
-    minimum: 1, default: 10_000,
-    description: 'Connecting to the upstream (`connect_timeout`); a refused connection fails at once.',
-  }),
-  first_byte_ms: Type.Number({
-    minimum: 1, default: 120_000,
-    description: 'From sending the request to the response\'s head (`first_byte_timeout`); for a whole answer this '
-      + 'bounds the generation too.',
-  }),
-  idle_ms: Type.Number({ minimum: 1, default: 120_000, description: 'The longest silence between two body chunks (`idle_timeout`).' }),
-  total_ms: Type.Number({ minimum: 1, default: 600_000, description: 'The whole attempt (`total_timeout`).' }),
-}, {
-  description: 'Timers of each upstream attempt, in milliseconds. Before an answer begins a timeout is retried like any '
-    + 'upstream failure; after, the stream ends with the protocol\'s error event.',
-})
+const timeoutsSchema = renamedSection(
+  {
+    connect_ms: Type.Number({
+      minimum: 1,
+      default: 10_000,
+      description: 'Connecting to the upstream (`connect_timeout`); a refused connection fails at once.',
+    }),
+    first_byte_ms: Type.Number({
+      minimum: 1,
+      default: 120_000,
+      description:
+        "From sending the request to the response's head (`first_byte_timeout`); for a whole answer this " + 'bounds the generation too.',
+    }),
+    idle_ms: Type.Number({ minimum: 1, default: 120_000, description: 'The longest silence between two body chunks (`idle_timeout`).' }),
+    total_ms: Type.Number({ minimum: 1, default: 600_000, description: 'The whole attempt (`total_timeout`).' }),
+  },
+  {
+    description:
+      'Timers of each upstream attempt, in milliseconds. Before an answer begins a timeout is retried like any ' +
+      "upstream failure; after, the stream ends with the protocol's error event.",
+  },
+)
 
-export const providerSchema = Type.Transform(entry({
-  name: text({ description: 'What models name in `provider:` or `routes:`; unique.' }),
-  type: oneOf(providerTypes, {
-    description: 'The upstream\'s protocol: `openai` (OpenAI and every OpenAI-compatible server: vLLM, llama.cpp, '
-      + 'Ollama…), `anthropic`, `gemini`, or `mock` (built in, deterministic, for demos and tests).',
+export const providerSchema = Type.Transform(
+  entry({
+    name: text({ description: 'What models name in `provider:` or `routes:`; unique.' }),
+    type: oneOf(providerTypes, {
+      description:
+        "The upstream's protocol: `openai` (OpenAI and every OpenAI-compatible server: vLLM, llama.cpp, " +
+        'Ollama…), `anthropic`, `gemini`, or `mock` (built in, deterministic, for demos and tests).',
+    }),
+    base_url: Type.Optional(
+      text({
+        defaultText: "the type's public API",
+        description:
+          "The upstream's URL (`http://` or `https://`), e.g. `http://127.0.0.1:9000/v1` for a local server. " +
+          'Defaults: openai `https://api.openai.com/v1`, anthropic `https://api.anthropic.com`, gemini ' +
+          '`https://generativelanguage.googleapis.com`.',
+      }),
+    ),
+    api_key: Type.Optional(text({ description: 'The gateway\'s own key for this upstream, usually `"${OPENAI_API_KEY}"`; never logged.' })),
+    headers: headers({ description: "Extra headers sent upstream on every request (an organisation id, a proxy's own auth…)." }),
+    timeouts: timeoutsSchema,
+    passthrough: Type.Boolean({
+      default: true,
+      description:
+        "A request in the upstream's own protocol is forwarded byte for byte; `false` always translates through " +
+        "the gateway's internal format.",
+    }),
+    chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
+    embedding_inputs_per_call: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        defaultText: 'openai 2048, gemini 100, mock unlimited',
+        description:
+          'The most inputs one embeddings call to this upstream carries; a request with more is split into ' +
+          'several calls, joined back in order (text-embeddings-inference takes 32 by default).',
+      }),
+    ),
+    rerank_api: Type.Optional(
+      oneOf(['vllm', 'tei'] as const, {
+        defaultText: '`vllm`',
+        description:
+          'How this OpenAI-kind upstream reranks: `vllm` (`POST /rerank` below `base_url` with `documents`, the ' +
+          "shape vLLM, Jina and Cohere share) or `tei` (text-embeddings-inference's `POST /rerank` with `texts`: give its " +
+          'root URL as `base_url`).',
+      }),
+    ),
   }),
-  base_url: Type.Optional(text({
-    defaultText: 'the type\'s public API',
-    description: 'The upstream\'s URL (`http://` or `https://`), e.g. `http://127.0.0.1:9000/v1` for a local server. '
-      + 'Defaults: openai `https://api.openai.com/v1`, anthropic `https://api.anthropic.com`, gemini '
-      + '`https://generativelanguage.googleapis.com`.',
-  })),
-  api_key: Type.Optional(text({ description: 'The gateway\'s own key for this upstream, usually `"${OPENAI_API_KEY}"`; never logged.' })),
-  headers: headers({ description: 'Extra headers sent upstream on every request (an organisation id, a proxy\'s own auth…).' }),
-  timeouts: timeoutsSchema,
-  passthrough: Type.Boolean({
-    default: true,
-    description: 'A request in the upstream\'s own protocol is forwarded byte for byte; `false` always translates through '
-      + 'the gateway\'s internal format.',
-  }),
-  chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
-  embedding_inputs_per_call: Type.Optional(Type.Integer({
-    minimum: 1, defaultText: 'openai 2048, gemini 100, mock unlimited',
-    description: 'The most inputs one embeddings call to this upstream carries; a request with more is split into '
-      + 'several calls, joined back in order (text-embeddings-inference takes 32 by default).',
-  })),
-  rerank_api: Type.Optional(oneOf(['vllm', 'tei'] as const, {
-    defaultText: '`vllm`',
-    description: 'How this OpenAI-kind upstream reranks: `vllm` (`POST /rerank` below `base_url` with `documents`, the '
-      + 'shape vLLM, Jina and Cohere share) or `tei` (text-embeddings-inference\'s `POST /rerank` with `texts`: give its '
-      + 'root URL as `base_url`).',
-  })),
-}))
+)
   .Decode((provider) => {
     const baseUrl = (provider.base_url ?? defaultBaseUrls[provider.type]).replace(/\/+$/, '')
     if (provider.type !== 'mock' && !/^https?:\/\//.test(baseUrl)) refuse('must start with http:// or https://', 'base_url')

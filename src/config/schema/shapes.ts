@@ -1,5 +1,12 @@
 import {
-  type ObjectOptions, type SchemaOptions, type StaticDecode, type StringOptions, type TObject, type TProperties, type TUnsafe, Type,
+  type ObjectOptions,
+  type SchemaOptions,
+  type StaticDecode,
+  type StringOptions,
+  type TObject,
+  type TProperties,
+  type TUnsafe,
+  Type,
 } from '@sinclair/typebox'
 
 /**

@@ -9,7 +9,9 @@ import { refuse } from './shapes.ts'
  */
 function usdEach(description: string) {
   const amount = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' })], {
-    unit: 'USD each', errorMessage: 'must be a number ≥ 0', description,
+    unit: 'USD each',
+    errorMessage: 'must be a number ≥ 0',
+    description,
   })
   return Type.Transform(amount)
     .Decode((value) => {
@@ -35,21 +37,26 @@ function checkImageKeys(prices: Record<string, number>): Record<string, number> 
 }
 
 export const unitPriceFields = {
-  images: Type.Optional(Type.Transform(Type.Record(
-    Type.String(),
-    usdEach('One image of this size and quality.'),
-    {
-      unit: '`size/quality` → USD per image',
-      description: 'Image models: USD per image, by `size/quality` (`"1024x1024/low": 0.011`) or by size alone (any '
-        + 'quality). A request for a size or quality not listed is refused; its hold is `n` × the dearest price it may '
-        + 'be answered at. Give this, or `input` and `output` to bill the tokens the upstream reports.',
-      errorMessage: 'must map `size/quality` (like "1024x1024/low") to USD per image',
-    },
-  )).Decode(checkImageKeys).Encode((prices) => prices)),
-  search_unit: Type.Optional(usdEach(
-    'Rerank models: USD per search unit (a query with up to 100 documents, as Cohere bills). Give this, or `input` '
-      + 'to bill the tokens the upstream reports.',
-  )),
+  images: Type.Optional(
+    Type.Transform(
+      Type.Record(Type.String(), usdEach('One image of this size and quality.'), {
+        unit: '`size/quality` → USD per image',
+        description:
+          'Image models: USD per image, by `size/quality` (`"1024x1024/low": 0.011`) or by size alone (any ' +
+          'quality). A request for a size or quality not listed is refused; its hold is `n` × the dearest price it may ' +
+          'be answered at. Give this, or `input` and `output` to bill the tokens the upstream reports.',
+        errorMessage: 'must map `size/quality` (like "1024x1024/low") to USD per image',
+      }),
+    )
+      .Decode(checkImageKeys)
+      .Encode((prices) => prices),
+  ),
+  search_unit: Type.Optional(
+    usdEach(
+      'Rerank models: USD per search unit (a query with up to 100 documents, as Cohere bills). Give this, or `input` ' +
+        'to bill the tokens the upstream reports.',
+    ),
+  ),
 }
 
 /** The decoded unit prices, as core/pricing.ts `Price` carries them (absent: the kind does not bill that unit). */

@@ -14,6 +14,9 @@ export function adminAuditRoutes(services: Services) {
       permission: 'audit:read',
       query: schema.auditPageQuery,
       response: { 200: schema.auditPage, ...errorResponses },
-      detail: adminDetail('The audit log, newest first', `${auditDescription} One keyset page at a time: pass \`next\` back as \`before\`. Needs a token with scope "full".`),
+      detail: adminDetail(
+        'The audit log, newest first',
+        `${auditDescription} One keyset page at a time: pass \`next\` back as \`before\`. Needs a token with scope "full".`,
+      ),
     })
 }

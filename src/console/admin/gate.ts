@@ -20,5 +20,8 @@ export function withAdminToken(services: Services) {
 
 /** Every admin API route's documentation: its tag and the bearer scheme (docs.ts defines `adminToken`). */
 export const adminDetail = (summary: string, description?: string) => ({
-  tags: ['Admin API'], summary, description, security: [{ adminToken: [] }],
+  tags: ['Admin API'],
+  summary,
+  description,
+  security: [{ adminToken: [] }],
 })

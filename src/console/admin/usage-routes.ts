@@ -10,16 +10,26 @@ import { adminDetail, withAdminToken } from './gate.ts'
 export function adminUsageRoutes(services: Services) {
   return new Elysia({ name: 'admin-api-usage' })
     .use(withAdminToken(services))
-    .get('/admin/api/usage', async ({ actor, query }) => usageReport(services, await readUsageFilter(services, ownAccountId({ actor }), query), seesEveryAccount({ actor })), {
-      permission: 'usage:read',
-      query: schema.usageQuery,
-      response: { 200: schema.usage, ...schema.errorResponses },
-      detail: adminDetail('Usage totals, a daily series and breakdowns', 'Whole UTC days, the last 30 by default, at most 400.'),
-    })
-    .get('/admin/api/requests', async ({ actor, query }) => requestLogPage(services, await readUsageFilter(services, ownAccountId({ actor }), query), query, seesEveryAccount({ actor })), {
-      permission: 'usage:read',
-      query: schema.requestsQuery,
-      response: { 200: schema.requestPage, ...schema.errorResponses },
-      detail: adminDetail('The request log, newest first', 'One keyset page at a time: pass `next` back as `before`.'),
-    })
+    .get(
+      '/admin/api/usage',
+      async ({ actor, query }) =>
+        usageReport(services, await readUsageFilter(services, ownAccountId({ actor }), query), seesEveryAccount({ actor })),
+      {
+        permission: 'usage:read',
+        query: schema.usageQuery,
+        response: { 200: schema.usage, ...schema.errorResponses },
+        detail: adminDetail('Usage totals, a daily series and breakdowns', 'Whole UTC days, the last 30 by default, at most 400.'),
+      },
+    )
+    .get(
+      '/admin/api/requests',
+      async ({ actor, query }) =>
+        requestLogPage(services, await readUsageFilter(services, ownAccountId({ actor }), query), query, seesEveryAccount({ actor })),
+      {
+        permission: 'usage:read',
+        query: schema.requestsQuery,
+        response: { 200: schema.requestPage, ...schema.errorResponses },
+        detail: adminDetail('The request log, newest first', 'One keyset page at a time: pass `next` back as `before`.'),
+      },
+    )
 }

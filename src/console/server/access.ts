@@ -17,16 +17,23 @@ export interface Access {
 function requirePermission(actor: Actor, permission: Permission): void {
   if (allows(actor.role, permission)) return
   if (actor.kind === 'admin-token') {
-    throw new GatewayError('permission', 'This admin token is read-only; changes need a token with scope "full".', { code: 'read_only_token' })
+    throw new GatewayError('permission', 'This admin token is read-only; changes need a token with scope "full".', {
+      code: 'read_only_token',
+    })
   }
-  throw new GatewayError('permission', `Your role (${actor.role}) may not do this: it needs the permission "${permission}", which ${rolesAllowed(permission).join(' and ')} have.`, {
-    code: 'not_permitted',
-  })
+  throw new GatewayError(
+    'permission',
+    `Your role (${actor.role}) may not do this: it needs the permission "${permission}", which ${rolesAllowed(permission).join(' and ')} have.`,
+    {
+      code: 'not_permitted',
+    },
+  )
 }
 
 function requireDeclared(access: Access): void {
   // A route added without a `permission` would otherwise be open to every role: it is closed to all of them instead.
-  if (access.permission === undefined) throw new GatewayError('permission', 'This route declares no permission, so nobody may use it.', { code: 'no_permission_declared' })
+  if (access.permission === undefined)
+    throw new GatewayError('permission', 'This route declares no permission, so nobody may use it.', { code: 'no_permission_declared' })
 }
 
 /** What each route's documentation says about who may call it (shown at /docs, read by test/role-matrix.test.ts). */
@@ -44,7 +51,11 @@ function permissionDetail(permission: Permission) {
  * `derive` and the macro's `transform` rather than `resolve`, because Elysia validates between them. Not named, so
  * Elysia never deduplicates it away from a group that uses it.
  */
-export function gate<Found extends { actor: Actor }>(services: Services, headers: Record<string, string>, authenticate: (request: Request) => Promise<Found>) {
+export function gate<Found extends { actor: Actor }>(
+  services: Services,
+  headers: Record<string, string>,
+  authenticate: (request: Request) => Promise<Found>,
+) {
   return new Elysia()
     .onParse({ as: 'scoped' }, deferConsoleBody)
     .derive({ as: 'scoped' }, async ({ request, set }) => {

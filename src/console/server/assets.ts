@@ -2,7 +2,9 @@ import { bundleConsole } from '../build/bundle.ts' with { type: 'macro' }
 import { securityHeaders } from './respond.ts'
 
 const contentTypes: Record<string, string> = {
-  js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
 }
 
 interface Asset {
@@ -20,7 +22,11 @@ function prepareAssets(files: Record<string, string>): { assets: Map<string, Ass
     const [stem, extension] = [file.slice(0, file.lastIndexOf('.')), file.slice(file.lastIndexOf('.') + 1)]
     const name = `${stem}.${Bun.hash(body).toString(36)}.${extension}`
     names[file] = `/console/assets/${name}`
-    assets.set(name, { body, gzipped: Bun.gzipSync(body) as Uint8Array<ArrayBuffer>, type: contentTypes[extension] ?? 'application/octet-stream' })
+    assets.set(name, {
+      body,
+      gzipped: Bun.gzipSync(body) as Uint8Array<ArrayBuffer>,
+      type: contentTypes[extension] ?? 'application/octet-stream',
+    })
   }
   return { assets, names }
 }
@@ -40,8 +46,11 @@ export function serveAsset(name: string, request: Request): Response {
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
   return new Response(gzip ? asset.gzipped : asset.body, {
     headers: {
-      ...securityHeaders, 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable',
-      vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      ...securityHeaders,
+      'content-type': asset.type,
+      'cache-control': 'public, max-age=31536000, immutable',
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     },
   })
 }

@@ -3,14 +3,35 @@ import type { AuditFilter, AuditRow } from '../../domain/audit/records.ts'
 import type { Services } from '../../edge/services.ts'
 import { pagedCsv } from './csv.ts'
 
-const columns = ['at', 'action', 'object_type', 'object_id', 'account_id', 'actor_kind', 'actor_id', 'actor', 'address', 'before', 'after'] as const
+const columns = [
+  'at',
+  'action',
+  'object_type',
+  'object_id',
+  'account_id',
+  'actor_kind',
+  'actor_id',
+  'actor',
+  'address',
+  'before',
+  'after',
+] as const
 const pageRows = 1000
 
 function cellsOf(row: AuditRow): unknown[] {
   const json = auditJson(row)
   return [
-    json.at, json.action, json.object_type, json.object_id, json.account_id, json.actor.kind, json.actor.id, json.actor.name, json.actor.address,
-    json.before && JSON.stringify(json.before), json.after && JSON.stringify(json.after),
+    json.at,
+    json.action,
+    json.object_type,
+    json.object_id,
+    json.account_id,
+    json.actor.kind,
+    json.actor.id,
+    json.actor.name,
+    json.actor.address,
+    json.before && JSON.stringify(json.before),
+    json.after && JSON.stringify(json.after),
   ]
 }
 

@@ -2,22 +2,26 @@ import { t, type Static } from 'elysia'
 import type { auditJson } from '../../domain/audit/present.ts'
 import { nullable, time } from './schema-parts.ts'
 
-const fields = nullable(t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.String())]), {
-  description: 'The fields that changed (all of a new or deleted object\'s), by name; never a secret: a replaced one reads "rotated"',
-}))
+const fields = nullable(
+  t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.String())]), {
+    description: 'The fields that changed (all of a new or deleted object\'s), by name; never a secret: a replaced one reads "rotated"',
+  }),
+)
 
 const auditRow = t.Object({
   id: t.Number(),
   at: time('When the change was made'),
   action: t.String({ description: 'What was done: `OBJECT.VERB`, e.g. key.rotate, account.credit, user.sign-in-failed, config.reload' }),
   object_type: t.String({ description: 'account, key, user, admin-token, task or config' }),
-  object_id: nullable(t.String({ description: 'The object\'s ID (a config reload: the config file)' })),
-  account_id: nullable(t.Number({ description: 'The account the object belongs to; null for the gateway\'s own (admin tokens, admins, config)' })),
+  object_id: nullable(t.String({ description: "The object's ID (a config reload: the config file)" })),
+  account_id: nullable(
+    t.Number({ description: "The account the object belongs to; null for the gateway's own (admin tokens, admins, config)" }),
+  ),
   actor: t.Object({
     kind: t.String({ description: 'user, admin-token, cli, key, system or anonymous' }),
-    id: nullable(t.String({ description: 'The login\'s ID, the admin token\'s, the key\'s, or the CLI\'s OS user' })),
-    name: t.String({ description: 'The login\'s name, admin-token:NAME, cli:OSUSER, key:ID, signal:SIGHUP or anonymous' }),
-    address: nullable(t.String({ description: 'The client\'s address (after trusted_proxies); null for the CLI and the gateway itself' })),
+    id: nullable(t.String({ description: "The login's ID, the admin token's, the key's, or the CLI's OS user" })),
+    name: t.String({ description: "The login's name, admin-token:NAME, cli:OSUSER, key:ID, signal:SIGHUP or anonymous" }),
+    address: nullable(t.String({ description: "The client's address (after trusted_proxies); null for the CLI and the gateway itself" })),
   }),
   before: fields,
   after: fields,
@@ -38,10 +42,13 @@ export const auditQuery = t.Object({
   until: t.Optional(t.String({ description: 'Until this time, exclusive (ISO-8601)' })),
 })
 
-export const auditPageQuery = t.Composite([auditQuery, t.Object({
-  limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
-  before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
-})])
+export const auditPageQuery = t.Composite([
+  auditQuery,
+  t.Object({
+    limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
+    before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
+  }),
+])
 
 // The presenter and the schema agree, or this fails to compile.
 const agreement: ReturnType<typeof auditJson> extends Static<typeof auditRow> ? true : false = true

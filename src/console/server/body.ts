@@ -32,7 +32,10 @@ export async function readConsoleBody(context: { request: Request; body: unknown
     return
   }
   if (!request.headers.get('content-type')?.toLowerCase().startsWith('application/json')) {
-    throw new GatewayError('invalid_request', 'Send the body as JSON (Content-Type: application/json).', { status: 415, code: 'unsupported_media_type' })
+    throw new GatewayError('invalid_request', 'Send the body as JSON (Content-Type: application/json).', {
+      status: 415,
+      code: 'unsupported_media_type',
+    })
   }
   let value: unknown
   try {

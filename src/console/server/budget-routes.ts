@@ -29,7 +29,8 @@ function readUsdField(text: string): number {
 export function budgetRoutes(services: Services, door: 'console' | 'admin') {
   const { store, budgetService } = services
   const prefix = door === 'console' ? '/console/api' : '/admin/api'
-  const describe = (summary: string, description?: string) => (door === 'admin' ? adminDetail(summary, description) : { tags, summary, description })
+  const describe = (summary: string, description?: string) =>
+    door === 'admin' ? adminDetail(summary, description) : { tags, summary, description }
   // Both gates give the caller's `actor`, whose account (none for an admin or an admin token) scopes every lookup.
   const guard = (door === 'console' ? signedIn(services) : withAdminToken(services)) as unknown as ReturnType<typeof withAdminToken>
 
@@ -45,67 +46,150 @@ export function budgetRoutes(services: Services, door: 'console' | 'admin') {
     return findAccount(services, own, accountId)
   }
   const presentProject = async (project: ProjectRecord) =>
-    projectJson(project, (await store.keys.list(project.accountId)).filter((key) => key.projectId === project.id && key.revokedAt === null).length)
+    projectJson(
+      project,
+      (await store.keys.list(project.accountId)).filter((key) => key.projectId === project.id && key.revokedAt === null).length,
+    )
   const presentBudget = async (budget: BudgetRecord) => budgetJson(budget, await figuresOf(budget, store.budgets, Date.now()))
-  const listQuery = async (own: number | undefined, accountId: string | undefined) => (accountId ? (await findAccount(services, own, accountId)).id : own)
+  const listQuery = async (own: number | undefined, accountId: string | undefined) =>
+    accountId ? (await findAccount(services, own, accountId)).id : own
 
   // Typed as a plain plugin where it is mounted: its routes' full types would make the app's type too large to check.
   return new Elysia({ name: `${door}-budgets` })
     .use(guard)
-    .get(`${prefix}/projects`, async ({ actor, query }) => {
-      const projects = await store.budgets.listProjects(await listQuery(actor.accountId, query.account_id))
-      return Promise.all(projects.map(presentProject))
-    }, { permission: 'budgets:read', query: schema.accountQuery, response: { 200: t.Array(schema.project), ...schema.errorResponses }, detail: describe('List projects') })
-    .post(`${prefix}/projects`, async ({ actor, body, status }) => {
-      const account = await accountOf(actor.accountId, body.account_id)
-      const project = await budgetService.createProject({ accountId: account.id, name: body.name, models: body.models, rpm: body.rpm, tpm: body.tpm, concurrency: body.concurrency }, actor)
-      return status(201, await presentProject(project))
-    }, { permission: 'budgets:write', ...schema.jsonBody(schema.newProjectBody), response: { 201: schema.project, ...schema.errorResponses, 409: schema.consoleError }, detail: describe('Create a project') })
+    .get(
+      `${prefix}/projects`,
+      async ({ actor, query }) => {
+        const projects = await store.budgets.listProjects(await listQuery(actor.accountId, query.account_id))
+        return Promise.all(projects.map(presentProject))
+      },
+      {
+        permission: 'budgets:read',
+        query: schema.accountQuery,
+        response: { 200: t.Array(schema.project), ...schema.errorResponses },
+        detail: describe('List projects'),
+      },
+    )
+    .post(
+      `${prefix}/projects`,
+      async ({ actor, body, status }) => {
+        const account = await accountOf(actor.accountId, body.account_id)
+        const { account_id: _, allowed_ips: allowedIps, ...fields } = body
+        const project = await budgetService.createProject({ ...fields, allowedIps, accountId: account.id }, actor)
+        return status(201, await presentProject(project))
+      },
+      {
+        permission: 'budgets:write',
+        ...schema.jsonBody(schema.newProjectBody),
+        response: { 201: schema.project, ...schema.errorResponses, 409: schema.consoleError },
+        detail: describe('Create a project'),
+      },
+    )
     .get(`${prefix}/projects/:id`, async ({ actor, params }) => presentProject(await visibleProject(actor.accountId, params.id)), {
-      permission: 'budgets:read', params: schema.idParams('project'), response: { 200: schema.project, ...schema.errorResponses }, detail: describe('Show a project'),
+      permission: 'budgets:read',
+      params: schema.idParams('project'),
+      response: { 200: schema.project, ...schema.errorResponses },
+      detail: describe('Show a project'),
     })
-    .patch(`${prefix}/projects/:id`, async ({ actor, params, body }) => {
-      const project = await visibleProject(actor.accountId, params.id)
-      return presentProject(await budgetService.editProject(project.id, body, actor))
-    }, {
-      permission: 'budgets:write', params: schema.idParams('project'), ...schema.jsonBody(schema.projectChangesBody),
-      response: { 200: schema.project, ...schema.errorResponses }, detail: describe('Change a project', 'Its models and shared limits count for its keys within a second.'),
-    })
-    .delete(`${prefix}/projects/:id`, async ({ actor, params }) => {
-      const project = await visibleProject(actor.accountId, params.id)
-      await budgetService.deleteProject(project.id, actor)
-      return { deleted: true as const, id: project.id }
-    }, {
-      permission: 'budgets:write', params: schema.idParams('project'), response: { 200: schema.deletedObject, ...schema.errorResponses },
-      detail: describe('Delete a project', 'Its keys stay, in no project; its budgets go with it.'),
-    })
-    .get(`${prefix}/budgets`, async ({ actor, query }) => {
-      const budgets = await store.budgets.listBudgets(await listQuery(actor.accountId, query.account_id))
-      return Promise.all(budgets.map(presentBudget))
-    }, {
-      permission: 'budgets:read', query: schema.accountQuery, response: { 200: t.Array(schema.budget), ...schema.errorResponses },
-      detail: describe('List budgets', 'Each with its current period: spent, held, remaining, when it started and when it resets.'),
-    })
-    .post(`${prefix}/budgets`, async ({ actor, body, status }) => {
-      const account = await accountOf(actor.accountId, body.account_id)
-      if (body.key_id !== undefined) await findKey(services, account.id, body.key_id)
-      const budget = await budgetService.createBudget({
-        accountId: account.id, scope: body.scope, projectId: body.project_id, keyId: body.key_id, amount: readUsdField(body.amount_usd),
-        period: body.period, timeZone: body.time_zone,
-      }, actor)
-      return status(201, await presentBudget(budget))
-    }, { permission: 'budgets:write', ...schema.jsonBody(schema.newBudgetBody), response: { 201: schema.budget, ...schema.errorResponses }, detail: describe('Create a budget') })
-    .patch(`${prefix}/budgets/:id`, async ({ actor, params, body }) => {
-      const budget = await visibleBudget(actor.accountId, params.id)
-      const changes = { amount: body.amount_usd === undefined ? undefined : readUsdField(body.amount_usd), period: body.period, timeZone: body.time_zone }
-      return presentBudget(await budgetService.editBudget(budget.id, changes, actor))
-    }, {
-      permission: 'budgets:write', params: schema.idParams('budget'), ...schema.jsonBody(schema.budgetChangesBody),
-      response: { 200: schema.budget, ...schema.errorResponses }, detail: describe('Change a budget'),
-    })
-    .delete(`${prefix}/budgets/:id`, async ({ actor, params }) => {
-      const budget = await visibleBudget(actor.accountId, params.id)
-      await budgetService.deleteBudget(budget.id, actor)
-      return { deleted: true as const, id: budget.id }
-    }, { permission: 'budgets:write', params: schema.idParams('budget'), response: { 200: schema.deletedObject, ...schema.errorResponses }, detail: describe('Delete a budget') }) as unknown as Elysia
+    .patch(
+      `${prefix}/projects/:id`,
+      async ({ actor, params, body }) => {
+        const project = await visibleProject(actor.accountId, params.id)
+        const { allowed_ips: allowedIps, ...fields } = body
+        return presentProject(await budgetService.editProject(project.id, { ...fields, allowedIps }, actor))
+      },
+      {
+        permission: 'budgets:write',
+        params: schema.idParams('project'),
+        ...schema.jsonBody(schema.projectChangesBody),
+        response: { 200: schema.project, ...schema.errorResponses },
+        detail: describe('Change a project', 'Its models, shared limits and address rules count for its keys within a second.'),
+      },
+    )
+    .delete(
+      `${prefix}/projects/:id`,
+      async ({ actor, params }) => {
+        const project = await visibleProject(actor.accountId, params.id)
+        await budgetService.deleteProject(project.id, actor)
+        return { deleted: true as const, id: project.id }
+      },
+      {
+        permission: 'budgets:write',
+        params: schema.idParams('project'),
+        response: { 200: schema.deletedObject, ...schema.errorResponses },
+        detail: describe('Delete a project', 'Its keys stay, in no project; its budgets go with it.'),
+      },
+    )
+    .get(
+      `${prefix}/budgets`,
+      async ({ actor, query }) => {
+        const budgets = await store.budgets.listBudgets(await listQuery(actor.accountId, query.account_id))
+        return Promise.all(budgets.map(presentBudget))
+      },
+      {
+        permission: 'budgets:read',
+        query: schema.accountQuery,
+        response: { 200: t.Array(schema.budget), ...schema.errorResponses },
+        detail: describe('List budgets', 'Each with its current period: spent, held, remaining, when it started and when it resets.'),
+      },
+    )
+    .post(
+      `${prefix}/budgets`,
+      async ({ actor, body, status }) => {
+        const account = await accountOf(actor.accountId, body.account_id)
+        if (body.key_id !== undefined) await findKey(services, account.id, body.key_id)
+        const budget = await budgetService.createBudget(
+          {
+            accountId: account.id,
+            scope: body.scope,
+            projectId: body.project_id,
+            keyId: body.key_id,
+            amount: readUsdField(body.amount_usd),
+            period: body.period,
+            timeZone: body.time_zone,
+          },
+          actor,
+        )
+        return status(201, await presentBudget(budget))
+      },
+      {
+        permission: 'budgets:write',
+        ...schema.jsonBody(schema.newBudgetBody),
+        response: { 201: schema.budget, ...schema.errorResponses },
+        detail: describe('Create a budget'),
+      },
+    )
+    .patch(
+      `${prefix}/budgets/:id`,
+      async ({ actor, params, body }) => {
+        const budget = await visibleBudget(actor.accountId, params.id)
+        const changes = {
+          amount: body.amount_usd === undefined ? undefined : readUsdField(body.amount_usd),
+          period: body.period,
+          timeZone: body.time_zone,
+        }
+        return presentBudget(await budgetService.editBudget(budget.id, changes, actor))
+      },
+      {
+        permission: 'budgets:write',
+        params: schema.idParams('budget'),
+        ...schema.jsonBody(schema.budgetChangesBody),
+        response: { 200: schema.budget, ...schema.errorResponses },
+        detail: describe('Change a budget'),
+      },
+    )
+    .delete(
+      `${prefix}/budgets/:id`,
+      async ({ actor, params }) => {
+        const budget = await visibleBudget(actor.accountId, params.id)
+        await budgetService.deleteBudget(budget.id, actor)
+        return { deleted: true as const, id: budget.id }
+      },
+      {
+        permission: 'budgets:write',
+        params: schema.idParams('budget'),
+        response: { 200: schema.deletedObject, ...schema.errorResponses },
+        detail: describe('Delete a budget'),
+      },
+    ) as unknown as Elysia
 }

@@ -15,8 +15,12 @@ function csvField(value: unknown): string {
  * before (undefined at first) and the file ends with a page shorter than `pageRows`; `cells` turns a row into its
  * fields, in the header's order.
  */
-export function pagedCsv<Row>(header: readonly string[], pageRows: number, readPage: (after: Row | undefined) => Promise<Row[]>,
-  cells: (row: Row) => unknown[] | Promise<unknown[]>): ReadableStream<Uint8Array> {
+export function pagedCsv<Row>(
+  header: readonly string[],
+  pageRows: number,
+  readPage: (after: Row | undefined) => Promise<Row[]>,
+  cells: (row: Row) => unknown[] | Promise<unknown[]>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let last: Row | undefined
   let started = false

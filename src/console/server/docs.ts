@@ -40,30 +40,35 @@ change answers 403 to it. Bodies are JSON; errors have the console's shape.`
  */
 export function apiDocs() {
   return new Elysia({ name: 'api-docs' })
-    .use(openapi({
-      path: '/docs',
-      specPath: '/docs/json',
-      provider: null,
-      exclude: { paths: [/^(?!\/(console|admin)\/api\/)/] },
-      documentation: {
-        info: { title: 'Tollgate console and admin API', version: packageVersion, description },
-        components: {
-          securitySchemes: {
-            adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token (tga-…) from `tollgate admin-token create`' },
+    .use(
+      openapi({
+        path: '/docs',
+        specPath: '/docs/json',
+        provider: null,
+        exclude: { paths: [/^(?!\/(console|admin)\/api\/)/] },
+        documentation: {
+          info: { title: 'Tollgate console and admin API', version: packageVersion, description },
+          components: {
+            securitySchemes: {
+              adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token (tga-…) from `tollgate admin-token create`' },
+            },
           },
+          tags: [
+            { name: 'Session', description: 'Signing in and out; the CSRF token' },
+            { name: 'Accounts', description: 'Balances, credits and their history' },
+            { name: 'API keys', description: 'Keys for the model endpoints (/v1/…)' },
+            { name: 'Usage', description: 'Totals, charts and the request log' },
+            { name: 'Logins', description: 'Console users (admins only)' },
+            { name: 'Models', description: 'Models, prices and route health' },
+            { name: 'Tasks', description: 'Batches of every kind, their items and results' },
+            { name: 'Audit log', description: 'Who changed what, when and from where' },
+            {
+              name: 'Admin API',
+              description: 'Accounts, keys, usage and the audit log for automation, with an admin token (Authorization: Bearer tga-…)',
+            },
+          ],
         },
-        tags: [
-          { name: 'Session', description: 'Signing in and out; the CSRF token' },
-          { name: 'Accounts', description: 'Balances, credits and their history' },
-          { name: 'API keys', description: 'Keys for the model endpoints (/v1/…)' },
-          { name: 'Usage', description: 'Totals, charts and the request log' },
-          { name: 'Logins', description: 'Console users (admins only)' },
-          { name: 'Models', description: 'Models, prices and route health' },
-          { name: 'Tasks', description: 'Batches of every kind, their items and results' },
-          { name: 'Audit log', description: 'Who changed what, when and from where' },
-          { name: 'Admin API', description: 'Accounts, keys, usage and the audit log for automation, with an admin token (Authorization: Bearer tga-…)' },
-        ],
-      },
-    }))
+      }),
+    )
     .get('/docs', () => htmlPage(page), { detail: { hide: true } })
 }

@@ -15,7 +15,12 @@ export function readUsd(text: string, field: string): number {
 }
 
 /** How the console API and the admin API name a key's fields where they differ from the domain's names. */
-const bodyNames: Partial<Record<KeyField, string>> = { budget: 'budget_usd', expiresAt: 'expires_at', allowedIps: 'allowed_ips', projectId: 'project_id' }
+const bodyNames: Partial<Record<KeyField, string>> = {
+  budget: 'budget_usd',
+  expiresAt: 'expires_at',
+  allowedIps: 'allowed_ips',
+  projectId: 'project_id',
+}
 const bodyName = (field: KeyField) => bodyNames[field] ?? field
 
 /**
@@ -24,10 +29,16 @@ const bodyName = (field: KeyField) => bodyNames[field] ?? field
  */
 export function readNewKey(body: Static<typeof newKeyBody>, accountId: number): NewKeyInput {
   return {
-    accountId, name: body.name ?? null, models: body.models ?? null,
-    rpm: body.rpm ?? null, tpm: body.tpm ?? null, concurrency: body.concurrency ?? null,
-    budget: readBudget(body.budget_usd) ?? null, expiresAt: readExpiry(body.expires_at) ?? null,
-    allowedIps: body.allowed_ips ?? null, projectId: body.project_id ?? null,
+    accountId,
+    name: body.name ?? null,
+    models: body.models ?? null,
+    rpm: body.rpm ?? null,
+    tpm: body.tpm ?? null,
+    concurrency: body.concurrency ?? null,
+    budget: readBudget(body.budget_usd) ?? null,
+    expiresAt: readExpiry(body.expires_at) ?? null,
+    allowedIps: body.allowed_ips ?? null,
+    projectId: body.project_id ?? null,
   }
 }
 

@@ -12,8 +12,10 @@ const tags = ['Models']
 
 function priceJson(price: Price) {
   return {
-    input_usd: formatUsd(price.input), output_usd: formatUsd(price.output),
-    cached_input_usd: formatUsd(price.cachedInput), cache_write_usd: formatUsd(price.cacheWrite),
+    input_usd: formatUsd(price.input),
+    output_usd: formatUsd(price.output),
+    cached_input_usd: formatUsd(price.cachedInput),
+    cache_write_usd: formatUsd(price.cacheWrite),
     ...unitPricesJson(price),
   }
 }
@@ -28,8 +30,14 @@ function unitPricesJson(price: Price) {
 
 function modelJson(model: ModelConfig) {
   return {
-    id: model.id, kind: model.kind, owned_by: model.ownedBy, price: priceJson(model.price), batch_price: model.batchPrice ? priceJson(model.batchPrice) : null,
-    context_window: model.contextWindow ?? null, max_output_tokens: model.maxOutputTokens, reasoning: model.reasoning,
+    id: model.id,
+    kind: model.kind,
+    owned_by: model.ownedBy,
+    price: priceJson(model.price),
+    batch_price: model.batchPrice ? priceJson(model.batchPrice) : null,
+    context_window: model.contextWindow ?? null,
+    max_output_tokens: model.maxOutputTokens,
+    reasoning: model.reasoning,
   }
 }
 
@@ -46,37 +54,49 @@ async function usableModels(services: Services, accountId: number): Promise<Set<
 
 /** What can be called and at what price; for admins also how each upstream route is doing. */
 export function modelRoutes(services: Services) {
-  const models = new Elysia({ name: 'console-model-list' })
-    .use(signedIn(services))
-    .get('/console/api/models', async ({ viewer }) => {
+  const models = new Elysia({ name: 'console-model-list' }).use(signedIn(services)).get(
+    '/console/api/models',
+    async ({ viewer }) => {
       const configured = services.config.models
       const accountId = ownAccountId(viewer)
       if (accountId === undefined) return configured.map(modelJson)
       const usable = await usableModels(services, accountId)
       return configured.filter((model) => usable === 'all' || usable.has(model.id)).map(modelJson)
-    }, {
+    },
+    {
       permission: 'models:read',
       response: { 200: t.Array(schema.model), ...schema.errorResponses },
       detail: {
-        tags, summary: 'Models and their prices',
-        description: "Prices per million tokens as exact decimal strings. An account's login sees the models its account's active keys may use; an admin every configured model.",
+        tags,
+        summary: 'Models and their prices',
+        description:
+          "Prices per million tokens as exact decimal strings. An account's login sees the models its account's active keys may use; an admin every configured model.",
       },
-    })
-  const routes = new Elysia({ name: 'console-route-health' })
-    .use(signedIn(services))
-    .get('/console/api/routes', () => {
+    },
+  )
+  const routes = new Elysia({ name: 'console-route-health' }).use(signedIn(services)).get(
+    '/console/api/routes',
+    () => {
       return services.relay.routeHealth().map((route) => ({
-        route: route.route, state: route.state, requests: route.requests, failures: route.failures, trips: route.trips,
+        route: route.route,
+        state: route.state,
+        requests: route.requests,
+        failures: route.failures,
+        trips: route.trips,
         window_s: services.config.routing.windowS,
-        open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(), last_failure: route.lastFailure ?? null,
+        open_until: route.openUntil === undefined ? null : new Date(route.openUntil).toISOString(),
+        last_failure: route.lastFailure ?? null,
       }))
-    }, {
+    },
+    {
       permission: 'routes:read',
       response: { 200: t.Array(schema.route), ...schema.errorResponses },
       detail: {
-        tags, summary: "Route health: each upstream route's circuit breaker",
-        description: 'The whole gateway\'s upstreams, so admins only. With Redis, trips are shared by every instance.',
+        tags,
+        summary: "Route health: each upstream route's circuit breaker",
+        description: "The whole gateway's upstreams, so admins only. With Redis, trips are shared by every instance.",
       },
-    })
+    },
+  )
   return new Elysia({ name: 'console-models' }).use(models).use(routes)
 }

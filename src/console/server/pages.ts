@@ -25,14 +25,21 @@ const hidden = { detail: { hide: true } }
 
 /** The console's pages and files; `GET /` sends browsers to the console and tells API clients where it is. */
 export function pageRoutes(services: Services) {
-  return new Elysia({ name: 'console-pages' })
-    .get('/', ({ request }) => {
-      if (request.headers.get('accept')?.includes('text/html')) return new Response(null, { status: 302, headers: { location: '/console' } })
-      return Response.json({ name: 'tollgate', api: '/v1', console: '/console', docs: '/docs' })
-    }, hidden)
-    .get('/console', servePage, hidden)
-    .get('/console/*', servePage, hidden)
-    .get('/console/assets/:name', ({ params, request }) => serveAsset(params.name, request), hidden)
-    // Unknown console API paths answer in the console's JSON shape, whatever the method.
-    .all('/console/api/*', () => consoleErrorResponse(notFound('No such console API route.'), services.logger), hidden)
+  return (
+    new Elysia({ name: 'console-pages' })
+      .get(
+        '/',
+        ({ request }) => {
+          if (request.headers.get('accept')?.includes('text/html'))
+            return new Response(null, { status: 302, headers: { location: '/console' } })
+          return Response.json({ name: 'tollgate', api: '/v1', console: '/console', docs: '/docs' })
+        },
+        hidden,
+      )
+      .get('/console', servePage, hidden)
+      .get('/console/*', servePage, hidden)
+      .get('/console/assets/:name', ({ params, request }) => serveAsset(params.name, request), hidden)
+      // Unknown console API paths answer in the console's JSON shape, whatever the method.
+      .all('/console/api/*', () => consoleErrorResponse(notFound('No such console API route.'), services.logger), hidden)
+  )
 }

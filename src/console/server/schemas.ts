@@ -15,13 +15,16 @@ export * from './request-schemas.ts'
 /** Elysia's `t.Integer` also accepts numeric strings (for queries); an answer's numbers are plain JSON numbers. */
 const whole = (options: { description?: string } = {}) => t.Number(options)
 
-export const consoleError = t.Object({
-  error: t.Object({
-    message: t.String(),
-    code: t.String({ description: 'Machine-readable, e.g. not_found, csrf_failed, signed_out' }),
-    field: t.Optional(t.String({ description: 'The request field at fault' })),
-  }),
-}, { description: 'Every console error has this shape' })
+export const consoleError = t.Object(
+  {
+    error: t.Object({
+      message: t.String(),
+      code: t.String({ description: 'Machine-readable, e.g. not_found, csrf_failed, signed_out' }),
+      field: t.Optional(t.String({ description: 'The request field at fault' })),
+    }),
+  },
+  { description: 'Every console error has this shape' },
+)
 
 export const account = t.Object({
   id: whole(),
@@ -50,7 +53,9 @@ export const key = t.Object({
   spent_usd: usd('Spent so far'),
   expires_at: nullable(t.String({ format: 'date-time' })),
   project_id: nullable(whole({ description: 'The project it belongs to' })),
-  allowed_ips: nullable(t.Array(t.String(), { description: 'The addresses and CIDR blocks the key may be used from; null for every address' })),
+  allowed_ips: nullable(
+    t.Array(t.String(), { description: 'The addresses and CIDR blocks the key may be used from; null for every address' }),
+  ),
 })
 
 export const project = t.Object({
@@ -61,6 +66,11 @@ export const project = t.Object({
   rpm: nullable(whole()),
   tpm: nullable(whole()),
   concurrency: nullable(whole()),
+  allowed_ips: nullable(
+    t.Array(t.String(), {
+      description: "The addresses and CIDR blocks its keys may be used from (as well as each key's own); null for every address",
+    }),
+  ),
   keys: whole({ description: 'Keys in it, not revoked' }),
   created_at: time('When the project was created'),
 })
@@ -78,7 +88,9 @@ export const budget = t.Object({
   reserved_usd: usd('Held for requests in flight'),
   remaining_usd: usd('What is left of the current period'),
   period_start: nullable(t.String({ format: 'date-time', description: 'null for total, and for a window no request has opened yet' })),
-  resets_at: nullable(t.String({ format: 'date-time', description: 'When spent starts again at zero; null for total and a window not opened' })),
+  resets_at: nullable(
+    t.String({ format: 'date-time', description: 'When spent starts again at zero; null for total and a window not opened' }),
+  ),
   created_at: time('When the budget was created'),
 })
 
@@ -86,7 +98,9 @@ export const deletedObject = t.Object({ deleted: t.Literal(true), id: whole() })
 
 export const createdKey = t.Object({ key, secret: t.String({ description: 'The secret, shown this once only' }) })
 
-const role = t.Union([t.Literal('admin'), t.Literal('account-admin'), t.Literal('viewer')], { description: 'What the login may do: see the README\'s role matrix' })
+const role = t.Union([t.Literal('admin'), t.Literal('account-admin'), t.Literal('viewer')], {
+  description: "What the login may do: see the README's role matrix",
+})
 
 export const user = t.Object({
   id: whole(),
@@ -97,7 +111,10 @@ export const user = t.Object({
   created_at: time('When the login was created'),
 })
 
-export const createdUser = t.Object({ user, password: t.Optional(t.String({ description: 'A generated password, returned this once only' })) })
+export const createdUser = t.Object({
+  user,
+  password: t.Optional(t.String({ description: 'A generated password, returned this once only' })),
+})
 
 export const deletedUser = t.Object({ deleted: t.Literal(true), id: whole() })
 
@@ -107,7 +124,9 @@ export const session = t.Object({
     name: t.String(),
     role,
     account: nullable(t.Object({ id: whole(), name: t.String() })),
-    permissions: t.Array(t.String(), { description: "What the login's role may do (the README's role matrix): the console shows only those actions" }),
+    permissions: t.Array(t.String(), {
+      description: "What the login's role may do (the README's role matrix): the console shows only those actions",
+    }),
     grantable_roles: t.Array(role, { description: 'The roles this login may give to logins it creates; empty without users:write' }),
   }),
   csrf_token: t.String({ description: 'Send it back as the x-csrf-token header on every state change' }),
@@ -117,7 +136,10 @@ export const session = t.Object({
 
 export const signedOut = t.Object({ signed_out: t.Literal(true) })
 
-export const unlocked = t.Object({ unlocked: t.Literal(true), name: t.String({ description: 'The login whose failed sign-ins were forgotten' }) })
+export const unlocked = t.Object({
+  unlocked: t.Literal(true),
+  name: t.String({ description: 'The login whose failed sign-ins were forgotten' }),
+})
 
 const perMillion = (what: string) => usd(`${what} per 1M tokens`)
 const prices = t.Object({
@@ -125,7 +147,9 @@ const prices = t.Object({
   output_usd: perMillion('Output'),
   cached_input_usd: perMillion('Cached input'),
   cache_write_usd: perMillion('Cache writes'),
-  images_usd: t.Optional(t.Record(t.String(), usd('One image'), { description: 'Image models priced per image: USD by `size/quality` (or size)' })),
+  images_usd: t.Optional(
+    t.Record(t.String(), usd('One image'), { description: 'Image models priced per image: USD by `size/quality` (or size)' }),
+  ),
   search_unit_usd: t.Optional(usd('One search unit (rerank models priced per search unit)')),
 })
 
@@ -134,7 +158,9 @@ export const model = t.Object({
   kind: t.String({ description: 'What the model serves: chat, or embedding (billed by input tokens only)' }),
   owned_by: t.String(),
   price: prices,
-  batch_price: nullable(t.Intersect([prices], { description: 'What batch items pay, when the operator set a batch price; null: the same as `price`' })),
+  batch_price: nullable(
+    t.Intersect([prices], { description: 'What batch items pay, when the operator set a batch price; null: the same as `price`' }),
+  ),
   context_window: nullable(whole({ description: 'Tokens in and out together; null when not configured' })),
   max_output_tokens: whole(),
   reasoning: t.Boolean({ description: 'Thinks before answering (hidden reasoning tokens are billed as output)' }),
@@ -142,7 +168,9 @@ export const model = t.Object({
 
 export const route = t.Object({
   route: t.String({ description: 'provider/upstream-model' }),
-  state: t.Union([t.Literal('closed'), t.Literal('open'), t.Literal('half-open')], { description: 'closed: in rotation; open: skipped after failures; half-open: one probe may go' }),
+  state: t.Union([t.Literal('closed'), t.Literal('open'), t.Literal('half-open')], {
+    description: 'closed: in rotation; open: skipped after failures; half-open: one probe may go',
+  }),
   requests: whole({ description: 'Outcomes in the current window' }),
   failures: whole({ description: 'Failures in the current window' }),
   trips: whole({ description: 'Times taken out of rotation since start' }),
@@ -152,7 +180,12 @@ export const route = t.Object({
 })
 
 const taskCounts = t.Object({
-  total: whole(), pending: whole(), succeeded: whole(), failed: whole(), canceled: whole(), expired: whole(),
+  total: whole(),
+  pending: whole(),
+  succeeded: whole(),
+  failed: whole(),
+  canceled: whole(),
+  expired: whole(),
 })
 
 export const task = t.Object({
@@ -181,7 +214,14 @@ export const taskPage = t.Object({
 const taskItem = t.Object({
   position: whole({ description: 'Its place in the input, from 0' }),
   custom_id: t.String(),
-  status: t.Union([t.Literal('pending'), t.Literal('running'), t.Literal('succeeded'), t.Literal('errored'), t.Literal('canceled'), t.Literal('expired')]),
+  status: t.Union([
+    t.Literal('pending'),
+    t.Literal('running'),
+    t.Literal('succeeded'),
+    t.Literal('errored'),
+    t.Literal('canceled'),
+    t.Literal('expired'),
+  ]),
   status_code: nullable(whole()),
   error: nullable(t.String({ description: 'Why it failed, for an errored item' })),
   cost_usd: usd('What it cost'),
@@ -196,7 +236,9 @@ export const itemPage = t.Object({
 const totalsFields = {
   requests: whole({ description: 'Every request with a valid key: succeeded + refused + failed' }),
   succeeded: whole({ description: 'Answered (status below 400)' }),
-  refused: whole({ description: 'Turned down before an answer: a 4xx other than 499 (a limit, a bad field, a model not permitted, an empty balance)' }),
+  refused: whole({
+    description: 'Turned down before an answer: a 4xx other than 499 (a limit, a bad field, a model not permitted, an empty balance)',
+  }),
   failed: whole({ description: 'Not completed: a 5xx (upstream or gateway), or 499 when the client left mid-answer' }),
   input_tokens: whole(),
   output_tokens: whole(),
@@ -206,7 +248,7 @@ export const totals = t.Object(totalsFields)
 export const day = t.Object({ day: t.String({ format: 'date', description: 'A UTC day' }), ...totalsFields })
 export const group = t.Object({
   id: t.String({ description: 'The model, key or account id; for models, "" is requests refused before their model was read' }),
-  label: t.String({ description: 'What to show: a key\'s name, an account\'s name; a model id, marked when it is not configured' }),
+  label: t.String({ description: "What to show: a key's name, an account's name; a model id, marked when it is not configured" }),
   ...totalsFields,
 })
 export const credit = t.Object({
@@ -221,16 +263,22 @@ export const credit = t.Object({
 export const accountHistory = t.Object({
   account,
   spend_since: time('The start of the spend history (the last 90 days)'),
-  history: t.Array(t.Union([credit, t.Object({
-    kind: t.Literal('usage'),
-    day: day.properties.day,
-    from: time('The first request of this spending (for a day folded into daily totals, the start of the day)'),
-    to: time('The last request of this spending (for a folded day, its end)'),
-    ...totalsFields,
-    balance_after_usd: usd('The balance after this spending'),
-  })]), {
-    description: 'Credits, and spending per day (split where a credit fell within the day), newest first in the order they happened',
-  }),
+  history: t.Array(
+    t.Union([
+      credit,
+      t.Object({
+        kind: t.Literal('usage'),
+        day: day.properties.day,
+        from: time('The first request of this spending (for a day folded into daily totals, the start of the day)'),
+        to: time('The last request of this spending (for a folded day, its end)'),
+        ...totalsFields,
+        balance_after_usd: usd('The balance after this spending'),
+      }),
+    ]),
+    {
+      description: 'Credits, and spending per day (split where a credit fell within the day), newest first in the order they happened',
+    },
+  ),
 })
 
 export const usage = t.Object({
@@ -259,13 +307,20 @@ export const request = t.Object({
   protocol: t.String(),
   operation: t.String({ description: 'The kind of model call billed: chat, embeddings' }),
   status: whole({ description: 'The HTTP status the client saw' }),
-  outcome: t.Union([t.Literal('succeeded'), t.Literal('refused'), t.Literal('failed')], { description: 'succeeded: answered; refused: turned down before an answer (4xx but 499); failed: 5xx, or 499 when the client left mid-answer' }),
-  error_type: nullable(t.String({ description: 'Why it was refused or failed: a code such as rate_limit_exceeded, model_not_permitted, insufficient_balance' })),
+  outcome: t.Union([t.Literal('succeeded'), t.Literal('refused'), t.Literal('failed')], {
+    description:
+      'succeeded: answered; refused: turned down before an answer (4xx but 499); failed: 5xx, or 499 when the client left mid-answer',
+  }),
+  error_type: nullable(
+    t.String({
+      description: 'Why it was refused or failed: a code such as rate_limit_exceeded, model_not_permitted, insufficient_balance',
+    }),
+  ),
   input_tokens: whole(),
   cached_input_tokens: whole(),
   output_tokens: whole(),
   reasoning_tokens: whole(),
-  units: whole({ description: 'How much of the operation\'s own unit the request used (embeddings: inputs embedded; chat: 0)' }),
+  units: whole({ description: "How much of the operation's own unit the request used (embeddings: inputs embedded; chat: 0)" }),
   cost_usd: usd('What the request cost'),
   latency_ms: t.Number(),
   stream: t.Boolean(),
@@ -284,12 +339,20 @@ export const errorResponses = { 400: consoleError, 401: consoleError, 403: conso
 
 /** True when a presenter's output has exactly the schema's fields, each of a type the schema accepts. */
 type Matches<Output, Schema extends TSchema> = [Output] extends [Static<Schema>]
-  ? [keyof Output] extends [keyof Static<Schema>] ? [keyof Static<Schema>] extends [keyof Output] ? true : false : false
+  ? [keyof Output] extends [keyof Static<Schema>]
+    ? [keyof Static<Schema>] extends [keyof Output]
+      ? true
+      : false
+    : false
   : false
 const agreement: [
-  Matches<ReturnType<typeof accountJson>, typeof account>, Matches<ReturnType<typeof keyJson>, typeof key>,
-  Matches<ReturnType<typeof userJson>, typeof user>, Matches<ReturnType<typeof creditJson>, typeof credit>,
-  Matches<ReturnType<typeof totalsJson>, typeof totals>, Matches<ReturnType<typeof dayJson>, typeof day>,
-  Matches<ReturnType<typeof groupJson>, typeof group>, Matches<ReturnType<typeof requestJson>, typeof request>,
+  Matches<ReturnType<typeof accountJson>, typeof account>,
+  Matches<ReturnType<typeof keyJson>, typeof key>,
+  Matches<ReturnType<typeof userJson>, typeof user>,
+  Matches<ReturnType<typeof creditJson>, typeof credit>,
+  Matches<ReturnType<typeof totalsJson>, typeof totals>,
+  Matches<ReturnType<typeof dayJson>, typeof day>,
+  Matches<ReturnType<typeof groupJson>, typeof group>,
+  Matches<ReturnType<typeof requestJson>, typeof request>,
 ] = [true, true, true, true, true, true, true, true]
 void agreement

@@ -12,7 +12,7 @@ test('five failures for a name from one address block that address for the name 
   expect(await limiter.retryAfter('alice', '10.0.0.1', 15 * minute + 1)).toBe(0)
 })
 
-test("failures from anyone never refuse the right user from an address that has not failed on the name", async () => {
+test('failures from anyone never refuse the right user from an address that has not failed on the name', async () => {
   const limiter = new SignInLimiter()
   // An attacker spread over many addresses throws 200 wrong passwords at the admin's name, again and again.
   for (let attempt = 0; attempt < 200; attempt++) await limiter.recordFailure('admin', `203.0.113.${attempt % 50}`, true, attempt * 1000)
@@ -41,7 +41,7 @@ test('one address spraying many names is blocked after four times the per-name l
   expect(log.memories.unknown.size).toBe(40) // twenty failures: a pair and a name each
 })
 
-test('a success clears that address\'s count for the name but not the address\'s own', async () => {
+test("a success clears that address's count for the name but not the address's own", async () => {
   const limiter = new SignInLimiter(undefined, { maxFailures: 2 })
   await limiter.recordFailure('bob', 'a', true, 0)
   await limiter.recordFailure('bob', 'a', true, 0)
@@ -57,7 +57,8 @@ test("a flood of invented names from many addresses cannot flush the admin's cou
   const log = new MemoryFailureLog(100)
   const limiter = new SignInLimiter(log)
   for (let attempt = 0; attempt < 5; attempt++) await limiter.recordFailure('admin', '10.0.0.66', true, 0)
-  for (let attempt = 0; attempt < 5000; attempt++) await limiter.recordFailure(`invented-${attempt}`, `10.1.${attempt >> 8}.${attempt & 255}`, false, 1)
+  for (let attempt = 0; attempt < 5000; attempt++)
+    await limiter.recordFailure(`invented-${attempt}`, `10.1.${attempt >> 8}.${attempt & 255}`, false, 1)
   expect(await limiter.retryAfter('admin', '10.0.0.66', 2)).toBeGreaterThan(0)
   expect(log.memories.unknown.size).toBeLessThanOrEqual(100)
   expect(log.memories.address.size).toBeLessThanOrEqual(100)

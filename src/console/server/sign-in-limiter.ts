@@ -40,7 +40,10 @@ export class SignInLimiter {
   private inFlightTotal = 0
   private readonly limits: SignInLimits
 
-  constructor(private readonly log: FailureLog = new MemoryFailureLog(), limits: Partial<SignInLimits> = {}) {
+  constructor(
+    private readonly log: FailureLog = new MemoryFailureLog(),
+    limits: Partial<SignInLimits> = {},
+  ) {
     this.limits = { ...defaults, ...limits }
   }
 
@@ -68,10 +71,11 @@ export class SignInLimiter {
   /** Seconds to wait before the next attempt is even checked; 0 when it may go ahead. */
   async retryAfter(username: string, address: string, now = Date.now()): Promise<number> {
     const { maxFailures, windowMs, maxAddressFailures } = this.limits
-    const [pair, fromAddress, ofName] = await this.log.read(keysOf(username, address), now - windowMs) as [number[], number[], number[]]
+    const [pair, fromAddress, ofName] = (await this.log.read(keysOf(username, address), now - windowMs)) as [number[], number[], number[]]
     let waitMs = 0
     if (pair.length >= maxFailures) waitMs = Math.max(waitMs, pair[pair.length - maxFailures]! + windowMs - now)
-    if (fromAddress.length >= maxAddressFailures) waitMs = Math.max(waitMs, fromAddress[fromAddress.length - maxAddressFailures]! + windowMs - now)
+    if (fromAddress.length >= maxAddressFailures)
+      waitMs = Math.max(waitMs, fromAddress[fromAddress.length - maxAddressFailures]! + windowMs - now)
     if (pair.length > 0 && ofName.length >= maxFailures) waitMs = Math.max(waitMs, this.backoffMs(ofName.length) + ofName.at(-1)! - now)
     return Math.ceil(waitMs / 1000)
   }
@@ -79,10 +83,18 @@ export class SignInLimiter {
   /** `known`: whether the name is a user's (only where the count is kept depends on it). */
   async recordFailure(username: string, address: string, known: boolean, now = Date.now()): Promise<void> {
     const [pairKey, addressKey, nameKey] = keysOf(username, address)
-    const [fromAddress] = await this.log.read([addressKey], now - this.limits.windowMs) as [number[]]
+    const [fromAddress] = (await this.log.read([addressKey], now - this.limits.windowMs)) as [number[]]
     if (fromAddress.length >= this.limits.maxAddressFailures) return // refused from now on anyway: store nothing more
     const kind = known ? 'known' : 'unknown'
-    await this.log.add([{ key: pairKey, kind }, { key: addressKey, kind: 'address' }, { key: nameKey, kind }], now, this.limits.windowMs)
+    await this.log.add(
+      [
+        { key: pairKey, kind },
+        { key: addressKey, kind: 'address' },
+        { key: nameKey, kind },
+      ],
+      now,
+      this.limits.windowMs,
+    )
   }
 
   /**

@@ -7,7 +7,11 @@ import { findAccount, findKey, findProject } from './scope.ts'
 import { projectKeyIds } from '../../domain/budgets/project-usage.ts'
 
 const statusRanges: Record<string, [number, number]> = {
-  ok: [100, 399], error: [400, 599], '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599],
+  ok: [100, 399],
+  error: [400, 599],
+  '2xx': [200, 299],
+  '4xx': [400, 499],
+  '5xx': [500, 599],
 }
 
 function readStatus(value: string): [number, number] {
@@ -20,7 +24,8 @@ function readStatus(value: string): [number, number] {
 export function readTime(value: string | undefined, field: string): number | undefined {
   if (value === undefined || value === '') return undefined
   const time = Date.parse(value)
-  if (Number.isNaN(time)) throw invalidRequest(`Invalid value for '${field}': expected an ISO-8601 time such as 2026-01-31T00:00:00Z.`, field)
+  if (Number.isNaN(time))
+    throw invalidRequest(`Invalid value for '${field}': expected an ISO-8601 time such as 2026-01-31T00:00:00Z.`, field)
   return time
 }
 

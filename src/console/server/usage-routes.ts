@@ -73,13 +73,19 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
   const { usage } = services.store
   const filter = { ...requested, ...dayRange(requested) }
   const [totals, days, byModel, byOperation, byKey] = await Promise.all([
-    usage.summarize(filter), usage.dailyTotals(filter), usage.totalsBy('model', filter), usage.totalsBy('operation', filter),
+    usage.summarize(filter),
+    usage.dailyTotals(filter),
+    usage.totalsBy('model', filter),
+    usage.totalsBy('operation', filter),
     usage.totalsBy('keyId', filter),
   ])
   const systemWide = everyAccount && filter.accountId === undefined && filter.keyId === undefined
   const byAccount = systemWide ? await usage.totalsBy('accountId', filter) : []
   const names = systemWide ? await accountNames(services.store.accounts) : new Map<number, string>()
-  const keys = await keyLabels(services, byKey.map((group) => group.group))
+  const keys = await keyLabels(
+    services,
+    byKey.map((group) => group.group),
+  )
   const byProject = await totalsByProject(services.store, filter)
   return {
     since: new Date(filter.since).toISOString(),
@@ -95,12 +101,20 @@ export async function usageReport(services: Services, requested: UsageFilter, ev
 }
 
 /** One keyset page of the request log, newest first; `next` goes back as `before`. */
-export async function requestLogPage(services: Services, filter: UsageFilter, query: Static<typeof schema.requestsQuery>, withAccountNames: boolean) {
+export async function requestLogPage(
+  services: Services,
+  filter: UsageFilter,
+  query: Static<typeof schema.requestsQuery>,
+  withAccountNames: boolean,
+) {
   const limit = readLimit(query.limit)
   const rows = await services.store.usage.listRequests(filter, limit + 1, parseCursor(query.before))
   const page = rows.slice(0, limit)
   const last = page.at(-1)
-  const keys = await keyLabels(services, page.map((row) => row.keyId))
+  const keys = await keyLabels(
+    services,
+    page.map((row) => row.keyId),
+  )
   const names = withAccountNames ? await accountNames(services.store.accounts) : new Map<number, string>()
   return {
     requests: page.map((row) => requestJson(row, keys.get(row.keyId), names.get(row.accountId))),
@@ -109,47 +123,69 @@ export async function requestLogPage(services: Services, filter: UsageFilter, qu
 }
 
 export function usageRoutes(services: Services) {
-  return new Elysia({ name: 'console-usage' })
-    .use(signedIn(services))
-    // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
-    .get('/console/api/usage', async ({ viewer, query }) => {
-      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return usageReport(services, filter, seesEveryAccount(viewer))
-    }, {
-      permission: 'usage:read',
-      query: schema.usageQuery,
-      response: { 200: schema.usage, ...schema.errorResponses },
-      detail: {
-        tags, summary: 'Usage totals, a daily series and breakdowns',
-        description: 'Whole UTC days, the last 30 by default, at most 400. An account user sees only their own account.',
-      },
-    })
-    // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
-    .get('/console/api/requests', async ({ viewer, query }) => {
-      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      return requestLogPage(services, filter, query, seesEveryAccount(viewer))
-    }, {
-      permission: 'usage:read',
-      query: schema.requestsQuery,
-      response: { 200: schema.requestPage, ...schema.errorResponses },
-      detail: { tags, summary: 'The request log, newest first', description: 'One keyset page at a time: pass `next` back as `before`.' },
-    })
-    .get('/console/api/requests/csv', async ({ viewer, query }) => {
-      const filter = await readUsageFilter(services, ownAccountId(viewer), query)
-      const day = new Date().toISOString().slice(0, 10)
-      return new Response(requestCsv(services, filter, seesEveryAccount(viewer)), {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store',
-          'content-disposition': `attachment; filename="tollgate-requests-${day}.csv"`,
+  return (
+    new Elysia({ name: 'console-usage' })
+      .use(signedIn(services))
+      // Totals, a daily series and breakdowns for one range: what the overview, usage and key pages chart.
+      .get(
+        '/console/api/usage',
+        async ({ viewer, query }) => {
+          const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+          return usageReport(services, filter, seesEveryAccount(viewer))
         },
-      })
-    }, {
-      permission: 'usage:read',
-      query: schema.usageQuery,
-      response: schema.errorResponses,
-      detail: {
-        tags, summary: 'The request log as CSV',
-        description: 'A file (text/csv, as an attachment): every request matching the filters (the same as the request log\'s), newest first, with a header row. Money is an exact decimal string.',
-      },
-    })
+        {
+          permission: 'usage:read',
+          query: schema.usageQuery,
+          response: { 200: schema.usage, ...schema.errorResponses },
+          detail: {
+            tags,
+            summary: 'Usage totals, a daily series and breakdowns',
+            description: 'Whole UTC days, the last 30 by default, at most 400. An account user sees only their own account.',
+          },
+        },
+      )
+      // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
+      .get(
+        '/console/api/requests',
+        async ({ viewer, query }) => {
+          const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+          return requestLogPage(services, filter, query, seesEveryAccount(viewer))
+        },
+        {
+          permission: 'usage:read',
+          query: schema.requestsQuery,
+          response: { 200: schema.requestPage, ...schema.errorResponses },
+          detail: {
+            tags,
+            summary: 'The request log, newest first',
+            description: 'One keyset page at a time: pass `next` back as `before`.',
+          },
+        },
+      )
+      .get(
+        '/console/api/requests/csv',
+        async ({ viewer, query }) => {
+          const filter = await readUsageFilter(services, ownAccountId(viewer), query)
+          const day = new Date().toISOString().slice(0, 10)
+          return new Response(requestCsv(services, filter, seesEveryAccount(viewer)), {
+            headers: {
+              'content-type': 'text/csv; charset=utf-8',
+              'cache-control': 'no-store',
+              'content-disposition': `attachment; filename="tollgate-requests-${day}.csv"`,
+            },
+          })
+        },
+        {
+          permission: 'usage:read',
+          query: schema.usageQuery,
+          response: schema.errorResponses,
+          detail: {
+            tags,
+            summary: 'The request log as CSV',
+            description:
+              "A file (text/csv, as an attachment): every request matching the filters (the same as the request log's), newest first, with a header row. Money is an exact decimal string.",
+          },
+        },
+      )
+  )
 }

@@ -19,7 +19,11 @@ interface Schema {
 
 /** `/models/1` → `models[1]`, `/user/name` → `user.name`: how the console names a field elsewhere. */
 function fieldName(path: string): string {
-  return path.split('/').filter(Boolean).map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index ? `.${part}` : part)).join('')
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index ? `.${part}` : part))
+    .join('')
 }
 
 function range(schema: Schema): string {
@@ -30,7 +34,13 @@ function range(schema: Schema): string {
 }
 
 function plural(schema: Schema): string {
-  const names: Record<string, string> = { string: 'strings', integer: 'whole numbers', number: 'numbers', boolean: 'booleans', object: 'objects' }
+  const names: Record<string, string> = {
+    string: 'strings',
+    integer: 'whole numbers',
+    number: 'numbers',
+    boolean: 'booleans',
+    object: 'objects',
+  }
   return names[schema.type ?? ''] ?? 'values'
 }
 
@@ -38,21 +48,30 @@ function plural(schema: Schema): string {
 function expectation(schema: Schema): string {
   if (schema.anyOf) {
     // Elysia accepts a number sent as a numeric string too, by adding a string branch: that is not worth saying.
-    const branches = schema.anyOf.filter((branch) => !(branch.type === 'string' && (branch.format === 'integer' || branch.format === 'numeric')))
+    const branches = schema.anyOf.filter(
+      (branch) => !(branch.type === 'string' && (branch.format === 'integer' || branch.format === 'numeric')),
+    )
     return [...new Set(branches.map(expectation))].join(' or ')
   }
   if (schema.const !== undefined) return JSON.stringify(schema.const)
   switch (schema.type) {
-    case 'integer': return `a whole number${range(schema)}`
-    case 'number': return `a number${range(schema)}`
-    case 'boolean': return 'true or false'
-    case 'null': return 'null'
-    case 'object': return 'an object'
-    case 'array': return `${schema.minItems ? 'a non-empty list' : 'a list'}${schema.items ? ` of ${plural(schema.items)}` : ''}`
+    case 'integer':
+      return `a whole number${range(schema)}`
+    case 'number':
+      return `a number${range(schema)}`
+    case 'boolean':
+      return 'true or false'
+    case 'null':
+      return 'null'
+    case 'object':
+      return 'an object'
+    case 'array':
+      return `${schema.minItems ? 'a non-empty list' : 'a list'}${schema.items ? ` of ${plural(schema.items)}` : ''}`
     case 'string':
       if (schema.maxLength !== undefined) return `a string of at most ${schema.maxLength} characters`
       return schema.minLength ? 'a non-empty string' : 'a string'
-    default: return 'a valid value'
+    default:
+      return 'a valid value'
   }
 }
 

@@ -55,5 +55,6 @@ export function checkSameOrigin(request: Request): void {
   } catch {
     originHost = ''
   }
-  if (originHost !== host) throw new GatewayError('permission', 'Cross-site requests are not accepted by the console.', { code: 'cross_site' })
+  if (originHost !== host)
+    throw new GatewayError('permission', 'Cross-site requests are not accepted by the console.', { code: 'cross_site' })
 }

@@ -27,7 +27,8 @@ export function webhookActions(services: Services) {
     },
     async create(own: number | undefined, actor: Actor, body: Static<typeof newWebhookBody>) {
       const accountId = body.account_id ?? own
-      if (accountId === undefined || accountId === null) throw invalidRequest(`Missing 'account_id': the account whose alerts go there.`, 'account_id')
+      if (accountId === undefined || accountId === null)
+        throw invalidRequest(`Missing 'account_id': the account whose alerts go there.`, 'account_id')
       const account = await findAccount(services, own, accountId)
       const { record, secret } = await webhooks.create(readNewWebhook(body, account.id), actor)
       return { webhook: webhookJson(record), secret }

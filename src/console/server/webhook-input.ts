@@ -9,14 +9,21 @@ import type { newWebhookBody } from './webhook-schemas.ts'
 export function readNewWebhook(body: Static<typeof newWebhookBody>, accountId: number): NewWebhookInput {
   const below = body.balance_below_usd?.trim()
   return {
-    accountId, url: body.url, events: body.events as AlertEvent[] | undefined,
+    accountId,
+    url: body.url,
+    events: body.events as AlertEvent[] | undefined,
     balanceBelow: below ? readUsd(below, 'balance_below_usd') : null,
-    expiryDays: body.expiry_days, budgetPercents: body.budget_percents,
+    expiryDays: body.expiry_days,
+    budgetPercents: body.budget_percents,
   }
 }
 
 const bodyNames: Record<WebhookInputError['field'], string> = {
-  url: 'url', events: 'events', balanceBelow: 'balance_below_usd', expiryDays: 'expiry_days', budgetPercents: 'budget_percents',
+  url: 'url',
+  events: 'events',
+  balanceBelow: 'balance_below_usd',
+  expiryDays: 'expiry_days',
+  budgetPercents: 'budget_percents',
 }
 
 /** WebhookService's refusal in the APIs' words: a 400 naming the body's field. */

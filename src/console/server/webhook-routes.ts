@@ -8,8 +8,9 @@ import { createdWebhook, deliveriesQuery, delivery, newWebhookBody, webhook, web
 
 const tags = ['Webhooks']
 export const webhookNotes = {
-  create: 'The answer holds the signing secret, the only time it is ever shown. The URL is refused when it points at loopback '
-    + 'or a private range, unless the operator set webhooks.allow_private_addresses.',
+  create:
+    'The answer holds the signing secret, the only time it is ever shown. The URL is refused when it points at loopback ' +
+    'or a private range, unless the operator set webhooks.allow_private_addresses.',
   remove: 'Its pending deliveries are not sent, and its delivery records go with it.',
   deliveries: 'The last 100, newest first: each alert, its attempts, and how the last one ended.',
 }
@@ -25,23 +26,31 @@ export function webhookRoutes(services: Services) {
       response: { 200: t.Array(webhook), ...schema.errorResponses },
       detail: { tags, summary: 'List webhooks, newest first' },
     })
-    .post('/console/api/webhooks', async ({ viewer, actor, body, status }) => status(201, await actions.create(ownAccountId(viewer), actor, body)), {
-      permission: 'webhooks:write',
-      ...schema.jsonBody(newWebhookBody),
-      response: { 201: createdWebhook, ...schema.errorResponses, 409: schema.consoleError },
-      detail: { tags, summary: 'Create a webhook', description: webhookNotes.create },
-    })
+    .post(
+      '/console/api/webhooks',
+      async ({ viewer, actor, body, status }) => status(201, await actions.create(ownAccountId(viewer), actor, body)),
+      {
+        permission: 'webhooks:write',
+        ...schema.jsonBody(newWebhookBody),
+        response: { 201: createdWebhook, ...schema.errorResponses, 409: schema.consoleError },
+        detail: { tags, summary: 'Create a webhook', description: webhookNotes.create },
+      },
+    )
     .delete('/console/api/webhooks/:id', ({ viewer, actor, params }) => actions.remove(ownAccountId(viewer), actor, params.id), {
       permission: 'webhooks:write',
       params: webhookParams,
       response: { 200: t.Object({ deleted: t.Literal(true), id: t.String() }), ...schema.errorResponses },
       detail: { tags, summary: 'Delete a webhook', description: webhookNotes.remove },
     })
-    .get('/console/api/webhooks/:id/deliveries', ({ viewer, params, query }) => actions.deliveries(ownAccountId(viewer), params.id, query.status), {
-      permission: 'webhooks:read',
-      params: webhookParams,
-      query: deliveriesQuery,
-      response: { 200: t.Array(delivery), ...schema.errorResponses },
-      detail: { tags, summary: "A webhook's deliveries", description: webhookNotes.deliveries },
-    })
+    .get(
+      '/console/api/webhooks/:id/deliveries',
+      ({ viewer, params, query }) => actions.deliveries(ownAccountId(viewer), params.id, query.status),
+      {
+        permission: 'webhooks:read',
+        params: webhookParams,
+        query: deliveriesQuery,
+        response: { 200: t.Array(delivery), ...schema.errorResponses },
+        detail: { tags, summary: "A webhook's deliveries", description: webhookNotes.deliveries },
+      },
+    )
 }

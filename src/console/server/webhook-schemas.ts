@@ -2,7 +2,9 @@ import { t } from 'elysia'
 import { idOf, nullable, time, usd } from './schema-parts.ts'
 
 /** The console's and the admin API's webhook shapes (the presenters in domain/alerts/present.ts agree: webhook-routes.ts). */
-const event = t.Union([t.Literal('balance.below'), t.Literal('budget.threshold'), t.Literal('key.expiring')], { description: 'What the alert is about (domain/alerts/records.ts alertEvents)' })
+const event = t.Union([t.Literal('balance.below'), t.Literal('budget.threshold'), t.Literal('key.expiring')], {
+  description: 'What the alert is about (domain/alerts/records.ts alertEvents)',
+})
 const whole = () => t.Integer()
 
 export const webhook = t.Object({
@@ -19,11 +21,11 @@ export const webhook = t.Object({
 
 export const createdWebhook = t.Object({
   webhook,
-  secret: t.String({ description: 'The signing secret, shown this once only: verify each delivery\'s Tollgate-Signature with it' }),
+  secret: t.String({ description: "The signing secret, shown this once only: verify each delivery's Tollgate-Signature with it" }),
 })
 
 export const delivery = t.Object({
-  id: t.String({ description: 'The delivery id, also the body\'s `id` and the Tollgate-Delivery header' }),
+  id: t.String({ description: "The delivery id, also the body's `id` and the Tollgate-Delivery header" }),
   webhook_id: t.String(),
   event,
   status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')]),
@@ -38,18 +40,31 @@ export const delivery = t.Object({
 })
 
 export const newWebhookBody = t.Object({
-  account_id: t.Optional(nullable(t.Union([t.Integer(), t.String()], {
-    description: "The account whose alerts go there. Required for an admin; an account admin's webhook is always their own account's.",
-  }))),
-  url: t.String({ description: 'http or https; loopback and private addresses only when the operator allows them', examples: ['https://hooks.example.com/tollgate'] }),
+  account_id: t.Optional(
+    nullable(
+      t.Union([t.Integer(), t.String()], {
+        description: "The account whose alerts go there. Required for an admin; an account admin's webhook is always their own account's.",
+      }),
+    ),
+  ),
+  url: t.String({
+    description: 'http or https; loopback and private addresses only when the operator allows them',
+    examples: ['https://hooks.example.com/tollgate'],
+  }),
   events: t.Optional(t.Array(t.String(), { description: 'What to be told of; every event when absent' })),
-  balance_below_usd: t.Optional(nullable(t.String({ description: 'balance.below: the balance to be told below, in USD', examples: ['10'] }))),
+  balance_below_usd: t.Optional(
+    nullable(t.String({ description: 'balance.below: the balance to be told below, in USD', examples: ['10'] })),
+  ),
   expiry_days: t.Optional(t.Integer({ description: 'key.expiring: how many days before a key expires (7 when absent)' })),
-  budget_percents: t.Optional(t.Array(t.Integer(), { description: 'budget.threshold: the percentages told of (50, 80 and 100 when absent)' })),
+  budget_percents: t.Optional(
+    t.Array(t.Integer(), { description: 'budget.threshold: the percentages told of (50, 80 and 100 when absent)' }),
+  ),
 })
 
 export const deliveriesQuery = t.Object({
-  status: t.Optional(t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')], { description: 'Only deliveries in this state' })),
+  status: t.Optional(
+    t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')], { description: 'Only deliveries in this state' }),
+  ),
 })
 
 export const webhookParams = t.Object({ id: idOf('webhook') })

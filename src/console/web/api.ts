@@ -3,7 +3,12 @@
  * the CSRF token (handed out at sign-in) added to every state change.
  */
 export class ApiError extends Error {
-  constructor(message: string, readonly status: number, readonly code?: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+    readonly field?: string,
+  ) {
     super(message)
   }
 }
@@ -27,7 +32,11 @@ export async function callApi<T>(method: string, path: string, body?: unknown, s
   let response: Response
   try {
     response = await fetch(`/console/api${path}`, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', signal,
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      signal,
     })
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error
@@ -47,7 +56,8 @@ export const postJson = <T>(path: string, body?: unknown) => callApi<T>('POST', 
 /** `?a=1&b=2` from the non-empty entries of an object. */
 export function queryString(values: Record<string, string | number | undefined | null>): string {
   const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
   const text = params.toString()
   return text ? `?${text}` : ''
 }

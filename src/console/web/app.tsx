@@ -25,7 +25,20 @@ export function App() {
     onSessionLost(() => setSession(null))
     load()
   }, [])
-  if (session === undefined) return error ? <main class="centered"><ErrorNotice error={error} retry={load} /></main> : <main class="centered"><Loading label="Loading the console…" /></main>
+  if (session === undefined)
+    return error ? (
+      <main class="centered">
+        <ErrorNotice error={error} retry={load} />
+      </main>
+    ) : (
+      <main class="centered">
+        <Loading label="Loading the console…" />
+      </main>
+    )
   if (session === null) return <SignIn onSignedIn={signedIn} />
-  return <Layout session={session} onSignedOut={() => setSession(null)}><Routes session={session} /></Layout>
+  return (
+    <Layout session={session} onSignedOut={() => setSession(null)}>
+      <Routes session={session} />
+    </Layout>
+  )
 }

@@ -42,22 +42,43 @@ export function Layout({ session, onSignedOut, children }: { session: SessionInf
   }
   return (
     <div ref={root} class="layout">
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <header class="topbar">
-        <a class="brand" href="/console"><span class="brand-mark" aria-hidden="true">T</span>Tollgate</a>
+        <a class="brand" href="/console">
+          <span class="brand-mark" aria-hidden="true">
+            T
+          </span>
+          Tollgate
+        </a>
         <nav aria-label="Main">
           <ul>
             {navigationFor(session).map(([href, label]) => (
-              <li key={href}><a href={href} aria-current={isCurrent(href, path) ? 'page' : undefined}>{label}</a></li>
+              <li key={href}>
+                <a href={href} aria-current={isCurrent(href, path) ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
             ))}
           </ul>
         </nav>
         <div class="who">
-          <a class="who-name" href="/console/password" title="Change your password">{session.user.name}<span class="muted" data-testid="who-role"> · {describeRole(session)}</span></a>
-          <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>Sign out</button>
+          <a class="who-name" href="/console/password" title="Change your password">
+            {session.user.name}
+            <span class="muted" data-testid="who-role">
+              {' '}
+              · {describeRole(session)}
+            </span>
+          </a>
+          <button type="button" class="button secondary small" onClick={signOut} disabled={signingOut}>
+            Sign out
+          </button>
         </div>
       </header>
-      <main id="main" ref={main} tabIndex={-1}>{children}</main>
+      <main id="main" ref={main} tabIndex={-1}>
+        {children}
+      </main>
     </div>
   )
 }

@@ -42,8 +42,15 @@ export function interceptLinks(root: HTMLElement): () => void {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
     const anchor = (event.target as Element).closest('a')
     // Downloads (CSV, task results) come from /console/api: the browser fetches those itself.
-    if (!anchor || anchor.target || anchor.hasAttribute('download') || anchor.origin !== location.origin || !anchor.pathname.startsWith('/console')
-      || anchor.pathname.startsWith('/console/api/')) return
+    if (
+      !anchor ||
+      anchor.target ||
+      anchor.hasAttribute('download') ||
+      anchor.origin !== location.origin ||
+      !anchor.pathname.startsWith('/console') ||
+      anchor.pathname.startsWith('/console/api/')
+    )
+      return
     event.preventDefault()
     navigate(anchor.pathname + anchor.search)
   }

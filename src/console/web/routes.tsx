@@ -29,7 +29,10 @@ export interface PageProps {
 
 type Audience = (session: SessionInfo) => boolean
 const everyone: Audience = () => true
-const allowed = (permission: string): Audience => (session) => can(session, permission)
+const allowed =
+  (permission: string): Audience =>
+  (session) =>
+    can(session, permission)
 
 /** Each page and who may open it; anyone else gets "Page not found", as for an address that does not exist. */
 const routes: [string, FunctionComponent<PageProps>, Audience][] = [
@@ -63,7 +66,12 @@ export function Routes({ session }: { session: SessionInfo }) {
   return (
     <>
       <PageHeader title="Page not found" />
-      <Empty><p>There is nothing at this address.</p><p><a href="/console">Go to the overview</a></p></Empty>
+      <Empty>
+        <p>There is nothing at this address.</p>
+        <p>
+          <a href="/console">Go to the overview</a>
+        </p>
+      </Empty>
     </>
   )
 }

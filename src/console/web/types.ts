@@ -233,6 +233,7 @@ export interface Project {
   rpm: number | null
   tpm: number | null
   concurrency: number | null
+  allowed_ips: string[] | null
   keys: number
   created_at: string
 }

@@ -15,7 +15,11 @@ export interface Pages<T> {
  * The first page whenever `query` changes (an earlier read still in flight is abandoned), later pages on request.
  * `path(before)` is the API path of a page; `rowsOf` picks its rows out of the answer, which carries `next`.
  */
-export function usePages<T, Page extends { next: string | null }>(path: (before: string | null) => string, rowsOf: (page: Page) => T[], query: string): Pages<T> {
+export function usePages<T, Page extends { next: string | null }>(
+  path: (before: string | null) => string,
+  rowsOf: (page: Page) => T[],
+  query: string,
+): Pages<T> {
   const [rows, setRows] = useState<T[]>([])
   const [next, setNext] = useState<string | null>(null)
   const [loading, setLoading] = useState(true)

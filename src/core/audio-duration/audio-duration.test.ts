@@ -36,7 +36,7 @@ const cases: [file: string, format: string, seconds: number, note: string][] = [
   ['ogg-flac.oga', 'ogg', 1.5, 'FLAC in Ogg'],
   ['m4a-faststart.m4a', 'mp4', 2, 'moov before mdat'],
   ['m4a-moov-end.m4a', 'mp4', 2, 'moov after mdat'],
-  ['m4a-fragmented.m4a', 'mp4', 2.064, 'fragmented (as Safari records): the last fragment\'s tfdt + trun'],
+  ['m4a-fragmented.m4a', 'mp4', 2.064, "fragmented (as Safari records): the last fragment's tfdt + trun"],
   ['webm-opus.webm', 'webm', 2.508, 'Info/Duration'],
   ['mka-vorbis.mka', 'matroska', 2.032, 'Matroska DocType'],
 ]
@@ -62,11 +62,19 @@ describe('audio duration from container headers', () => {
 
   test('a fragmented MP4 needs its length, to find its last fragment', () => {
     const bytes = load('m4a-fragmented.m4a')
-    expect(readAudioDuration({ size: undefined, ranges: [{ offset: 0, bytes }] })).toEqual({ kind: 'failure', format: 'mp4', reason: 'fragmented mp4 whose length is not known: its duration is in its last fragment' })
+    expect(readAudioDuration({ size: undefined, ranges: [{ offset: 0, bytes }] })).toEqual({
+      kind: 'failure',
+      format: 'mp4',
+      reason: 'fragmented mp4 whose length is not known: its duration is in its last fragment',
+    })
   })
 
   test('what a file that is not audio gets', () => {
-    const refusal: AudioDuration = { kind: 'failure', format: 'unknown', reason: 'unknown format: not WAV, MP3, FLAC, OGG, MP4/M4A or WebM' }
+    const refusal: AudioDuration = {
+      kind: 'failure',
+      format: 'unknown',
+      reason: 'unknown format: not WAV, MP3, FLAC, OGG, MP4/M4A or WebM',
+    }
     expect(whole(new TextEncoder().encode('%PDF-1.7\n…'))).toEqual(refusal)
     expect(whole(new TextEncoder().encode('{"text": "hello"}'))).toEqual(refusal)
     expect(whole(new Uint8Array(0))).toEqual(refusal)
@@ -87,7 +95,8 @@ describe('damaged files get an answer, never an exception', () => {
     const random = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32
     for (let round = 0; round < 300; round++) {
       const bytes = new Uint8Array(original.subarray(0, 1 + Math.floor(random() * original.length)))
-      for (let flips = 1 + Math.floor(random() * 8); flips > 0; flips--) bytes[Math.floor(random() * Math.min(bytes.length, 600))] = Math.floor(random() * 256)
+      for (let flips = 1 + Math.floor(random() * 8); flips > 0; flips--)
+        bytes[Math.floor(random() * Math.min(bytes.length, 600))] = Math.floor(random() * 256)
       const answer = whole(bytes)
       expect(['duration', 'failure', 'need']).toContain(answer.kind)
       if (answer.kind === 'duration') expect(Number.isFinite(answer.seconds) && answer.seconds >= 0).toBe(true)
@@ -107,29 +116,51 @@ describe('streaming: the parser asks for the bytes it needs', () => {
     const bytes = load('m4a-moov-end.m4a')
     const first = readAudioDuration({ size: bytes.length, ranges: [{ offset: 0, bytes: bytes.subarray(0, 1024) }] })
     expect(first).toEqual({ kind: 'need', format: 'mp4', offset: 6397, length: 4 })
-    const second = readAudioDuration({ size: bytes.length, ranges: [{ offset: 0, bytes: bytes.subarray(0, 1024) }, { offset: 6397, bytes: bytes.subarray(6397) }] })
+    const second = readAudioDuration({
+      size: bytes.length,
+      ranges: [
+        { offset: 0, bytes: bytes.subarray(0, 1024) },
+        { offset: 6397, bytes: bytes.subarray(6397) },
+      ],
+    })
     expect(second).toEqual({ kind: 'duration', format: 'mp4', seconds: 2 })
   })
 
   test('Ogg needs the file size and its tail', () => {
     const bytes = load('vorbis.ogg')
     const head = { offset: 0, bytes: bytes.subarray(0, 512) }
-    expect(readAudioDuration({ size: undefined, ranges: [head] })).toEqual({ kind: 'failure', format: 'ogg', reason: 'ogg whose length is not known: its duration is on its last page' })
+    expect(readAudioDuration({ size: undefined, ranges: [head] })).toEqual({
+      kind: 'failure',
+      format: 'ogg',
+      reason: 'ogg whose length is not known: its duration is on its last page',
+    })
     expect(readAudioDuration({ size: bytes.length, ranges: [head] })).toMatchObject({ kind: 'need', format: 'ogg', offset: 0 })
   })
 
   test('ranges given out of order and overlapping are joined', () => {
     const bytes = load('m4a-moov-end.m4a')
-    const ranges = [{ offset: 5000, bytes: bytes.subarray(5000) }, { offset: 0, bytes: bytes.subarray(0, 3000) }, { offset: 2500, bytes: bytes.subarray(2500, 5200) }]
+    const ranges = [
+      { offset: 5000, bytes: bytes.subarray(5000) },
+      { offset: 0, bytes: bytes.subarray(0, 3000) },
+      { offset: 2500, bytes: bytes.subarray(2500, 5200) },
+    ]
     expect(readAudioDuration({ size: bytes.length, ranges })).toEqual({ kind: 'duration', format: 'mp4', seconds: 2 })
   })
 
   test('a reader that ends early, or a file that needs too many reads, is refused', async () => {
     const bytes = load('m4a-moov-end.m4a')
     const short = async (offset: number, length: number) => bytes.subarray(offset, Math.min(offset + length, 3000))
-    expect(await measureAudioDuration(short, undefined, { readBytes: 1024 })).toEqual({ kind: 'failure', format: 'mp4', reason: 'mp4 cut short: the file ends before byte 6401' })
+    expect(await measureAudioDuration(short, undefined, { readBytes: 1024 })).toEqual({
+      kind: 'failure',
+      format: 'mp4',
+      reason: 'mp4 cut short: the file ends before byte 6401',
+    })
     const { read } = readerOf(bytes)
-    expect(await measureAudioDuration(read, bytes.length, { readBytes: 16, maxReads: 1 })).toEqual({ kind: 'failure', format: 'mp4', reason: 'mp4 whose duration is not within 1 reads of its headers' })
+    expect(await measureAudioDuration(read, bytes.length, { readBytes: 16, maxReads: 1 })).toEqual({
+      kind: 'failure',
+      format: 'mp4',
+      reason: 'mp4 whose duration is not within 1 reads of its headers',
+    })
   })
 })
 

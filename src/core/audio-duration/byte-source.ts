@@ -19,7 +19,10 @@ export interface AudioBytes {
 
 /** A parse reached bytes the caller has not given; asking for them and parsing again will get further. */
 export class MissingBytes extends Error {
-  constructor(readonly offset: number, readonly length: number) {
+  constructor(
+    readonly offset: number,
+    readonly length: number,
+  ) {
     super(`bytes ${offset} to ${offset + length} are needed`)
   }
 }

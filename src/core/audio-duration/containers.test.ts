@@ -38,24 +38,44 @@ describe('WAV edge cases', () => {
   })
 
   test('a data size past the end of the file is cut to the file: only those bytes reach the upstream', () => {
-    expect(whole(wav(fmt(1, 8000, 16_000), riffChunk('data', new Uint8Array(8000), 1_600_000_000)))).toEqual({ kind: 'duration', format: 'wav', seconds: 0.5 })
+    expect(whole(wav(fmt(1, 8000, 16_000), riffChunk('data', new Uint8Array(8000), 1_600_000_000)))).toEqual({
+      kind: 'duration',
+      format: 'wav',
+      seconds: 0.5,
+    })
   })
 
   test('without the file size (a prefix of an upload), the declared size is used', () => {
     const file = wav(fmt(1, 8000, 16_000), riffChunk('data', new Uint8Array(100), 48_000))
-    expect(readAudioDuration({ size: undefined, ranges: [{ offset: 0, bytes: file.subarray(0, 60) }] })).toEqual({ kind: 'duration', format: 'wav', seconds: 3 })
+    expect(readAudioDuration({ size: undefined, ranges: [{ offset: 0, bytes: file.subarray(0, 60) }] })).toEqual({
+      kind: 'duration',
+      format: 'wav',
+      seconds: 3,
+    })
   })
 
   test('compressed WAV uses the fact chunk sample count', () => {
     const fact = new Uint8Array(4)
     new DataView(fact.buffer).setUint32(0, 12_000, true)
-    expect(whole(wav(fmt(0x11, 8000, 4055), riffChunk('fact', fact), riffChunk('data', new Uint8Array(6000))))).toEqual({ kind: 'duration', format: 'wav', seconds: 1.5 })
+    expect(whole(wav(fmt(0x11, 8000, 4055), riffChunk('fact', fact), riffChunk('data', new Uint8Array(6000))))).toEqual({
+      kind: 'duration',
+      format: 'wav',
+      seconds: 1.5,
+    })
   })
 
   test('missing or misplaced chunks are named', () => {
     expect(whole(wav(fmt(1, 8000, 16_000)))).toEqual({ kind: 'failure', format: 'wav', reason: 'wav without a data chunk' })
-    expect(whole(wav(riffChunk('data', new Uint8Array(10)), fmt(1, 8000, 16_000)))).toEqual({ kind: 'failure', format: 'wav', reason: 'wav with its data chunk before the fmt chunk' })
-    expect(whole(wav(fmt(1, 8000, 0), riffChunk('data', new Uint8Array(10))))).toEqual({ kind: 'failure', format: 'wav', reason: 'wav whose fmt chunk gives no byte rate' })
+    expect(whole(wav(riffChunk('data', new Uint8Array(10)), fmt(1, 8000, 16_000)))).toEqual({
+      kind: 'failure',
+      format: 'wav',
+      reason: 'wav with its data chunk before the fmt chunk',
+    })
+    expect(whole(wav(fmt(1, 8000, 0), riffChunk('data', new Uint8Array(10))))).toEqual({
+      kind: 'failure',
+      format: 'wav',
+      reason: 'wav whose fmt chunk gives no byte rate',
+    })
   })
 })
 
@@ -128,9 +148,17 @@ describe('crafted files cannot make a parser walk forever', () => {
       boxes.set(ascii('free'), at + 4)
     }
     const started = performance.now()
-    expect(whole(concat(load('m4a-moov-end.m4a').subarray(0, 28), boxes))).toEqual({ kind: 'failure', format: 'mp4', reason: 'mp4 without a moov box' })
+    expect(whole(concat(load('m4a-moov-end.m4a').subarray(0, 28), boxes))).toEqual({
+      kind: 'failure',
+      format: 'mp4',
+      reason: 'mp4 without a moov box',
+    })
     const chunks = concat(...Array.from({ length: 20_000 }, () => riffChunk('junk', new Uint8Array(0))))
-    expect(whole(wav(fmt(1, 8000, 16_000), chunks))).toEqual({ kind: 'failure', format: 'wav', reason: 'wav without a data chunk in its first 10000 chunks' })
+    expect(whole(wav(fmt(1, 8000, 16_000), chunks))).toEqual({
+      kind: 'failure',
+      format: 'wav',
+      reason: 'wav without a data chunk in its first 10000 chunks',
+    })
     expect(performance.now() - started).toBeLessThan(1_000)
   })
 })
@@ -172,9 +200,11 @@ describe('WebM / Matroska structure', () => {
     const cluster = element([0x1f, 0x43, 0xb6, 0x75], element([0xe7], Uint8Array.of(0)))
     const info = element([0x15, 0x49, 0xa9, 0x66], element([0x2a, 0xd7, 0xb1], unsigned(100_000)), element([0x44, 0x89], float64(12_345)))
     // SeekHead > Seek > SeekID (Info's ID), SeekPosition (from the Segment's data: past SeekHead and Cluster)
-    const seekHeadOf = (position: number) => element([0x11, 0x4d, 0x9b, 0x74], element([0x4d, 0xbb],
-      element([0x53, 0xab], Uint8Array.of(0x15, 0x49, 0xa9, 0x66)),
-      element([0x53, 0xac], Uint8Array.of(position))))
+    const seekHeadOf = (position: number) =>
+      element(
+        [0x11, 0x4d, 0x9b, 0x74],
+        element([0x4d, 0xbb], element([0x53, 0xab], Uint8Array.of(0x15, 0x49, 0xa9, 0x66)), element([0x53, 0xac], Uint8Array.of(position))),
+      )
     const seekHead = seekHeadOf(seekHeadOf(0).length + cluster.length)
     const segment = element([0x18, 0x53, 0x80, 0x67], seekHead, cluster, info)
     // 12,345 ticks of 100 µs
@@ -183,10 +213,18 @@ describe('WebM / Matroska structure', () => {
 
   test('a Cluster before any Info, with no SeekHead, is a failure naming WebM', () => {
     const cluster = element([0x1f, 0x43, 0xb6, 0x75], element([0xe7], Uint8Array.of(0)))
-    expect(whole(concat(header, element([0x18, 0x53, 0x80, 0x67], cluster)))).toEqual({ kind: 'failure', format: 'webm', reason: 'webm without segment information before its first cluster' })
+    expect(whole(concat(header, element([0x18, 0x53, 0x80, 0x67], cluster)))).toEqual({
+      kind: 'failure',
+      format: 'webm',
+      reason: 'webm without segment information before its first cluster',
+    })
   })
 
   test('an EBML size longer than 8 bytes is malformed', () => {
-    expect(whole(concat(header, Uint8Array.of(0x18, 0x53, 0x80, 0x67, 0x00, 0, 0, 0, 0, 0, 0, 0, 0)))).toEqual({ kind: 'failure', format: 'webm', reason: 'webm with a malformed element: an EBML size of 9 bytes at byte 30' })
+    expect(whole(concat(header, Uint8Array.of(0x18, 0x53, 0x80, 0x67, 0x00, 0, 0, 0, 0, 0, 0, 0, 0)))).toEqual({
+      kind: 'failure',
+      format: 'webm',
+      reason: 'webm with a malformed element: an EBML size of 9 bytes at byte 30',
+    })
   })
 })

@@ -19,7 +19,12 @@ export function readElement(reader: ByteReader, offset: number): Element {
   return { id: id.value, data: offset + id.length + size.length, size: size.unknown ? undefined : size.value }
 }
 
-function readVint(reader: ByteReader, offset: number, maxLength: number, keepMarker: boolean): { value: number; length: number; unknown: boolean } {
+function readVint(
+  reader: ByteReader,
+  offset: number,
+  maxLength: number,
+  keepMarker: boolean,
+): { value: number; length: number; unknown: boolean } {
   const first = reader.u8(offset)
   const length = first === 0 ? 9 : Math.clz32(first) - 23
   if (length > maxLength) throw new EbmlError(`an EBML ${keepMarker ? 'ID' : 'size'} of ${length} bytes at byte ${offset}`)
@@ -35,7 +40,8 @@ function readVint(reader: ByteReader, offset: number, maxLength: number, keepMar
 
 /** An unsigned integer element's value (1 to 8 bytes, big-endian). */
 export function readUnsigned(reader: ByteReader, element: Element): number {
-  if (element.size === undefined || element.size > 8) throw new EbmlError(`an integer of ${element.size ?? 'unknown'} bytes at byte ${element.data}`)
+  if (element.size === undefined || element.size > 8)
+    throw new EbmlError(`an integer of ${element.size ?? 'unknown'} bytes at byte ${element.data}`)
   const bytes = reader.bytes(element.data, element.size ?? 0)
   return bytes.reduce((value, byte) => value * 256 + byte, 0)
 }

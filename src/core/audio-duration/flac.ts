@@ -10,7 +10,7 @@ export function measureFlac(reader: ByteReader, start: number): Measurement {
   if ((reader.u8(start + 4) & 0x7f) !== 0) return failure('flac whose first metadata block is not STREAMINFO')
   const { sampleRate, totalSamples } = readStreamInfo(reader, start + 8)
   if (sampleRate === 0) return failure('flac whose STREAMINFO gives no sample rate')
-  if (totalSamples === 0) return failure('flac without a sample count (a live stream\'s header does not know it)')
+  if (totalSamples === 0) return failure("flac without a sample count (a live stream's header does not know it)")
   return { seconds: totalSamples / sampleRate }
 }
 

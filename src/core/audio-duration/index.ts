@@ -34,11 +34,13 @@ export function readAudioDuration(source: AudioBytes): AudioDuration {
     const { format: named, measurement } = measure(detected, reader, start)
     format = named
     if ('failure' in measurement) return { kind: 'failure', format, reason: measurement.failure }
-    if (!Number.isFinite(measurement.seconds) || measurement.seconds < 0) return { kind: 'failure', format, reason: `${format} whose header gives an impossible duration` }
+    if (!Number.isFinite(measurement.seconds) || measurement.seconds < 0)
+      return { kind: 'failure', format, reason: `${format} whose header gives an impossible duration` }
     return { kind: 'duration', format, seconds: measurement.seconds }
   } catch (error) {
     if (error instanceof MissingBytes) return { kind: 'need', format, offset: error.offset, length: error.length }
-    if (error instanceof FileEnds) return { kind: 'failure', format, reason: `${format === 'unknown' ? 'a file' : format} cut short: ${error.message}` }
+    if (error instanceof FileEnds)
+      return { kind: 'failure', format, reason: `${format === 'unknown' ? 'a file' : format} cut short: ${error.message}` }
     if (error instanceof EbmlError) return { kind: 'failure', format, reason: `${format} with a malformed element: ${error.message}` }
     throw error
   }
@@ -46,13 +48,19 @@ export function readAudioDuration(source: AudioBytes): AudioDuration {
 
 function measure(format: AudioFormat, reader: ByteReader, start: number): { format: AudioFormat; measurement: Measurement } {
   switch (format) {
-    case 'wav': return { format, measurement: measureWav(reader) }
-    case 'mp3': return { format, measurement: measureMp3(reader, start) }
-    case 'flac': return { format, measurement: measureFlac(reader, start) }
-    case 'ogg': return { format, measurement: measureOgg(reader) }
-    case 'mp4': return { format, measurement: measureMp4(reader) }
+    case 'wav':
+      return { format, measurement: measureWav(reader) }
+    case 'mp3':
+      return { format, measurement: measureMp3(reader, start) }
+    case 'flac':
+      return { format, measurement: measureFlac(reader, start) }
+    case 'ogg':
+      return { format, measurement: measureOgg(reader) }
+    case 'mp4':
+      return { format, measurement: measureMp4(reader) }
     case 'webm':
-    case 'matroska': return measureMatroska(reader)
+    case 'matroska':
+      return measureMatroska(reader)
   }
 }
 
@@ -77,11 +85,21 @@ export async function measureAudioDuration(
   for (let reads = 0; ; reads++) {
     const answer = readAudioDuration({ size, ranges })
     if (answer.kind !== 'need') return answer
-    if (reads === (options.maxReads ?? 16)) return { kind: 'failure', format: answer.format, reason: `${answer.format === 'unknown' ? 'a file' : answer.format} whose duration is not within ${reads} reads of its headers` }
+    if (reads === (options.maxReads ?? 16))
+      return {
+        kind: 'failure',
+        format: answer.format,
+        reason: `${answer.format === 'unknown' ? 'a file' : answer.format} whose duration is not within ${reads} reads of its headers`,
+      }
     const length = Math.max(answer.length, readBytes)
     const clamped = size === undefined ? length : Math.min(length, size - answer.offset)
     const bytes = await read(answer.offset, clamped)
-    if (bytes.length < answer.length) return { kind: 'failure', format: answer.format, reason: `${answer.format === 'unknown' ? 'a file' : answer.format} cut short: the file ends before byte ${answer.offset + answer.length}` }
+    if (bytes.length < answer.length)
+      return {
+        kind: 'failure',
+        format: answer.format,
+        reason: `${answer.format === 'unknown' ? 'a file' : answer.format} cut short: the file ends before byte ${answer.offset + answer.length}`,
+      }
     ranges.push({ offset: answer.offset, bytes })
   }
 }

@@ -42,7 +42,10 @@ function clusterEndTime(reader: ByteReader, offset: number): number | undefined 
     }
     if (times.length === 0) return undefined
     const last = Math.max(...times)
-    const gaps = times.slice(1).map((time, index) => time - times[index]!).filter((gap) => gap > 0)
+    const gaps = times
+      .slice(1)
+      .map((time, index) => time - times[index]!)
+      .filter((gap) => gap > 0)
     return last + (gaps.at(-1) ?? 0)
   } catch (error) {
     if (error instanceof EbmlError || error instanceof FileEnds) return undefined // not a cluster after all

@@ -42,7 +42,7 @@ export function parseFrameHeader(bytes: Uint8Array): FrameHeader | undefined {
   const samplesPerFrame = layer === 1 ? 384 : layer === 3 && version === 2 ? 576 : 1152
   const padding = (third >> 1) & 1
   const slot = layer === 1 ? 4 : 1
-  const frameLength = bitrate === 0 ? 0 : (Math.floor((samplesPerFrame / 8 / slot) * bitrate * 1000 / sampleRate) + padding) * slot
+  const frameLength = bitrate === 0 ? 0 : (Math.floor(((samplesPerFrame / 8 / slot) * bitrate * 1000) / sampleRate) + padding) * slot
   return { version, layer, bitrate, sampleRate, samplesPerFrame, frameLength, mono: fourth >> 6 === 3 }
 }
 

@@ -28,12 +28,42 @@ function id3(size: number): Uint8Array {
 
 describe('MPEG audio frame headers', () => {
   test('bitrate, sample rate, samples per frame and frame length for each version and layer', () => {
-    expect(parseFrameHeader(header128)).toEqual({ version: 1, layer: 3, bitrate: 128, sampleRate: 44_100, samplesPerFrame: 1152, frameLength: 417, mono: false })
+    expect(parseFrameHeader(header128)).toEqual({
+      version: 1,
+      layer: 3,
+      bitrate: 128,
+      sampleRate: 44_100,
+      samplesPerFrame: 1152,
+      frameLength: 417,
+      mono: false,
+    })
     expect(parseFrameHeader(Uint8Array.of(0xff, 0xfb, 0x92, 0xc0))).toMatchObject({ frameLength: 418, mono: true }) // padded
-    expect(parseFrameHeader(Uint8Array.of(0xff, 0xf3, 0x80, 0x00))).toMatchObject({ version: 2, layer: 3, bitrate: 64, sampleRate: 22_050, samplesPerFrame: 576, frameLength: 208 })
-    expect(parseFrameHeader(Uint8Array.of(0xff, 0xe3, 0x48, 0xc0))).toMatchObject({ version: 2, bitrate: 32, sampleRate: 8_000, samplesPerFrame: 576 }) // MPEG-2.5
-    expect(parseFrameHeader(Uint8Array.of(0xff, 0xfd, 0x90, 0x00))).toMatchObject({ layer: 2, bitrate: 160, samplesPerFrame: 1152, frameLength: 522 })
-    expect(parseFrameHeader(Uint8Array.of(0xff, 0xff, 0xc0, 0x00))).toMatchObject({ layer: 1, bitrate: 384, samplesPerFrame: 384, frameLength: 416 })
+    expect(parseFrameHeader(Uint8Array.of(0xff, 0xf3, 0x80, 0x00))).toMatchObject({
+      version: 2,
+      layer: 3,
+      bitrate: 64,
+      sampleRate: 22_050,
+      samplesPerFrame: 576,
+      frameLength: 208,
+    })
+    expect(parseFrameHeader(Uint8Array.of(0xff, 0xe3, 0x48, 0xc0))).toMatchObject({
+      version: 2,
+      bitrate: 32,
+      sampleRate: 8_000,
+      samplesPerFrame: 576,
+    }) // MPEG-2.5
+    expect(parseFrameHeader(Uint8Array.of(0xff, 0xfd, 0x90, 0x00))).toMatchObject({
+      layer: 2,
+      bitrate: 160,
+      samplesPerFrame: 1152,
+      frameLength: 522,
+    })
+    expect(parseFrameHeader(Uint8Array.of(0xff, 0xff, 0xc0, 0x00))).toMatchObject({
+      layer: 1,
+      bitrate: 384,
+      samplesPerFrame: 384,
+      frameLength: 416,
+    })
   })
 
   test('reserved values, and ADTS AAC (layer bits 00), are not frame headers', () => {
@@ -68,7 +98,11 @@ describe('MP3 duration', () => {
       log.bytes += Math.min(length, bytes.length - offset)
       return bytes.subarray(offset, offset + length)
     }
-    expect(await measureAudioDuration(read, bytes.length)).toEqual({ kind: 'duration', format: 'mp3', seconds: expect.closeTo(4.104, 6) as never })
+    expect(await measureAudioDuration(read, bytes.length)).toEqual({
+      kind: 'duration',
+      format: 'mp3',
+      seconds: expect.closeTo(4.104, 6) as never,
+    })
     expect(log.bytes).toBeLessThan(200_000)
     expect(log.reads).toBeLessThanOrEqual(3)
   })
@@ -78,15 +112,27 @@ describe('MP3 duration', () => {
     const tagEnd = 20 // ffmpeg's tag: a 10-byte header and 10 bytes of padding
     const junk = new Uint8Array(300)
     junk.set(header128, 100) // a lone frame header whose "next frame" is not there
-    expect(whole(join2(original.subarray(0, tagEnd), junk, original.subarray(tagEnd)))).toEqual({ kind: 'duration', format: 'mp3', seconds: expect.closeTo(3.168, 6) as never })
+    expect(whole(join2(original.subarray(0, tagEnd), junk, original.subarray(tagEnd)))).toEqual({
+      kind: 'duration',
+      format: 'mp3',
+      seconds: expect.closeTo(3.168, 6) as never,
+    })
   })
 
   test('constant bitrate without a header needs the file length', () => {
     const bytes = load('mp3-cbr-plain.mp3')
-    expect(withoutSize(bytes)).toEqual({ kind: 'failure', format: 'mp3', reason: 'mp3 without a Xing or VBRI header, whose length is not known' })
+    expect(withoutSize(bytes)).toEqual({
+      kind: 'failure',
+      format: 'mp3',
+      reason: 'mp3 without a Xing or VBRI header, whose length is not known',
+    })
   })
 
   test('an ID3 tag followed by no audio is a failure naming mp3', () => {
-    expect(whole(join2(id3(100), new Uint8Array(1000)))).toEqual({ kind: 'failure', format: 'mp3', reason: 'mp3 without a frame in the 65536 bytes after its tags' })
+    expect(whole(join2(id3(100), new Uint8Array(1000)))).toEqual({
+      kind: 'failure',
+      format: 'mp3',
+      reason: 'mp3 without a frame in the 65536 bytes after its tags',
+    })
   })
 })

@@ -22,7 +22,9 @@ export function measureFragments(reader: ByteReader, moov: Box): Measurement {
   const defaultDuration = trex ? reader.u32be(trex.body + 12) : 0
   const moof = [0x6d, 0x6f, 0x6f, 0x66]
   const end = scanTail(reader, moov.end + 4, moof, (offset) => fragmentEnd(reader, offset - 4, defaultDuration))
-  return end === undefined ? failure('fragmented mp4 without a total duration, and no fragment found near its end') : { seconds: end / timescale }
+  return end === undefined
+    ? failure('fragmented mp4 without a total duration, and no fragment found near its end')
+    : { seconds: end / timescale }
 }
 
 /** The end time of the fragment whose `moof` starts at `offset`, or undefined if it is not one. */

@@ -8,7 +8,12 @@ import type { ByteReader } from './byte-source.ts'
 const windows = [256 * 1024, 4 * 1024 * 1024]
 
 /** The first answer `inspect` gives, trying hits of `marker` from the end; nothing before `from` is scanned. */
-export function scanTail<T>(reader: ByteReader, from: number, marker: readonly number[], inspect: (offset: number) => T | undefined): T | undefined {
+export function scanTail<T>(
+  reader: ByteReader,
+  from: number,
+  marker: readonly number[],
+  inspect: (offset: number) => T | undefined,
+): T | undefined {
   const size = reader.size!
   if (from + marker.length > size) return undefined
   for (const window of windows) {

@@ -44,7 +44,11 @@ function dataBytes(reader: ByteReader, start: number, declared: number): number 
   return declared === 0 || declared === 0xffffffff || declared > held ? held : declared
 }
 
-function secondsOf(format: { tag: number; sampleRate: number; byteRate: number }, factSamples: number | undefined, bytes: number): Measurement {
+function secondsOf(
+  format: { tag: number; sampleRate: number; byteRate: number },
+  factSamples: number | undefined,
+  bytes: number,
+): Measurement {
   if (!pcmFormats.has(format.tag) && factSamples !== undefined && format.sampleRate > 0) return { seconds: factSamples / format.sampleRate }
   if (format.byteRate === 0) return failure('wav whose fmt chunk gives no byte rate')
   return { seconds: bytes / format.byteRate }

@@ -124,8 +124,20 @@ describe('calendar weeks and months', () => {
 })
 
 describe('every period contains its instant and the next starts where it ends', () => {
-  const zones = ['UTC', 'America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'America/Santiago', 'America/Havana',
-    'Asia/Kathmandu', 'Pacific/Chatham', 'Pacific/Apia', 'America/St_Johns', 'Africa/Casablanca', 'Asia/Tehran']
+  const zones = [
+    'UTC',
+    'America/New_York',
+    'Europe/Berlin',
+    'Australia/Lord_Howe',
+    'America/Santiago',
+    'America/Havana',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+    'Pacific/Apia',
+    'America/St_Johns',
+    'Africa/Casablanca',
+    'Asia/Tehran',
+  ]
   const units: CalendarUnit[] = ['day', 'week', 'month']
   test.each(zones)('%s', (zone) => {
     // A deterministic walk over 2010-2026 in irregular steps, so every kind of clock change is crossed.
@@ -139,7 +151,7 @@ describe('every period contains its instant and the next starts where it ends', 
       expect(next.start).toBe(range.end)
       if (unit === 'day') expect(hours(range)).toBeGreaterThanOrEqual(22)
       if (unit === 'day') expect(hours(range)).toBeLessThanOrEqual(26)
-      now += 3_600_000 * (37 + (step * 7919) % 200) + (step % 61) * 60_000
+      now += 3_600_000 * (37 + ((step * 7919) % 200)) + (step % 61) * 60_000
     }
   })
 

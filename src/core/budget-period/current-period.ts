@@ -26,8 +26,9 @@ export interface CurrentPeriod {
 
 export function currentPeriod(period: BudgetPeriod, now: number, context: PeriodContext): CurrentPeriod {
   if (period.kind === 'total') return { id: 0, start: 0, resetsAt: undefined, opened: false }
-  const range = period.kind === 'calendar'
-    ? { ...calendarPeriodAt(period.unit, now, context), opened: false }
-    : windowAt(period.lengthMs, context.windowStart, now)
+  const range =
+    period.kind === 'calendar'
+      ? { ...calendarPeriodAt(period.unit, now, context), opened: false }
+      : windowAt(period.lengthMs, context.windowStart, now)
   return { id: range.start, start: range.start, resetsAt: range.end, opened: range.opened }
 }

@@ -6,10 +6,7 @@
  */
 import type { CalendarUnit } from './calendar.ts'
 
-export type BudgetPeriod =
-  | { kind: 'calendar'; unit: CalendarUnit }
-  | { kind: 'window'; lengthMs: number }
-  | { kind: 'total' }
+export type BudgetPeriod = { kind: 'calendar'; unit: CalendarUnit } | { kind: 'window'; lengthMs: number } | { kind: 'total' }
 
 const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
 
@@ -27,7 +24,8 @@ export function parseBudgetPeriod(text: string): BudgetPeriod {
   if (!match) throw new Error(`"${text}" is not a budget period: ${hint}`)
   const lengthMs = Number(match[1]) * unitMs[match[2] as keyof typeof unitMs]
   if (lengthMs === 0) throw new Error(`"${text}" is not a budget period: a window must last at least 1s`)
-  if (lengthMs > maxWindowMs) throw new Error(`"${text}" is not a budget period: a window lasts at most 366d (use total for a budget that never resets)`)
+  if (lengthMs > maxWindowMs)
+    throw new Error(`"${text}" is not a budget period: a window lasts at most 366d (use total for a budget that never resets)`)
   return { kind: 'window', lengthMs }
 }
 

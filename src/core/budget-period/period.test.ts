@@ -19,7 +19,9 @@ describe('parsing budget periods', () => {
   })
 
   test('refusals name the value and what would do', () => {
-    expect(() => parseBudgetPeriod('daily')).toThrow('"daily" is not a budget period: use day, week, month, total, or a length such as 30m, 5h or 7d')
+    expect(() => parseBudgetPeriod('daily')).toThrow(
+      '"daily" is not a budget period: use day, week, month, total, or a length such as 30m, 5h or 7d',
+    )
     expect(() => parseBudgetPeriod('5 h')).toThrow('"5 h" is not a budget period')
     expect(() => parseBudgetPeriod('1.5h')).toThrow('"1.5h" is not a budget period')
     expect(() => parseBudgetPeriod('-5h')).toThrow('"-5h"')
@@ -41,7 +43,9 @@ describe('parsing budget periods', () => {
     expect(parseTimeZone('europe/berlin')).toBe('Europe/Berlin')
     expect(parseTimeZone('UTC')).toBe('UTC')
     expect(parseTimeZone('Australia/Lord_Howe')).toBe('Australia/Lord_Howe')
-    expect(() => parseTimeZone('Mars/Olympus')).toThrow('"Mars/Olympus" is not a time zone: use an IANA name such as UTC, Europe/Berlin or America/New_York')
+    expect(() => parseTimeZone('Mars/Olympus')).toThrow(
+      '"Mars/Olympus" is not a time zone: use an IANA name such as UTC, Europe/Berlin or America/New_York',
+    )
     expect(() => parseTimeZone('')).toThrow('"" is not a time zone')
   })
 
@@ -80,7 +84,12 @@ describe('the current period and its identifier', () => {
   test('calendar: the identifier is the period start, so every instant of the period shares it', () => {
     const morning = currentPeriod(parseBudgetPeriod('day'), at('2024-10-27T05:00:00Z'), berlin)
     const evening = currentPeriod(parseBudgetPeriod('day'), at('2024-10-27T22:59:59.999Z'), berlin)
-    expect(morning).toEqual({ id: at('2024-10-26T22:00:00Z'), start: at('2024-10-26T22:00:00Z'), resetsAt: at('2024-10-27T23:00:00Z'), opened: false })
+    expect(morning).toEqual({
+      id: at('2024-10-26T22:00:00Z'),
+      start: at('2024-10-26T22:00:00Z'),
+      resetsAt: at('2024-10-27T23:00:00Z'),
+      opened: false,
+    })
     expect(evening).toEqual(morning)
     const next = currentPeriod(parseBudgetPeriod('day'), at('2024-10-27T23:00:00Z'), berlin)
     expect(next.id).toBe(morning.resetsAt!)
@@ -97,7 +106,12 @@ describe('the current period and its identifier', () => {
 
   test('fixed windows take the recorded start; total never resets', () => {
     const window = parseBudgetPeriod('5h')
-    expect(currentPeriod(window, 7_000, { ...berlin, windowStart: 5_000 })).toEqual({ id: 5_000, start: 5_000, resetsAt: 5_000 + 5 * hour, opened: false })
+    expect(currentPeriod(window, 7_000, { ...berlin, windowStart: 5_000 })).toEqual({
+      id: 5_000,
+      start: 5_000,
+      resetsAt: 5_000 + 5 * hour,
+      opened: false,
+    })
     expect(currentPeriod(window, 7_000, berlin)).toEqual({ id: 7_000, start: 7_000, resetsAt: 7_000 + 5 * hour, opened: true })
     expect(currentPeriod(parseBudgetPeriod('total'), 7_000, berlin)).toEqual({ id: 0, start: 0, resetsAt: undefined, opened: false })
   })

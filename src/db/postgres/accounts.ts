@@ -9,7 +9,8 @@ type Transaction = Parameters<Parameters<PostgresDatabase['transaction']>[0]>[0]
 
 /** Move money, with its ledger entry, inside the caller's transaction; throws (undoing it all) when out of range. */
 async function applyCredit(tx: Transaction, accountId: number, amount: number, note: string, actor: string, at: number) {
-  const [account] = await tx.update(accounts)
+  const [account] = await tx
+    .update(accounts)
     .set({ balance: sql`${accounts.balance} + ${amount}` })
     .where(and(eq(accounts.id, accountId), sql`${accounts.balance} + ${amount} between 0 and ${maxBalance}`))
     .returning()
@@ -53,7 +54,10 @@ export function createPostgresAccounts(db: PostgresDatabase): AccountRepository 
       })
     },
     async ledgerEntries(accountId) {
-      return db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))
+      return db
+        .select()
+        .from(ledgerEntries)
+        .where(eq(ledgerEntries.accountId, accountId))
         .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
     },
   }

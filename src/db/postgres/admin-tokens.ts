@@ -26,7 +26,11 @@ export function createPostgresAdminTokens(db: PostgresDatabase): AdminTokenRepos
     async revoke(id, at, audit) {
       return db.transaction(async (tx) => {
         const [before] = await tx.select().from(adminTokens).where(eq(adminTokens.id, id)).for('update')
-        const [after] = await tx.update(adminTokens).set({ revokedAt: at }).where(and(eq(adminTokens.id, id), isNull(adminTokens.revokedAt))).returning()
+        const [after] = await tx
+          .update(adminTokens)
+          .set({ revokedAt: at })
+          .where(and(eq(adminTokens.id, id), isNull(adminTokens.revokedAt)))
+          .returning()
         if (after) await writeAudit(tx, audit?.(before, after))
         return after !== undefined
       })

@@ -24,7 +24,11 @@ export async function writeAudit(tx: Pick<PostgresDatabase, 'insert'>, entry: Au
 /** writeAudit for code on Bun's SQL client (tasks, the ledger), inside its `client.begin(async (tx) => …)`. */
 export async function writeAuditRaw(tx: Pick<Client, 'unsafe'>, entry: AuditEntry | undefined): Promise<void> {
   let index = 0
-  if (entry) await tx.unsafe(insertAuditSql.replace(/\?/g, () => `$${++index}`), auditValues(entry))
+  if (entry)
+    await tx.unsafe(
+      insertAuditSql.replace(/\?/g, () => `$${++index}`),
+      auditValues(entry),
+    )
 }
 
 export function createPostgresAudit(db: PostgresDatabase): AuditRepository {
@@ -35,11 +39,21 @@ export function createPostgresAudit(db: PostgresDatabase): AuditRepository {
     async list(filter, limit, before) {
       const where = auditConditions(auditLog, filter)
       if (before) where.push(sql`(${auditLog.at}, ${auditLog.id}) < (${before.at}, ${before.id})`)
-      const rows = await db.select().from(auditLog).where(and(...where)).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit)
+      const rows = await db
+        .select()
+        .from(auditLog)
+        .where(and(...where))
+        .orderBy(desc(auditLog.at), desc(auditLog.id))
+        .limit(limit)
       return rows.map(auditRowOf)
     },
     async prune(cutoff, limit) {
-      const oldest = db.select({ id: auditLog.id }).from(auditLog).where(lt(auditLog.at, cutoff)).orderBy(auditLog.at, auditLog.id).limit(limit)
+      const oldest = db
+        .select({ id: auditLog.id })
+        .from(auditLog)
+        .where(lt(auditLog.at, cutoff))
+        .orderBy(auditLog.at, auditLog.id)
+        .limit(limit)
       const deleted = await db.delete(auditLog).where(inArray(auditLog.id, oldest)).returning({ id: auditLog.id })
       return deleted.length
     },

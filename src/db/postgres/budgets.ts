@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf } from '../budget-rows.ts'
+import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
@@ -9,90 +9,119 @@ type Transaction = Parameters<Parameters<PostgresDatabase['transaction']>[0]>[0]
 
 /** Mark the keys a project or budget applies to as changed, so every key cache reads them again (repository.ts). */
 async function touchKeys(tx: Transaction, where: { accountId?: number; projectId?: number; keyId?: string }, at: number): Promise<void> {
-  const condition = where.keyId !== undefined ? eq(apiKeys.id, where.keyId)
-    : where.projectId !== undefined ? eq(apiKeys.projectId, where.projectId) : eq(apiKeys.accountId, where.accountId!)
-  await tx.update(apiKeys).set({ updatedAt: sql`GREATEST(${apiKeys.updatedAt} + 1, ${at})` }).where(condition)
+  const condition =
+    where.keyId !== undefined
+      ? eq(apiKeys.id, where.keyId)
+      : where.projectId !== undefined
+        ? eq(apiKeys.projectId, where.projectId)
+        : eq(apiKeys.accountId, where.accountId!)
+  await tx
+    .update(apiKeys)
+    .set({ updatedAt: sql`GREATEST(${apiKeys.updatedAt} + 1, ${at})` })
+    .where(condition)
 }
 
 const scopeOf = (budget: { scope: string; accountId: number; projectId: number | null; keyId: string | null }) =>
-  budget.scope === 'key' ? { keyId: budget.keyId! } : budget.scope === 'project' ? { projectId: budget.projectId! } : { accountId: budget.accountId }
+  budget.scope === 'key'
+    ? { keyId: budget.keyId! }
+    : budget.scope === 'project'
+      ? { projectId: budget.projectId! }
+      : { accountId: budget.accountId }
 
 /** The PostgreSQL twin of ../sqlite/budgets.ts; rows changed are locked (FOR UPDATE) so "before" is what changed. */
 export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
   return {
-    createProject: (project, audit) => db.transaction(async (tx) => {
-      const [inserted] = await tx.insert(projects).values({ ...project, models: project.models && JSON.stringify(project.models) }).returning()
-      const row = projectOf(inserted!)
-      await writeAudit(tx, audit?.(undefined, row))
-      return row
-    }),
+    createProject: (project, audit) =>
+      db.transaction(async (tx) => {
+        const [inserted] = await tx.insert(projects).values(projectRow(project)).returning()
+        const row = projectOf(inserted!)
+        await writeAudit(tx, audit?.(undefined, row))
+        return row
+      }),
     async findProject(id) {
       const [row] = await db.select().from(projects).where(eq(projects.id, id))
       return row && projectOf(row)
     },
     async listProjects(accountId) {
       const query = db.select().from(projects)
-      return (await (accountId === undefined ? query : query.where(eq(projects.accountId, accountId)))).map(projectOf).sort((a, b) => a.id - b.id)
+      return (await (accountId === undefined ? query : query.where(eq(projects.accountId, accountId))))
+        .map(projectOf)
+        .sort((a, b) => a.id - b.id)
     },
-    updateProject: (id, changes, at, audit) => db.transaction(async (tx) => {
-      const [before] = await tx.select().from(projects).where(eq(projects.id, id)).for('update')
-      if (!before) return undefined
-      const [updated] = await tx.update(projects).set({ ...projectColumns(changes), updatedAt: at }).where(eq(projects.id, id)).returning()
-      const after = projectOf(updated!)
-      await touchKeys(tx, { projectId: id }, at)
-      await writeAudit(tx, audit?.(projectOf(before), after))
-      return after
-    }),
-    deleteProject: (id, at, audit) => db.transaction(async (tx) => {
-      const [before] = await tx.select().from(projects).where(eq(projects.id, id)).for('update')
-      if (!before) return false
-      await touchKeys(tx, { projectId: id }, at)
-      await tx.update(apiKeys).set({ projectId: null }).where(eq(apiKeys.projectId, id))
-      await tx.delete(budgets).where(eq(budgets.projectId, id))
-      await tx.delete(projects).where(eq(projects.id, id))
-      await writeAudit(tx, audit?.(projectOf(before), undefined))
-      return true
-    }),
+    updateProject: (id, changes, at, audit) =>
+      db.transaction(async (tx) => {
+        const [before] = await tx.select().from(projects).where(eq(projects.id, id)).for('update')
+        if (!before) return undefined
+        const [updated] = await tx
+          .update(projects)
+          .set({ ...projectColumns(changes), updatedAt: at })
+          .where(eq(projects.id, id))
+          .returning()
+        const after = projectOf(updated!)
+        await touchKeys(tx, { projectId: id }, at)
+        await writeAudit(tx, audit?.(projectOf(before), after))
+        return after
+      }),
+    deleteProject: (id, at, audit) =>
+      db.transaction(async (tx) => {
+        const [before] = await tx.select().from(projects).where(eq(projects.id, id)).for('update')
+        if (!before) return false
+        await touchKeys(tx, { projectId: id }, at)
+        await tx.update(apiKeys).set({ projectId: null }).where(eq(apiKeys.projectId, id))
+        await tx.delete(budgets).where(eq(budgets.projectId, id))
+        await tx.delete(projects).where(eq(projects.id, id))
+        await writeAudit(tx, audit?.(projectOf(before), undefined))
+        return true
+      }),
 
-    createBudget: (budget, audit) => db.transaction(async (tx) => {
-      const [inserted] = await tx.insert(budgets).values(budget).returning()
-      const row = budgetOf(inserted!)
-      await touchKeys(tx, scopeOf(row), budget.createdAt)
-      await writeAudit(tx, audit?.(undefined, row))
-      return row
-    }),
+    createBudget: (budget, audit) =>
+      db.transaction(async (tx) => {
+        const [inserted] = await tx.insert(budgets).values(budget).returning()
+        const row = budgetOf(inserted!)
+        await touchKeys(tx, scopeOf(row), budget.createdAt)
+        await writeAudit(tx, audit?.(undefined, row))
+        return row
+      }),
     async findBudget(id) {
       const [row] = await db.select().from(budgets).where(eq(budgets.id, id))
       return row && budgetOf(row)
     },
     async listBudgets(accountId) {
       const query = db.select().from(budgets)
-      return (await (accountId === undefined ? query : query.where(eq(budgets.accountId, accountId)))).map(budgetOf).sort((a, b) => a.id - b.id)
+      return (await (accountId === undefined ? query : query.where(eq(budgets.accountId, accountId))))
+        .map(budgetOf)
+        .sort((a, b) => a.id - b.id)
     },
-    updateBudget: (id, changes, at, audit) => db.transaction(async (tx) => {
-      // Its keys first, then the budget: the order a reservation takes them in (ledger.ts), so the two never deadlock.
-      const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
-      if (!scope) return undefined
-      await touchKeys(tx, scopeOf(scope), at)
-      const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
-      if (!before) return undefined
-      const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
-      const [updated] = await tx.update(budgets).set({ ...defined, updatedAt: at }).where(eq(budgets.id, id)).returning()
-      const after = budgetOf(updated!)
-      await writeAudit(tx, audit?.(budgetOf(before), after))
-      return after
-    }),
-    deleteBudget: (id, at, audit) => db.transaction(async (tx) => {
-      // Keys before the budget, as in updateBudget.
-      const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
-      if (!scope) return false
-      await touchKeys(tx, scopeOf(scope), at)
-      const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
-      if (!before) return false
-      await tx.delete(budgets).where(eq(budgets.id, id))
-      await writeAudit(tx, audit?.(budgetOf(before), undefined))
-      return true
-    }),
+    updateBudget: (id, changes, at, audit) =>
+      db.transaction(async (tx) => {
+        // Its keys first, then the budget: the order a reservation takes them in (ledger.ts), so the two never deadlock.
+        const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
+        if (!scope) return undefined
+        await touchKeys(tx, scopeOf(scope), at)
+        const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
+        if (!before) return undefined
+        const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+        const [updated] = await tx
+          .update(budgets)
+          .set({ ...defined, updatedAt: at })
+          .where(eq(budgets.id, id))
+          .returning()
+        const after = budgetOf(updated!)
+        await writeAudit(tx, audit?.(budgetOf(before), after))
+        return after
+      }),
+    deleteBudget: (id, at, audit) =>
+      db.transaction(async (tx) => {
+        // Keys before the budget, as in updateBudget.
+        const [scope] = await tx.select().from(budgets).where(eq(budgets.id, id))
+        if (!scope) return false
+        await touchKeys(tx, scopeOf(scope), at)
+        const [before] = await tx.select().from(budgets).where(eq(budgets.id, id)).for('update')
+        if (!before) return false
+        await tx.delete(budgets).where(eq(budgets.id, id))
+        await writeAudit(tx, audit?.(budgetOf(before), undefined))
+        return true
+      }),
 
     async ofAccounts(accountIds) {
       if (accountIds.length === 0) return { projects: [], budgets: [] }
@@ -104,11 +133,19 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
       return { projects: projectRows.map(projectOf), budgets: budgetRows.map(budgetOf) }
     },
     async periodFigures(budgetId, start) {
-      const [row] = await db.select().from(budgetPeriods).where(and(eq(budgetPeriods.budgetId, budgetId), eq(budgetPeriods.periodStart, start)))
+      const [row] = await db
+        .select()
+        .from(budgetPeriods)
+        .where(and(eq(budgetPeriods.budgetId, budgetId), eq(budgetPeriods.periodStart, start)))
       return { spent: row?.spent ?? 0, reserved: row?.reserved ?? 0 }
     },
     async latestPeriodStart(budgetId) {
-      const [row] = await db.select().from(budgetPeriods).where(eq(budgetPeriods.budgetId, budgetId)).orderBy(desc(budgetPeriods.periodStart)).limit(1)
+      const [row] = await db
+        .select()
+        .from(budgetPeriods)
+        .where(eq(budgetPeriods.budgetId, budgetId))
+        .orderBy(desc(budgetPeriods.periodStart))
+        .limit(1)
       return row?.periodStart
     },
   }

@@ -8,7 +8,10 @@ import type { PostgresDatabase } from './store.ts'
 export function createPostgresIdentities(db: PostgresDatabase): IdentityRepository {
   return {
     async findIdentity(issuer, subject) {
-      const [identity] = await db.select().from(identities).where(and(eq(identities.issuer, issuer), eq(identities.subject, subject)))
+      const [identity] = await db
+        .select()
+        .from(identities)
+        .where(and(eq(identities.issuer, issuer), eq(identities.subject, subject)))
       return identity
     },
     async listForUser(userId) {
@@ -26,7 +29,10 @@ export function createPostgresIdentities(db: PostgresDatabase): IdentityReposito
       await db.insert(identities).values(identity)
     },
     async recordSignIn(issuer, subject, email, at) {
-      await db.update(identities).set({ email, lastSignInAt: at }).where(and(eq(identities.issuer, issuer), eq(identities.subject, subject)))
+      await db
+        .update(identities)
+        .set({ email, lastSignInAt: at })
+        .where(and(eq(identities.issuer, issuer), eq(identities.subject, subject)))
     },
     async saveFlow(flow) {
       await db.insert(signInFlows).values(flow)
@@ -38,7 +44,10 @@ export function createPostgresIdentities(db: PostgresDatabase): IdentityReposito
     },
     async countFlows(now, address) {
       const live = gt(signInFlows.expiresAt, now)
-      const [row] = await db.select({ count: count() }).from(signInFlows).where(address === undefined ? live : and(live, eq(signInFlows.address, address)))
+      const [row] = await db
+        .select({ count: count() })
+        .from(signInFlows)
+        .where(address === undefined ? live : and(live, eq(signInFlows.address, address)))
       return row!.count
     },
     async deleteExpiredFlows(now) {

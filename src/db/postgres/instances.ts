@@ -50,11 +50,19 @@ export class PostgresInstance implements LeaseTerm {
   private registered = false
   private readonly heartbeat: BackgroundJob | undefined
 
-  constructor(private readonly client: SQL, options: InstanceOptions = {}) {
+  constructor(
+    private readonly client: SQL,
+    options: InstanceOptions = {},
+  ) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000
     this.timeoutMs = options.timeoutMs ?? 30_000
-    this.heartbeat = options.logger && new BackgroundJob(options.logger, 'instance heartbeat',
-      'holds of instances that died are not released, and this one may be declared gone, until it works again')
+    this.heartbeat =
+      options.logger &&
+      new BackgroundJob(
+        options.logger,
+        'instance heartbeat',
+        'holds of instances that died are not released, and this one may be declared gone, until it works again',
+      )
   }
 
   /** Record this instance as alive and keep it so (until `stop`); then release what dead instances left. */
@@ -87,18 +95,23 @@ export class PostgresInstance implements LeaseTerm {
     // Its leases are void from now on, even if registering fails (the database away again): nothing is carved from them.
     this.trustedUntil = 0
     const lost = this.registered
-    this.recovering ??= this.register(lost ? newInstanceId() : this.id).then(() => {
-      if (!lost) return
-      this.losses++
-      for (const listener of this.listeners) listener()
-    }).finally(() => (this.recovering = undefined))
+    this.recovering ??= this.register(lost ? newInstanceId() : this.id)
+      .then(() => {
+        if (!lost) return
+        this.losses++
+        for (const listener of this.listeners) listener()
+      })
+      .finally(() => (this.recovering = undefined))
     return this.recovering
   }
 
   private async register(id = this.id): Promise<void> {
     const sent = performance.now()
-    await this.client.unsafe(`INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, ${nowMs}, ${nowMs})
-      ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`, [id])
+    await this.client.unsafe(
+      `INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, ${nowMs}, ${nowMs})
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`,
+      [id],
+    )
     this.id = id
     this.registered = true
     this.trust(sent)
@@ -110,7 +123,10 @@ export class PostgresInstance implements LeaseTerm {
     // A heartbeat that never comes back (a connection into a black hole) must not hold every later one.
     const overdue = new Promise<never>((_, reject) => (timer = setTimeout(reject, this.heartbeatMs * 2, new Error('heartbeat overdue'))))
     try {
-      const updated = await Promise.race([this.client.unsafe(`UPDATE instances SET heartbeat_at = ${nowMs} WHERE id = $1`, [this.id]), overdue])
+      const updated = await Promise.race([
+        this.client.unsafe(`UPDATE instances SET heartbeat_at = ${nowMs} WHERE id = $1`, [this.id]),
+        overdue,
+      ])
       if (updated.count === 0) await this.recover()
       else this.trust(sent)
     } finally {
@@ -130,7 +146,10 @@ export class PostgresInstance implements LeaseTerm {
       // reserved, for some instance's next start (a crashed one restarted at once is not gone yet at its own start).
       // Never in the first `timeoutMs` after the database came back: every other instance was cut off too, and
       // has not had the time to beat again.
-      if (++this.beats % Math.max(1, Math.round(this.timeoutMs / this.heartbeatMs)) === 0 && performance.now() - this.connectedSince >= this.timeoutMs) {
+      if (
+        ++this.beats % Math.max(1, Math.round(this.timeoutMs / this.heartbeatMs)) === 0 &&
+        performance.now() - this.connectedSince >= this.timeoutMs
+      ) {
         await this.releaseOrphanedHolds(this.unownedBefore)
       }
       this.heartbeat?.succeeded()
@@ -150,15 +169,23 @@ export class PostgresInstance implements LeaseTerm {
         OR (instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances WHERE instances.id = holds.instance_id))`
       // Their accounts first, in id order, as the ledger's batches lock them: a batch from an instance being declared
       // gone at this moment waits here instead of deadlocking.
-      await tx.unsafe(`SELECT id FROM accounts WHERE id IN (SELECT account_id FROM holds WHERE ${orphan}) ORDER BY id FOR UPDATE`, [unownedBefore])
-      const orphaned: { account_id: string; amount: string; budget_key_id: string | null; budget_periods: string | null }[] = await tx.unsafe(
-        `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id, budget_periods`, [unownedBefore])
+      await tx.unsafe(`SELECT id FROM accounts WHERE id IN (SELECT account_id FROM holds WHERE ${orphan}) ORDER BY id FOR UPDATE`, [
+        unownedBefore,
+      ])
+      const orphaned: { account_id: string; amount: string; budget_key_id: string | null; budget_periods: string | null }[] =
+        await tx.unsafe(
+          `DELETE FROM holds WHERE id IN (SELECT id FROM holds WHERE ${orphan} ORDER BY id FOR UPDATE) RETURNING account_id, amount, budget_key_id, budget_periods`,
+          [unownedBefore],
+        )
       for (const hold of orphaned) {
         await tx`UPDATE accounts SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${Number(hold.account_id)}`
-        if (hold.budget_key_id !== null) await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
+        if (hold.budget_key_id !== null)
+          await tx`UPDATE api_keys SET reserved = reserved - ${Number(hold.amount)} WHERE id = ${hold.budget_key_id}`
       }
       // Then the budget periods they held, in the order batches take them.
-      const periods = orphaned.flatMap((hold) => decodePeriodRefs(hold.budget_periods).map((ref) => ({ ...ref, amount: Number(hold.amount) })))
+      const periods = orphaned.flatMap((hold) =>
+        decodePeriodRefs(hold.budget_periods).map((ref) => ({ ...ref, amount: Number(hold.amount) })),
+      )
       for (const ref of periods.sort((a, b) => a.budgetId - b.budgetId || a.start - b.start)) {
         await tx`UPDATE budget_periods SET reserved = reserved - ${ref.amount} WHERE budget_id = ${ref.budgetId} AND period_start = ${ref.start}`
       }

@@ -28,15 +28,25 @@ function columnsOf(changes: KeyChanges) {
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
   // Polled every 500 ms by every instance's key cache: the query is built once, not per poll (sqlite/keys.ts).
   let changed: ReturnType<typeof prepareChanged> | undefined
-  const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare('changed_keys')
+  const prepareChanged = () =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(gte(apiKeys.updatedAt, sql.placeholder('since')))
+      .prepare('changed_keys')
   /** Set columns of a key not revoked, and record the change's audit row, in one transaction; false: revoked or missing. */
-  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) => db.transaction(async (tx) => {
-    // Locked until the commit, so "before" is the key this change changed.
-    const [before] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update')
-    const [after] = await tx.update(apiKeys).set(columns).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning()
-    if (after) await writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
-    return after !== undefined
-  })
+  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) =>
+    db.transaction(async (tx) => {
+      // Locked until the commit, so "before" is the key this change changed.
+      const [before] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update')
+      const [after] = await tx
+        .update(apiKeys)
+        .set(columns)
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning()
+      if (after) await writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+      return after !== undefined
+    })
   return {
     async insert(key, audit) {
       await db.transaction(async (tx) => {
@@ -54,7 +64,10 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
     },
     async list(accountId) {
       const query = db.select().from(apiKeys)
-      const rows = accountId === undefined ? await query.orderBy(apiKeys.createdAt) : await query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt)
+      const rows =
+        accountId === undefined
+          ? await query.orderBy(apiKeys.createdAt)
+          : await query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt)
       return rows.map(toRecord)
     },
     async revoke(id, at, audit) {

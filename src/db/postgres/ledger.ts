@@ -27,12 +27,14 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
         const [alive] = await tx`SELECT 1 AS alive FROM instances WHERE id = ${owner} FOR KEY SHARE`
         if (!alive) return { granted: 0, short: 'gone' }
         // FOR UPDATE serialises reservations on one account (then on one key: always in that order) across instances.
-        const [row]: { available: string }[] = await tx`SELECT balance - reserved AS available FROM accounts WHERE id = ${accountId} FOR UPDATE`
+        const [row]: { available: string }[] =
+          await tx`SELECT balance - reserved AS available FROM accounts WHERE id = ${accountId} FOR UPDATE`
         const free = Number(row?.available ?? 0)
         if (free < need) return { granted: 0, short: 'balance' }
         let room: number | null = null
         if (budgetKeyId !== undefined) {
-          const [key]: { room: string | null }[] = await tx`SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ${budgetKeyId} FOR UPDATE`
+          const [key]: { room: string | null }[] =
+            await tx`SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ${budgetKeyId} FOR UPDATE`
           room = key?.room == null ? null : Number(key.room)
           if (room !== null && room < need) return { granted: 0, short: 'budget' }
         }
@@ -87,16 +89,19 @@ export function createPostgresLedger(client: SQL, instance: PostgresInstance): L
  */
 async function budgetRooms(tx: TransactionSQL, budgetIds: readonly number[], at: number): Promise<BudgetRoom[]> {
   const rooms: BudgetRoom[] = []
-  const rows: (BudgetRow & { id: string })[] = await tx`SELECT id, amount, period, time_zone FROM budgets WHERE id IN ${tx([...budgetIds])} ORDER BY id FOR UPDATE`
+  const rows: (BudgetRow & { id: string })[] =
+    await tx`SELECT id, amount, period, time_zone FROM budgets WHERE id IN ${tx([...budgetIds])} ORDER BY id FOR UPDATE`
   for (const row of rows) {
     const budgetId = Number(row.id)
     let windowStart: number | undefined
     if (periodOf(row.period).kind === 'window') {
-      const [latest]: { start: string | null }[] = await tx`SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ${budgetId}`
+      const [latest]: { start: string | null }[] =
+        await tx`SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ${budgetId}`
       windowStart = latest?.start == null ? undefined : Number(latest.start)
     }
     const period = periodAt({ ...row, amount: Number(row.amount) }, at, windowStart)
-    const [used]: { used: string }[] = await tx`SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ${budgetId} AND period_start = ${period.start}`
+    const [used]: { used: string }[] =
+      await tx`SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ${budgetId} AND period_start = ${period.start}`
     rooms.push({ budgetId, start: period.start, resetsAt: period.resetsAt, room: Number(row.amount) - Number(used?.used ?? 0) })
   }
   return rooms
@@ -109,30 +114,57 @@ async function budgetRooms(tx: TransactionSQL, budgetIds: readonly number[], at:
  */
 async function applyBatch(tx: TransactionSQL, batch: LedgerWrite[], batchId: string | undefined, once: boolean): Promise<void> {
   if (batchId !== undefined) {
-    const fresh: unknown[] = await tx`INSERT INTO ledger_batches (id, applied_at) VALUES (${batchId}, ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`
+    const fresh: unknown[] =
+      await tx`INSERT INTO ledger_batches (id, applied_at) VALUES (${batchId}, ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`
     if (fresh.length === 0) return
   }
-  const rows = batch.flatMap((write) => write.kind !== 'release' ? [{
-    request_id: write.usage.requestId, account_id: write.usage.accountId, key_id: write.usage.keyId, model: write.usage.model,
-    provider: write.usage.provider, upstream_model: write.usage.upstreamModel, protocol: write.usage.protocol,
-    input_tokens: write.usage.inputTokens, cached_input_tokens: write.usage.cachedInputTokens, cache_write_tokens: write.usage.cacheWriteTokens,
-    output_tokens: write.usage.outputTokens, reasoning_tokens: write.usage.reasoningTokens, cost: write.usage.cost,
-    status: write.usage.status, error_type: write.usage.errorType, latency_ms: write.usage.latencyMs,
-    stream: write.usage.stream, estimated: write.usage.estimated, created_at: write.usage.createdAt,
-    operation: write.usage.operation, units: write.usage.units,
-  }] : [])
+  const rows = batch.flatMap((write) =>
+    write.kind !== 'release'
+      ? [
+          {
+            request_id: write.usage.requestId,
+            account_id: write.usage.accountId,
+            key_id: write.usage.keyId,
+            model: write.usage.model,
+            provider: write.usage.provider,
+            upstream_model: write.usage.upstreamModel,
+            protocol: write.usage.protocol,
+            input_tokens: write.usage.inputTokens,
+            cached_input_tokens: write.usage.cachedInputTokens,
+            cache_write_tokens: write.usage.cacheWriteTokens,
+            output_tokens: write.usage.outputTokens,
+            reasoning_tokens: write.usage.reasoningTokens,
+            cost: write.usage.cost,
+            status: write.usage.status,
+            error_type: write.usage.errorType,
+            latency_ms: write.usage.latencyMs,
+            stream: write.usage.stream,
+            estimated: write.usage.estimated,
+            created_at: write.usage.createdAt,
+            operation: write.usage.operation,
+            units: write.usage.units,
+          },
+        ]
+      : [],
+  )
   let writes = batch
   if (rows.length && !once) await tx`INSERT INTO usage_records ${tx(rows)}`
   else if (rows.length) {
-    const inserted: { request_id: string }[] = await tx`INSERT INTO usage_records ${tx(rows)} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`
-    writes = keepInserted(batch, inserted.map((row) => row.request_id))
+    const inserted: { request_id: string }[] =
+      await tx`INSERT INTO usage_records ${tx(rows)} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`
+    writes = keepInserted(
+      batch,
+      inserted.map((row) => row.request_id),
+    )
   }
   const totals = aggregateLedgerWrites(writes)
   const leaseIds = [...totals.leases.keys()].sort()
   const accountIds = [...totals.debits.keys()].sort((a, b) => a - b)
   // Accounts, then hold rows, each in id order (the order every writer takes them in).
   if (accountIds.length) await tx`SELECT id FROM accounts WHERE id IN ${tx(accountIds)} ORDER BY id FOR UPDATE`
-  const held: { id: string; amount: string }[] = leaseIds.length ? await tx`SELECT id, amount FROM holds WHERE id IN ${tx(leaseIds)} ORDER BY id FOR UPDATE` : []
+  const held: { id: string; amount: string }[] = leaseIds.length
+    ? await tx`SELECT id, amount FROM holds WHERE id IN ${tx(leaseIds)} ORDER BY id FOR UPDATE`
+    : []
   const holding = new Map(held.map((row) => [row.id, Number(row.amount)]))
   const taken = new Map<string, number>()
   const now = Date.now()

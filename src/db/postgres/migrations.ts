@@ -15,6 +15,7 @@ import usageOperation from '../../../drizzle/postgres/0011_usage_operation.sql' 
 import auditLog from '../../../drizzle/postgres/0012_audit_log.sql' with { type: 'text' }
 import budgets from '../../../drizzle/postgres/0013_budgets.sql' with { type: 'text' }
 import alerts from '../../../drizzle/postgres/0014_alerts.sql' with { type: 'text' }
+import projectAllowedIps from '../../../drizzle/postgres/0015_project_allowed_ips.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/postgres. */
 export const postgresMigrations: Migration[] = [
@@ -33,4 +34,5 @@ export const postgresMigrations: Migration[] = [
   { name: '0012_audit_log', sql: auditLog },
   { name: '0013_budgets', sql: budgets },
   { name: '0014_alerts', sql: alerts },
+  { name: '0015_project_allowed_ips', sql: projectAllowedIps },
 ]

@@ -13,8 +13,11 @@ export function numbered(sql: string): string {
 
 /** Raw statements written once for both dialects (`?` placeholders), run on the client or on a transaction. */
 export function rawSql(client: SQL) {
-  const all = async <Shape = Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Shape[]> => await on.unsafe<Shape[]>(numbered(sql), params)
-  const first = async <Shape = Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Shape | undefined> => (await all<Shape>(sql, params, on))[0]
-  const run = async (sql: string, params: unknown[] = [], on: Runner = client) => (await on.unsafe<{ count: number }>(numbered(sql), params)).count
+  const all = async <Shape = Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Shape[]> =>
+    await on.unsafe<Shape[]>(numbered(sql), params)
+  const first = async <Shape = Row>(sql: string, params: unknown[] = [], on: Runner = client): Promise<Shape | undefined> =>
+    (await all<Shape>(sql, params, on))[0]
+  const run = async (sql: string, params: unknown[] = [], on: Runner = client) =>
+    (await on.unsafe<{ count: number }>(numbered(sql), params)).count
   return { all, first, run }
 }

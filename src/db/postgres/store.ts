@@ -42,23 +42,26 @@ export function openPostgresStore(url: string, options: InstanceOptions = {}): S
     audit: createPostgresAudit(db),
     webhooks: createPostgresWebhooks(client),
     async migrate() {
-      return runMigrations({
-        async appliedNames() {
-          await client`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
-          const rows: { name: string }[] = await client`SELECT name FROM tollgate_migrations`
-          return new Set(rows.map((row) => row.name))
+      return runMigrations(
+        {
+          async appliedNames() {
+            await client`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
+            const rows: { name: string }[] = await client`SELECT name FROM tollgate_migrations`
+            return new Set(rows.map((row) => row.name))
+          },
+          async apply(migration, statements) {
+            await client.begin(async (tx) => {
+              // Two instances starting together: the second waits here, then finds the migration applied.
+              await tx`SELECT pg_advisory_xact_lock(7423001)`
+              const done: unknown[] = await tx`SELECT 1 FROM tollgate_migrations WHERE name = ${migration.name}`
+              if (done.length) return
+              for (const statement of statements) await tx.unsafe(statement)
+              await tx`INSERT INTO tollgate_migrations (name, applied_at) VALUES (${migration.name}, ${Date.now()})`
+            })
+          },
         },
-        async apply(migration, statements) {
-          await client.begin(async (tx) => {
-            // Two instances starting together: the second waits here, then finds the migration applied.
-            await tx`SELECT pg_advisory_xact_lock(7423001)`
-            const done: unknown[] = await tx`SELECT 1 FROM tollgate_migrations WHERE name = ${migration.name}`
-            if (done.length) return
-            for (const statement of statements) await tx.unsafe(statement)
-            await tx`INSERT INTO tollgate_migrations (name, applied_at) VALUES (${migration.name}, ${Date.now()})`
-          })
-        },
-      }, postgresMigrations)
+        postgresMigrations,
+      )
     },
     async close() {
       await instance.stop()

@@ -2,7 +2,19 @@ import type { SQL } from 'bun'
 import { desc, sql } from 'drizzle-orm'
 import type { UsageRepository } from '../../domain/repositories.ts'
 import {
-  addTotals, dailyConditions, dailyTotalsColumns, dayOf, foldBoundarySql, foldDeleteSql, foldInsertSql, mergeDays, mergeGroups, readSpan, readTotals, spanColumns, totalsColumns,
+  addTotals,
+  dailyConditions,
+  dailyTotalsColumns,
+  dayOf,
+  foldBoundarySql,
+  foldDeleteSql,
+  foldInsertSql,
+  mergeDays,
+  mergeGroups,
+  readSpan,
+  readTotals,
+  spanColumns,
+  totalsColumns,
   usageConditions,
 } from '../usage-query.ts'
 import { usageDaily, usageRecords } from './schema.ts'
@@ -20,24 +32,41 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
   return {
     async summarize(filter) {
       const [[row], [old]] = await Promise.all([
-        db.select({ ...totals, cachedInputTokens: sql<string>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
-          .from(usageRecords).where(usageConditions(usageRecords, filter)),
-        db.select({ ...folded, cachedInputTokens: sql<string>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
-          .from(usageDaily).where(dailyConditions(usageDaily, filter)),
+        db
+          .select({ ...totals, cachedInputTokens: sql<string>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
+          .from(usageRecords)
+          .where(usageConditions(usageRecords, filter)),
+        db
+          .select({ ...folded, cachedInputTokens: sql<string>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
+          .from(usageDaily)
+          .where(dailyConditions(usageDaily, filter)),
       ])
       const live = readTotals(row)
       const past = readTotals(old)
       return { ...addTotals(live, past), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0) }
     },
     async listRequests(filter, limit, before) {
-      return db.select().from(usageRecords).where(usageConditions(usageRecords, filter, before))
-        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(limit)
+      return db
+        .select()
+        .from(usageRecords)
+        .where(usageConditions(usageRecords, filter, before))
+        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+        .limit(limit)
     },
     async dailyTotals(filter) {
       const day = dayOf(usageRecords)
       const [rows, old] = await Promise.all([
-        db.select({ day, ...totals, ...spanColumns(usageRecords) }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day),
-        db.select({ day: usageDaily.day, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter)).groupBy(usageDaily.day),
+        db
+          .select({ day, ...totals, ...spanColumns(usageRecords) })
+          .from(usageRecords)
+          .where(usageConditions(usageRecords, filter))
+          .groupBy(day)
+          .orderBy(day),
+        db
+          .select({ day: usageDaily.day, ...folded })
+          .from(usageDaily)
+          .where(dailyConditions(usageDaily, filter))
+          .groupBy(usageDaily.day),
       ])
       return mergeDays(
         old.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
@@ -48,8 +77,16 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
       const column = usageRecords[dimension]
       const foldedColumn = usageDaily[dimension]
       const [rows, old] = await Promise.all([
-        db.select({ group: column, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(column),
-        db.select({ group: foldedColumn, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter)).groupBy(foldedColumn),
+        db
+          .select({ group: column, ...totals })
+          .from(usageRecords)
+          .where(usageConditions(usageRecords, filter))
+          .groupBy(column),
+        db
+          .select({ group: foldedColumn, ...folded })
+          .from(usageDaily)
+          .where(dailyConditions(usageDaily, filter))
+          .groupBy(foldedColumn),
       ])
       return mergeGroups(
         old.map((row) => ({ group: String(row.group), ...readTotals(row) })),

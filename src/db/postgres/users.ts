@@ -8,12 +8,13 @@ import type { PostgresDatabase } from './store.ts'
 
 export function createPostgresUsers(db: PostgresDatabase): UserRepository {
   /** Change one login's columns and record the change's audit row, in one transaction; undefined: no such login. */
-  const change = (id: number, columns: Partial<typeof users.$inferInsert>, audit?: AuditNote<UserRecord>) => db.transaction(async (tx) => {
-    const [before] = await tx.select().from(users).where(eq(users.id, id)).for('update')
-    const [after] = await tx.update(users).set(columns).where(eq(users.id, id)).returning()
-    if (after) await writeAudit(tx, audit?.(before as UserRecord | undefined, after as UserRecord))
-    return after as UserRecord | undefined
-  })
+  const change = (id: number, columns: Partial<typeof users.$inferInsert>, audit?: AuditNote<UserRecord>) =>
+    db.transaction(async (tx) => {
+      const [before] = await tx.select().from(users).where(eq(users.id, id)).for('update')
+      const [after] = await tx.update(users).set(columns).where(eq(users.id, id)).returning()
+      if (after) await writeAudit(tx, audit?.(before as UserRecord | undefined, after as UserRecord))
+      return after as UserRecord | undefined
+    })
   return {
     async create(user, audit) {
       return db.transaction(async (tx) => {

@@ -1,7 +1,17 @@
 import type { SQL } from 'bun'
 import type { WebhookRepository } from '../../domain/alerts/records.ts'
 import {
-  anyDueSql, balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
+  anyDueSql,
+  balanceSql,
+  deliveryOf,
+  deliveryValues,
+  deliveryWhere,
+  dueSql,
+  enqueueSql,
+  finishSql,
+  insertWebhookSql,
+  webhookOf,
+  webhookValues,
 } from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 import { rawSql, type Runner } from './raw-sql.ts'
@@ -18,21 +28,26 @@ export function createPostgresWebhooks(client: SQL): WebhookRepository {
     return row ? webhookOf(row) : undefined
   }
   return {
-    insert: (webhook, audit) => client.begin(async (tx) => {
-      await run(insertWebhookSql, webhookValues(webhook), tx)
-      await writeAuditRaw(tx, audit?.(undefined, webhook))
-    }),
-    delete: (id, audit) => client.begin(async (tx) => {
-      const row = await first('SELECT * FROM webhooks WHERE id = ? FOR UPDATE', [id], tx)
-      if (!row) return false
-      await run('DELETE FROM webhook_deliveries WHERE webhook_id = ?', [id], tx)
-      await run('DELETE FROM webhooks WHERE id = ?', [id], tx)
-      await writeAuditRaw(tx, audit?.(webhookOf(row), undefined))
-      return true
-    }),
+    insert: (webhook, audit) =>
+      client.begin(async (tx) => {
+        await run(insertWebhookSql, webhookValues(webhook), tx)
+        await writeAuditRaw(tx, audit?.(undefined, webhook))
+      }),
+    delete: (id, audit) =>
+      client.begin(async (tx) => {
+        const row = await first('SELECT * FROM webhooks WHERE id = ? FOR UPDATE', [id], tx)
+        if (!row) return false
+        await run('DELETE FROM webhook_deliveries WHERE webhook_id = ?', [id], tx)
+        await run('DELETE FROM webhooks WHERE id = ?', [id], tx)
+        await writeAuditRaw(tx, audit?.(webhookOf(row), undefined))
+        return true
+      }),
     findById: (id) => findById(id),
     async list(accountId) {
-      const rows = accountId === undefined ? await all('SELECT * FROM webhooks ORDER BY created_at, id') : await all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id', [accountId])
+      const rows =
+        accountId === undefined
+          ? await all('SELECT * FROM webhooks ORDER BY created_at, id')
+          : await all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id', [accountId])
       return rows.map(webhookOf)
     },
     async enqueue(deliveries) {
@@ -43,20 +58,41 @@ export function createPostgresWebhooks(client: SQL): WebhookRepository {
         return added
       })
     },
-    claimDue: async (owner, now, claimedUntil, max) => !(await first(anyDueSql, [now, now])) ? [] : client.begin(async (tx) => {
-      // SKIP LOCKED: a delivery another instance is claiming right now is passed over, never waited for or taken twice.
-      const ids = (await all(`${dueSql} FOR UPDATE SKIP LOCKED`, [now, now, max], tx)).map((row) => row.id as string)
-      if (ids.length === 0) return []
-      const rows = await all(`UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ANY(?::text[]) RETURNING *`, [owner, claimedUntil, ids], tx)
-      return rows.map(deliveryOf).sort((left, right) => left.nextAttemptAt - right.nextAttemptAt)
-    }),
+    claimDue: async (owner, now, claimedUntil, max) =>
+      !(await first(anyDueSql, [now, now]))
+        ? []
+        : client.begin(async (tx) => {
+            // SKIP LOCKED: a delivery another instance is claiming right now is passed over, never waited for or taken twice.
+            const ids = (await all(`${dueSql} FOR UPDATE SKIP LOCKED`, [now, now, max], tx)).map((row) => row.id as string)
+            if (ids.length === 0) return []
+            const rows = await all(
+              `UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ANY(?::text[]) RETURNING *`,
+              [owner, claimedUntil, ids],
+              tx,
+            )
+            return rows.map(deliveryOf).sort((left, right) => left.nextAttemptAt - right.nextAttemptAt)
+          }),
     async finishAttempt(id, owner, outcome) {
       const delivered = outcome.status === 'delivered' ? outcome.at : null
-      return await run(finishSql, [outcome.status, outcome.firstAttemptAt, outcome.at, outcome.nextAttemptAt, outcome.lastStatus, outcome.lastError, delivered, id, owner]) > 0
+      return (
+        (await run(finishSql, [
+          outcome.status,
+          outcome.firstAttemptAt,
+          outcome.at,
+          outcome.nextAttemptAt,
+          outcome.lastStatus,
+          outcome.lastError,
+          delivered,
+          id,
+          owner,
+        ])) > 0
+      )
     },
     async listDeliveries(filter, limit) {
       const { where, params } = deliveryWhere(filter)
-      return (await all(`SELECT * FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC LIMIT ?`, [...params, limit])).map(deliveryOf)
+      return (await all(`SELECT * FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC LIMIT ?`, [...params, limit])).map(
+        deliveryOf,
+      )
     },
     async balanceOf(accountId) {
       const row = await first(balanceSql, [accountId])

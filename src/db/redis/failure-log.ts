@@ -7,7 +7,10 @@ import type { RedisLink } from './link.ts'
  * unreachable the counts go to this process's memory, and are read from there, until it is back.
  */
 export class RedisFailureLog implements FailureLog {
-  constructor(private readonly link: RedisLink, private readonly local = new MemoryFailureLog()) {}
+  constructor(
+    private readonly link: RedisLink,
+    private readonly local = new MemoryFailureLog(),
+  ) {}
 
   async read(keys: string[], since: number): Promise<number[][]> {
     if (!this.link.up) return this.local.read(keys, since)
@@ -24,11 +27,13 @@ export class RedisFailureLog implements FailureLog {
     if (!this.link.up) return this.local.add(entries, at, windowMs)
     try {
       const member = `${at}:${crypto.randomUUID().slice(0, 8)}` // two failures in one millisecond are two
-      await Promise.all(entries.flatMap(({ key }) => [
-        this.link.send('ZADD', [redisKey(key), String(at), member]),
-        this.link.send('ZREMRANGEBYRANK', [redisKey(key), '0', String(-maxPerKey - 1)]),
-        this.link.send('PEXPIRE', [redisKey(key), String(windowMs)]),
-      ]))
+      await Promise.all(
+        entries.flatMap(({ key }) => [
+          this.link.send('ZADD', [redisKey(key), String(at), member]),
+          this.link.send('ZREMRANGEBYRANK', [redisKey(key), '0', String(-maxPerKey - 1)]),
+          this.link.send('PEXPIRE', [redisKey(key), String(windowMs)]),
+        ]),
+      )
     } catch (error) {
       this.link.failed(error)
       await this.local.add(entries, at, windowMs)
@@ -49,7 +54,7 @@ export class RedisFailureLog implements FailureLog {
       const pattern = `${redisKey(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`
       let cursor = '0'
       do {
-        const [next, keys] = await this.link.send('SCAN', [cursor, 'MATCH', pattern, 'COUNT', '500']) as [string, string[]]
+        const [next, keys] = (await this.link.send('SCAN', [cursor, 'MATCH', pattern, 'COUNT', '500'])) as [string, string[]]
         if (keys.length > 0) await this.link.send('DEL', keys)
         cursor = next
       } while (cursor !== '0')

@@ -1,6 +1,15 @@
 import type { RateLimitState } from '../../core/errors.ts'
 import {
-  freePermit, hasLimits, KeyLimiter, type LimitedKey, type Limiter, type Permit, rateLimitRefusal, rateWindow, type RefusalReason, windowMs,
+  freePermit,
+  hasLimits,
+  KeyLimiter,
+  type LimitedKey,
+  type Limiter,
+  type Permit,
+  rateLimitRefusal,
+  rateWindow,
+  type RefusalReason,
+  windowMs,
 } from '../../domain/limits.ts'
 import { admitScript, endScript, renewScript } from './limiter-scripts.ts'
 import type { RedisLink } from './link.ts'
@@ -33,7 +42,11 @@ export class RedisLimiter implements Limiter {
   private sequence = 0
   private readonly instance = crypto.randomUUID().slice(0, 8)
 
-  constructor(private readonly link: RedisLink, readonly local = new KeyLimiter(), private readonly leaseMs = 30_000) {
+  constructor(
+    private readonly link: RedisLink,
+    readonly local = new KeyLimiter(),
+    private readonly leaseMs = 30_000,
+  ) {
     for (const script of [admitScript, endScript, renewScript]) link.register(script)
     this.renewing = setInterval(() => this.renew(), Math.max(100, Math.floor(leaseMs / 3)))
     this.renewing.unref?.()
@@ -53,14 +66,34 @@ export class RedisLimiter implements Limiter {
     const id = `${this.instance}.${(this.sequence++).toString(36)}`
     let reply: number[]
     try {
-      reply = await this.link.script(admitScript, [names.requests, names.tokens, names.tokenSum, names.running, names.reserved], [
-        String(key.rpm ?? -1), String(key.tpm ?? -1), String(key.concurrency ?? -1), String(tokens), id, String(this.leaseMs), String(windowMs),
-      ]) as number[]
+      reply = (await this.link.script(
+        admitScript,
+        [names.requests, names.tokens, names.tokenSum, names.running, names.reserved],
+        [
+          String(key.rpm ?? -1),
+          String(key.tpm ?? -1),
+          String(key.concurrency ?? -1),
+          String(tokens),
+          id,
+          String(this.leaseMs),
+          String(windowMs),
+        ],
+      )) as number[]
     } catch (error) {
       this.link.failed(error)
       return this.local.admit(key, tokens)
     }
-    const [verdict, now, count, , tokenSum, reserved, newestRequest, newestToken, wait] = reply as [number, number, number, number, number, number, number, number, number]
+    const [verdict, now, count, , tokenSum, reserved, newestRequest, newestToken, wait] = reply as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ]
     const state = stateOf(key, count, tokenSum, reserved, newestRequest, newestToken, now)
     if (verdict !== 0) throw rateLimitRefusal(reasons[verdict - 1]!, key, tokens, wait, state)
     const permit = new RedisPermit(this, key, names, id, tokens, state)
@@ -73,9 +106,20 @@ export class RedisLimiter implements Limiter {
     this.live.delete(permit)
     const { names } = permit
     if (!permit.running && mode === 'release') return // rpm only: the admission stays in the minute, nothing to give back
-    this.link.script(endScript, [names.running, names.reserved, names.tokens, names.tokenSum, names.requests], [
-      `${permit.id}|${permit.tokens}`, String(permit.tokens), String(permit.key.tpm === null ? 0 : used), String(windowMs), mode, permit.id,
-    ]).catch((error) => this.link.failed(error))
+    this.link
+      .script(
+        endScript,
+        [names.running, names.reserved, names.tokens, names.tokenSum, names.requests],
+        [
+          `${permit.id}|${permit.tokens}`,
+          String(permit.tokens),
+          String(permit.key.tpm === null ? 0 : used),
+          String(windowMs),
+          mode,
+          permit.id,
+        ],
+      )
+      .catch((error) => this.link.failed(error))
   }
 
   private renew(): void {
@@ -94,7 +138,13 @@ export class RedisLimiter implements Limiter {
     if (!names) {
       // One hash tag per key: the key's five entries stay in one slot should the Redis be a cluster.
       const base = `tollgate:limits:{${keyId}}`
-      names = { requests: `${base}:requests`, tokens: `${base}:tokens`, tokenSum: `${base}:token_sum`, running: `${base}:running`, reserved: `${base}:reserved` }
+      names = {
+        requests: `${base}:requests`,
+        tokens: `${base}:tokens`,
+        tokenSum: `${base}:token_sum`,
+        running: `${base}:running`,
+        reserved: `${base}:reserved`,
+      }
       this.names.set(keyId, names)
     }
     return names
@@ -102,7 +152,15 @@ export class RedisLimiter implements Limiter {
 }
 
 /** The limits as the headers report them, from the figures the script saw (the same rules as KeyLimiter's). */
-function stateOf(key: LimitedKey, count: number, tokenSum: number, reserved: number, newestRequest: number, newestToken: number, now: number): RateLimitState {
+function stateOf(
+  key: LimitedKey,
+  count: number,
+  tokenSum: number,
+  reserved: number,
+  newestRequest: number,
+  newestToken: number,
+  now: number,
+): RateLimitState {
   const state: RateLimitState = { at: Date.now() }
   if (key.rpm !== null) state.requests = rateWindow(key.rpm, key.rpm - count, newestRequest < 0 ? 0 : newestRequest + windowMs - now)
   if (key.tpm !== null) {
@@ -118,7 +176,11 @@ class RedisPermit implements Permit {
   private done = false
 
   constructor(
-    private readonly limiter: RedisLimiter, readonly key: LimitedKey, readonly names: KeyNames, readonly id: string, readonly tokens: number,
+    private readonly limiter: RedisLimiter,
+    readonly key: LimitedKey,
+    readonly names: KeyNames,
+    readonly id: string,
+    readonly tokens: number,
     readonly state: RateLimitState,
   ) {
     this.running = key.concurrency !== null || key.tpm !== null

@@ -42,7 +42,10 @@ export class RedisLink {
   /** Times Redis was found gone since start. */
   outages = 0
 
-  constructor(readonly url: string, private readonly logger: Logger) {
+  constructor(
+    readonly url: string,
+    private readonly logger: Logger,
+  ) {
     const options = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 1000 }
     this.commands = new RedisClient(url, options)
     this.listener = new RedisClient(url, options)
@@ -163,11 +166,16 @@ export class RedisLink {
     if (this.closed) return
     if (this.up) {
       this.outages++
-      this.logger.warn({ err: error === undefined ? undefined : (error as Error).message },
-        'redis unreachable: limits, sign-in throttle and route health fall back to this instance alone until it is back')
+      this.logger.warn(
+        { err: error === undefined ? undefined : (error as Error).message },
+        'redis unreachable: limits, sign-in throttle and route health fall back to this instance alone until it is back',
+      )
     } else if (this.outages === 0 && this.retries === 0) {
       this.outages++
-      this.logger.warn({ err: error === undefined ? undefined : (error as Error).message }, 'redis unreachable at start: using per-instance limits until it answers')
+      this.logger.warn(
+        { err: error === undefined ? undefined : (error as Error).message },
+        'redis unreachable at start: using per-instance limits until it answers',
+      )
     }
     this.up = false
     this.listening = this.listening && this.listener.connected

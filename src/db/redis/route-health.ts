@@ -35,9 +35,14 @@ export class RedisRouteHealth {
 
   /** Keep an open route until its cooldown ends; forget a closed one. Not awaited. */
   record(change: RouteChangeRecord): void {
-    const written = change.state === 'open'
-      ? this.link.script(recordOpen, [openRoutesKey], [change.route, JSON.stringify({ until: change.until, reason: change.reason }), String(Math.max(1, change.until - Date.now()))])
-      : this.link.send('HDEL', [openRoutesKey, change.route])
+    const written =
+      change.state === 'open'
+        ? this.link.script(
+            recordOpen,
+            [openRoutesKey],
+            [change.route, JSON.stringify({ until: change.until, reason: change.reason }), String(Math.max(1, change.until - Date.now()))],
+          )
+        : this.link.send('HDEL', [openRoutesKey, change.route])
     written.catch((error) => this.link.failed(error))
   }
 

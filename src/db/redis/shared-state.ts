@@ -20,7 +20,10 @@ export class SharedState implements SharedStateHandle {
   /** Tags this instance's announcements, so it does not act on its own echo. */
   private readonly origin = crypto.randomUUID()
 
-  constructor(url: string, private readonly logger: Logger) {
+  constructor(
+    url: string,
+    private readonly logger: Logger,
+  ) {
     this.link = new RedisLink(url, logger)
     this.limiter = new RedisLimiter(this.link)
     this.signInFailures = new RedisFailureLog(this.link)
@@ -82,7 +85,10 @@ export interface Announcer {
  */
 export async function openAnnouncer(url: string): Promise<Announcer> {
   const client = new RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
-  const connected = await client.connect().then(() => true, () => false)
+  const connected = await client.connect().then(
+    () => true,
+    () => false,
+  )
   return {
     async announce(channel, payload) {
       if (!connected) return false

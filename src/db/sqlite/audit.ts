@@ -34,13 +34,34 @@ export function createSqliteAudit(db: SqliteDatabase): AuditRepository {
     async list(filter, limit, before) {
       const where = auditConditions(auditLog, filter)
       if (before) where.push(sql`(${auditLog.at}, ${auditLog.id}) < (${before.at}, ${before.id})`)
-      const rows = db.select().from(auditLog).where(and(...where)).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit).all()
+      const rows = db
+        .select()
+        .from(auditLog)
+        .where(and(...where))
+        .orderBy(desc(auditLog.at), desc(auditLog.id))
+        .limit(limit)
+        .all()
       return rows.map(auditRowOf)
     },
     async prune(cutoff, limit) {
-      const oldest = db.select({ id: auditLog.id }).from(auditLog).where(lt(auditLog.at, cutoff)).orderBy(auditLog.at, auditLog.id).limit(limit).all()
+      const oldest = db
+        .select({ id: auditLog.id })
+        .from(auditLog)
+        .where(lt(auditLog.at, cutoff))
+        .orderBy(auditLog.at, auditLog.id)
+        .limit(limit)
+        .all()
       if (oldest.length === 0) return 0
-      return db.delete(auditLog).where(inArray(auditLog.id, oldest.map((row) => row.id))).returning({ id: auditLog.id }).all().length
+      return db
+        .delete(auditLog)
+        .where(
+          inArray(
+            auditLog.id,
+            oldest.map((row) => row.id),
+          ),
+        )
+        .returning({ id: auditLog.id })
+        .all().length
     },
   }
 }

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf } from '../budget-rows.ts'
+import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -9,20 +9,31 @@ type Transaction = Parameters<Parameters<SqliteDatabase['transaction']>[0]>[0]
 
 /** Mark the keys a project or budget applies to as changed, so every key cache reads them again (repository.ts). */
 function touchKeys(tx: Transaction, where: { accountId?: number; projectId?: number; keyId?: string }, at: number): void {
-  const condition = where.keyId !== undefined ? eq(apiKeys.id, where.keyId)
-    : where.projectId !== undefined ? eq(apiKeys.projectId, where.projectId) : eq(apiKeys.accountId, where.accountId!)
-  tx.update(apiKeys).set({ updatedAt: sql`max(${apiKeys.updatedAt} + 1, ${at})` }).where(condition).run()
+  const condition =
+    where.keyId !== undefined
+      ? eq(apiKeys.id, where.keyId)
+      : where.projectId !== undefined
+        ? eq(apiKeys.projectId, where.projectId)
+        : eq(apiKeys.accountId, where.accountId!)
+  tx.update(apiKeys)
+    .set({ updatedAt: sql`max(${apiKeys.updatedAt} + 1, ${at})` })
+    .where(condition)
+    .run()
 }
 
 const scopeOf = (budget: { scope: string; accountId: number; projectId: number | null; keyId: string | null }) =>
-  budget.scope === 'key' ? { keyId: budget.keyId! } : budget.scope === 'project' ? { projectId: budget.projectId! } : { accountId: budget.accountId }
+  budget.scope === 'key'
+    ? { keyId: budget.keyId! }
+    : budget.scope === 'project'
+      ? { projectId: budget.projectId! }
+      : { accountId: budget.accountId }
 
 export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
   const immediate = { behavior: 'immediate' } as const
   return {
     async createProject(project, audit) {
       return db.transaction((tx) => {
-        const row = projectOf(tx.insert(projects).values({ ...project, models: project.models && JSON.stringify(project.models) }).returning().get())
+        const row = projectOf(tx.insert(projects).values(projectRow(project)).returning().get())
         writeAudit(tx, audit?.(undefined, row))
         return row
       }, immediate)
@@ -33,13 +44,22 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
     },
     async listProjects(accountId) {
       const query = db.select().from(projects)
-      return (accountId === undefined ? query.all() : query.where(eq(projects.accountId, accountId)).all()).map(projectOf).sort((a, b) => a.id - b.id)
+      return (accountId === undefined ? query.all() : query.where(eq(projects.accountId, accountId)).all())
+        .map(projectOf)
+        .sort((a, b) => a.id - b.id)
     },
     async updateProject(id, changes, at, audit) {
       return db.transaction((tx) => {
         const before = tx.select().from(projects).where(eq(projects.id, id)).get()
         if (!before) return undefined
-        const after = projectOf(tx.update(projects).set({ ...projectColumns(changes), updatedAt: at }).where(eq(projects.id, id)).returning().get()!)
+        const after = projectOf(
+          tx
+            .update(projects)
+            .set({ ...projectColumns(changes), updatedAt: at })
+            .where(eq(projects.id, id))
+            .returning()
+            .get()!,
+        )
         touchKeys(tx, { projectId: id }, at)
         writeAudit(tx, audit?.(projectOf(before), after))
         return after
@@ -72,14 +92,23 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
     },
     async listBudgets(accountId) {
       const query = db.select().from(budgets)
-      return (accountId === undefined ? query.all() : query.where(eq(budgets.accountId, accountId)).all()).map(budgetOf).sort((a, b) => a.id - b.id)
+      return (accountId === undefined ? query.all() : query.where(eq(budgets.accountId, accountId)).all())
+        .map(budgetOf)
+        .sort((a, b) => a.id - b.id)
     },
     async updateBudget(id, changes, at, audit) {
       return db.transaction((tx) => {
         const before = tx.select().from(budgets).where(eq(budgets.id, id)).get()
         if (!before) return undefined
         const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
-        const after = budgetOf(tx.update(budgets).set({ ...defined, updatedAt: at }).where(eq(budgets.id, id)).returning().get()!)
+        const after = budgetOf(
+          tx
+            .update(budgets)
+            .set({ ...defined, updatedAt: at })
+            .where(eq(budgets.id, id))
+            .returning()
+            .get()!,
+        )
         touchKeys(tx, scopeOf(after), at)
         writeAudit(tx, audit?.(budgetOf(before), after))
         return after
@@ -105,11 +134,21 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
       }
     },
     async periodFigures(budgetId, start) {
-      const row = db.select().from(budgetPeriods).where(and(eq(budgetPeriods.budgetId, budgetId), eq(budgetPeriods.periodStart, start))).get()
+      const row = db
+        .select()
+        .from(budgetPeriods)
+        .where(and(eq(budgetPeriods.budgetId, budgetId), eq(budgetPeriods.periodStart, start)))
+        .get()
       return { spent: row?.spent ?? 0, reserved: row?.reserved ?? 0 }
     },
     async latestPeriodStart(budgetId) {
-      const row = db.select().from(budgetPeriods).where(eq(budgetPeriods.budgetId, budgetId)).orderBy(desc(budgetPeriods.periodStart)).limit(1).get()
+      const row = db
+        .select()
+        .from(budgetPeriods)
+        .where(eq(budgetPeriods.budgetId, budgetId))
+        .orderBy(desc(budgetPeriods.periodStart))
+        .limit(1)
+        .get()
       return row?.periodStart
     },
   }

@@ -33,7 +33,7 @@ test('a serving store has its WAL checkpointed by a thread of its own while it r
   await store.close()
 })
 
-test('a CLI store keeps SQLite\'s own checkpoints: a few hundred frames stay in the WAL', async () => {
+test("a CLI store keeps SQLite's own checkpoints: a few hundred frames stay in the WAL", async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'tollgate-checkpoint-')), 'cli.db')
   const store = openSqliteStore(path)
   await store.migrate()

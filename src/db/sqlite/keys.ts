@@ -31,20 +31,39 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
   // The key cache asks every 500 ms, on every instance: built and prepared once (on first use, after the migrations),
   // not per poll — building the query each time cost ~1 ms of CPU, about a third of an idle gateway's (2026-11-26).
   let changed: ReturnType<typeof prepareChanged> | undefined
-  const prepareChanged = () => db.select().from(apiKeys).where(gte(apiKeys.updatedAt, sql.placeholder('since'))).prepare()
+  const prepareChanged = () =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(gte(apiKeys.updatedAt, sql.placeholder('since')))
+      .prepare()
   /** Set columns of a key not revoked, and record the change's audit row, in one transaction; false: revoked or missing. */
-  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) => db.transaction((tx) => {
-    const before = tx.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
-    const after = tx.update(apiKeys).set(columns).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
-    if (after) writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
-    return after !== undefined
-  }, { behavior: 'immediate' })
+  const changeLiveKey = (id: string, columns: Partial<typeof apiKeys.$inferInsert>, audit?: AuditNote<KeyRecord>) =>
+    db.transaction(
+      (tx) => {
+        const before = tx.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
+        const after = tx
+          .update(apiKeys)
+          .set(columns)
+          .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+          .returning()
+          .get()
+        if (after) writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+        return after !== undefined
+      },
+      { behavior: 'immediate' },
+    )
   return {
     async insert(key, audit) {
-      db.transaction((tx) => {
-        tx.insert(apiKeys).values({ ...key, models: toJson(key.models), allowedIps: toJson(key.allowedIps) }).run()
-        writeAudit(tx, audit?.(undefined, key))
-      }, { behavior: 'immediate' })
+      db.transaction(
+        (tx) => {
+          tx.insert(apiKeys)
+            .values({ ...key, models: toJson(key.models), allowedIps: toJson(key.allowedIps) })
+            .run()
+          writeAudit(tx, audit?.(undefined, key))
+        },
+        { behavior: 'immediate' },
+      )
     },
     async findById(id) {
       const row = db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
@@ -56,7 +75,10 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
     },
     async list(accountId) {
       const query = db.select().from(apiKeys)
-      const rows = accountId === undefined ? query.orderBy(apiKeys.createdAt).all() : query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt).all()
+      const rows =
+        accountId === undefined
+          ? query.orderBy(apiKeys.createdAt).all()
+          : query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt).all()
       return rows.map(toRecord)
     },
     async revoke(id, at, audit) {

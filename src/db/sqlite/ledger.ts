@@ -24,17 +24,27 @@ const written = Promise.resolve()
 
 function prepareLedger(client: Database): LedgerRepository {
   const available = client.prepare<{ available: number }, [number]>('SELECT balance - reserved AS available FROM accounts WHERE id = ?')
-  const budgetRoom = client.prepare<{ room: number | null }, [string]>('SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ?')
+  const budgetRoom = client.prepare<{ room: number | null }, [string]>(
+    'SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ?',
+  )
   const addReserved = client.prepare('UPDATE accounts SET reserved = reserved + ? WHERE id = ?')
   const addKeyReserved = client.prepare('UPDATE api_keys SET reserved = reserved + ? WHERE id = ?')
   const upsertHold = client.prepare(
-    'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, budget_periods) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at')
+    'INSERT INTO holds (id, account_id, key_id, amount, created_at, budget_key_id, budget_periods) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET amount = amount + excluded.amount, created_at = excluded.created_at',
+  )
   const budgetRow = client.prepare<BudgetRow, [number]>('SELECT amount, period, time_zone FROM budgets WHERE id = ?')
-  const latestStart = client.prepare<{ start: number | null }, [number]>('SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ?')
-  const periodUsed = client.prepare<{ used: number }, [number, number]>('SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ? AND period_start = ?')
+  const latestStart = client.prepare<{ start: number | null }, [number]>(
+    'SELECT max(period_start) AS start FROM budget_periods WHERE budget_id = ?',
+  )
+  const periodUsed = client.prepare<{ used: number }, [number, number]>(
+    'SELECT spent + reserved AS used FROM budget_periods WHERE budget_id = ? AND period_start = ?',
+  )
   const addPeriodReserved = client.prepare(
-    'INSERT INTO budget_periods (budget_id, period_start, reserved) VALUES (?, ?, ?) ON CONFLICT(budget_id, period_start) DO UPDATE SET reserved = reserved + excluded.reserved')
-  const changePeriod = client.prepare('UPDATE budget_periods SET spent = spent + ?, reserved = reserved - ? WHERE budget_id = ? AND period_start = ?')
+    'INSERT INTO budget_periods (budget_id, period_start, reserved) VALUES (?, ?, ?) ON CONFLICT(budget_id, period_start) DO UPDATE SET reserved = reserved + excluded.reserved',
+  )
+  const changePeriod = client.prepare(
+    'UPDATE budget_periods SET spent = spent + ?, reserved = reserved - ? WHERE budget_id = ? AND period_start = ?',
+  )
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
   const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
   // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
@@ -47,20 +57,31 @@ function prepareLedger(client: Database): LedgerRepository {
   // Found through usage_account_time (account, then the very millisecond): a unique index on request_id would make
   // every insert pay ~20 µs (a random key in a growing b-tree, bench/compare.ts 2026-11-27) for the rare replay.
   const billed = client.prepare<{ found: number }, [number, number, string]>(
-    'SELECT 1 AS found FROM usage_records WHERE account_id = ? AND created_at = ? AND request_id = ?')
+    'SELECT 1 AS found FROM usage_records WHERE account_id = ? AND created_at = ? AND request_id = ?',
+  )
   const markBatch = client.prepare('INSERT INTO ledger_batches (id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
   const pruneBatches = client.prepare('DELETE FROM ledger_batches WHERE applied_at < ?')
-  const allHolds = client.prepare<{ id: string; account_id: number; amount: number; budget_key_id: string | null; budget_periods: string | null }, []>(
-    'DELETE FROM holds RETURNING id, account_id, amount, budget_key_id, budget_periods')
+  const allHolds = client.prepare<
+    { id: string; account_id: number; amount: number; budget_key_id: string | null; budget_periods: string | null },
+    []
+  >('DELETE FROM holds RETURNING id, account_id, amount, budget_key_id, budget_periods')
 
   /** Each scheduled budget's current period at `at` and what is left of it (a deleted budget counts no more). */
-  const budgetRooms = (budgetIds: readonly number[], at: number): BudgetRoom[] => budgetIds.flatMap((budgetId) => {
-    const budget = budgetRow.get(budgetId)
-    if (!budget) return []
-    const windowStart = periodOf(budget.period).kind === 'window' ? latestStart.get(budgetId)?.start ?? undefined : undefined
-    const period = periodAt(budget, at, windowStart)
-    return [{ budgetId, start: period.start, resetsAt: period.resetsAt, room: budget.amount - (periodUsed.get(budgetId, period.start)?.used ?? 0) }]
-  })
+  const budgetRooms = (budgetIds: readonly number[], at: number): BudgetRoom[] =>
+    budgetIds.flatMap((budgetId) => {
+      const budget = budgetRow.get(budgetId)
+      if (!budget) return []
+      const windowStart = periodOf(budget.period).kind === 'window' ? (latestStart.get(budgetId)?.start ?? undefined) : undefined
+      const period = periodAt(budget, at, windowStart)
+      return [
+        {
+          budgetId,
+          start: period.start,
+          resetsAt: period.resetsAt,
+          room: budget.amount - (periodUsed.get(budgetId, period.start)?.used ?? 0),
+        },
+      ]
+    })
 
   const reserve = client.transaction((request: LeaseRequest): Reservation => {
     const { leaseId, accountId, keyId, need, want, at } = request
@@ -68,7 +89,7 @@ function prepareLedger(client: Database): LedgerRepository {
     const free = available.get(accountId)?.available ?? 0
     if (free < need) return { granted: 0, short: 'balance' }
     // A key without a budget (NULL room) is limited by the balance alone.
-    const room = budgetKeyId === null ? null : budgetRoom.get(budgetKeyId)?.room ?? null
+    const room = budgetKeyId === null ? null : (budgetRoom.get(budgetKeyId)?.room ?? null)
     if (room !== null && room < need) return { granted: 0, short: 'budget' }
     let granted = Math.min(want, free, room ?? free)
     const rooms = request.budgetIds ? budgetRooms(request.budgetIds, at) : undefined
@@ -103,7 +124,8 @@ function prepareLedger(client: Database): LedgerRepository {
     for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
     for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
-    for (const change of periodChanges(totals, released.periods)) changePeriod.run(change.spent, change.freed, change.budgetId, change.start)
+    for (const change of periodChanges(totals, released.periods))
+      changePeriod.run(change.spent, change.freed, change.budgetId, change.start)
   }
 
   /**
@@ -210,9 +232,29 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
     for (const write of batch) {
       if (write.kind === 'release') continue
       const row = write.usage
-      params.push(row.requestId, row.accountId, row.keyId, row.model, row.provider, row.upstreamModel, row.protocol,
-        row.inputTokens, row.cachedInputTokens, row.cacheWriteTokens, row.outputTokens, row.reasoningTokens, row.cost,
-        row.status, row.errorType, row.latencyMs, row.stream ? 1 : 0, row.estimated ? 1 : 0, row.createdAt, row.operation, row.units)
+      params.push(
+        row.requestId,
+        row.accountId,
+        row.keyId,
+        row.model,
+        row.provider,
+        row.upstreamModel,
+        row.protocol,
+        row.inputTokens,
+        row.cachedInputTokens,
+        row.cacheWriteTokens,
+        row.outputTokens,
+        row.reasoningTokens,
+        row.cost,
+        row.status,
+        row.errorType,
+        row.latencyMs,
+        row.stream ? 1 : 0,
+        row.estimated ? 1 : 0,
+        row.createdAt,
+        row.operation,
+        row.units,
+      )
       if (++rows === rowsPerInsert) {
         statementFor(rows).run(...params)
         params = []

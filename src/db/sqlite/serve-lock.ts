@@ -4,8 +4,10 @@ import { createPrivately } from './private-file.ts'
 /** Another process serves from this SQLite file: the CLI prints the message on one line and exits non-zero. */
 export class DatabaseInUseError extends Error {
   constructor(readonly path: string) {
-    super(`the SQLite database ${path} is in use by another running "tollgate serve" (it holds ${lockPathOf(path)}); ` +
-      'stop that one first — two servers on one SQLite file would release each other\'s holds. To run several instances, use PostgreSQL.')
+    super(
+      `the SQLite database ${path} is in use by another running "tollgate serve" (it holds ${lockPathOf(path)}); ` +
+        "stop that one first — two servers on one SQLite file would release each other's holds. To run several instances, use PostgreSQL.",
+    )
     this.name = 'DatabaseInUseError'
   }
 }
@@ -31,7 +33,8 @@ export function acquireServeLock(path: string): () => void {
     lock.exec('BEGIN EXCLUSIVE')
   } catch (error) {
     lock.close()
-    if ((error as { code?: string }).code === 'SQLITE_BUSY' || /locked|busy/i.test((error as Error).message)) throw new DatabaseInUseError(path)
+    if ((error as { code?: string }).code === 'SQLITE_BUSY' || /locked|busy/i.test((error as Error).message))
+      throw new DatabaseInUseError(path)
     throw error
   }
   let held = true

@@ -7,10 +7,13 @@ import type { SqliteDatabase } from './store.ts'
 export function createSqliteSessions(db: SqliteDatabase): SessionRepository {
   return {
     async create(session, audit) {
-      db.transaction((tx) => {
-        tx.insert(sessions).values(session).run()
-        writeAudit(tx, audit)
-      }, { behavior: 'immediate' })
+      db.transaction(
+        (tx) => {
+          tx.insert(sessions).values(session).run()
+          writeAudit(tx, audit)
+        },
+        { behavior: 'immediate' },
+      )
     },
     async find(id) {
       return db.select().from(sessions).where(eq(sessions.id, id)).get()

@@ -66,19 +66,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     audit: createSqliteAudit(db),
     webhooks: createSqliteWebhooks(client),
     async migrate() {
-      return runMigrations({
-        async appliedNames() {
-          db.run(sql`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`)
-          const rows = db.all<{ name: string }>(sql`SELECT name FROM tollgate_migrations`)
-          return new Set(rows.map((row) => row.name))
+      return runMigrations(
+        {
+          async appliedNames() {
+            db.run(sql`CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`)
+            const rows = db.all<{ name: string }>(sql`SELECT name FROM tollgate_migrations`)
+            return new Set(rows.map((row) => row.name))
+          },
+          async apply(migration, statements) {
+            client
+              .transaction(() => {
+                for (const statement of statements) client.exec(statement)
+                client.query('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)').run(migration.name, Date.now())
+              })
+              .immediate()
+          },
         },
-        async apply(migration, statements) {
-          client.transaction(() => {
-            for (const statement of statements) client.exec(statement)
-            client.query('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)').run(migration.name, Date.now())
-          }).immediate()
-        },
-      }, sqliteMigrations)
+        sqliteMigrations,
+      )
     },
     async close() {
       await checkpointer?.stop()

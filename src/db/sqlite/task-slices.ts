@@ -42,14 +42,21 @@ export function createTaskSlices(client: Database) {
   })
   /** Pending items of a task end without running (`canceled` or `expired`), counted on the task, a slice at a time. */
   const endPendingSlice = client.transaction((taskId: string, status: 'canceled' | 'expired', at: number) => {
-    const ended = run(`UPDATE task_items SET status = ?, finished_at = ? WHERE rowid IN
-      (SELECT rowid FROM task_items WHERE status = 'pending' AND task_id = ? LIMIT ${rowsPerSlice})`, status, at, taskId)
+    const ended = run(
+      `UPDATE task_items SET status = ?, finished_at = ? WHERE rowid IN
+      (SELECT rowid FROM task_items WHERE status = 'pending' AND task_id = ? LIMIT ${rowsPerSlice})`,
+      status,
+      at,
+      taskId,
+    )
     if (ended > 0) run(`UPDATE tasks SET ${status} = ${status} + ? WHERE id = ?`, ended, taskId)
     return ended
   })
-  const deleteItemsSlice = (taskId: string) => run(`DELETE FROM task_items WHERE rowid IN (SELECT rowid FROM task_items WHERE task_id = ? LIMIT ${rowsPerSlice})`, taskId)
+  const deleteItemsSlice = (taskId: string) =>
+    run(`DELETE FROM task_items WHERE rowid IN (SELECT rowid FROM task_items WHERE task_id = ? LIMIT ${rowsPerSlice})`, taskId)
   // Parts are up to a MB or more each: a few at a time.
-  const deletePartsSlice = (fileId: string) => run('DELETE FROM task_file_parts WHERE rowid IN (SELECT rowid FROM task_file_parts WHERE file_id = ? LIMIT 4)', fileId)
+  const deletePartsSlice = (fileId: string) =>
+    run('DELETE FROM task_file_parts WHERE rowid IN (SELECT rowid FROM task_file_parts WHERE file_id = ? LIMIT 4)', fileId)
 
   return {
     /** Every item, in slices; none is seen until its task's row is written (claims and reads go through the task). */

@@ -4,8 +4,25 @@ import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } 
 import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
 import {
-  activeSql, billedOf, type BilledRow, billedRunSlackMs, counterOf, fileOf, type FilePartRow, type FileRow, fileValues, type IdRow, itemOf, type ItemRow,
-  type OpenCountRow, type StoredFilesRow, taskOf, type TaskOwnerRow, type TaskRow, taskSql, taskValues,
+  activeSql,
+  billedOf,
+  type BilledRow,
+  billedRunSlackMs,
+  counterOf,
+  fileOf,
+  type FilePartRow,
+  type FileRow,
+  fileValues,
+  type IdRow,
+  itemOf,
+  type ItemRow,
+  type OpenCountRow,
+  type StoredFilesRow,
+  taskOf,
+  type TaskOwnerRow,
+  type TaskRow,
+  taskSql,
+  taskValues,
 } from '../task-rows.ts'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import { writeAuditRaw } from './audit.ts'
@@ -45,34 +62,57 @@ export function createSqliteTasks(client: Database): TaskRepository {
 
   const nextPending = (taskId: string, now: number) =>
     get<IdRow>(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
-  const claimItems = client.transaction((owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
-    const claimed: ClaimedItem[] = []
-    const tasks = all<TaskOwnerRow>(taskSql.claimableTasks)
-    for (const { id, account_id: accountId } of tasks) {
-      const items = []
-      for (let next = nextPending(id, now); next && claimed.length + items.length < max && take(Number(accountId)); next = nextPending(id, now)) {
-        items.push(itemOf(get<ItemRow>(taskSql.claimItem, owner, leaseUntil, now, next.id)!))
+  const claimItems = client.transaction(
+    (owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
+      const claimed: ClaimedItem[] = []
+      const tasks = all<TaskOwnerRow>(taskSql.claimableTasks)
+      for (const { id, account_id: accountId } of tasks) {
+        const items = []
+        for (
+          let next = nextPending(id, now);
+          next && claimed.length + items.length < max && take(Number(accountId));
+          next = nextPending(id, now)
+        ) {
+          items.push(itemOf(get<ItemRow>(taskSql.claimItem, owner, leaseUntil, now, next.id)!))
+        }
+        if (items.length === 0) continue
+        run(taskSql.startTask, now, id)
+        const task = findTask(id)!
+        for (const item of items) claimed.push({ item, task })
+        if (claimed.length === max) break
       }
-      if (items.length === 0) continue
-      run(taskSql.startTask, now, id)
-      const task = findTask(id)!
-      for (const item of items) claimed.push({ item, task })
-      if (claimed.length === max) break
-    }
-    return claimed
-  })
+      return claimed
+    },
+  )
 
   const finishItem = (itemId: string, owner: string, outcome: ItemOutcome) => {
-    const row = get<Pick<ItemRow, 'task_id'>>(taskSql.finishItem, outcome.status, outcome.statusCode, outcome.result, outcome.cost, outcome.at, itemId, owner)
+    const row = get<Pick<ItemRow, 'task_id'>>(
+      taskSql.finishItem,
+      outcome.status,
+      outcome.statusCode,
+      outcome.result,
+      outcome.cost,
+      outcome.at,
+      itemId,
+      owner,
+    )
     if (!row) return false
     run(taskSql.countEnd(counterOf(outcome)), outcome.cost, row.task_id)
     return true
   }
-  const finishItems = client.transaction((owner: string, ends: ItemEnd[]) => ends.map(({ itemId, outcome }) => finishItem(itemId, owner, outcome)))
+  const finishItems = client.transaction((owner: string, ends: ItemEnd[]) =>
+    ends.map(({ itemId, outcome }) => finishItem(itemId, owner, outcome)),
+  )
 
   const adoptOrphans = client.transaction((owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): OrphanedItem[] => {
-    const rows = all<ItemRow>(`UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
-      owner, leaseUntil, owner, anyOtherOwner ? 1 : 0, now)
+    const rows = all<ItemRow>(
+      `UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
+      owner,
+      leaseUntil,
+      owner,
+      anyOtherOwner ? 1 : 0,
+      now,
+    )
     return rows.map((row) => {
       const task = findTask(row.task_id)!
       // The usage row of a billed run has the item's id as its request id: found through the account's time index.
@@ -123,9 +163,17 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async listFiles(accountId, page: FilePage) {
       const direction = page.order === 'asc' ? 'ASC' : 'DESC'
       const compare = page.order === 'asc' ? '>' : '<'
-      const rows = all<FileRow>(`SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
+      const rows = all<FileRow>(
+        `SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
         AND (? IS NULL OR (created_at, id) ${compare} (?, ?)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-        accountId, page.purpose ?? null, page.purpose ?? null, page.after ? 1 : null, page.after?.createdAt ?? 0, page.after?.id ?? '', page.limit)
+        accountId,
+        page.purpose ?? null,
+        page.purpose ?? null,
+        page.after ? 1 : null,
+        page.after?.createdAt ?? 0,
+        page.after?.id ?? '',
+        page.limit,
+      )
       return rows.map(fileOf)
     },
     async fileParts(fileId, fromSeq, limit) {
@@ -152,12 +200,27 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async listTasks(accountId, page: TaskPage) {
       const kind = page.kind ?? null
       if (page.newerThan) {
-        const rows = all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?`,
-          accountId, kind, kind, page.newerThan.createdAt, page.newerThan.id, page.limit)
+        const rows = all<TaskRow>(
+          `SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?`,
+          accountId,
+          kind,
+          kind,
+          page.newerThan.createdAt,
+          page.newerThan.id,
+          page.limit,
+        )
         return rows.map(taskOf).reverse()
       }
-      const rows = all<TaskRow>(`SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (? IS NULL OR (created_at, id) < (?, ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
-        accountId, kind, kind, page.olderThan ? 1 : null, page.olderThan?.createdAt ?? 0, page.olderThan?.id ?? '', page.limit)
+      const rows = all<TaskRow>(
+        `SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (? IS NULL OR (created_at, id) < (?, ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+        accountId,
+        kind,
+        kind,
+        page.olderThan ? 1 : null,
+        page.olderThan?.createdAt ?? 0,
+        page.olderThan?.id ?? '',
+        page.limit,
+      )
       return rows.map(taskOf)
     },
     deleteTask,
@@ -194,7 +257,9 @@ export function createSqliteTasks(client: Database): TaskRepository {
       const due = all<IdRow>(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
       for (const { id } of due) await slices.endPending(id, 'expired', now)
       // A cancel a crash cut short (its task `cancelling`, items still pending) is carried on.
-      const cancelled = all<Pick<TaskRow, 'id' | 'cancel_requested_at'>>(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
+      const cancelled = all<
+        Pick<TaskRow, 'id' | 'cancel_requested_at'>
+      >(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
         AND EXISTS (SELECT 1 FROM task_items WHERE status = 'pending' AND task_id = tasks.id)`)
       for (const { id, cancel_requested_at: at } of cancelled) await slices.endPending(id, 'canceled', Number(at))
       return due.length
@@ -203,8 +268,17 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return all<TaskRow>(taskSql.finishableTasks).map(taskOf)
     },
     async finalizeTask(id, status: TaskStatus, at, files) {
-      return run(`UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?, output_file_id), error_file_id = coalesce(?, error_file_id)
-        WHERE id = ? AND status IN ${activeSql}`, status, at, files?.outputFileId ?? null, files?.errorFileId ?? null, id) > 0
+      return (
+        run(
+          `UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?, output_file_id), error_file_id = coalesce(?, error_file_id)
+        WHERE id = ? AND status IN ${activeSql}`,
+          status,
+          at,
+          files?.outputFileId ?? null,
+          files?.errorFileId ?? null,
+          id,
+        ) > 0
+      )
     },
     async purge(before, now) {
       const tasks = all<IdRow>(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)

@@ -3,7 +3,19 @@ import { desc, sql } from 'drizzle-orm'
 import type { UsageLogEntry } from '../../domain/records.ts'
 import type { UsageRepository } from '../../domain/repositories.ts'
 import {
-  addTotals, dailyConditions, dailyTotalsColumns, dayOf, foldBoundarySql, foldDeleteSql, foldInsertSql, mergeDays, mergeGroups, readSpan, readTotals, spanColumns, totalsColumns,
+  addTotals,
+  dailyConditions,
+  dailyTotalsColumns,
+  dayOf,
+  foldBoundarySql,
+  foldDeleteSql,
+  foldInsertSql,
+  mergeDays,
+  mergeGroups,
+  readSpan,
+  readTotals,
+  spanColumns,
+  totalsColumns,
   usageConditions,
 } from '../usage-query.ts'
 import { usageDaily, usageRecords } from './schema.ts'
@@ -19,10 +31,16 @@ export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRe
   let fold: ((cutoff: number, limit: number) => number) | undefined
   return {
     async summarize(filter) {
-      const row = db.select({ ...totals, cachedInputTokens: sql<number>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
-        .from(usageRecords).where(usageConditions(usageRecords, filter)).get()
-      const old = db.select({ ...folded, cachedInputTokens: sql<number>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
-        .from(usageDaily).where(dailyConditions(usageDaily, filter)).get()
+      const row = db
+        .select({ ...totals, cachedInputTokens: sql<number>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
+        .from(usageRecords)
+        .where(usageConditions(usageRecords, filter))
+        .get()
+      const old = db
+        .select({ ...folded, cachedInputTokens: sql<number>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
+        .from(usageDaily)
+        .where(dailyConditions(usageDaily, filter))
+        .get()
       const live = readTotals(row)
       const past = readTotals(old)
       return { ...addTotals(live, past), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0) }
@@ -36,14 +54,29 @@ export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRe
      * that key's rows once).
      */
     async listRequests(filter, limit, before) {
-      return db.select().from(usageRecords).where(usageConditions(usageRecords, filter, before))
-        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(limit).all() as UsageLogEntry[]
+      return db
+        .select()
+        .from(usageRecords)
+        .where(usageConditions(usageRecords, filter, before))
+        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+        .limit(limit)
+        .all() as UsageLogEntry[]
     },
     async dailyTotals(filter) {
       const day = dayOf(usageRecords)
-      const rows = db.select({ day, ...totals, ...spanColumns(usageRecords) }).from(usageRecords).where(usageConditions(usageRecords, filter)).groupBy(day).orderBy(day).all()
-      const old = db.select({ day: usageDaily.day, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter))
-        .groupBy(usageDaily.day).all()
+      const rows = db
+        .select({ day, ...totals, ...spanColumns(usageRecords) })
+        .from(usageRecords)
+        .where(usageConditions(usageRecords, filter))
+        .groupBy(day)
+        .orderBy(day)
+        .all()
+      const old = db
+        .select({ day: usageDaily.day, ...folded })
+        .from(usageDaily)
+        .where(dailyConditions(usageDaily, filter))
+        .groupBy(usageDaily.day)
+        .all()
       return mergeDays(
         old.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
         rows.map((row) => ({ day: Number(row.day), ...readTotals(row), ...readSpan(row) })),
@@ -51,10 +84,20 @@ export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRe
     },
     async totalsBy(dimension, filter) {
       const column = usageRecords[dimension]
-      const rows = db.select({ group: column, ...totals }).from(usageRecords).where(usageConditions(usageRecords, filter))
-        .groupBy(column).orderBy(desc(totals.spent)).all()
+      const rows = db
+        .select({ group: column, ...totals })
+        .from(usageRecords)
+        .where(usageConditions(usageRecords, filter))
+        .groupBy(column)
+        .orderBy(desc(totals.spent))
+        .all()
       const foldedColumn = usageDaily[dimension]
-      const old = db.select({ group: foldedColumn, ...folded }).from(usageDaily).where(dailyConditions(usageDaily, filter)).groupBy(foldedColumn).all()
+      const old = db
+        .select({ group: foldedColumn, ...folded })
+        .from(usageDaily)
+        .where(dailyConditions(usageDaily, filter))
+        .groupBy(foldedColumn)
+        .all()
       return mergeGroups(
         old.map((row) => ({ group: String(row.group), ...readTotals(row) })),
         rows.map((row) => ({ group: String(row.group), ...readTotals(row) })),

@@ -4,42 +4,50 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 // key is in the migration: referencing schema.ts from here would make the two files import each other.
 
 /** Where an account's alerts go (domain/alerts); the secret signs deliveries, so it is kept as made (records.ts). */
-export const webhooks = sqliteTable('webhooks', {
-  id: text('id').primaryKey(),
-  accountId: integer('account_id').notNull(),
-  projectId: text('project_id'),
-  url: text('url').notNull(),
-  secret: text('secret').notNull(),
-  /** JSON arrays: the events told of, and the budget percentages. */
-  events: text('events').notNull(),
-  balanceBelow: integer('balance_below'),
-  expiryDays: integer('expiry_days').notNull(),
-  budgetPercents: text('budget_percents').notNull(),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
-}, (table) => [index('webhooks_account').on(table.accountId)])
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    accountId: integer('account_id').notNull(),
+    projectId: text('project_id'),
+    url: text('url').notNull(),
+    secret: text('secret').notNull(),
+    /** JSON arrays: the events told of, and the budget percentages. */
+    events: text('events').notNull(),
+    balanceBelow: integer('balance_below'),
+    expiryDays: integer('expiry_days').notNull(),
+    budgetPercents: text('budget_percents').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [index('webhooks_account').on(table.accountId)],
+)
 
 /** One alert to one webhook, with its attempts; unique per (webhook, dedupe key): each threshold once per period. */
-export const webhookDeliveries = sqliteTable('webhook_deliveries', {
-  id: text('id').primaryKey(),
-  webhookId: text('webhook_id').notNull(),
-  accountId: integer('account_id').notNull(),
-  event: text('event').notNull(),
-  dedupeKey: text('dedupe_key').notNull(),
-  payload: text('payload').notNull(),
-  status: text('status').notNull(),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: integer('next_attempt_at').notNull(),
-  firstAttemptAt: integer('first_attempt_at'),
-  lastAttemptAt: integer('last_attempt_at'),
-  lastStatus: integer('last_status'),
-  lastError: text('last_error'),
-  claimedBy: text('claimed_by'),
-  claimedUntil: integer('claimed_until'),
-  createdAt: integer('created_at').notNull(),
-  deliveredAt: integer('delivered_at'),
-}, (table) => [
-  uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.dedupeKey),
-  index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
-  index('webhook_deliveries_account').on(table.accountId, table.createdAt),
-])
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    webhookId: text('webhook_id').notNull(),
+    accountId: integer('account_id').notNull(),
+    event: text('event').notNull(),
+    dedupeKey: text('dedupe_key').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    firstAttemptAt: integer('first_attempt_at'),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    claimedBy: text('claimed_by'),
+    claimedUntil: integer('claimed_until'),
+    createdAt: integer('created_at').notNull(),
+    deliveredAt: integer('delivered_at'),
+  },
+  (table) => [
+    uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.dedupeKey),
+    index('webhook_deliveries_due').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_account').on(table.accountId, table.createdAt),
+  ],
+)

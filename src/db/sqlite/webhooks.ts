@@ -1,7 +1,17 @@
 import type { Database } from 'bun:sqlite'
 import type { WebhookRepository } from '../../domain/alerts/records.ts'
 import {
-  anyDueSql, balanceSql, deliveryOf, deliveryValues, deliveryWhere, dueSql, enqueueSql, finishSql, insertWebhookSql, webhookOf, webhookValues,
+  anyDueSql,
+  balanceSql,
+  deliveryOf,
+  deliveryValues,
+  deliveryWhere,
+  dueSql,
+  enqueueSql,
+  finishSql,
+  insertWebhookSql,
+  webhookOf,
+  webhookValues,
 } from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 
@@ -15,10 +25,12 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
     const row = get('SELECT * FROM webhooks WHERE id = ?', id)
     return row ? webhookOf(row) : undefined
   }
-  const insert = client.transaction((webhook: Parameters<WebhookRepository['insert']>[0], audit: Parameters<WebhookRepository['insert']>[1]) => {
-    client.query(insertWebhookSql).run(...(webhookValues(webhook) as any[]))
-    writeAuditRaw(client, audit?.(undefined, webhook))
-  })
+  const insert = client.transaction(
+    (webhook: Parameters<WebhookRepository['insert']>[0], audit: Parameters<WebhookRepository['insert']>[1]) => {
+      client.query(insertWebhookSql).run(...(webhookValues(webhook) as any[]))
+      writeAuditRaw(client, audit?.(undefined, webhook))
+    },
+  )
   const remove = client.transaction((id: string, audit: Parameters<WebhookRepository['delete']>[1]) => {
     const before = findById(id)
     if (!before) return false
@@ -34,7 +46,9 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
   })
   const claim = client.transaction((owner: string, now: number, claimedUntil: number, max: number) => {
     const ids = all(dueSql, now, now, max).map((row) => row.id as string)
-    return ids.map((id) => deliveryOf(get('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ? RETURNING *', owner, claimedUntil, id)!))
+    return ids.map((id) =>
+      deliveryOf(get('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ? RETURNING *', owner, claimedUntil, id)!),
+    )
   })
   return {
     async insert(webhook, audit) {
@@ -47,7 +61,10 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
       return findById(id)
     },
     async list(accountId) {
-      const rows = accountId === undefined ? all('SELECT * FROM webhooks ORDER BY created_at, id') : all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id', accountId)
+      const rows =
+        accountId === undefined
+          ? all('SELECT * FROM webhooks ORDER BY created_at, id')
+          : all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id', accountId)
       return rows.map(webhookOf)
     },
     async enqueue(deliveries) {
@@ -58,12 +75,27 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
     },
     async finishAttempt(id, owner, outcome) {
       const delivered = outcome.status === 'delivered' ? outcome.at : null
-      return client.query(finishSql).run(outcome.status, outcome.firstAttemptAt, outcome.at, outcome.nextAttemptAt, outcome.lastStatus, outcome.lastError,
-        delivered, id, owner).changes > 0
+      return (
+        client
+          .query(finishSql)
+          .run(
+            outcome.status,
+            outcome.firstAttemptAt,
+            outcome.at,
+            outcome.nextAttemptAt,
+            outcome.lastStatus,
+            outcome.lastError,
+            delivered,
+            id,
+            owner,
+          ).changes > 0
+      )
     },
     async listDeliveries(filter, limit) {
       const { where, params } = deliveryWhere(filter)
-      return all(`SELECT * FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC LIMIT ?`, ...(params as any[]), limit).map(deliveryOf)
+      return all(`SELECT * FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC LIMIT ?`, ...(params as any[]), limit).map(
+        deliveryOf,
+      )
     },
     async balanceOf(accountId) {
       const row = get(balanceSql, accountId)

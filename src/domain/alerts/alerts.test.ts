@@ -15,8 +15,17 @@ let accountId: number
 const now = Date.parse('2030-01-01T00:00:00Z')
 
 const webhookOf = (id: string, projectId: string | null, percents: number[]): WebhookRecord => ({
-  id, accountId, projectId, url: `https://hooks.example.com/${id}`, secret: `whsec_${id}`, events: ['budget.threshold'],
-  balanceBelow: null, expiryDays: 7, budgetPercents: percents, createdAt: now, updatedAt: now,
+  id,
+  accountId,
+  projectId,
+  url: `https://hooks.example.com/${id}`,
+  secret: `whsec_${id}`,
+  events: ['budget.threshold'],
+  balanceBelow: null,
+  expiryDays: 7,
+  budgetPercents: percents,
+  createdAt: now,
+  updatedAt: now,
 })
 
 beforeEach(async () => {
@@ -42,14 +51,27 @@ test("an account's webhook hears of every budget of the account; a project's onl
   expect(alerts.watchesBudgets(accountId)).toBe(true)
   expect(alerts.watchesBudgets(accountId + 1)).toBe(false)
   for (const projectId of ['prj_team', 'prj_other', null]) {
-    alerts.spendObserved({ scope: { kind: projectId ? 'project' : 'account', accountId, projectId }, budgetId: 7, periodStart: now, spent: 60, limit: 100 })
-    alerts.spendObserved({ scope: { kind: projectId ? 'project' : 'account', accountId, projectId }, budgetId: 7, periodStart: now, spent: 70, limit: 100 })
+    alerts.spendObserved({
+      scope: { kind: projectId ? 'project' : 'account', accountId, projectId },
+      budgetId: 7,
+      periodStart: now,
+      spent: 60,
+      limit: 100,
+    })
+    alerts.spendObserved({
+      scope: { kind: projectId ? 'project' : 'account', accountId, projectId },
+      budgetId: 7,
+      periodStart: now,
+      spent: 70,
+      limit: 100,
+    })
   }
   await alerts.settled()
   const stored = await store.webhooks.listDeliveries({ accountId }, 10)
   // Budget 7's 50 % once for the account's webhook (however many scopes reported it), once for the team's.
   expect(stored.map((row) => [row.webhookId, row.dedupeKey]).sort()).toEqual([
-    ['wh_account', `budget.threshold:7:${now}:50`], ['wh_team', `budget.threshold:7:${now}:50`],
+    ['wh_account', `budget.threshold:7:${now}:50`],
+    ['wh_team', `budget.threshold:7:${now}:50`],
   ])
   expect(JSON.parse(stored[0]!.payload).data).toMatchObject({ budget_id: '7', percent: 50 })
 })

@@ -143,40 +143,46 @@ export class Alerts {
     this.readingBalances = true
     const accounts = [...this.moved]
     this.moved.clear()
-    void this.store((async () => {
-      const due: NewDelivery[] = []
-      for (const accountId of accounts) {
-        const state = await this.options.repository.balanceOf(accountId)
-        if (!state) continue
-        for (const webhook of this.byAccount.get(accountId) ?? []) {
-          if (!watchesBalance(webhook) || state.balance >= webhook.balanceBelow!) continue
-          const once = `${webhook.id}|${onceKeys.balanceBelow(webhook.balanceBelow!, state.lastCreditId)}`
-          if (this.stored.has(once)) continue
-          this.remember(once)
-          due.push(balanceBelow(webhook, state.balance, state.lastCreditId, this.clock()))
+    void this.store(
+      (async () => {
+        const due: NewDelivery[] = []
+        for (const accountId of accounts) {
+          const state = await this.options.repository.balanceOf(accountId)
+          if (!state) continue
+          for (const webhook of this.byAccount.get(accountId) ?? []) {
+            if (!watchesBalance(webhook) || state.balance >= webhook.balanceBelow!) continue
+            const once = `${webhook.id}|${onceKeys.balanceBelow(webhook.balanceBelow!, state.lastCreditId)}`
+            if (this.stored.has(once)) continue
+            this.remember(once)
+            due.push(balanceBelow(webhook, state.balance, state.lastCreditId, this.clock()))
+          }
         }
-      }
-      return due
-    })(), () => {
-      this.readingBalances = false
-      // Balances that moved while these were read get their own round.
-      if (this.moved.size) this.scheduleBalances()
-    })
+        return due
+      })(),
+      () => {
+        this.readingBalances = false
+        // Balances that moved while these were read get their own round.
+        if (this.moved.size) this.scheduleBalances()
+      },
+    )
   }
 
   /** Store alerts in the background, one write after another; a failure is logged, and forgotten so a later notice tries again. */
   private store(due: NewDelivery[] | Promise<NewDelivery[]>, after?: () => void): Promise<void> {
-    const write = this.pending.then(async () => {
-      const deliveries = await due
-      try {
-        if (await this.options.repository.enqueue(deliveries) > 0) this.options.onQueued?.()
-      } catch (error) {
-        for (const delivery of deliveries) this.stored.delete(`${delivery.webhookId}|${delivery.dedupeKey}`)
-        throw error
-      }
-    }).catch((error: unknown) => {
-      reportFailure(this.logger, error, { route: 'alerts' })
-    }).finally(after)
+    const write = this.pending
+      .then(async () => {
+        const deliveries = await due
+        try {
+          if ((await this.options.repository.enqueue(deliveries)) > 0) this.options.onQueued?.()
+        } catch (error) {
+          for (const delivery of deliveries) this.stored.delete(`${delivery.webhookId}|${delivery.dedupeKey}`)
+          throw error
+        }
+      })
+      .catch((error: unknown) => {
+        reportFailure(this.logger, error, { route: 'alerts' })
+      })
+      .finally(after)
     this.pending = write
     return write
   }

@@ -20,15 +20,32 @@ beforeEach(async () => {
   now = Date.parse('2030-01-01T00:00:00Z')
   const account = await store.accounts.create('acme', now)
   webhook = {
-    id: 'wh_clock', accountId: account.id, projectId: null, url: 'https://hooks.example.com/x', secret: 'whsec_clock', events: ['budget.threshold'],
-    balanceBelow: null, expiryDays: 7, budgetPercents: [100], createdAt: now, updatedAt: now,
+    id: 'wh_clock',
+    accountId: account.id,
+    projectId: null,
+    url: 'https://hooks.example.com/x',
+    secret: 'whsec_clock',
+    events: ['budget.threshold'],
+    balanceBelow: null,
+    expiryDays: 7,
+    budgetPercents: [100],
+    createdAt: now,
+    updatedAt: now,
   }
   await store.webhooks.insert(webhook)
 })
 afterEach(() => store.close())
 
 function deliverer(send: WebhookSend) {
-  return new Deliverer({ repository: store.webhooks, send, owner: 'test', pollMs: 1000, timeoutMs: 1000, clock: () => now, random: () => 1 })
+  return new Deliverer({
+    repository: store.webhooks,
+    send,
+    owner: 'test',
+    pollMs: 1000,
+    timeoutMs: 1000,
+    clock: () => now,
+    random: () => 1,
+  })
 }
 
 async function alertOnce(): Promise<void> {
@@ -75,7 +92,12 @@ test('an answer other than 2xx is retried, Retry-After is honoured, and a 2xx en
     seen.push([row!.status, (row!.nextAttemptAt - now) / 1000, row!.lastStatus])
     now = row!.nextAttemptAt
   }
-  expect(seen).toEqual([['pending', 10, 500], ['pending', 120, 429], ['pending', 40, 302], ['delivered', 0, 204]])
+  expect(seen).toEqual([
+    ['pending', 10, 500],
+    ['pending', 120, 429],
+    ['pending', 40, 302],
+    ['delivered', 0, 204],
+  ])
 })
 
 test('a receiver that hangs holds only its own delivery: an alert that comes after it is sent meanwhile', async () => {
@@ -88,7 +110,10 @@ test('a receiver that hangs holds only its own delivery: an alert that comes aft
     if (url === webhook.url) await new Promise<void>((resolve) => (release = resolve))
     return { status: 204 }
   })
-  const offer = (target: WebhookRecord, id: string) => store.webhooks.enqueue([{ id, webhookId: target.id, accountId: target.accountId, event: 'budget.threshold', dedupeKey: id, payload: '{}', createdAt: now }])
+  const offer = (target: WebhookRecord, id: string) =>
+    store.webhooks.enqueue([
+      { id, webhookId: target.id, accountId: target.accountId, event: 'budget.threshold', dedupeKey: id, payload: '{}', createdAt: now },
+    ])
   await offer(webhook, 'whd_slow')
   mixed.wake()
   while (sent.length === 0) await Bun.sleep(1)
@@ -96,7 +121,10 @@ test('a receiver that hangs holds only its own delivery: an alert that comes aft
   mixed.wake()
   const deadline = Date.now() + 5000
   while ((await store.webhooks.listDeliveries({ status: 'delivered' }, 5)).length === 0 && Date.now() < deadline) await Bun.sleep(5)
-  expect((await store.webhooks.listDeliveries({}, 5)).map((row) => [row.id, row.status]).sort()).toEqual([['whd_next', 'delivered'], ['whd_slow', 'pending']])
+  expect((await store.webhooks.listDeliveries({}, 5)).map((row) => [row.id, row.status]).sort()).toEqual([
+    ['whd_next', 'delivered'],
+    ['whd_slow', 'pending'],
+  ])
   release()
   await mixed.idle()
   expect((await store.webhooks.listDeliveries({ status: 'delivered' }, 5)).map((row) => row.id).sort()).toEqual(['whd_next', 'whd_slow'])

@@ -6,7 +6,12 @@ import { signatureHeader, signWebhook } from '../../core/webhook-signature.ts'
 import type { AttemptOutcome, DeliveryRecord, WebhookRepository } from './records.ts'
 
 /** One POST of a signed body. Resolves with the receiver's status; throws when it could not be reached (or was refused). */
-export type WebhookSend = (request: { url: string; body: string; headers: Record<string, string>; timeoutMs: number }) => Promise<{ status: number; retryAfterMs?: number }>
+export type WebhookSend = (request: {
+  url: string
+  body: string
+  headers: Record<string, string>
+  timeoutMs: number
+}) => Promise<{ status: number; retryAfterMs?: number }>
 
 export interface DelivererOptions {
   repository: WebhookRepository
@@ -55,15 +60,17 @@ export class Deliverer {
       this.again = true
       return
     }
-    this.claiming = this.claim().catch((error: unknown) => {
-      reportFailure(this.logger, error, { route: 'webhook deliveries' })
-    }).finally(() => {
-      this.claiming = undefined
-      if (this.again) {
-        this.again = false
-        this.wake()
-      }
-    })
+    this.claiming = this.claim()
+      .catch((error: unknown) => {
+        reportFailure(this.logger, error, { route: 'webhook deliveries' })
+      })
+      .finally(() => {
+        this.claiming = undefined
+        if (this.again) {
+          this.again = false
+          this.wake()
+        }
+      })
   }
 
   /** Resolves when no claim and no attempt is in progress: tests, and shutdown. */
@@ -85,12 +92,14 @@ export class Deliverer {
     const now = this.clock()
     const claimed = await this.options.repository.claimDue(this.options.owner, now, now + this.options.timeoutMs + 30_000, room)
     for (const delivery of claimed) {
-      const attempt: Promise<void> = this.attempt(delivery).catch((error: unknown) => {
-        reportFailure(this.logger, error, { route: 'webhook deliveries' })
-      }).finally(() => {
-        this.inFlight.delete(attempt)
-        this.wake()
-      })
+      const attempt: Promise<void> = this.attempt(delivery)
+        .catch((error: unknown) => {
+          reportFailure(this.logger, error, { route: 'webhook deliveries' })
+        })
+        .finally(() => {
+          this.inFlight.delete(attempt)
+          this.wake()
+        })
       this.inFlight.add(attempt)
     }
   }
@@ -106,9 +115,14 @@ export class Deliverer {
     else {
       try {
         const answer = await this.options.send({
-          url: webhook.url, body: delivery.payload, timeoutMs: this.options.timeoutMs,
+          url: webhook.url,
+          body: delivery.payload,
+          timeoutMs: this.options.timeoutMs,
           headers: {
-            'content-type': 'application/json', 'user-agent': 'Tollgate-Webhooks/1', 'tollgate-event': delivery.event, 'tollgate-delivery': delivery.id,
+            'content-type': 'application/json',
+            'user-agent': 'Tollgate-Webhooks/1',
+            'tollgate-event': delivery.event,
+            'tollgate-delivery': delivery.id,
             [signatureHeader.toLowerCase()]: signWebhook(delivery.payload, webhook.secret, Math.floor(at / 1000)),
           },
         })
@@ -120,15 +134,27 @@ export class Deliverer {
       }
     }
     const finished = this.clock()
-    const next = webhook && error !== null
-      ? nextAttemptAt({ attempt: delivery.attempts + 1, firstAttemptAt, failedAt: finished, retryAfterMs }, (this.options.random ?? Math.random)(), this.options.retryPolicy ?? defaultRetryPolicy)
-      : undefined
+    const next =
+      webhook && error !== null
+        ? nextAttemptAt(
+            { attempt: delivery.attempts + 1, firstAttemptAt, failedAt: finished, retryAfterMs },
+            (this.options.random ?? Math.random)(),
+            this.options.retryPolicy ?? defaultRetryPolicy,
+          )
+        : undefined
     const outcome: AttemptOutcome = {
       status: error === null ? 'delivered' : next === undefined ? 'failed' : 'pending',
-      at: finished, firstAttemptAt, nextAttemptAt: next ?? finished, lastStatus: status, lastError: error === null ? null : error.slice(0, 500),
+      at: finished,
+      firstAttemptAt,
+      nextAttemptAt: next ?? finished,
+      lastStatus: status,
+      lastError: error === null ? null : error.slice(0, 500),
     }
     if (outcome.status === 'failed') {
-      this.logger.warn({ delivery_id: delivery.id, webhook_id: delivery.webhookId, attempts: delivery.attempts + 1, err: outcome.lastError }, 'a webhook delivery was given up')
+      this.logger.warn(
+        { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempts: delivery.attempts + 1, err: outcome.lastError },
+        'a webhook delivery was given up',
+      )
     }
     await this.options.repository.finishAttempt(delivery.id, this.options.owner, outcome)
   }

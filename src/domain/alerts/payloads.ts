@@ -7,7 +7,13 @@ import type { AlertEvent, NewDelivery, WebhookRecord } from './records.ts'
  * repeat), `type`, `created_at`, `account_id`, and the event's own `data` — with money as exact decimal strings and
  * times as ISO-8601, as everywhere the gateway answers.
  */
-export function deliveryOf(webhook: WebhookRecord, event: AlertEvent, dedupeKey: string, data: Record<string, unknown>, at: number): NewDelivery {
+export function deliveryOf(
+  webhook: WebhookRecord,
+  event: AlertEvent,
+  dedupeKey: string,
+  data: Record<string, unknown>,
+  at: number,
+): NewDelivery {
   const id = `whd_${randomBase62(16)}`
   const payload = JSON.stringify({ id, type: event, created_at: new Date(at).toISOString(), account_id: webhook.accountId, data })
   return { id, webhookId: webhook.id, accountId: webhook.accountId, event, dedupeKey, payload, createdAt: at }
@@ -26,9 +32,16 @@ export const onceKeys = {
 
 /** `balance.below`: once per threshold between two credits (a credit is a new occasion: the balance was topped up). */
 export function balanceBelow(webhook: WebhookRecord, balance: number, lastCreditId: number, at: number): NewDelivery {
-  return deliveryOf(webhook, 'balance.below', onceKeys.balanceBelow(webhook.balanceBelow!, lastCreditId), {
-    threshold_usd: formatUsd(webhook.balanceBelow!), balance_usd: formatUsd(balance),
-  }, at)
+  return deliveryOf(
+    webhook,
+    'balance.below',
+    onceKeys.balanceBelow(webhook.balanceBelow!, lastCreditId),
+    {
+      threshold_usd: formatUsd(webhook.balanceBelow!),
+      balance_usd: formatUsd(balance),
+    },
+    at,
+  )
 }
 
 /** What a budget's owner (the budgets feature) reports after settling: how much of which budget's period is spent. */
@@ -46,10 +59,22 @@ export interface SpendObservation {
 
 export function budgetThreshold(webhook: WebhookRecord, observation: SpendObservation, percent: number, at: number): NewDelivery {
   const { scope } = observation
-  return deliveryOf(webhook, 'budget.threshold', onceKeys.budgetThreshold(observation, percent), {
-    scope: scope.kind, project_id: scope.projectId ?? null, key_id: scope.keyId ?? null, budget_id: String(observation.budgetId),
-    period_start: new Date(observation.periodStart).toISOString(), percent, spent_usd: formatUsd(observation.spent), limit_usd: formatUsd(observation.limit),
-  }, at)
+  return deliveryOf(
+    webhook,
+    'budget.threshold',
+    onceKeys.budgetThreshold(observation, percent),
+    {
+      scope: scope.kind,
+      project_id: scope.projectId ?? null,
+      key_id: scope.keyId ?? null,
+      budget_id: String(observation.budgetId),
+      period_start: new Date(observation.periodStart).toISOString(),
+      percent,
+      spent_usd: formatUsd(observation.spent),
+      limit_usd: formatUsd(observation.limit),
+    },
+    at,
+  )
 }
 
 /** The percentages a spend has reached, lowest first: 80 % of $10 is reached at exactly $8 (integers, no rounding). */
@@ -60,8 +85,16 @@ export function reachedPercents(percents: readonly number[], spent: number, limi
 
 /** `key.expiring`: once per key and expiry time (a key given a new expiry is a new occasion). */
 export function keyExpiring(webhook: WebhookRecord, key: { id: string; name: string | null; expiresAt: number }, at: number): NewDelivery {
-  return deliveryOf(webhook, 'key.expiring', onceKeys.keyExpiring(key.id, key.expiresAt), {
-    key_id: key.id, key_name: key.name, expires_at: new Date(key.expiresAt).toISOString(),
-    days_left: Math.max(0, Math.floor((key.expiresAt - at) / 86_400_000)),
-  }, at)
+  return deliveryOf(
+    webhook,
+    'key.expiring',
+    onceKeys.keyExpiring(key.id, key.expiresAt),
+    {
+      key_id: key.id,
+      key_name: key.name,
+      expires_at: new Date(key.expiresAt).toISOString(),
+      days_left: Math.max(0, Math.floor((key.expiresAt - at) / 86_400_000)),
+    },
+    at,
+  )
 }

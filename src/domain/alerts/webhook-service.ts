@@ -4,7 +4,14 @@ import type { Actor } from '../actor.ts'
 import { auditChange } from '../audit/note.ts'
 import { webhookObject } from '../audit/objects.ts'
 import { DomainError } from '../errors.ts'
-import { type AlertEvent, alertEvents, defaultBudgetPercents, defaultExpiryDays, type WebhookRecord, type WebhookRepository } from './records.ts'
+import {
+  type AlertEvent,
+  alertEvents,
+  defaultBudgetPercents,
+  defaultExpiryDays,
+  type WebhookRecord,
+  type WebhookRepository,
+} from './records.ts'
 
 export interface NewWebhookInput {
   accountId: number
@@ -24,7 +31,10 @@ export interface CreatedWebhook {
 
 /** A webhook's field the rules refuse, named the domain's way (callers name it theirs: `balance_below_usd`). */
 export class WebhookInputError extends DomainError {
-  constructor(readonly field: 'url' | 'events' | 'balanceBelow' | 'expiryDays' | 'budgetPercents', readonly rule: string) {
+  constructor(
+    readonly field: 'url' | 'events' | 'balanceBelow' | 'expiryDays' | 'budgetPercents',
+    readonly rule: string,
+  ) {
     super('invalid', `${field} ${rule}`)
   }
 }
@@ -57,16 +67,25 @@ export class WebhookService {
     const at = this.clock()
     const url = checkUrl(input.url, this.options.allowPrivate())
     const balanceBelow = input.balanceBelow ?? null
-    if (balanceBelow !== null && (!Number.isSafeInteger(balanceBelow) || balanceBelow <= 0)) throw new WebhookInputError('balanceBelow', 'must be more than 0')
+    if (balanceBelow !== null && (!Number.isSafeInteger(balanceBelow) || balanceBelow <= 0))
+      throw new WebhookInputError('balanceBelow', 'must be more than 0')
     // Every event by default; the balance's only with an amount to be told below.
     const events = checkEvents(input.events ?? alertEvents.filter((event) => event !== 'balance.below' || balanceBelow !== null))
     if (events.includes('balance.below') && balanceBelow === null) {
       throw new WebhookInputError('balanceBelow', 'is needed for balance.below: the balance to be told below')
     }
     const record: WebhookRecord = {
-      id: `wh_${randomBase62(12)}`, accountId: input.accountId, projectId: null, url,
-      secret: `whsec_${randomBase62(32)}`, events, balanceBelow, expiryDays: checkExpiryDays(input.expiryDays ?? defaultExpiryDays),
-      budgetPercents: checkPercents(input.budgetPercents ?? [...defaultBudgetPercents]), createdAt: at, updatedAt: at,
+      id: `wh_${randomBase62(12)}`,
+      accountId: input.accountId,
+      projectId: null,
+      url,
+      secret: `whsec_${randomBase62(32)}`,
+      events,
+      balanceBelow,
+      expiryDays: checkExpiryDays(input.expiryDays ?? defaultExpiryDays),
+      budgetPercents: checkPercents(input.budgetPercents ?? [...defaultBudgetPercents]),
+      createdAt: at,
+      updatedAt: at,
     }
     if ((await this.options.repository.list(input.accountId)).length >= maxWebhooksPerAccount) {
       throw new DomainError('conflict', `an account has at most ${maxWebhooksPerAccount} webhooks: delete one first`)
@@ -79,7 +98,7 @@ export class WebhookService {
   /** Delete a webhook and its deliveries (pending ones are not sent). */
   async delete(id: string, actor: Actor): Promise<void> {
     const at = this.clock()
-    if (!await this.options.repository.delete(id, auditChange(actor, 'webhook.delete', webhookObject, { at }))) {
+    if (!(await this.options.repository.delete(id, auditChange(actor, 'webhook.delete', webhookObject, { at })))) {
       throw new DomainError('not_found', `webhook ${id} does not exist`)
     }
     await this.options.onChange?.()
@@ -104,17 +123,23 @@ function checkUrl(url: string, allowPrivate: boolean): string {
 function checkEvents(events: readonly AlertEvent[]): AlertEvent[] {
   if (events.length === 0) throw new WebhookInputError('events', `must name at least one of ${alertEvents.join(', ')}`)
   const unknown = events.filter((event) => !alertEvents.includes(event))
-  if (unknown.length) throw new WebhookInputError('events', `names unknown event(s) ${unknown.join(', ')}; known: ${alertEvents.join(', ')}`)
+  if (unknown.length)
+    throw new WebhookInputError('events', `names unknown event(s) ${unknown.join(', ')}; known: ${alertEvents.join(', ')}`)
   return alertEvents.filter((event) => events.includes(event))
 }
 
 function checkExpiryDays(days: number): number {
-  if (!Number.isInteger(days) || days < 1 || days > 365) throw new WebhookInputError('expiryDays', 'must be a whole number of days from 1 to 365')
+  if (!Number.isInteger(days) || days < 1 || days > 365)
+    throw new WebhookInputError('expiryDays', 'must be a whole number of days from 1 to 365')
   return days
 }
 
 function checkPercents(percents: number[]): number[] {
-  if (percents.length === 0 || percents.length > 10 || percents.some((percent) => !Number.isInteger(percent) || percent < 1 || percent > 1000)) {
+  if (
+    percents.length === 0 ||
+    percents.length > 10 ||
+    percents.some((percent) => !Number.isInteger(percent) || percent < 1 || percent > 1000)
+  ) {
     throw new WebhookInputError('budgetPercents', 'must be 1 to 10 whole percentages from 1 to 1000')
   }
   return [...new Set(percents)].sort((left, right) => left - right)

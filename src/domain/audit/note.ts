@@ -45,16 +45,35 @@ export function auditChange<Row>(actor: Actor, action: string, object: AuditObje
     if (change.rotated) now = { ...now, [change.rotated]: 'rotated' }
     if (change.detail) now = { ...now, ...change.detail }
     return {
-      at: change.at, action, objectType: object.type, objectId: object.id(subject), accountId: object.accountId(subject),
-      actor: auditActor(actor), before: orNull(was), after: orNull(now),
+      at: change.at,
+      action,
+      objectType: object.type,
+      objectId: object.id(subject),
+      accountId: object.accountId(subject),
+      actor: auditActor(actor),
+      before: orNull(was),
+      after: orNull(now),
     }
   }
 }
 
 /** A row of its own, for what changes nothing else stored: a failed sign-in, a config reload, an unlocked sign-in. */
-export function auditEvent(actor: Actor, action: string, object: { type: AuditObjectType; id: string | null; accountId: number | null }, at: number, after: AuditFields | null, before: AuditFields | null = null): AuditEntry {
+export function auditEvent(
+  actor: Actor,
+  action: string,
+  object: { type: AuditObjectType; id: string | null; accountId: number | null },
+  at: number,
+  after: AuditFields | null,
+  before: AuditFields | null = null,
+): AuditEntry {
   return {
-    at, action, objectType: object.type, objectId: object.id, accountId: object.accountId, actor: auditActor(actor),
-    before: orNull(before), after: orNull(after),
+    at,
+    action,
+    objectType: object.type,
+    objectId: object.id,
+    accountId: object.accountId,
+    actor: auditActor(actor),
+    before: orNull(before),
+    after: orNull(after),
   }
 }

@@ -31,8 +31,15 @@ export const keyObject: AuditObject<KeyRecord> = {
   id: (key) => key.id,
   accountId: (key) => key.accountId,
   fields: (key) => ({
-    account_id: key.accountId, name: key.name, models: key.models, rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
-    budget_usd: usd(key.budget), expires_at: isoTime(key.expiresAt), revoked_at: isoTime(key.revokedAt),
+    account_id: key.accountId,
+    name: key.name,
+    models: key.models,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    concurrency: key.concurrency,
+    budget_usd: usd(key.budget),
+    expires_at: isoTime(key.expiresAt),
+    revoked_at: isoTime(key.revokedAt),
     allowed_ips: key.allowedIps,
     // Only once a key is in a project: rows of keys in none read as they always did.
     ...(key.projectId != null && { project_id: key.projectId }),
@@ -43,7 +50,15 @@ export const projectObject: AuditObject<ProjectRecord> = {
   type: 'project',
   id: (project) => String(project.id),
   accountId: (project) => project.accountId,
-  fields: (project) => ({ name: project.name, models: project.models, rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency }),
+  fields: (project) => ({
+    name: project.name,
+    models: project.models,
+    rpm: project.rpm,
+    tpm: project.tpm,
+    concurrency: project.concurrency,
+    // Only once a project has rules: rows of projects without read as they always did.
+    ...(project.allowedIps !== null && { allowed_ips: project.allowedIps }),
+  }),
 }
 
 export const budgetObject: AuditObject<BudgetRecord> = {
@@ -51,8 +66,12 @@ export const budgetObject: AuditObject<BudgetRecord> = {
   id: (budget) => String(budget.id),
   accountId: (budget) => budget.accountId,
   fields: (budget) => ({
-    scope: budget.scope, project_id: budget.projectId, key_id: budget.keyId, amount_usd: formatUsd(budget.amount),
-    period: budget.period, time_zone: budget.timeZone,
+    scope: budget.scope,
+    project_id: budget.projectId,
+    key_id: budget.keyId,
+    amount_usd: formatUsd(budget.amount),
+    period: budget.period,
+    time_zone: budget.timeZone,
   }),
 }
 
@@ -84,7 +103,10 @@ export const webhookObject: AuditObject<WebhookRecord> = {
   id: (webhook) => webhook.id,
   accountId: (webhook) => webhook.accountId,
   fields: (webhook) => ({
-    url: webhook.url, events: webhook.events, balance_below_usd: usd(webhook.balanceBelow), expiry_days: webhook.expiryDays,
+    url: webhook.url,
+    events: webhook.events,
+    balance_below_usd: usd(webhook.balanceBelow),
+    expiry_days: webhook.expiryDays,
     budget_percents: webhook.budgetPercents.map(String),
   }),
 }

@@ -26,7 +26,10 @@ export class AuditRetention {
   private running: Promise<number> | undefined
   private stopped = false
 
-  constructor(private readonly audit: AuditRepository, private readonly options: AuditRetentionOptions) {
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly options: AuditRetentionOptions,
+  ) {
     this.job = new BackgroundJob(options.logger, 'audit pruning', 'audit rows past retention.audit_days stay until it works again')
   }
 
@@ -49,7 +52,12 @@ export class AuditRetention {
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      void this.pruneNow().then(() => this.job.succeeded(), (error: unknown) => this.job.failed(error)).finally(() => this.schedule(this.options.everyMs ?? 3_600_000))
+      void this.pruneNow()
+        .then(
+          () => this.job.succeeded(),
+          (error: unknown) => this.job.failed(error),
+        )
+        .finally(() => this.schedule(this.options.everyMs ?? 3_600_000))
     }, delayMs)
     this.timer.unref?.()
   }
@@ -63,7 +71,8 @@ export class AuditRetention {
       if (deleted < batchRows) break
       await Bun.sleep(this.options.pauseMs ?? 15)
     }
-    if (total > 0) this.options.logger.info({ rows: total, before: new Date(cutoff).toISOString() }, 'deleted audit rows past retention.audit_days')
+    if (total > 0)
+      this.options.logger.info({ rows: total, before: new Date(cutoff).toISOString() }, 'deleted audit rows past retention.audit_days')
     return total
   }
 }

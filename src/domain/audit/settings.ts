@@ -24,7 +24,8 @@ function flatten(value: unknown, path: string, secret: boolean, into: Map<string
   if (isList && value.some((entry) => entry !== null && typeof entry === 'object')) {
     value.forEach((entry, index) => flatten(entry, `${path}[${entryName(entry, index)}]`, secret, into))
   } else if (!isList && value !== null && typeof value === 'object') {
-    for (const [name, inner] of Object.entries(value)) flatten(inner, path ? `${path}.${name}` : name, secret || secretName.test(name), into)
+    for (const [name, inner] of Object.entries(value))
+      flatten(inner, path ? `${path}.${name}` : name, secret || secretName.test(name), into)
   } else if (value !== undefined) {
     into.set(path, { value: JSON.stringify(value), secret })
   }
@@ -64,8 +65,22 @@ function changedSettings(before: object, after: object): { before: AuditFields; 
  * A config reload's row: who asked (`tollgate reload`'s OS user, or a signal from elsewhere), the file, the settings
  * it changed, and those that wait for a restart.
  */
-export function configReloadEntry(actor: Actor, source: string, before: object, after: object, restartNeeded: string[], at: number): AuditEntry {
+export function configReloadEntry(
+  actor: Actor,
+  source: string,
+  before: object,
+  after: object,
+  restartNeeded: string[],
+  at: number,
+): AuditEntry {
   const changed = changedSettings(before, after)
   const waiting: AuditFields = restartNeeded.length > 0 ? { restart_needed_for: restartNeeded } : {}
-  return auditEvent(actor, 'config.reload', { type: 'config', id: source, accountId: null }, at, { ...changed.after, ...waiting }, changed.before)
+  return auditEvent(
+    actor,
+    'config.reload',
+    { type: 'config', id: source, accountId: null },
+    at,
+    { ...changed.after, ...waiting },
+    changed.before,
+  )
 }

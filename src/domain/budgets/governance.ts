@@ -31,7 +31,7 @@ function applyGovernance(key: KeyRecord, projects: readonly ProjectRecord[], bud
   const applying = budgets.filter((budget) => budget.accountId === key.accountId && appliesTo(budget, key)).sort((a, b) => a.id - b.id)
   const hidden = (value: unknown) => ({ value, writable: true, configurable: true, enumerable: false })
   Object.defineProperties(key, {
-    project: hidden(key.projectId === null ? null : projects.find((project) => project.id === key.projectId) ?? null),
+    project: hidden(key.projectId === null ? null : (projects.find((project) => project.id === key.projectId) ?? null)),
     budgets: hidden(applying),
     budgetSignature: hidden(applying.map((budget) => `${budget.id}:${budget.amount}:${budget.period}:${budget.timeZone}`).join(',')),
   })

@@ -28,8 +28,15 @@ export async function budgetFigures(key: KeyRecord, repository: BudgetRepository
   for (const budget of key.budgets ?? []) figures.push(await figuresOf(budget, repository, now))
   if (key.budget !== null) {
     figures.push({
-      budget: undefined, scope: 'key', period: 'total', timeZone: 'UTC', amount: key.budget, spent: key.spent, reserved: 0,
-      periodStart: undefined, resetsAt: undefined,
+      budget: undefined,
+      scope: 'key',
+      period: 'total',
+      timeZone: 'UTC',
+      amount: key.budget,
+      spent: key.spent,
+      reserved: 0,
+      periodStart: undefined,
+      resetsAt: undefined,
     })
   }
   return figures
@@ -42,8 +49,14 @@ export async function figuresOf(budget: BudgetRecord, repository: BudgetReposito
   const current = periodNow(budget, now, windowStart)
   const counted = current.opened ? { spent: 0, reserved: 0 } : await repository.periodFigures(budget.id, current.start)
   return {
-    budget, scope: budget.scope, period: formatBudgetPeriod(period), timeZone: budget.timeZone, amount: budget.amount, ...counted,
-    periodStart: current.opened || period.kind === 'total' ? undefined : current.start, resetsAt: current.opened ? undefined : current.resetsAt,
+    budget,
+    scope: budget.scope,
+    period: formatBudgetPeriod(period),
+    timeZone: budget.timeZone,
+    amount: budget.amount,
+    ...counted,
+    periodStart: current.opened || period.kind === 'total' ? undefined : current.start,
+    resetsAt: current.opened ? undefined : current.resetsAt,
   }
 }
 
@@ -70,13 +83,17 @@ export function keyViewJson(key: KeyRecord, figures: readonly BudgetFigures[], m
     expires_at: isoTime(key.expiresAt),
     models,
     limits: {
-      rpm: key.rpm, tpm: key.tpm, concurrency: key.concurrency,
-      project: project && { rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency },
+      // The address rules that apply (each must allow): the caller is inside them already, so they reveal nothing new.
+      rpm: key.rpm,
+      tpm: key.tpm,
+      concurrency: key.concurrency,
+      allowed_ips: key.allowedIps,
+      project: project && { rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency, allowed_ips: project.allowedIps },
     },
     budgets: figures.map((figure) => ({
       id: figure.budget?.id ?? null,
       scope: figure.scope,
-      scope_name: figure.scope === 'project' ? project?.name ?? null : null,
+      scope_name: figure.scope === 'project' ? (project?.name ?? null) : null,
       period: figure.period,
       time_zone: figure.timeZone,
       ...figuresJson(figure),

@@ -6,7 +6,7 @@ const parsed = new Map<string, BudgetPeriod>()
 /** A budget's period as written (`month`, `5h`), parsed once per text (stored periods were checked when written). */
 export function periodOfText(text: string): BudgetPeriod {
   let period = parsed.get(text)
-  if (!period) parsed.set(text, period = parseBudgetPeriod(text))
+  if (!period) parsed.set(text, (period = parseBudgetPeriod(text)))
   return period
 }
 

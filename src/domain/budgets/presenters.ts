@@ -10,7 +10,10 @@ export function projectJson(project: ProjectRecord, keys: number) {
     account_id: project.accountId,
     name: project.name,
     models: project.models,
-    rpm: project.rpm, tpm: project.tpm, concurrency: project.concurrency,
+    rpm: project.rpm,
+    tpm: project.tpm,
+    concurrency: project.concurrency,
+    allowed_ips: project.allowedIps,
     keys,
     created_at: isoTime(project.createdAt),
   }

@@ -8,6 +8,7 @@ export interface ProjectChanges {
   rpm?: number | null
   tpm?: number | null
   concurrency?: number | null
+  allowedIps?: string[] | null
 }
 
 /** What an edit of a budget may change. */

@@ -1,3 +1,4 @@
+import { normalizeAllowedIps } from '../../core/allowed-ips.ts'
 import { formatBudgetPeriod, parseBudgetPeriod, parseTimeZone } from '../../core/budget-period/index.ts'
 import type { Actor } from '../actor.ts'
 import { auditChange } from '../audit/note.ts'
@@ -54,8 +55,17 @@ export class BudgetService {
   async createProject(input: NewProject, actor: Actor): Promise<ProjectRecord> {
     const at = this.clock()
     const fields = this.checkProject(input)
-    const project = { accountId: input.accountId, name: fields.name!, models: fields.models ?? null, rpm: fields.rpm ?? null, tpm: fields.tpm ?? null,
-      concurrency: fields.concurrency ?? null, createdAt: at, updatedAt: at }
+    const project = {
+      accountId: input.accountId,
+      name: fields.name!,
+      models: fields.models ?? null,
+      rpm: fields.rpm ?? null,
+      tpm: fields.tpm ?? null,
+      concurrency: fields.concurrency ?? null,
+      allowedIps: fields.allowedIps ?? null,
+      createdAt: at,
+      updatedAt: at,
+    }
     if ((await this.repository.listProjects(input.accountId)).some((other) => other.name === project.name)) {
       throw new DomainError('conflict', `project "${project.name}" exists in this account already`)
     }
@@ -97,8 +107,15 @@ export class BudgetService {
     const at = this.clock()
     const fields = this.checkBudget(input)
     const budget = {
-      accountId: input.accountId, scope: input.scope, projectId: null as number | null, keyId: null as string | null,
-      amount: fields.amount!, period: fields.period!, timeZone: fields.timeZone ?? 'UTC', createdAt: at, updatedAt: at,
+      accountId: input.accountId,
+      scope: input.scope,
+      projectId: null as number | null,
+      keyId: null as string | null,
+      amount: fields.amount!,
+      period: fields.period!,
+      timeZone: fields.timeZone ?? 'UTC',
+      createdAt: at,
+      updatedAt: at,
     }
     if (input.scope === 'project') {
       const project = input.projectId == null ? undefined : await this.repository.findProject(input.projectId)
@@ -137,7 +154,7 @@ export class BudgetService {
     return keyViewJson(key, await budgetFigures(key, this.repository, now), models)
   }
 
-  /** A project's fields checked: a name of 1–100 characters, configured models (null: every model), limits from 1. */
+  /** A project's fields checked: a name of 1–100 characters, configured models (null: every model), limits from 1, address rules as a key's. */
   private checkProject(changes: ProjectChanges): ProjectChanges {
     const checked: ProjectChanges = {}
     if (changes.name !== undefined) {
@@ -157,8 +174,16 @@ export class BudgetService {
     for (const field of ['rpm', 'tpm', 'concurrency'] as const) {
       const value = changes[field]
       if (value === undefined) continue
-      if (value !== null && (!Number.isInteger(value) || value < 1 || value > maxKeyLimit)) throw invalid(`${field} must be a whole number from 1 to ${maxKeyLimit}`)
+      if (value !== null && (!Number.isInteger(value) || value < 1 || value > maxKeyLimit))
+        throw invalid(`${field} must be a whole number from 1 to ${maxKeyLimit}`)
       checked[field] = value
+    }
+    if (changes.allowedIps !== undefined) {
+      try {
+        checked.allowedIps = changes.allowedIps && normalizeAllowedIps(changes.allowedIps)
+      } catch (error) {
+        throw invalid(`allowed_ips ${(error as Error).message}`)
+      }
     }
     return checked
   }

@@ -15,7 +15,10 @@ export interface ClaimRules {
 
 /** Why a sign-on was refused: `reason` is logged and tested, `message` is what the person reads. */
 export class SignOnRefused extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message)
     this.name = 'SignOnRefused'
   }
@@ -28,21 +31,35 @@ export class SignOnRefused extends Error {
 export function readClaim(claims: Record<string, unknown>, name: string): string[] {
   let value: unknown = claims[name]
   if (value === undefined && name.includes('.')) {
-    value = name.split('.').reduce<unknown>((node, part) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), claims)
+    value = name
+      .split('.')
+      .reduce<unknown>(
+        (node, part) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined),
+        claims,
+      )
   }
   const values = Array.isArray(value) ? value : [value]
-  return values.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number').map(String).filter((item) => item !== '')
+  return values
+    .filter((item): item is string | number => typeof item === 'string' || typeof item === 'number')
+    .map(String)
+    .filter((item) => item !== '')
 }
 
 /** The lower-cased email, checked against the allowed domains; undefined when the provider sent none and none is needed. */
 export function checkEmail(claims: Record<string, unknown>, rules: ClaimRules): string | undefined {
   const email = typeof claims.email === 'string' && claims.email.includes('@') ? claims.email.trim().toLowerCase() : undefined
   if (claims.email_verified === false) {
-    throw new SignOnRefused('email_not_verified', 'Your identity provider says your email address is not verified. Verify it there, then sign in again.')
+    throw new SignOnRefused(
+      'email_not_verified',
+      'Your identity provider says your email address is not verified. Verify it there, then sign in again.',
+    )
   }
   if (rules.allowedDomains.length === 0) return email
   if (email === undefined) {
-    throw new SignOnRefused('no_email', 'Your identity provider did not share your email address, which this gateway needs to check your domain.')
+    throw new SignOnRefused(
+      'no_email',
+      'Your identity provider did not share your email address, which this gateway needs to check your domain.',
+    )
   }
   const domain = email.slice(email.lastIndexOf('@') + 1)
   if (!rules.allowedDomains.includes(domain)) {
@@ -64,11 +81,20 @@ export function mapRole(claims: Record<string, unknown>, rules: ClaimRules): Use
 }
 
 /** The account the account claim names (by name, or by id when the value is a number), or undefined when none is configured. */
-export async function mapAccount(accounts: AccountRepository, claims: Record<string, unknown>, rules: ClaimRules): Promise<AccountRecord | undefined> {
+export async function mapAccount(
+  accounts: AccountRepository,
+  claims: Record<string, unknown>,
+  rules: ClaimRules,
+): Promise<AccountRecord | undefined> {
   if (rules.accountClaim === undefined) return undefined
   const [value] = readClaim(claims, rules.accountClaim)
-  if (value === undefined) throw new SignOnRefused('no_account', 'Your identity provider names no account of this gateway for you. Ask an operator for access.')
+  if (value === undefined)
+    throw new SignOnRefused('no_account', 'Your identity provider names no account of this gateway for you. Ask an operator for access.')
   const account = (await accounts.findByName(value)) ?? (/^\d+$/.test(value) ? await accounts.findById(Number(value)) : undefined)
-  if (!account) throw new SignOnRefused('unknown_account', 'The account your identity provider names for you does not exist on this gateway. Ask an operator.')
+  if (!account)
+    throw new SignOnRefused(
+      'unknown_account',
+      'The account your identity provider names for you does not exist on this gateway. Ask an operator.',
+    )
   return account
 }

@@ -38,7 +38,11 @@ export interface IdentityRepository {
   /** The identities linked to a login (none for a local login or one still waiting for its first sign-on). */
   listForUser(userId: number): Promise<IdentityRecord[]>
   /** A new login and its identity (and its audit row), in one transaction: a login is never left half made. */
-  createLinkedUser(user: Omit<UserRecord, 'id'>, identity: Omit<IdentityRecord, 'userId'>, audit?: AuditNote<UserRecord>): Promise<UserRecord>
+  createLinkedUser(
+    user: Omit<UserRecord, 'id'>,
+    identity: Omit<IdentityRecord, 'userId'>,
+    audit?: AuditNote<UserRecord>,
+  ): Promise<UserRecord>
   link(identity: IdentityRecord): Promise<void>
   recordSignIn(issuer: string, subject: string, email: string | null, at: number): Promise<void>
   saveFlow(flow: FlowRecord): Promise<void>

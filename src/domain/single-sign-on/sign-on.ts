@@ -35,7 +35,11 @@ export interface SignedOn {
 function chooseName(email: string | undefined, claims: Record<string, unknown>): string {
   const candidates = [email, typeof claims.preferred_username === 'string' ? claims.preferred_username.trim().toLowerCase() : undefined]
   const name = candidates.find((candidate) => candidate !== undefined && isValidName(candidate))
-  if (!name) throw new SignOnRefused('no_usable_name', 'Your identity provider shared neither an email address nor a username this gateway can use as your login name.')
+  if (!name)
+    throw new SignOnRefused(
+      'no_usable_name',
+      'Your identity provider shared neither an email address nor a username this gateway can use as your login name.',
+    )
   return name
 }
 
@@ -48,7 +52,13 @@ function chooseName(email: string | undefined, claims: Record<string, unknown>):
  * admit is refused and signed out everywhere. A login made or changed here is recorded in the audit log (`user.create`,
  * `user.edit`) as done by the person signing on, from `address`.
  */
-export async function signOn(repositories: SignOnRepositories, rules: ClaimRules, identity: ProvenIdentity, now = Date.now(), address: string | null = null): Promise<SignedOn> {
+export async function signOn(
+  repositories: SignOnRepositories,
+  rules: ClaimRules,
+  identity: ProvenIdentity,
+  now = Date.now(),
+  address: string | null = null,
+): Promise<SignedOn> {
   const { users, identities } = repositories
   const known = await identities.findIdentity(identity.issuer, identity.subject)
   const existing = known ? await users.findById(known.userId) : undefined
@@ -63,8 +73,10 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
     const record = { issuer: identity.issuer, subject: identity.subject, email: email ?? null }
     if (!current) {
       const user = await identities.createLinkedUser(
-        { name, role, accountId, passwordHash: '', createdAt: now, updatedAt: now }, { ...record, createdAt: now, lastSignInAt: now },
-        bySignOn('user.create', address, now))
+        { name, role, accountId, passwordHash: '', createdAt: now, updatedAt: now },
+        { ...record, createdAt: now, lastSignInAt: now },
+        bySignOn('user.create', address, now),
+      )
       return { user, how: 'created', changed: [] }
     }
     if (waiting) await identities.link({ ...record, userId: waiting.id, createdAt: now, lastSignInAt: now })
@@ -72,7 +84,8 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
     const rename = name !== current.name && !(await users.findByName(name))
     const next = { name: rename ? name : current.name, role, accountId }
     const changed = (['name', 'role', 'accountId'] as const).filter((field) => next[field] !== current[field])
-    const user = changed.length > 0 ? (await users.update(current.id, next, now, bySignOn('user.edit', address, now))) ?? current : current
+    const user =
+      changed.length > 0 ? ((await users.update(current.id, next, now, bySignOn('user.edit', address, now))) ?? current) : current
     return { user, how: waiting ? 'linked' : 'returning', changed }
   } catch (error) {
     // Access taken away at the provider ends this person's console sessions here too.
@@ -83,7 +96,8 @@ export async function signOn(repositories: SignOnRepositories, rules: ClaimRules
 
 /** The audit note of a login single sign-on makes or changes: its actor is the person signing on, as that login. */
 function bySignOn(action: string, address: string | null, at: number): AuditNote<UserRecord> {
-  return (before, after) => auditChange(userActor(after!, address), action, userObject, { at, detail: { via: 'single sign-on' } })(before, after)
+  return (before, after) =>
+    auditChange(userActor(after!, address), action, userObject, { at, detail: { via: 'single sign-on' } })(before, after)
 }
 
 /** A login made by an operator for this name that has no password and no identity yet: it waits for its person. */
@@ -91,10 +105,18 @@ async function findWaitingLogin(repositories: SignOnRepositories, name: string):
   const user = await repositories.users.findByName(name)
   if (!user) return undefined
   if (user.passwordHash === '' && (await repositories.identities.listForUser(user.id)).length === 0) return user
-  throw new SignOnRefused('name_taken', `A login named ${name} already exists on this gateway and is not linked to your identity provider. Ask an operator.`)
+  throw new SignOnRefused(
+    'name_taken',
+    `A login named ${name} already exists on this gateway and is not linked to your identity provider. Ask an operator.`,
+  )
 }
 
-async function chooseAccount(repositories: SignOnRepositories, claims: Record<string, unknown>, rules: ClaimRules, current?: UserRecord): Promise<number> {
+async function chooseAccount(
+  repositories: SignOnRepositories,
+  claims: Record<string, unknown>,
+  rules: ClaimRules,
+  current?: UserRecord,
+): Promise<number> {
   const account = await mapAccount(repositories.accounts, claims, rules)
   const accountId = account?.id ?? current?.accountId ?? undefined
   if (accountId === undefined || accountId === null) {

@@ -8,9 +8,11 @@ import { describeBytes } from './rules.ts'
  */
 
 function lineTooLong(line: number, maxLineBytes: number): GatewayError {
-  return new GatewayError('invalid_request',
+  return new GatewayError(
+    'invalid_request',
     `Line ${line} of the file is longer than ${describeBytes(maxLineBytes)}: each line is one request, and a request body may be at most ${maxLineBytes} bytes.`,
-    { code: 'line_too_long', param: `line ${line}` })
+    { code: 'line_too_long', param: `line ${line}` },
+  )
 }
 
 /** Where an upload is in its lines, chunk by chunk: the number of the line being read and its bytes so far. */

@@ -37,16 +37,24 @@ export function storedOrRefused(outcome: FileQuotaOutcome, quota: FileQuota): vo
 
 function storageRefusal(passed: 'files' | 'bytes', quota: FileQuota): GatewayError {
   if (passed === 'files') {
-    return new GatewayError('invalid_request', `This account stores ${quota.maxFilesPerAccount} files, as many as it may: delete one first.`,
-      { code: 'file_quota_exceeded', param: 'file' })
+    return new GatewayError(
+      'invalid_request',
+      `This account stores ${quota.maxFilesPerAccount} files, as many as it may: delete one first.`,
+      { code: 'file_quota_exceeded', param: 'file' },
+    )
   }
-  return new GatewayError('invalid_request',
+  return new GatewayError(
+    'invalid_request',
     `This file would take the account's stored files past ${describeBytes(quota.maxStoredBytesPerAccount)} (${quota.maxStoredBytesPerAccount} bytes): delete some first.`,
-    { code: 'storage_quota_exceeded', param: 'file' })
+    { code: 'storage_quota_exceeded', param: 'file' },
+  )
 }
 
 /** A 429: the account has as many batches not yet ended as it may; one must end (or be cancelled) first. */
 export function refuseOpenBatches(maxOpen: number): never {
-  throw new GatewayError('rate_limit', `This account has ${maxOpen} batches not yet ended, as many as it may have at once: wait for one to end, or cancel one.`,
-    { code: 'too_many_open_batches' })
+  throw new GatewayError(
+    'rate_limit',
+    `This account has ${maxOpen} batches not yet ended, as many as it may have at once: wait for one to end, or cancel one.`,
+    { code: 'too_many_open_batches' },
+  )
 }

@@ -106,7 +106,12 @@ export interface TaskRepository {
   expireDue(now: number): Promise<number>
   /** Active tasks with no item pending or running: ready to end. */
   finishableTasks(): Promise<TaskRecord[]>
-  finalizeTask(id: string, status: TaskStatus, at: number, files?: { outputFileId: string | null; errorFileId: string | null }): Promise<boolean>
+  finalizeTask(
+    id: string,
+    status: TaskStatus,
+    at: number,
+    files?: { outputFileId: string | null; errorFileId: string | null },
+  ): Promise<boolean>
   /** Delete tasks that ended before `before` and output files made before it, input files past their expiry (`now`). */
   purge(before: number, now: number): Promise<{ tasks: number; files: number }>
   /** At start: rows a crash left half-written or half-deleted (items with no task, parts with no file). */

@@ -21,13 +21,20 @@ export interface TaskLimits {
 }
 
 export const defaultTaskLimits: TaskLimits = {
-  maxFileBytes: 200 * 1024 * 1024, windowMs: 24 * 3600 * 1000, maxLineBytes: 32 * 1024 * 1024,
-  maxFilesPerAccount: 1000, maxStoredBytesPerAccount: 1024 * 1024 * 1024, maxOpenBatchesPerAccount: 25,
+  maxFileBytes: 200 * 1024 * 1024,
+  windowMs: 24 * 3600 * 1000,
+  maxLineBytes: 32 * 1024 * 1024,
+  maxFilesPerAccount: 1000,
+  maxStoredBytesPerAccount: 1024 * 1024 * 1024,
+  maxOpenBatchesPerAccount: 25,
 }
 
 /** A byte count as people read it ("200 MB", "1.5 KB", "10 bytes"), for the messages that name a limit. */
 export function describeBytes(bytes: number): string {
-  for (const [unit, size] of [['MB', 1024 * 1024], ['KB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['MB', 1024 * 1024],
+    ['KB', 1024],
+  ] as const) {
     if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`
   }
   return `${bytes} bytes`
@@ -46,7 +53,11 @@ export function itemErrorOf(error: GatewayError): ItemError {
 
 /** An item's stored error back as a GatewayError, for a protocol to render in its own shape. */
 export function gatewayErrorOf(error: ItemError): GatewayError {
-  return new GatewayError(error.kind, error.message, { code: error.code === undefined ? undefined : readErrorCode(error.code), param: error.param, status: error.status })
+  return new GatewayError(error.kind, error.message, {
+    code: error.code === undefined ? undefined : readErrorCode(error.code),
+    param: error.param,
+    status: error.status,
+  })
 }
 
 /**
@@ -59,8 +70,19 @@ export function recoveredOutcome(orphan: OrphanedItem, at: number): ItemOutcome 
   const { billed, staged } = orphan
   if (!billed) return undefined
   if (billed.status === 200 && staged !== null) return { status: 'succeeded', statusCode: 200, result: staged, cost: billed.cost, at }
-  const error: ItemError = billed.status === 200
-    ? { kind: 'internal', status: 500, code: 'result_lost', message: 'The gateway restarted after this request was answered and billed, before its answer was stored.' }
-    : { kind: billed.status >= 500 ? 'upstream' : 'invalid_request', status: billed.status, code: 'interrupted', message: `This request ended with status ${billed.status} as the gateway restarted.` }
+  const error: ItemError =
+    billed.status === 200
+      ? {
+          kind: 'internal',
+          status: 500,
+          code: 'result_lost',
+          message: 'The gateway restarted after this request was answered and billed, before its answer was stored.',
+        }
+      : {
+          kind: billed.status >= 500 ? 'upstream' : 'invalid_request',
+          status: billed.status,
+          code: 'interrupted',
+          message: `This request ended with status ${billed.status} as the gateway restarted.`,
+        }
   return { status: 'errored', statusCode: error.status, result: JSON.stringify(error), cost: billed.cost, at }
 }

@@ -44,19 +44,43 @@ export class TaskService {
   /** Told when there is new work (the runner wakes up instead of waiting for its next poll). */
   onWork: () => void = () => {}
 
-  constructor(readonly repository: TaskRepository, private readonly clock: () => number = Date.now, readonly limits: TaskLimits = defaultTaskLimits) {}
+  constructor(
+    readonly repository: TaskRepository,
+    private readonly clock: () => number = Date.now,
+    readonly limits: TaskLimits = defaultTaskLimits,
+  ) {}
 
   async create(input: NewTask): Promise<TaskRecord> {
     const now = this.clock()
     const id = input.kind === 'gemini' ? randomBase62(24).toLowerCase() : `${idPrefixes[input.kind]}${randomBase62(24)}`
     const task: TaskRecord = {
-      id, kind: input.kind, accountId: input.accountId, keyId: input.keyId, status: 'queued', endpoint: input.endpoint,
-      model: input.model ?? null, inputFileId: input.inputFileId ?? null, outputFileId: null, errorFileId: null,
-      metadata: input.metadata ?? null, displayName: input.displayName ?? null, total: input.items.length,
-      succeeded: 0, failed: 0, canceled: 0, expired: 0, spent: 0, createdAt: now, startedAt: null, finishedAt: null,
-      cancelRequestedAt: null, expiresAt: now + this.limits.windowMs,
+      id,
+      kind: input.kind,
+      accountId: input.accountId,
+      keyId: input.keyId,
+      status: 'queued',
+      endpoint: input.endpoint,
+      model: input.model ?? null,
+      inputFileId: input.inputFileId ?? null,
+      outputFileId: null,
+      errorFileId: null,
+      metadata: input.metadata ?? null,
+      displayName: input.displayName ?? null,
+      total: input.items.length,
+      succeeded: 0,
+      failed: 0,
+      canceled: 0,
+      expired: 0,
+      spent: 0,
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+      cancelRequestedAt: null,
+      expiresAt: now + this.limits.windowMs,
     }
-    const items = input.items.map((item, seq): NewItem => ({ id: `batch_req_${randomBase62(24)}`, seq, customId: item.customId, body: item.body }))
+    const items = input.items.map(
+      (item, seq): NewItem => ({ id: `batch_req_${randomBase62(24)}`, seq, customId: item.customId, body: item.body }),
+    )
     // Counted again as the task is written (two creations at once must not both take the last place).
     const { maxOpenBatchesPerAccount } = this.limits
     if (!(await this.repository.createTask(task, items, maxOpenBatchesPerAccount))) refuseOpenBatches(maxOpenBatchesPerAccount)
@@ -81,7 +105,10 @@ export class TaskService {
   }
 
   /** Newest first; `after`/`before` name a task of the same account (an unknown one pages from the start). */
-  async list(accountId: number, options: { limit: number; after?: string; before?: string; kind?: TaskKind }): Promise<{ tasks: TaskRecord[]; hasMore: boolean }> {
+  async list(
+    accountId: number,
+    options: { limit: number; after?: string; before?: string; kind?: TaskKind },
+  ): Promise<{ tasks: TaskRecord[]; hasMore: boolean }> {
     const page: TaskPage = { limit: options.limit + 1, kind: options.kind }
     const after = options.after ? await this.find(accountId, options.after) : undefined
     const before = options.before ? await this.find(accountId, options.before) : undefined
@@ -179,8 +206,23 @@ export class TaskService {
    * The record that makes stored parts a file (written last: a half-written file is never listed), if the account's
    * files and bytes stay within their quotas, counted as it is written (a 400 otherwise; the caller discards the parts).
    */
-  async recordFile(accountId: number, stored: { id: string; bytes: number }, filename: string, purpose: FilePurpose, expiresAt: number | null): Promise<FileRecord> {
-    const file: FileRecord = { id: stored.id, accountId, purpose, filename, bytes: stored.bytes, taskId: null, createdAt: this.clock(), expiresAt }
+  async recordFile(
+    accountId: number,
+    stored: { id: string; bytes: number },
+    filename: string,
+    purpose: FilePurpose,
+    expiresAt: number | null,
+  ): Promise<FileRecord> {
+    const file: FileRecord = {
+      id: stored.id,
+      accountId,
+      purpose,
+      filename,
+      bytes: stored.bytes,
+      taskId: null,
+      createdAt: this.clock(),
+      expiresAt,
+    }
     storedOrRefused(await this.repository.insertFile(file, this.limits), this.limits)
     return file
   }
@@ -191,7 +233,13 @@ export class TaskService {
   }
 
   /** A file written by the gateway (a batch's output), from its lines. */
-  async writeFile(id: string, accountId: number, filename: string, taskId: string, lines: AsyncIterable<string>): Promise<FileRecord | undefined> {
+  async writeFile(
+    id: string,
+    accountId: number,
+    filename: string,
+    taskId: string,
+    lines: AsyncIterable<string>,
+  ): Promise<FileRecord | undefined> {
     let part = ''
     let seq = 0
     let bytes = 0

@@ -29,13 +29,18 @@ const customIdPattern = /^[a-zA-Z0-9_-]{1,64}$/
 function presentMessageBatch(task: TaskRecord, origin: string) {
   const ended = task.finishedAt !== null
   return {
-    id: task.id, type: 'message_batch',
+    id: task.id,
+    type: 'message_batch',
     processing_status: ended ? 'ended' : task.status === 'cancelling' ? 'canceling' : 'in_progress',
     request_counts: ended
       ? { processing: 0, succeeded: task.succeeded, errored: task.failed, canceled: task.canceled, expired: task.expired }
       : { processing: task.total, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
-    created_at: iso(task.createdAt), expires_at: iso(task.expiresAt), ended_at: iso(task.finishedAt), cancel_initiated_at: iso(task.cancelRequestedAt),
-    archived_at: null, results_url: ended ? `${origin}/v1/messages/batches/${task.id}/results` : null,
+    created_at: iso(task.createdAt),
+    expires_at: iso(task.expiresAt),
+    ended_at: iso(task.finishedAt),
+    cancel_initiated_at: iso(task.cancelRequestedAt),
+    archived_at: null,
+    results_url: ended ? `${origin}/v1/messages/batches/${task.id}/results` : null,
   }
 }
 
@@ -47,7 +52,8 @@ function notFound(id: string): GatewayError {
 export function resultLine(item: ItemRecord): string {
   const head = `{"custom_id":${JSON.stringify(item.customId)},"result":`
   if (item.status === 'succeeded') return `${head}{"type":"succeeded","message":${item.result}}}`
-  if (item.status === 'errored') return `${head}${JSON.stringify({ type: 'errored', error: encodeAnthropicError(gatewayErrorOf(JSON.parse(item.result!)), item.id) })}}`
+  if (item.status === 'errored')
+    return `${head}${JSON.stringify({ type: 'errored', error: encodeAnthropicError(gatewayErrorOf(JSON.parse(item.result!)), item.id) })}}`
   return `${head}{"type":${JSON.stringify(item.status)}}}`
 }
 
@@ -59,8 +65,10 @@ export function resultLine(item: ItemRecord): string {
 async function createBatch(services: Services, caller: Caller, request: Request, text: string): Promise<Response> {
   const body = parseJsonBody(text, services.config.limits.jsonDepth)
   const requests = body.requests
-  if (!Array.isArray(requests) || requests.length === 0) throw new GatewayError('invalid_request', 'requests: must be a non-empty array.', { param: 'requests' })
-  if (requests.length > maxItems) throw new GatewayError('invalid_request', `requests: a batch holds at most ${maxItems} requests.`, { param: 'requests' })
+  if (!Array.isArray(requests) || requests.length === 0)
+    throw new GatewayError('invalid_request', 'requests: must be a non-empty array.', { param: 'requests' })
+  if (requests.length > maxItems)
+    throw new GatewayError('invalid_request', `requests: a batch holds at most ${maxItems} requests.`, { param: 'requests' })
   // An account with as many batches running as it may is refused before its requests are checked.
   await services.tasks.admitBatch(caller.accountId)
   const customIds = new CustomIds()
@@ -69,14 +77,21 @@ async function createBatch(services: Services, caller: Caller, request: Request,
     const where = `requests[${index}]`
     if (!isObject(entry)) throw itemInvalid(where, new Error('expected an object.'))
     const customId = entry.custom_id
-    if (typeof customId !== 'string' || !customIdPattern.test(customId)) throw itemInvalid(`${where}.custom_id`, new Error('must match ^[a-zA-Z0-9_-]{1,64}$.'))
+    if (typeof customId !== 'string' || !customIdPattern.test(customId))
+      throw itemInvalid(`${where}.custom_id`, new Error('must match ^[a-zA-Z0-9_-]{1,64}$.'))
     customIds.add(customId, where)
     if (!isObject(entry.params)) throw itemInvalid(`${where}.params`, new Error('must be an object.'))
     const params = JSON.stringify(entry.params)
     checkItem(services.relay, caller, anthropicBatchItems, target, params, `${where} (custom_id ${customId})`, entry.params)
     return { customId, body: params }
   })
-  const task = await services.tasks.create({ kind: 'anthropic', accountId: caller.accountId, keyId: caller.id, endpoint: '/v1/messages', items })
+  const task = await services.tasks.create({
+    kind: 'anthropic',
+    accountId: caller.accountId,
+    keyId: caller.id,
+    endpoint: '/v1/messages',
+    items,
+  })
   return jsonResponse(presentMessageBatch(task, new URL(request.url).origin))
 }
 
@@ -85,7 +100,10 @@ async function listBatches(services: Services, caller: Caller, request: Request)
   const query = new URL(request.url).searchParams
   const limit = pageLimit(query.get('limit'), 20, 1000)
   const { tasks, hasMore } = await services.tasks.list(caller.accountId, {
-    limit, after: query.get('after_id') ?? undefined, before: query.get('before_id') ?? undefined, kind: 'anthropic',
+    limit,
+    after: query.get('after_id') ?? undefined,
+    before: query.get('before_id') ?? undefined,
+    kind: 'anthropic',
   })
   const origin = new URL(request.url).origin
   const data = tasks.map((task) => presentMessageBatch(task, origin))
@@ -100,7 +118,9 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
   if (!task || task.kind !== 'anthropic') throw notFound(id)
   if (request.method === 'POST') {
     if (action !== 'cancel') throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
-    return jsonResponse(presentMessageBatch((await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))!, url.origin))
+    return jsonResponse(
+      presentMessageBatch((await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))!, url.origin),
+    )
   }
   if (request.method === 'DELETE') {
     if ((await services.tasks.delete(caller.accountId, id)) === 'running') {
@@ -109,7 +129,11 @@ async function answerBatch(services: Services, caller: Caller, request: Request)
     return jsonResponse({ id, type: 'message_batch_deleted' })
   }
   if (action === 'results') {
-    if (task.finishedAt === null) throw new GatewayError('invalid_request', `Message batch ${id} has not ended yet; its results are available once processing_status is "ended".`)
+    if (task.finishedAt === null)
+      throw new GatewayError(
+        'invalid_request',
+        `Message batch ${id} has not ended yet; its results are available once processing_status is "ended".`,
+      )
     return new Response(textStream(resultLines(services.tasks, id)), { headers: { 'content-type': 'application/x-jsonl' } })
   }
   if (action !== undefined) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
@@ -128,6 +152,8 @@ const one = defineEndpoint(anthropicMessages, answerBatch)
 export const anthropicBatchRoutes: ProtocolRoutes = (services) => ({
   '/v1/messages/batches': { POST: (request) => create(services, request), GET: (request) => list(services, request) },
   '/v1/messages/batches/*': {
-    GET: (request) => one(services, request), POST: (request) => one(services, request), DELETE: (request) => one(services, request),
+    GET: (request) => one(services, request),
+    POST: (request) => one(services, request),
+    DELETE: (request) => one(services, request),
   },
 })

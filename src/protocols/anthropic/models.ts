@@ -9,15 +9,20 @@ import { decodePathPart } from '../shared/path-id.ts'
 function encodeModel(model: ModelConfig, key: Caller) {
   // The gateway has no release dates; the key's creation is when these models became available to it.
   return {
-    type: 'model', id: model.id, display_name: model.id, created_at: new Date(key.createdAt).toISOString(),
-    max_input_tokens: model.contextWindow ?? null, max_tokens: model.maxOutputTokens,
+    type: 'model',
+    id: model.id,
+    display_name: model.id,
+    created_at: new Date(key.createdAt).toISOString(),
+    max_input_tokens: model.contextWindow ?? null,
+    max_tokens: model.maxOutputTokens,
   }
 }
 
 function readLimit(value: string | null): number {
   if (value === null) return 20
   const limit = Number(value)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest("Invalid value for 'limit': it must be an integer between 1 and 1000.", 'limit')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw invalidRequest("Invalid value for 'limit': it must be an integer between 1 and 1000.", 'limit')
   return limit
 }
 
@@ -29,7 +34,11 @@ function selectPage<T extends { id: string }>(models: T[], query: URLSearchParam
   let start = 0
   let end = models.length
   if (after !== null) start = models.findIndex((model) => model.id === after) + 1
-  if (before !== null) end = Math.max(0, models.findIndex((model) => model.id === before))
+  if (before !== null)
+    end = Math.max(
+      0,
+      models.findIndex((model) => model.id === before),
+    )
   if (before !== null) start = Math.max(start, end - limit)
   const data = models.slice(start, Math.min(end, start + limit))
   const hasMore = before !== null ? start > 0 : start + data.length < end
@@ -46,11 +55,16 @@ export function answerAnthropicModels(services: Services, key: Caller, request: 
     const id = decodePathPart(url.pathname.slice('/v1/models/'.length), 'model id')
     const model = services.relay.resolveModel(key, id)
     if (model.kind !== 'chat') {
-      throw new GatewayError('not_found', `The model '${id}' is not a chat model (kind: ${model.kind}): the Messages API cannot call it`, { code: 'model_not_found' })
+      throw new GatewayError('not_found', `The model '${id}' is not a chat model (kind: ${model.kind}): the Messages API cannot call it`, {
+        code: 'model_not_found',
+      })
     }
     return jsonResponse(encodeModel(model, key))
   }
   // Anthropic's list holds the models its Messages API can call: chat models only.
-  const models = services.relay.modelsFor(key).filter((model) => model.kind === 'chat').map((model) => encodeModel(model, key))
+  const models = services.relay
+    .modelsFor(key)
+    .filter((model) => model.kind === 'chat')
+    .map((model) => encodeModel(model, key))
   return jsonResponse(selectPage(models, url.searchParams))
 }

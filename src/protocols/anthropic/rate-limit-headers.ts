@@ -5,7 +5,10 @@ import type { RateLimitState } from '../../core/errors.ts'
  * time at which the window is fully replenished. Merge both into a 429 (with `retry-after`) and, if wanted, into
  * successful responses (added to `headers`, a fresh object by default).
  */
-export function encodeAnthropicRateLimitHeaders(state: RateLimitState | undefined, headers: Record<string, string> = {}): Record<string, string> {
+export function encodeAnthropicRateLimitHeaders(
+  state: RateLimitState | undefined,
+  headers: Record<string, string> = {},
+): Record<string, string> {
   if (!state) return headers
   for (const kind of ['requests', 'tokens'] as const) {
     const window = state[kind]
@@ -13,7 +16,9 @@ export function encodeAnthropicRateLimitHeaders(state: RateLimitState | undefine
     headers[`anthropic-ratelimit-${kind}-limit`] = String(window.limit)
     headers[`anthropic-ratelimit-${kind}-remaining`] = String(window.remaining)
     // Whole seconds, rounded up, as Anthropic's own headers are (`2026-01-31T12:00:05Z`).
-    headers[`anthropic-ratelimit-${kind}-reset`] = new Date(Math.ceil((state.at + window.resetMs) / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+    headers[`anthropic-ratelimit-${kind}-reset`] = new Date(Math.ceil((state.at + window.resetMs) / 1000) * 1000)
+      .toISOString()
+      .replace('.000Z', 'Z')
   }
   return headers
 }

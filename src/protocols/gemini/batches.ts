@@ -17,7 +17,12 @@ import { keyHolder } from '../../edge/actors.ts'
 /** Gemini batch items: each inlined `request`, decoded as generateContent for the batch's model. */
 export const geminiBatchItems: BatchItemCodec = {
   decode(body, task, requestId, parsed) {
-    const exchange = geminiGenerate.decode(parsed ?? parseJsonBody(body, storedItemDepth), body, itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`), requestId)
+    const exchange = geminiGenerate.decode(
+      parsed ?? parseJsonBody(body, storedItemDepth),
+      body,
+      itemRequest(`/v1beta/models/${encodeURIComponent(task.model ?? '')}:generateContent`),
+      requestId,
+    )
     return { protocol: geminiGenerate.name, operation: geminiGenerate.operation, exchange, inputBound: Buffer.byteLength(body) }
   },
 }
@@ -33,13 +38,22 @@ async function createBatch(services: Services, caller: Caller, request: Request,
   const batch = isObject(body.batch) ? body.batch : undefined
   if (!batch) throw new GatewayError('invalid_request', "Missing required field 'batch'.", { param: 'batch' })
   const input = batch.inputConfig ?? batch.input_config
-  if (!isObject(input)) throw new GatewayError('invalid_request', "Missing required field 'batch.inputConfig'.", { param: 'batch.inputConfig' })
+  if (!isObject(input))
+    throw new GatewayError('invalid_request', "Missing required field 'batch.inputConfig'.", { param: 'batch.inputConfig' })
   if (input.fileName !== undefined || input.file_name !== undefined) {
-    throw new GatewayError('invalid_request', 'This gateway takes batch requests inline (inputConfig.requests), not from a file.', { param: 'batch.inputConfig.fileName' })
+    throw new GatewayError('invalid_request', 'This gateway takes batch requests inline (inputConfig.requests), not from a file.', {
+      param: 'batch.inputConfig.fileName',
+    })
   }
   const list = isObject(input.requests) ? input.requests.requests : undefined
-  if (!Array.isArray(list) || list.length === 0) throw new GatewayError('invalid_request', "'batch.inputConfig.requests.requests' must be a non-empty list.", { param: 'batch.inputConfig.requests.requests' })
-  if (list.length > maxItems) throw new GatewayError('invalid_request', `A batch holds at most ${maxItems} requests.`, { param: 'batch.inputConfig.requests.requests' })
+  if (!Array.isArray(list) || list.length === 0)
+    throw new GatewayError('invalid_request', "'batch.inputConfig.requests.requests' must be a non-empty list.", {
+      param: 'batch.inputConfig.requests.requests',
+    })
+  if (list.length > maxItems)
+    throw new GatewayError('invalid_request', `A batch holds at most ${maxItems} requests.`, {
+      param: 'batch.inputConfig.requests.requests',
+    })
   const displayName = boundedName(batch.displayName ?? batch.display_name, 'batch.displayName')
   // An account with as many batches running as it may is refused before its requests are checked.
   await services.tasks.admitBatch(caller.accountId)
@@ -53,7 +67,15 @@ async function createBatch(services: Services, caller: Caller, request: Request,
     checkItem(services.relay, caller, geminiBatchItems, target, itemBody, where, entry.request)
     return { customId, body: itemBody }
   })
-  const task = await services.tasks.create({ kind: 'gemini', accountId: caller.accountId, keyId: caller.id, endpoint: 'generateContent', model, items, displayName })
+  const task = await services.tasks.create({
+    kind: 'gemini',
+    accountId: caller.accountId,
+    keyId: caller.id,
+    endpoint: 'generateContent',
+    model,
+    items,
+    displayName,
+  })
   return jsonResponse(presentOperation(task))
 }
 
@@ -61,7 +83,11 @@ async function createBatch(services: Services, caller: Caller, request: Request,
 async function listBatches(services: Services, caller: Caller, request: Request): Promise<Response> {
   const query = new URL(request.url).searchParams
   const limit = pageLimit(query.get('pageSize'), 50, 1000, 'pageSize')
-  const { tasks, hasMore } = await services.tasks.list(caller.accountId, { limit, after: query.get('pageToken') ?? undefined, kind: 'gemini' })
+  const { tasks, hasMore } = await services.tasks.list(caller.accountId, {
+    limit,
+    after: query.get('pageToken') ?? undefined,
+    kind: 'gemini',
+  })
   const operations = tasks.map(presentOperation)
   return jsonResponse({ operations, ...(hasMore && { nextPageToken: tasks.at(-1)!.id }) })
 }

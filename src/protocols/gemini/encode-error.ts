@@ -20,8 +20,13 @@ const statusNames: Record<number, string> = {
  */
 export function encodeGeminiError(error: GatewayError) {
   const details: Record<string, unknown>[] = []
-  if (error.param && error.status === 400) details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: error.param, description: error.message }] })
-  if (error.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${Math.ceil(error.retryAfter)}s` })
+  if (error.param && error.status === 400)
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: [{ field: error.param, description: error.message }],
+    })
+  if (error.retryAfter !== undefined)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${Math.ceil(error.retryAfter)}s` })
   const status = statusNames[error.status] ?? (error.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT')
   return { error: { code: error.status, message: error.message, status, ...(details.length && { details }) } }
 }

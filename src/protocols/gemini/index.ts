@@ -44,7 +44,8 @@ export const geminiRoutes: ProtocolRoutes = (services) => ({
   // Under /v1 the batch paths are OpenAI's too: batch-routes.ts sends Gemini clients' requests there to these.
   '/v1beta/batches': { GET: (request) => listGeminiBatches(services, request) },
   '/v1beta/batches/*': {
-    GET: (request) => answerGeminiBatch(services, request), POST: (request) => answerGeminiBatch(services, request),
+    GET: (request) => answerGeminiBatch(services, request),
+    POST: (request) => answerGeminiBatch(services, request),
     DELETE: (request) => answerGeminiBatch(services, request),
   },
 })

@@ -24,5 +24,9 @@ export function splitModelPath(rest: string): { model: string; method?: string }
 }
 
 export function unknownMethod(method: string | undefined): GatewayError {
-  return new GatewayError('not_found', method ? `Method '${method}' is not supported by this gateway.` : 'POST needs a method, e.g. models/{model}:generateContent.', { code: 'unknown_method' })
+  return new GatewayError(
+    'not_found',
+    method ? `Method '${method}' is not supported by this gateway.` : 'POST needs a method, e.g. models/{model}:generateContent.',
+    { code: 'unknown_method' },
+  )
 }

@@ -42,10 +42,12 @@ export function answerGeminiModels(services: Services, key: Caller, request: Req
   const rest = modelPathOf(url)
   if (rest !== '') return jsonResponse(describeModel(services.relay.resolveModel(key, readModel(rest))))
   const query = url.searchParams
-  const size = optionalNumber(query.has('pageSize') ? Number(query.get('pageSize')) : undefined, 'pageSize', { min: 1, integer: true }) ?? 50
+  const size =
+    optionalNumber(query.has('pageSize') ? Number(query.get('pageSize')) : undefined, 'pageSize', { min: 1, integer: true }) ?? 50
   const token = query.get('pageToken') || '0'
   const offset = Number(token)
-  if (!/^\d+$/.test(token)) throw invalidRequest(`Invalid value for 'pageToken': '${token}' is not a token this gateway issued.`, 'pageToken')
+  if (!/^\d+$/.test(token))
+    throw invalidRequest(`Invalid value for 'pageToken': '${token}' is not a token this gateway issued.`, 'pageToken')
   const models = services.relay.modelsFor(key)
   const page = models.slice(offset, offset + Math.min(size, 1000))
   const next = offset + page.length < models.length ? String(offset + page.length) : undefined

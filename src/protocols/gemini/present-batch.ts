@@ -6,16 +6,25 @@ import { encodeGeminiError } from './encode-error.ts'
 /** A Gemini batch as its clients see it: an Operation, and each item's inlined response. */
 
 const states: Record<TaskStatus, string> = {
-  queued: 'BATCH_STATE_PENDING', in_progress: 'BATCH_STATE_RUNNING', cancelling: 'BATCH_STATE_RUNNING', completed: 'BATCH_STATE_SUCCEEDED',
-  failed: 'BATCH_STATE_FAILED', cancelled: 'BATCH_STATE_CANCELLED', expired: 'BATCH_STATE_EXPIRED',
+  queued: 'BATCH_STATE_PENDING',
+  in_progress: 'BATCH_STATE_RUNNING',
+  cancelling: 'BATCH_STATE_RUNNING',
+  completed: 'BATCH_STATE_SUCCEEDED',
+  failed: 'BATCH_STATE_FAILED',
+  cancelled: 'BATCH_STATE_CANCELLED',
+  expired: 'BATCH_STATE_EXPIRED',
 }
 const batchType = 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch'
 const outputType = 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput'
 
 /** Int64 counts as strings, zeros left out, as Google writes them. */
 function stats(task: TaskRecord) {
-  const entries: [string, number][] = [['requestCount', task.total], ['successfulRequestCount', task.succeeded],
-    ['failedRequestCount', task.failed + task.canceled + task.expired], ['pendingRequestCount', task.total - task.succeeded - task.failed - task.canceled - task.expired]]
+  const entries: [string, number][] = [
+    ['requestCount', task.total],
+    ['successfulRequestCount', task.succeeded],
+    ['failedRequestCount', task.failed + task.canceled + task.expired],
+    ['pendingRequestCount', task.total - task.succeeded - task.failed - task.canceled - task.expired],
+  ]
   return Object.fromEntries(entries.filter(([, count]) => count > 0).map(([name, count]) => [name, String(count)]))
 }
 
@@ -23,9 +32,15 @@ function stats(task: TaskRecord) {
 export function inlined(item: ItemRecord) {
   const metadata = item.customId === 'null' ? undefined : JSON.parse(item.customId)
   if (item.status === 'succeeded') return { response: JSON.parse(item.result!), ...(metadata && { metadata }) }
-  const error = item.status === 'errored'
-    ? encodeGeminiError(gatewayErrorOf(JSON.parse(item.result!))).error
-    : { code: 499, message: item.status === 'canceled' ? 'The batch was cancelled before this request ran.' : 'The batch expired before this request ran.', status: 'CANCELLED' }
+  const error =
+    item.status === 'errored'
+      ? encodeGeminiError(gatewayErrorOf(JSON.parse(item.result!))).error
+      : {
+          code: 499,
+          message:
+            item.status === 'canceled' ? 'The batch was cancelled before this request ran.' : 'The batch expired before this request ran.',
+          status: 'CANCELLED',
+        }
   return { error, ...(metadata && { metadata }) }
 }
 
@@ -37,9 +52,15 @@ export function inlined(item: ItemRecord) {
 export function presentOperation(task: TaskRecord) {
   const name = `batches/${task.id}`
   const metadata: Record<string, unknown> = {
-    '@type': batchType, name, model: `models/${task.model}`, ...(task.displayName && { displayName: task.displayName }), state: states[task.status],
-    createTime: new Date(task.createdAt).toISOString(), updateTime: new Date(task.finishedAt ?? task.startedAt ?? task.createdAt).toISOString(),
-    ...(task.finishedAt !== null && { endTime: new Date(task.finishedAt).toISOString() }), batchStats: stats(task),
+    '@type': batchType,
+    name,
+    model: `models/${task.model}`,
+    ...(task.displayName && { displayName: task.displayName }),
+    state: states[task.status],
+    createTime: new Date(task.createdAt).toISOString(),
+    updateTime: new Date(task.finishedAt ?? task.startedAt ?? task.createdAt).toISOString(),
+    ...(task.finishedAt !== null && { endTime: new Date(task.finishedAt).toISOString() }),
+    batchStats: stats(task),
   }
   if (task.finishedAt === null) return { name, metadata }
   return { name, metadata, done: true, ...(task.status === 'cancelled' && { error: { code: 1, message: 'The batch was cancelled.' } }) }
@@ -79,4 +100,3 @@ async function* responsesOf(task: TaskRecord, tasks: TaskService): AsyncGenerato
   }
   if (text) yield text
 }
-

@@ -5,7 +5,9 @@ import { bearerToken } from '../../edge/auth.ts'
 export function readGeminiSecret(request: Request): string {
   const secret = request.headers.get('x-goog-api-key') ?? new URL(request.url).searchParams.get('key') ?? bearerToken(request)
   if (!secret) {
-    throw new GatewayError('authentication', 'Missing API key: send it in the x-goog-api-key header or the key query parameter.', { code: 'missing_api_key' })
+    throw new GatewayError('authentication', 'Missing API key: send it in the x-goog-api-key header or the key query parameter.', {
+      code: 'missing_api_key',
+    })
   }
   return secret
 }

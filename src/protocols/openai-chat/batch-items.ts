@@ -25,8 +25,20 @@ export const openAiBatchItems: BatchItemCodec = {
   },
   async finalize(task, tasks) {
     const suffix = task.id.slice('batch_'.length)
-    const output = await tasks.writeFile(`file-${suffix}-output`, task.accountId, `${task.id}_output.jsonl`, task.id, linesOf(tasks, task, true))
-    const errors = await tasks.writeFile(`file-${suffix}-errors`, task.accountId, `${task.id}_error.jsonl`, task.id, linesOf(tasks, task, false))
+    const output = await tasks.writeFile(
+      `file-${suffix}-output`,
+      task.accountId,
+      `${task.id}_output.jsonl`,
+      task.id,
+      linesOf(tasks, task, true),
+    )
+    const errors = await tasks.writeFile(
+      `file-${suffix}-errors`,
+      task.accountId,
+      `${task.id}_error.jsonl`,
+      task.id,
+      linesOf(tasks, task, false),
+    )
     return { outputFileId: output?.id ?? null, errorFileId: errors?.id ?? null }
   },
 }
@@ -41,12 +53,14 @@ async function* linesOf(tasks: TaskService, task: TaskRecord, answered: boolean)
 /** `{id, custom_id, response: {status_code, request_id, body} | null, error: {code, message} | null}`. */
 export function outputLine(item: ItemRecord): string {
   const head = `{"id":${JSON.stringify(item.id)},"custom_id":${JSON.stringify(item.customId)},`
-  if (item.status === 'succeeded') return `${head}"response":{"status_code":200,"request_id":${JSON.stringify(item.id)},"body":${item.result}},"error":null}`
+  if (item.status === 'succeeded')
+    return `${head}"response":{"status_code":200,"request_id":${JSON.stringify(item.id)},"body":${item.result}},"error":null}`
   if (item.status === 'errored') {
     const error = gatewayErrorOf(JSON.parse(item.result!))
     return `${head}"response":${JSON.stringify({ status_code: error.status, request_id: item.id, body: encodeOpenAiError(error) })},"error":null}`
   }
   const code = item.status === 'canceled' ? 'batch_cancelled' : 'batch_expired'
-  const message = item.status === 'canceled' ? 'This request was not run: the batch was cancelled.' : 'This request was not run before the batch expired.'
+  const message =
+    item.status === 'canceled' ? 'This request was not run: the batch was cancelled.' : 'This request was not run before the batch expired.'
   return `${head}"response":null,"error":${JSON.stringify({ code, message })}}`
 }

@@ -15,7 +15,12 @@ import { openAiBatchItems } from './batch-items.ts'
  * Every line counts toward the 50,000 (blank ones are skipped, but counted: 20 MiB of blank lines once took 4.3 s to
  * walk before its 400), and the work yields to the event loop every few ms (50,000 valid lines held it for 2.5 s).
  */
-export async function readFileRequests(services: Services, caller: Caller, fileId: string, endpoint: string): Promise<{ customId: string; body: string }[]> {
+export async function readFileRequests(
+  services: Services,
+  caller: Caller,
+  fileId: string,
+  endpoint: string,
+): Promise<{ customId: string; body: string }[]> {
   const target = { endpoint, model: null }
   const customIds = new CustomIds()
   const items: { customId: string; body: string }[] = []
@@ -24,8 +29,11 @@ export async function readFileRequests(services: Services, caller: Caller, fileI
   for await (const { number, text: line } of services.tasks.fileLines(fileId)) {
     const where = `line ${number}`
     if (number > maxItems) {
-      throw new GatewayError('invalid_request', `${where}: a batch holds at most ${maxItems} requests (every line of the file counts, blank ones too).`,
-        { code: 'too_many_requests', param: where })
+      throw new GatewayError(
+        'invalid_request',
+        `${where}: a batch holds at most ${maxItems} requests (every line of the file counts, blank ones too).`,
+        { code: 'too_many_requests', param: where },
+      )
     }
     await pacer.pace()
     if (!line.trim()) continue
@@ -35,7 +43,8 @@ export async function readFileRequests(services: Services, caller: Caller, fileI
     customIds.add(customId, where)
     const named = `${where} (custom_id ${customId})`
     if (parsed.method !== 'POST') throw itemInvalid(named, new Error("'method' must be POST."))
-    if (parsed.url !== endpoint) throw itemInvalid(named, new Error(`'url' is ${JSON.stringify(parsed.url)}, but this batch's endpoint is ${endpoint}.`))
+    if (parsed.url !== endpoint)
+      throw itemInvalid(named, new Error(`'url' is ${JSON.stringify(parsed.url)}, but this batch's endpoint is ${endpoint}.`))
     if (!isObject(parsed.body)) throw itemInvalid(named, new Error("'body' must be an object."))
     const itemBody = JSON.stringify(parsed.body)
     checkItem(services.relay, caller, openAiBatchItems, target, itemBody, named, parsed.body)
@@ -47,8 +56,11 @@ export async function readFileRequests(services: Services, caller: Caller, fileI
 /** One line as a JSON object; nesting past `limits.json_depth` is refused before it is parsed, as a live body's is. */
 function parseLine(line: string, where: string, jsonDepth: number): Record<string, unknown> {
   if (exceedsDepth(line, jsonDepth)) {
-    throw new GatewayError('invalid_request', `${where}: the request is nested too deeply: JSON arrays and objects may be nested at most ${jsonDepth} levels.`,
-      { code: 'json_too_deep', param: where })
+    throw new GatewayError(
+      'invalid_request',
+      `${where}: the request is nested too deeply: JSON arrays and objects may be nested at most ${jsonDepth} levels.`,
+      { code: 'json_too_deep', param: where },
+    )
   }
   let parsed: unknown
   try {

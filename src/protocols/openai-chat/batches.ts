@@ -14,7 +14,13 @@ import { decodePathPart } from '../shared/path-id.ts'
 import { keyHolder } from '../../edge/actors.ts'
 
 const statusNames: Record<TaskStatus, string> = {
-  queued: 'validating', in_progress: 'in_progress', completed: 'completed', failed: 'failed', cancelling: 'cancelling', cancelled: 'cancelled', expired: 'expired',
+  queued: 'validating',
+  in_progress: 'in_progress',
+  completed: 'completed',
+  failed: 'failed',
+  cancelling: 'cancelling',
+  cancelled: 'cancelled',
+  expired: 'expired',
 }
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
@@ -23,12 +29,24 @@ const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 100
 function presentBatch(task: TaskRecord) {
   const ended = task.finishedAt
   return {
-    id: task.id, object: 'batch', endpoint: task.endpoint, errors: null, input_file_id: task.inputFileId, completion_window: '24h',
-    status: statusNames[task.status], output_file_id: task.outputFileId, error_file_id: task.errorFileId,
-    created_at: seconds(task.createdAt), in_progress_at: seconds(task.startedAt), expires_at: seconds(task.expiresAt),
-    finalizing_at: ended === null ? null : seconds(ended), completed_at: task.status === 'completed' ? seconds(ended) : null,
-    failed_at: task.status === 'failed' ? seconds(ended) : null, expired_at: task.status === 'expired' ? seconds(ended) : null,
-    cancelling_at: seconds(task.cancelRequestedAt), cancelled_at: task.status === 'cancelled' ? seconds(ended) : null,
+    id: task.id,
+    object: 'batch',
+    endpoint: task.endpoint,
+    errors: null,
+    input_file_id: task.inputFileId,
+    completion_window: '24h',
+    status: statusNames[task.status],
+    output_file_id: task.outputFileId,
+    error_file_id: task.errorFileId,
+    created_at: seconds(task.createdAt),
+    in_progress_at: seconds(task.startedAt),
+    expires_at: seconds(task.expiresAt),
+    finalizing_at: ended === null ? null : seconds(ended),
+    completed_at: task.status === 'completed' ? seconds(ended) : null,
+    failed_at: task.status === 'failed' ? seconds(ended) : null,
+    expired_at: task.status === 'expired' ? seconds(ended) : null,
+    cancelling_at: seconds(task.cancelRequestedAt),
+    cancelled_at: task.status === 'cancelled' ? seconds(ended) : null,
     request_counts: { total: task.total, completed: task.succeeded, failed: task.failed + task.canceled + task.expired },
     metadata: task.metadata,
   }
@@ -46,21 +64,32 @@ function noSuchBatch(id: string): GatewayError {
 async function createBatch(services: Services, caller: Caller, _request: Request, text: string): Promise<Response> {
   const body = parseJsonBody(text, services.config.limits.jsonDepth)
   const inputFileId = body.input_file_id
-  if (typeof inputFileId !== 'string') throw new GatewayError('invalid_request', "Missing required parameter: 'input_file_id'.", { param: 'input_file_id' })
+  if (typeof inputFileId !== 'string')
+    throw new GatewayError('invalid_request', "Missing required parameter: 'input_file_id'.", { param: 'input_file_id' })
   const endpoint = body.endpoint
   if (typeof endpoint !== 'string' || !batchEndpoints.includes(endpoint)) {
     throw new GatewayError('invalid_request', `'endpoint' must be one of ${batchEndpoints.join(', ')}.`, { param: 'endpoint' })
   }
-  if (body.completion_window !== '24h') throw new GatewayError('invalid_request', "'completion_window' must be '24h'.", { param: 'completion_window' })
+  if (body.completion_window !== '24h')
+    throw new GatewayError('invalid_request', "'completion_window' must be '24h'.", { param: 'completion_window' })
   const metadata = readOpenAiMetadata(body.metadata)
   const file = await services.tasks.findFile(caller.accountId, inputFileId)
   if (!file) throw noSuchFile(inputFileId)
-  if (file.purpose !== 'batch') throw new GatewayError('invalid_request', `File ${inputFileId} is not a batch input file.`, { param: 'input_file_id' })
+  if (file.purpose !== 'batch')
+    throw new GatewayError('invalid_request', `File ${inputFileId} is not a batch input file.`, { param: 'input_file_id' })
   // An account with as many batches running as it may is refused before its file is read (and again as it is written).
   await services.tasks.admitBatch(caller.accountId)
   const items = await readFileRequests(services, caller, inputFileId, endpoint)
   if (items.length === 0) throw new GatewayError('invalid_request', `File ${inputFileId} holds no requests.`, { param: 'input_file_id' })
-  const task = await services.tasks.create({ kind: 'openai', accountId: caller.accountId, keyId: caller.id, endpoint, inputFileId, items, metadata })
+  const task = await services.tasks.create({
+    kind: 'openai',
+    accountId: caller.accountId,
+    keyId: caller.id,
+    endpoint,
+    inputFileId,
+    items,
+    metadata,
+  })
   return jsonResponse(presentBatch(task))
 }
 
@@ -77,11 +106,14 @@ async function listBatches(services: Services, caller: Caller, request: Request)
 async function answerBatch(services: Services, caller: Caller, request: Request): Promise<Response> {
   const rest = decodePathPart(new URL(request.url).pathname.slice('/v1/batches/'.length), 'batch ID')
   const cancel = request.method === 'POST'
-  if (request.method === 'DELETE' || (cancel && !rest.endsWith('/cancel'))) throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
+  if (request.method === 'DELETE' || (cancel && !rest.endsWith('/cancel')))
+    throw new GatewayError('not_found', 'Unknown path', { code: 'unknown_path' })
   const id = cancel ? rest.slice(0, -'/cancel'.length) : rest
   const task = await services.tasks.find(caller.accountId, id)
   if (!task || task.kind !== 'openai') throw noSuchBatch(id)
-  return jsonResponse(presentBatch(cancel ? (await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))! : task))
+  return jsonResponse(
+    presentBatch(cancel ? (await services.tasks.cancel(caller.accountId, id, keyHolder(services, caller, request)))! : task),
+  )
 }
 
 export const createOpenAiBatch = defineEndpoint(openAiFront, createBatch, { admitted: true })

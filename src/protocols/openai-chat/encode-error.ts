@@ -15,6 +15,8 @@ const typeByKind: Record<GatewayError['kind'], string> = {
 }
 
 /** `{"error":{"message","type","param","code"}}`, the shape the OpenAI SDKs parse. */
-export function encodeOpenAiError(error: GatewayError): { error: { message: string; type: string; param: string | null; code: string | null } } {
+export function encodeOpenAiError(error: GatewayError): {
+  error: { message: string; type: string; param: string | null; code: string | null }
+} {
   return { error: { message: error.message, type: typeByKind[error.kind], param: error.param ?? null, code: error.code ?? null } }
 }

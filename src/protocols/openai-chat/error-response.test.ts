@@ -4,7 +4,8 @@ import { formatResetDuration, openAiErrorResponse } from './error-response.ts'
 
 test('a rate-limit refusal carries retry-after and x-ratelimit-* headers', async () => {
   const error = new GatewayError('rate_limit', 'slow down', {
-    code: 'rate_limit_exceeded', retryAfter: 2.2,
+    code: 'rate_limit_exceeded',
+    retryAfter: 2.2,
     rateLimit: { at: 0, requests: { limit: 10, remaining: 0, resetMs: 1500 }, tokens: { limit: 1000, remaining: 400, resetMs: 360_000 } },
   })
   const response = openAiErrorResponse(error, 'req_1')
@@ -21,7 +22,7 @@ test('a rate-limit refusal carries retry-after and x-ratelimit-* headers', async
   expect(((await response.json()) as { error: { type: string } }).error.type).toBe('rate_limit_error')
 })
 
-test('reset durations read like OpenAI\'s', () => {
+test("reset durations read like OpenAI's", () => {
   expect(formatResetDuration(20)).toBe('20ms')
   expect(formatResetDuration(8640)).toBe('8.64s')
   expect(formatResetDuration(3_723_000)).toBe('1h2m3s')

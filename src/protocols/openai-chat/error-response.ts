@@ -13,7 +13,10 @@ export function openAiErrorResponse(failure: GatewayError, requestId?: string): 
  * `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` as OpenAI sends them (resets like `1s`, `6m0s`, `20ms`),
  * added to `headers` (a fresh object by default).
  */
-export function encodeOpenAiRateLimitHeaders(state: RateLimitState | undefined, headers: Record<string, string> = {}): Record<string, string> {
+export function encodeOpenAiRateLimitHeaders(
+  state: RateLimitState | undefined,
+  headers: Record<string, string> = {},
+): Record<string, string> {
   for (const kind of ['requests', 'tokens'] as const) {
     const window = state?.[kind]
     if (!window) continue

@@ -19,8 +19,15 @@ const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 100
 
 function presentFile(file: FileRecord) {
   return {
-    id: file.id, object: 'file', bytes: file.bytes, created_at: seconds(file.createdAt), filename: file.filename, purpose: file.purpose,
-    status: 'processed', status_details: null, expires_at: seconds(file.expiresAt),
+    id: file.id,
+    object: 'file',
+    bytes: file.bytes,
+    created_at: seconds(file.createdAt),
+    filename: file.filename,
+    purpose: file.purpose,
+    status: 'processed',
+    status_details: null,
+    expires_at: seconds(file.expiresAt),
   }
 }
 
@@ -76,7 +83,9 @@ async function uploadFile(services: Services, caller: Caller, request: Request):
     checkPurpose(fields.get('purpose'))
     const expiresSeconds = Number(fields.get('expires_after[seconds]') ?? 30 * 86_400)
     if (!Number.isInteger(expiresSeconds) || expiresSeconds < 3600 || expiresSeconds > 2_592_000) {
-      throw new GatewayError('invalid_request', "'expires_after[seconds]' must be an integer from 3600 to 2592000.", { param: 'expires_after[seconds]' })
+      throw new GatewayError('invalid_request', "'expires_after[seconds]' must be an integer from 3600 to 2592000.", {
+        param: 'expires_after[seconds]',
+      })
     }
     const file = await services.tasks.recordFile(caller.accountId, stored, filename, 'batch', Date.now() + expiresSeconds * 1000)
     return jsonResponse(presentFile(file))
@@ -90,11 +99,17 @@ async function uploadFile(services: Services, caller: Caller, request: Request):
 }
 
 function checkPurpose(purpose: string | undefined): void {
-  if (purpose !== 'batch') throw new GatewayError('invalid_request', `This gateway stores files for purpose 'batch' only, not '${purpose ?? ''}'.`, { param: 'purpose' })
+  if (purpose !== 'batch')
+    throw new GatewayError('invalid_request', `This gateway stores files for purpose 'batch' only, not '${purpose ?? ''}'.`, {
+      param: 'purpose',
+    })
 }
 
 function fileTooLarge(maxFileBytes: number): GatewayError {
-  return new GatewayError('invalid_request', `The file is larger than the ${describeBytes(maxFileBytes)} limit (${maxFileBytes} bytes).`, { code: 'file_too_large', param: 'file' })
+  return new GatewayError('invalid_request', `The file is larger than the ${describeBytes(maxFileBytes)} limit (${maxFileBytes} bytes).`, {
+    code: 'file_too_large',
+    param: 'file',
+  })
 }
 
 /** GET /v1/files?after=&limit=&order=&purpose= */
@@ -104,7 +119,12 @@ async function listFiles(services: Services, caller: Caller, request: Request): 
   const order = query.get('order') === 'asc' ? 'asc' : 'desc'
   const afterId = query.get('after')
   const after = afterId ? await services.tasks.findFile(caller.accountId, afterId) : undefined
-  const files = await services.tasks.repository.listFiles(caller.accountId, { limit: limit + 1, order, after, purpose: query.get('purpose') ?? undefined })
+  const files = await services.tasks.repository.listFiles(caller.accountId, {
+    limit: limit + 1,
+    order,
+    after,
+    purpose: query.get('purpose') ?? undefined,
+  })
   const hasMore = files.length > limit
   const data = files.slice(0, limit).map(presentFile)
   return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore })
@@ -120,7 +140,9 @@ async function answerFile(services: Services, caller: Caller, request: Request):
     return jsonResponse({ id, object: 'file', deleted: true })
   }
   if (!content) return jsonResponse(presentFile(file))
-  return new Response(textStream(services.tasks.fileText(id)), { headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) } })
+  return new Response(textStream(services.tasks.fileText(id)), {
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes) },
+  })
 }
 
 /**

@@ -11,8 +11,13 @@ import type { Caller } from '../../relay/types.ts'
 export function listOpenAiModels(services: Services, key: Caller): Response {
   const created = Math.floor(key.createdAt / 1000)
   const data = services.relay.modelsFor(key).map((model) => ({
-    id: model.id, object: 'model', created, owned_by: model.ownedBy, type: model.kind,
-    context_window: model.contextWindow ?? null, max_output_tokens: model.kind === 'chat' ? model.maxOutputTokens : null,
+    id: model.id,
+    object: 'model',
+    created,
+    owned_by: model.ownedBy,
+    type: model.kind,
+    context_window: model.contextWindow ?? null,
+    max_output_tokens: model.kind === 'chat' ? model.maxOutputTokens : null,
   }))
   return jsonResponse({ object: 'list', data })
 }

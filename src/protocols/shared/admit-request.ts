@@ -14,7 +14,11 @@ export async function admitRequest(services: Services, caller: Caller) {
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error
     throw new GatewayError(error.kind, error.message, {
-      code: error.code, param: error.param, status: error.status, retryAfter: error.retryAfter, rateLimit: error.rateLimit,
+      code: error.code,
+      param: error.param,
+      status: error.status,
+      retryAfter: error.retryAfter,
+      rateLimit: error.rateLimit,
       headers: { ...error.headers, connection: 'close' },
     })
   }

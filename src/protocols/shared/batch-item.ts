@@ -45,10 +45,19 @@ const standIns = new Map<string, Request>()
  * Check one item before anything runs: its protocol's decoder accepts it and the key may use its model. Any failure
  * is a 400 naming where the item is (`line 3`, `requests[2]`) and its custom_id.
  */
-export function checkItem(relay: Relay, key: Caller, codec: BatchItemCodec, task: Pick<TaskRecord, 'endpoint' | 'model'>, body: string, where: string, parsed?: Json): void {
+export function checkItem(
+  relay: Relay,
+  key: Caller,
+  codec: BatchItemCodec,
+  task: Pick<TaskRecord, 'endpoint' | 'model'>,
+  body: string,
+  where: string,
+  parsed?: Json,
+): void {
   try {
     const { exchange, operation } = codec.decode(body, task, 'batch_check', parsed)
-    if (exchange.request.stream) throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
+    if (exchange.request.stream)
+      throw new GatewayError('invalid_request', 'Batch requests cannot be streamed: remove "stream".', { param: 'stream' })
     relay.resolveModel(key, exchange.request.model, operation)
   } catch (error) {
     throw itemInvalid(where, error)
@@ -68,7 +77,12 @@ export class CustomIds {
 
   add(customId: string, where: string): void {
     const first = this.seen.get(customId)
-    if (first) throw new GatewayError('invalid_request', `${where}: custom_id '${customId}' is already used by ${first}; custom_ids must be unique.`, { code: 'duplicate_custom_id', param: where })
+    if (first)
+      throw new GatewayError(
+        'invalid_request',
+        `${where}: custom_id '${customId}' is already used by ${first}; custom_ids must be unique.`,
+        { code: 'duplicate_custom_id', param: where },
+      )
     this.seen.set(customId, where)
   }
 }

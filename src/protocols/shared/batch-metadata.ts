@@ -28,9 +28,12 @@ export function readOpenAiMetadata(value: unknown): Record<string, string> | nul
   const entries = Object.entries(value)
   if (entries.length > maxPairs) throw tooLarge('metadata', `at most ${maxPairs} key-value pairs are allowed, got ${entries.length}.`)
   for (const [key, entry] of entries) {
-    if (key.length > maxKeyChars) throw tooLarge('metadata', `keys may be at most ${maxKeyChars} characters ('${key.slice(0, 20)}…' has ${key.length}).`)
-    if (typeof entry !== 'string') throw new GatewayError('invalid_request', `Invalid 'metadata.${key}': values must be strings.`, { param: `metadata.${key}` })
-    if (entry.length > maxValueChars) throw tooLarge(`metadata.${key}`, `values may be at most ${maxValueChars} characters, got ${entry.length}.`)
+    if (key.length > maxKeyChars)
+      throw tooLarge('metadata', `keys may be at most ${maxKeyChars} characters ('${key.slice(0, 20)}…' has ${key.length}).`)
+    if (typeof entry !== 'string')
+      throw new GatewayError('invalid_request', `Invalid 'metadata.${key}': values must be strings.`, { param: `metadata.${key}` })
+    if (entry.length > maxValueChars)
+      throw tooLarge(`metadata.${key}`, `values may be at most ${maxValueChars} characters, got ${entry.length}.`)
   }
   return value as Record<string, string>
 }
@@ -38,7 +41,8 @@ export function readOpenAiMetadata(value: unknown): Record<string, string> | nul
 /** A free-form JSON field, as the JSON text it is stored as: at most `maxBytes` bytes. */
 export function boundedJson(value: unknown, field: string, maxBytes = maxMetadataBytes): string {
   const text = JSON.stringify(value ?? null)
-  if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes) throw tooLarge(field, `at most ${maxBytes} bytes of JSON are allowed, got ${Buffer.byteLength(text)}.`)
+  if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes)
+    throw tooLarge(field, `at most ${maxBytes} bytes of JSON are allowed, got ${Buffer.byteLength(text)}.`)
   return text
 }
 

@@ -13,7 +13,9 @@ export async function runCount<T>(services: Services, caller: Caller, text: stri
     const limit = services.config.limits.countTokensBytes
     // Characters are at most bytes, so only a text near the limit needs its bytes counted.
     if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit)) {
-      throw new GatewayError('request_too_large', `The request body is too large to count: at most ${limit} bytes are accepted.`, { code: 'request_too_large' })
+      throw new GatewayError('request_too_large', `The request body is too large to count: at most ${limit} bytes are accepted.`, {
+        code: 'request_too_large',
+      })
     }
     return await count()
   } finally {

@@ -9,7 +9,13 @@ import { failResponse } from './fail-response.ts'
 import { noteUnauthenticated } from './note-unauthenticated.ts'
 
 /** What an endpoint that is not relayed answers, once its caller is known and its body read (`''` for a GET). */
-export type EndpointAnswer = (services: Services, caller: Caller, request: Request, text: string, requestId: string) => Response | Promise<Response>
+export type EndpointAnswer = (
+  services: Services,
+  caller: Caller,
+  request: Request,
+  text: string,
+  requestId: string,
+) => Response | Promise<Response>
 
 export interface EndpointOptions {
   /** Work a tenant could repeat at will (a batch's creation, an upload) counts against the key's rpm and concurrency. */

@@ -34,7 +34,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // memory is answered at once: only an unknown secret costs a promise (a store lookup). A refusal here closes the
     // connection, whose unread body would otherwise be read as the next request (front-door.ts).
     const secret = protocol.readSecret(request)
-    key = knownRequestCaller(services, secret, request) ?? await lookUpRequestCaller(services, secret, request)
+    key = knownRequestCaller(services, secret, request) ?? (await lookUpRequestCaller(services, secret, request))
     let inputBound: number
     if (protocol.readExchange) ({ exchange, inputBound } = await protocol.readExchange(request, services.config.limits))
     else {
@@ -45,14 +45,24 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const scope = AbortScope.of(request)
     relayed = true
     const running = services.relay.run({
-      key, protocol: protocol.name, operation: protocol.operation, requestId, request: exchange.request, inputBound, scope, codec: exchange,
+      key,
+      protocol: protocol.name,
+      operation: protocol.operation,
+      requestId,
+      request: exchange.request,
+      inputBound,
+      scope,
+      codec: exchange,
       // The client's trace, which the gateway's span joins: read only when telemetry is on.
       traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
     // An upload kept aside is removed once every attempt has sent it; only such requests pay for the extra promise.
     const result = await (exchange.dispose ? running.finally(() => exchange!.dispose!()) : running)
     // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
-    const watcher = result.kind === 'stream' ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs) : undefined
+    const watcher =
+      result.kind === 'stream'
+        ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs)
+        : undefined
     if (result.kind === 'whole') {
       // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
       const headers = protocol.answerHeaders(requestId, result.rateLimit)
@@ -67,10 +77,18 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     const response = failResponse(protocol, services.logger, error, request, requestId)
     if (relayed) return response
     if (key) {
-      services.relay.recordRefusal({
-        key, protocol: protocol.name, operation: protocol.operation.name, requestId, model: exchange?.request.model ?? '',
-        stream: exchange?.request.stream ?? false, started,
-      }, error)
+      services.relay.recordRefusal(
+        {
+          key,
+          protocol: protocol.name,
+          operation: protocol.operation.name,
+          requestId,
+          model: exchange?.request.model ?? '',
+          stream: exchange?.request.stream ?? false,
+          started,
+        },
+        error,
+      )
     } else noteUnauthenticated(services, request, requestId, response.status, error)
     return response
   }
@@ -80,7 +98,13 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
  * A streamed relay result as the HTTP response: a forwarded stream goes as it came, an IR stream through the
  * protocol's stream encoder.
  */
-function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<RelayResult, { kind: 'whole' }>, requestId: string, watcher: StreamWatcher | undefined): Response {
+function answer(
+  protocol: ClientProtocol,
+  exchange: Exchange,
+  result: Exclude<RelayResult, { kind: 'whole' }>,
+  requestId: string,
+  watcher: StreamWatcher | undefined,
+): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
     case 'raw-stream':
@@ -97,7 +121,10 @@ function answer(protocol: ClientProtocol, exchange: Exchange, result: Exclude<Re
 /** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
 class StreamWatcher implements StreamWatch {
   constructor(
-    private readonly scope: AbortScope, private readonly logger: Logger, private readonly request: Request, private readonly requestId: string,
+    private readonly scope: AbortScope,
+    private readonly logger: Logger,
+    private readonly request: Request,
+    private readonly requestId: string,
     readonly writeIdleMs: number,
   ) {}
 

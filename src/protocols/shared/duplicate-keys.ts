@@ -50,7 +50,8 @@ function findDuplicateKey(text: string): string | undefined {
         expectingKey = code === openBrace
       } else if (code === closeBrace || code === closeBracket) {
         depth--
-      } else if (code === 44) { // ',' — in an object, a key comes next
+      } else if (code === 44) {
+        // ',' — in an object, a key comes next
         expectingKey = depth > 0 && isObject[depth - 1]!
       }
       index++

@@ -13,9 +13,15 @@ export function noteUnauthenticated(services: Services, request: Request, reques
   const failure = toGatewayError(error)
   const reason = failure.code ?? failure.kind
   services.relay.metrics.refused.add(1, status, reason)
-  services.logger.info({
-    request_id: requestId, route: routeOf(request), status, error: reason,
-    client: clientAddress(request, services.server, services.config.trustedProxies),
-    ...(failure.logDetail !== undefined && { detail: failure.logDetail }),
-  }, 'request')
+  services.logger.info(
+    {
+      request_id: requestId,
+      route: routeOf(request),
+      status,
+      error: reason,
+      client: clientAddress(request, services.server, services.config.trustedProxies),
+      ...(failure.logDetail !== undefined && { detail: failure.logDetail }),
+    },
+    'request',
+  )
 }

@@ -35,12 +35,21 @@ export function optionalBoolean(value: unknown, field: string): boolean | undefi
   return value
 }
 
-export function optionalNumber(value: unknown, field: string, range: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+export function optionalNumber(
+  value: unknown,
+  field: string,
+  range: { min?: number; max?: number; integer?: boolean } = {},
+): number | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidRequest(`Invalid type for '${field}': expected a number.`, field)
   if (range.integer && !Number.isInteger(value)) throw invalidRequest(`Invalid value for '${field}': expected an integer.`, field)
   if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
-    const bounds = range.max === undefined ? `at least ${range.min}` : range.min === undefined ? `at most ${range.max}` : `between ${range.min} and ${range.max}`
+    const bounds =
+      range.max === undefined
+        ? `at least ${range.min}`
+        : range.min === undefined
+          ? `at most ${range.max}`
+          : `between ${range.min} and ${range.max}`
     throw invalidRequest(`Invalid value for '${field}': ${value} is out of range, it must be ${bounds}.`, field)
   }
   return value
@@ -51,7 +60,8 @@ export function optionalStops(value: unknown, field: string, allowString = true)
   if (value === undefined || value === null) return undefined
   if (allowString && typeof value === 'string') return [value]
   const list = requireArray(value, field)
-  if (list.length > 4) throw invalidRequest(`Invalid value for '${field}': at most 4 stop sequences are allowed, got ${list.length}.`, field)
+  if (list.length > 4)
+    throw invalidRequest(`Invalid value for '${field}': at most 4 stop sequences are allowed, got ${list.length}.`, field)
   return list.map((item, index) => requireString(item, `${field}[${index}]`))
 }
 
@@ -74,8 +84,11 @@ export const storedItemDepth = Number.POSITIVE_INFINITY
 
 export function parseJsonBody(text: string, maxDepth: number): Json {
   if (exceedsDepth(text, maxDepth)) {
-    throw new GatewayError('invalid_request', `The request body is nested too deeply: JSON arrays and objects may be nested at most ${maxDepth} levels.`,
-      { code: 'json_too_deep' })
+    throw new GatewayError(
+      'invalid_request',
+      `The request body is nested too deeply: JSON arrays and objects may be nested at most ${maxDepth} levels.`,
+      { code: 'json_too_deep' },
+    )
   }
   let value: unknown
   try {
@@ -132,7 +145,8 @@ export function readMessages(value: unknown, roles: readonly string[], rolesShow
   for (let index = 0; index < list.length; index++) {
     const message = requireObject(list[index], `messages[${index}]`)
     const role = requireString(message.role, `messages[${index}].role`)
-    if (!roles.includes(role)) throw invalidRequest(`Invalid value for 'messages[${index}].role': '${role}' is not one of ${rolesShown}.`, `messages[${index}].role`)
+    if (!roles.includes(role))
+      throw invalidRequest(`Invalid value for 'messages[${index}].role': '${role}' is not one of ${rolesShown}.`, `messages[${index}].role`)
   }
   return list as (Json & { role: string })[]
 }

@@ -20,7 +20,10 @@ export function decodeGeminiError(status: number, body: string, headers?: Header
   const delay = error?.details?.find((detail) => detail['@type']?.endsWith('RetryInfo'))?.retryDelay
   if (failure.retryAfter === undefined && delay && /^\d+(\.\d+)?s$/.test(delay)) {
     return new GatewayError(failure.kind, failure.message, {
-      code: failure.code, status: failure.status, retryAfter: Number(delay.slice(0, -1)), logDetail: failure.logDetail,
+      code: failure.code,
+      status: failure.status,
+      retryAfter: Number(delay.slice(0, -1)),
+      logDetail: failure.logDetail,
     })
   }
   return failure

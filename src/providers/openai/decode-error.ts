@@ -7,7 +7,10 @@ export function decodeOpenAiError(status: number, body: string, headers?: Header
   let code: string | undefined
   let param: string | undefined
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: string; code?: string | number | null; param?: string | null } | string; message?: string }
+    const parsed = JSON.parse(body) as {
+      error?: { message?: string; code?: string | number | null; param?: string | null } | string
+      message?: string
+    }
     if (typeof parsed.error === 'string') message = parsed.error
     else {
       message = parsed.error?.message ?? parsed.message

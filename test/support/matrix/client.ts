@@ -72,10 +72,15 @@ export function recordingFetch(): { fetch: typeof fetch; sent: () => string } {
 }
 
 /** The failure a call ended with, or an error saying it did not fail. */
-export async function failureOf(call: (onText: (text: string) => void) => Promise<unknown>, describe: (error: unknown) => SdkError): Promise<Failure> {
+export async function failureOf(
+  call: (onText: (text: string) => void) => Promise<unknown>,
+  describe: (error: unknown) => SdkError,
+): Promise<Failure> {
   let text = ''
   try {
-    await call((delta) => { text += delta })
+    await call((delta) => {
+      text += delta
+    })
   } catch (error) {
     return { error: describe(error), text }
   }

@@ -49,7 +49,7 @@ export interface ScenarioSpec {
 }
 
 export const scenarioSpecs: Record<Scenario, ScenarioSpec> = {
-  'history': { calls: [], replay: false },
+  history: { calls: [], replay: false },
   'tool-call': { prompt: 'Use the get_weather tool for Paris.', calls: [paris], replay: false },
   'tool-result': { prompt: 'Use the get_weather tool for Paris.', calls: [paris], replay: true },
   'parallel-calls': { prompt: 'Use the get_weather tool for Paris and for Rome.', calls: [paris, rome], replay: false },

@@ -36,15 +36,24 @@ export const embeddingFeatures: EmbeddingFeature[] = [
     name: 'one text',
     body: { 'openai-embeddings': { input: 'Hello' }, 'gemini-embeddings': content('Hello') },
     policy: { openai: 'carried', gemini: 'carried' },
-    received: { openai: (request) => openAiInputs(request.body).includes('Hello'), gemini: (request) => request.rawBody.includes('"Hello"') },
+    received: {
+      openai: (request) => openAiInputs(request.body).includes('Hello'),
+      gemini: (request) => request.rawBody.includes('"Hello"'),
+    },
   },
   {
     name: 'several inputs, in order',
-    body: { 'openai-embeddings': { input: ['one', 'two', 'three'] }, 'gemini-embeddings': { requests: ['one', 'two', 'three'].map(content) } },
+    body: {
+      'openai-embeddings': { input: ['one', 'two', 'three'] },
+      'gemini-embeddings': { requests: ['one', 'two', 'three'].map(content) },
+    },
     policy: { openai: 'carried', gemini: 'carried' },
     received: {
       openai: (request) => JSON.stringify(openAiInputs(request.body)) === '["one","two","three"]',
-      gemini: (request) => geminiRequests(request.body).map((one) => one.content.parts[0].text).join() === 'one,two,three',
+      gemini: (request) =>
+        geminiRequests(request.body)
+          .map((one) => one.content.parts[0].text)
+          .join() === 'one,two,three',
     },
   },
   {
@@ -52,13 +61,18 @@ export const embeddingFeatures: EmbeddingFeature[] = [
     body: { 'openai-embeddings': { input: [[9906, 1917]] } },
     policy: { openai: 'carried', gemini: 'refused' },
     received: { openai: (request) => JSON.stringify(request.body.input) === '[[9906,1917]]' },
-    notes: { gemini: 'Gemini embeds text only; the gateway does not turn token ids back into text (it does not know the client\'s tokenizer).' },
+    notes: {
+      gemini: "Gemini embeds text only; the gateway does not turn token ids back into text (it does not know the client's tokenizer).",
+    },
   },
   {
     name: 'dimensions',
     body: { 'openai-embeddings': { input: 'Hello', dimensions: 8 }, 'gemini-embeddings': { ...content('Hello'), outputDimensionality: 8 } },
     policy: { openai: 'carried', gemini: 'carried' },
-    received: { openai: (request) => request.body.dimensions === 8, gemini: (request) => geminiRequests(request.body)[0]!.outputDimensionality === 8 },
+    received: {
+      openai: (request) => request.body.dimensions === 8,
+      gemini: (request) => geminiRequests(request.body)[0]!.outputDimensionality === 8,
+    },
   },
   {
     name: 'base64 vectors',
@@ -73,7 +87,9 @@ export const embeddingFeatures: EmbeddingFeature[] = [
     body: { 'gemini-embeddings': { ...content('Hello'), taskType: 'RETRIEVAL_QUERY' } },
     policy: { openai: 'refused', gemini: 'carried' },
     received: { gemini: (request) => geminiRequests(request.body)[0]!.taskType === 'RETRIEVAL_QUERY' },
-    notes: { openai: 'An OpenAI-compatible embedding is the same whatever it is for; TASK_TYPE_UNSPECIFIED, which asks for nothing, is accepted.' },
+    notes: {
+      openai: 'An OpenAI-compatible embedding is the same whatever it is for; TASK_TYPE_UNSPECIFIED, which asks for nothing, is accepted.',
+    },
   },
   {
     name: 'document title',
@@ -94,7 +110,10 @@ export const embeddingFeatures: EmbeddingFeature[] = [
     policy: { openai: 'carried', gemini: 'emulated' },
     received: { openai: () => true, gemini: () => true },
     answered: (_, __, answer) => answer.usage.prompt_tokens > 0 && answer.usage.prompt_tokens === answer.usage.total_tokens,
-    notes: { gemini: 'Gemini\'s embed endpoints report no usage: the answer (and the bill, marked estimated) carries the gateway tokenizer\'s count of the inputs.' },
+    notes: {
+      gemini:
+        "Gemini's embed endpoints report no usage: the answer (and the bill, marked estimated) carries the gateway tokenizer's count of the inputs.",
+    },
   },
 ]
 
@@ -105,6 +124,11 @@ export function embeddingMatrixConfig(upstreams: EmbeddingsUpstreams) {
       { name: 'embed-openai', type: 'openai', base_url: `${upstreams.openai.url}/v1`, api_key: 'openai-secret' },
       { name: 'embed-gemini', type: 'gemini', base_url: upstreams.gemini.url, api_key: 'gemini-secret' },
     ],
-    models: (Object.entries(embeddingModels) as [EmbeddingKind, string][]).map(([kind, id]) => ({ id, kind: 'embedding', provider: `embed-${kind}`, price: { input: 1 } })),
+    models: (Object.entries(embeddingModels) as [EmbeddingKind, string][]).map(([kind, id]) => ({
+      id,
+      kind: 'embedding',
+      provider: `embed-${kind}`,
+      price: { input: 1 },
+    })),
   }
 }

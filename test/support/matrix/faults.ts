@@ -27,14 +27,17 @@ const errorType: Record<number, string> = { 400: 'invalid_request_error', 429: '
 function httpError(dialect: Dialect, status: number): Response {
   const message = `injected ${status}`
   if (dialect === 'gemini') return jsonReply({ error: { code: status, message, status: googleStatus[status] } }, status)
-  if (dialect === 'anthropic') return jsonReply({ type: 'error', error: { type: errorType[status], message }, request_id: 'req_fault' }, status)
+  if (dialect === 'anthropic')
+    return jsonReply({ type: 'error', error: { type: errorType[status], message }, request_id: 'req_fault' }, status)
   const type = status === 500 ? 'server_error' : errorType[status]
   return jsonReply({ error: { message, type, param: null, code: null } }, status)
 }
 
 function errorEvent(dialect: Dialect): string {
-  if (dialect === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: midstreamMessage } })}\n\n`
-  if (dialect === 'gemini') return `data: ${JSON.stringify({ error: { code: 503, message: midstreamMessage, status: 'UNAVAILABLE' } })}\r\n\r\n`
+  if (dialect === 'anthropic')
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: midstreamMessage } })}\n\n`
+  if (dialect === 'gemini')
+    return `data: ${JSON.stringify({ error: { code: 503, message: midstreamMessage, status: 'UNAVAILABLE' } })}\r\n\r\n`
   return `data: ${JSON.stringify({ error: { message: midstreamMessage, type: 'server_error', param: null, code: null } })}\n\n`
 }
 

@@ -53,19 +53,31 @@ const withTools = {
   'openai-chat': { tools: [{ type: 'function', function: weatherTool }] },
   'openai-responses': { tools: [{ type: 'function', ...weatherTool }] },
   anthropic: { tools: [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters }] },
-  gemini: { tools: [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parametersJsonSchema: weatherTool.parameters }] }] },
+  gemini: {
+    tools: [
+      {
+        functionDeclarations: [
+          { name: weatherTool.name, description: weatherTool.description, parametersJsonSchema: weatherTool.parameters },
+        ],
+      },
+    ],
+  },
 }
 /** Every client's base request with its own additions. */
 const everyone = (extra: Partial<Record<ClientName, Json>>, base: Record<ClientName, Json> = user('Hello')) =>
   Object.fromEntries(clientNames.map((client) => [client, { ...base[client], ...extra[client] }])) as Record<ClientName, Json>
 /** Only the clients whose protocol can say the feature: the base request with their additions. */
 const some = (extra: Partial<Record<ClientName, Json>>, base: Record<ClientName, Json> = user('Hello')) =>
-  Object.fromEntries(Object.entries(extra).map(([client, body]) => [client, { ...base[client as ClientName], ...body }])) as Partial<Record<ClientName, Json>>
+  Object.fromEntries(Object.entries(extra).map(([client, body]) => [client, { ...base[client as ClientName], ...body }])) as Partial<
+    Record<ClientName, Json>
+  >
 const gen = (body: Json) => body.generationConfig ?? {}
 const all = (text: string) => (request: RecordedRequest) => request.rawBody.includes(text)
 const partsOf = (body: Json): Json[] => (body.contents ?? []).flatMap((content: Json) => content.parts)
-const openAiParts = (body: Json): Json[] => body.messages.flatMap((message: Json) => (Array.isArray(message.content) ? message.content : []))
-const anthropicBlocks = (body: Json): Json[] => body.messages.flatMap((message: Json) => (Array.isArray(message.content) ? message.content : []))
+const openAiParts = (body: Json): Json[] =>
+  body.messages.flatMap((message: Json) => (Array.isArray(message.content) ? message.content : []))
+const anthropicBlocks = (body: Json): Json[] =>
+  body.messages.flatMap((message: Json) => (Array.isArray(message.content) ? message.content : []))
 
 /** Calls in a whole answer, in each client protocol. */
 export function callsIn(client: ClientName, answer: Json): number {
@@ -90,15 +102,37 @@ const replayWithImage = {
     input: [
       { role: 'user', content: 'Look at the map' },
       { type: 'function_call', call_id: 'call_1', name: weatherTool.name, arguments: '{"city":"Paris","unit":"celsius"}' },
-      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'map attached' }, { type: 'input_image', image_url: `data:image/png;base64,${png}` }] },
+      {
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [
+          { type: 'input_text', text: 'map attached' },
+          { type: 'input_image', image_url: `data:image/png;base64,${png}` },
+        ],
+      },
     ],
     ...withTools['openai-responses'],
   },
   anthropic: {
     messages: [
       { role: 'user', content: 'Look at the map' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: weatherTool.name, input: { city: 'Paris', unit: 'celsius' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'map attached' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: weatherTool.name, input: { city: 'Paris', unit: 'celsius' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [
+              { type: 'text', text: 'map attached' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+            ],
+          },
+        ],
+      },
     ],
     ...withTools.anthropic,
   },
@@ -107,7 +141,18 @@ const replayWithImage = {
     contents: [
       { role: 'user', parts: [{ text: 'Look at the map' }] },
       { role: 'model', parts: [{ functionCall: { name: weatherTool.name, args: { city: 'Paris', unit: 'celsius' } } }] },
-      { role: 'user', parts: [{ functionResponse: { name: weatherTool.name, response: { output: 'map attached' }, parts: [{ inlineData: { mimeType: 'image/png', data: png } }] } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              name: weatherTool.name,
+              response: { output: 'map attached' },
+              parts: [{ inlineData: { mimeType: 'image/png', data: png } }],
+            },
+          },
+        ],
+      },
     ],
     ...withTools.gemini,
   },
@@ -126,7 +171,8 @@ export const features: Feature[] = [
     stream: true,
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'carried' },
     received: {
-      openai: (request) => request.body.stream === true, anthropic: (request) => request.body.stream === true,
+      openai: (request) => request.body.stream === true,
+      anthropic: (request) => request.body.stream === true,
       gemini: (request) => request.path.includes(':streamGenerateContent'),
     },
   },
@@ -157,11 +203,14 @@ export const features: Feature[] = [
   },
   {
     name: 'parallel tool calls off',
-    body: some({
-      'openai-chat': { ...withTools['openai-chat'], parallel_tool_calls: false },
-      'openai-responses': { ...withTools['openai-responses'], parallel_tool_calls: false },
-      anthropic: { ...withTools.anthropic, tool_choice: { type: 'auto', disable_parallel_tool_use: true } },
-    }, user('Weather in Paris and Rome?')),
+    body: some(
+      {
+        'openai-chat': { ...withTools['openai-chat'], parallel_tool_calls: false },
+        'openai-responses': { ...withTools['openai-responses'], parallel_tool_calls: false },
+        anthropic: { ...withTools.anthropic, tool_choice: { type: 'auto', disable_parallel_tool_use: true } },
+      },
+      user('Weather in Paris and Rome?'),
+    ),
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'emulated' },
     received: {
       openai: (request) => request.body.parallel_tool_calls === false,
@@ -170,7 +219,10 @@ export const features: Feature[] = [
     },
     // The Gemini fake calls twice for Paris and Rome: the client must get one call.
     answered: (client, kind, answer) => kind !== 'gemini' || callsIn(client, answer) === 1,
-    notes: { gemini: 'Gemini has no switch: the request goes out as it is and the gateway keeps only the first call of the answer (whole and streamed).' },
+    notes: {
+      gemini:
+        'Gemini has no switch: the request goes out as it is and the gateway keeps only the first call of the answer (whole and streamed).',
+    },
   },
   {
     name: 'tool results with images',
@@ -180,11 +232,20 @@ export const features: Feature[] = [
       openai: (request) => {
         const messages: Json[] = request.body.messages
         const tool = messages.findIndex((message) => message.role === 'tool')
-        return tool >= 0 && messages[tool]!.content === 'map attached' && messages[tool + 1]?.role === 'user' &&
+        return (
+          tool >= 0 &&
+          messages[tool]!.content === 'map attached' &&
+          messages[tool + 1]?.role === 'user' &&
           messages[tool + 1]!.content.some((part: Json) => part.type === 'image_url' && part.image_url.url.endsWith(png))
+        )
       },
-      anthropic: (request) => anthropicBlocks(request.body).some((block) => block.type === 'tool_result' && Array.isArray(block.content) &&
-        block.content.some((inner: Json) => inner.type === 'image' && inner.source.data === png)),
+      anthropic: (request) =>
+        anthropicBlocks(request.body).some(
+          (block) =>
+            block.type === 'tool_result' &&
+            Array.isArray(block.content) &&
+            block.content.some((inner: Json) => inner.type === 'image' && inner.source.data === png),
+        ),
       gemini: (request) => {
         const turn = request.body.contents.find((content: Json) => content.parts.some((part: Json) => part.functionResponse))
         return turn?.parts.some((part: Json) => part.inlineData?.mimeType === 'image/png' && part.inlineData.data === png)
@@ -197,44 +258,128 @@ export const features: Feature[] = [
   },
   {
     name: 'images',
-    body: everyone({}, {
-      'openai-chat': { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }] },
-      'openai-responses': { input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: `data:image/png;base64,${png}` }] }] },
-      anthropic: { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] },
-      gemini: { contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: png } }] }] },
-    }),
+    body: everyone(
+      {},
+      {
+        'openai-chat': {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is this?' },
+                { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+              ],
+            },
+          ],
+        },
+        'openai-responses': {
+          input: [
+            {
+              role: 'user',
+              content: [
+                { type: 'input_text', text: 'What is this?' },
+                { type: 'input_image', image_url: `data:image/png;base64,${png}` },
+              ],
+            },
+          ],
+        },
+        anthropic: {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is this?' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+              ],
+            },
+          ],
+        },
+        gemini: { contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: png } }] }] },
+      },
+    ),
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'carried' },
     received: {
-      openai: (request) => openAiParts(request.body).some((part) => part.type === 'image_url' && part.image_url.url === `data:image/png;base64,${png}`),
+      openai: (request) =>
+        openAiParts(request.body).some((part) => part.type === 'image_url' && part.image_url.url === `data:image/png;base64,${png}`),
       anthropic: (request) => anthropicBlocks(request.body).some((block) => block.type === 'image' && block.source.data === png),
       gemini: (request) => partsOf(request.body).some((part) => part.inlineData?.mimeType === 'image/png' && part.inlineData.data === png),
     },
   },
   {
     name: 'documents (PDF)',
-    body: everyone({}, {
-      'openai-chat': { messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise' }, { type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'a.pdf' } }] }] },
-      'openai-responses': { input: [{ role: 'user', content: [{ type: 'input_text', text: 'Summarise' }, { type: 'input_file', file_data: `data:application/pdf;base64,${pdf}`, filename: 'a.pdf' }] }] },
-      anthropic: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }] },
-      gemini: { contents: [{ role: 'user', parts: [{ text: 'Summarise' }, { inlineData: { mimeType: 'application/pdf', data: pdf } }] }] },
-    }),
+    body: everyone(
+      {},
+      {
+        'openai-chat': {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Summarise' },
+                { type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'a.pdf' } },
+              ],
+            },
+          ],
+        },
+        'openai-responses': {
+          input: [
+            {
+              role: 'user',
+              content: [
+                { type: 'input_text', text: 'Summarise' },
+                { type: 'input_file', file_data: `data:application/pdf;base64,${pdf}`, filename: 'a.pdf' },
+              ],
+            },
+          ],
+        },
+        anthropic: {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Summarise' },
+                { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } },
+              ],
+            },
+          ],
+        },
+        gemini: {
+          contents: [{ role: 'user', parts: [{ text: 'Summarise' }, { inlineData: { mimeType: 'application/pdf', data: pdf } }] }],
+        },
+      },
+    ),
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'carried' },
     received: {
-      openai: (request) => openAiParts(request.body).some((part) => part.type === 'file' && part.file.file_data === `data:application/pdf;base64,${pdf}`),
+      openai: (request) =>
+        openAiParts(request.body).some((part) => part.type === 'file' && part.file.file_data === `data:application/pdf;base64,${pdf}`),
       anthropic: (request) => anthropicBlocks(request.body).some((block) => block.type === 'document' && block.source.data === pdf),
-      gemini: (request) => partsOf(request.body).some((part) => part.inlineData?.mimeType === 'application/pdf' && part.inlineData.data === pdf),
+      gemini: (request) =>
+        partsOf(request.body).some((part) => part.inlineData?.mimeType === 'application/pdf' && part.inlineData.data === pdf),
     },
     notes: { openai: 'as a `file` part with a data: URL; a document given by URL is refused (OpenAI takes documents only inline).' },
   },
   {
     name: 'audio',
     body: some({
-      'openai-chat': { messages: [{ role: 'user', content: [{ type: 'text', text: 'Transcribe' }, { type: 'input_audio', input_audio: { data: wav, format: 'wav' } }] }] },
+      'openai-chat': {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Transcribe' },
+              { type: 'input_audio', input_audio: { data: wav, format: 'wav' } },
+            ],
+          },
+        ],
+      },
       gemini: { contents: [{ role: 'user', parts: [{ text: 'Transcribe' }, { inlineData: { mimeType: 'audio/wav', data: wav } }] }] },
     }),
     policy: { openai: 'carried', anthropic: 'refused', gemini: 'carried' },
     received: {
-      openai: (request) => openAiParts(request.body).some((part) => part.type === 'input_audio' && part.input_audio.data === wav && part.input_audio.format === 'wav'),
+      openai: (request) =>
+        openAiParts(request.body).some(
+          (part) => part.type === 'input_audio' && part.input_audio.data === wav && part.input_audio.format === 'wav',
+        ),
       gemini: (request) => partsOf(request.body).some((part) => part.inlineData?.mimeType === 'audio/wav' && part.inlineData.data === wav),
     },
     notes: { anthropic: 'Anthropic takes no audio input.', openai: 'wav and mp3 only (input_audio); other audio types are refused.' },
@@ -269,7 +414,8 @@ export const features: Feature[] = [
     },
     answered: (client, kind, answer) => kind !== 'anthropic' || isJson(textIn(client, answer)),
     notes: {
-      anthropic: 'one forced tool (`tollgate_json_answer`) whose input is any object; its call comes back as the answer\'s text, the stop reason as a normal end. Refused (400) with tools or thinking in the same request: use a JSON schema.',
+      anthropic:
+        "one forced tool (`tollgate_json_answer`) whose input is any object; its call comes back as the answer's text, the stop reason as a normal end. Refused (400) with tools or thinking in the same request: use a JSON schema.",
     },
   },
   {
@@ -301,7 +447,11 @@ export const features: Feature[] = [
   },
   {
     name: 'stop sequences',
-    body: some({ 'openai-chat': { stop: ['END'] }, anthropic: { stop_sequences: ['END'] }, gemini: { generationConfig: { stopSequences: ['END'] } } }),
+    body: some({
+      'openai-chat': { stop: ['END'] },
+      anthropic: { stop_sequences: ['END'] },
+      gemini: { generationConfig: { stopSequences: ['END'] } },
+    }),
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'carried' },
     received: {
       openai: (request) => Bun.deepEquals(request.body.stop, ['END']),
@@ -314,14 +464,24 @@ export const features: Feature[] = [
     body: some({ 'openai-chat': { seed: 7 }, gemini: { generationConfig: { seed: 7 } } }),
     policy: { openai: 'carried', anthropic: 'ignored', gemini: 'carried' },
     received: { openai: (request) => request.body.seed === 7, gemini: (request) => gen(request.body).seed === 7 },
-    notes: { anthropic: 'Anthropic has no seed. A seed only makes sampling best-effort repeatable anywhere; refusing it would break clients that always send one.' },
+    notes: {
+      anthropic:
+        'Anthropic has no seed. A seed only makes sampling best-effort repeatable anywhere; refusing it would break clients that always send one.',
+    },
   },
   {
     name: 'end-user id',
-    body: some({ 'openai-chat': { user: 'user-1' }, 'openai-responses': { safety_identifier: 'user-1' }, anthropic: { metadata: { user_id: 'user-1' } } }),
+    body: some({
+      'openai-chat': { user: 'user-1' },
+      'openai-responses': { safety_identifier: 'user-1' },
+      anthropic: { metadata: { user_id: 'user-1' } },
+    }),
     policy: { openai: 'carried', anthropic: 'carried', gemini: 'ignored' },
     received: { openai: (request) => request.body.user === 'user-1', anthropic: (request) => request.body.metadata?.user_id === 'user-1' },
-    notes: { gemini: 'Gemini has no end-user id; it is an abuse-tracing hint that changes no answer. The gateway records the key that made each request.' },
+    notes: {
+      gemini:
+        'Gemini has no end-user id; it is an abuse-tracing hint that changes no answer. The gateway records the key that made each request.',
+    },
   },
   {
     name: 'safety settings',
@@ -348,11 +508,18 @@ export const features: Feature[] = [
       gemini: (request) => typeof gen(request.body).thinkingConfig?.thinkingBudget === 'number',
     },
     exceptions: {
-      'anthropic>openai': { policy: 'ignored', note: 'a thinking budget has no OpenAI counterpart (OpenAI takes only an effort), and a guessed reasoning_effort makes OpenAI models that do not reason refuse the request: Claude Code sends thinking on every request.' },
-      'gemini>openai': { policy: 'ignored', note: 'a thinking budget has no OpenAI counterpart, for the same reason; a thinkingLevel is carried as reasoning_effort.' },
+      'anthropic>openai': {
+        policy: 'ignored',
+        note: 'a thinking budget has no OpenAI counterpart (OpenAI takes only an effort), and a guessed reasoning_effort makes OpenAI models that do not reason refuse the request: Claude Code sends thinking on every request.',
+      },
+      'gemini>openai': {
+        policy: 'ignored',
+        note: 'a thinking budget has no OpenAI counterpart, for the same reason; a thinkingLevel is carried as reasoning_effort.',
+      },
     },
     notes: {
-      anthropic: 'an effort becomes a thinking budget (low 2048, medium 8192, high 24576 tokens), kept below max_tokens; a budget under 1024 tokens (Anthropic\'s minimum) means no thinking.',
+      anthropic:
+        "an effort becomes a thinking budget (low 2048, medium 8192, high 24576 tokens), kept below max_tokens; a budget under 1024 tokens (Anthropic's minimum) means no thinking.",
       gemini: 'an effort becomes a thinking budget (minimal 512 … high 24576 tokens).',
     },
   },
@@ -378,8 +545,16 @@ export const features: Feature[] = [
 
 function textIn(client: ClientName, answer: Json): string {
   if (client === 'openai-chat') return answer.choices[0].message.content ?? ''
-  if (client === 'openai-responses') return answer.output.filter((item: Json) => item.type === 'message').map((item: Json) => item.content[0].text).join('')
-  if (client === 'anthropic') return answer.content.filter((block: Json) => block.type === 'text').map((block: Json) => block.text).join('')
+  if (client === 'openai-responses')
+    return answer.output
+      .filter((item: Json) => item.type === 'message')
+      .map((item: Json) => item.content[0].text)
+      .join('')
+  if (client === 'anthropic')
+    return answer.content
+      .filter((block: Json) => block.type === 'text')
+      .map((block: Json) => block.text)
+      .join('')
   return answer.candidates[0].content.parts.map((part: Json) => part.text ?? '').join('')
 }
 

@@ -52,15 +52,22 @@ export const imageFeatures: MediaFeature[] = [
     name: 'response_format b64_json',
     body: { prompt: 'x', response_format: 'b64_json' },
     policy: { openai: 'carried', mock: 'carried' },
-    check: { openai: (sent, answer) => sent.fields.response_format === 'b64_json' && typeof answer.data[0].b64_json === 'string', mock: (_, answer) => typeof answer.data[0].b64_json === 'string' },
+    check: {
+      openai: (sent, answer) => sent.fields.response_format === 'b64_json' && typeof answer.data[0].b64_json === 'string',
+      mock: (_, answer) => typeof answer.data[0].b64_json === 'string',
+    },
   },
   {
     name: 'response_format url',
     body: { prompt: 'x', response_format: 'url' },
     policy: { openai: 'carried', mock: 'emulated' },
-    check: { openai: (sent, answer) => sent.fields.response_format === 'url' && answer.data[0].url.startsWith('data:image/png;base64,'), mock: (_, answer) => answer.data[0].url.startsWith('data:image/png;base64,') },
+    check: {
+      openai: (sent, answer) => sent.fields.response_format === 'url' && answer.data[0].url.startsWith('data:image/png;base64,'),
+      mock: (_, answer) => answer.data[0].url.startsWith('data:image/png;base64,'),
+    },
     notes: {
-      openai: 'An upstream that sends URLs (dall-e) has them passed on; one that sends bytes anyway (gpt-image) has them passed on as a `data:` URL.',
+      openai:
+        'An upstream that sends URLs (dall-e) has them passed on; one that sends bytes anyway (gpt-image) has them passed on as a `data:` URL.',
       mock: 'The gateway keeps no files: the bytes come back as a `data:` URL.',
     },
   },
@@ -76,7 +83,12 @@ export const imageFeatures: MediaFeature[] = [
     body: { prompt: 'x', background: 'transparent', style: 'vivid', moderation: 'low', output_compression: 80, user: 'end-user-7' },
     policy: { openai: 'carried', mock: 'ignored' },
     check: {
-      openai: (sent) => sent.fields.background === 'transparent' && sent.fields.style === 'vivid' && sent.fields.moderation === 'low' && sent.fields.output_compression === 80 && sent.fields.user === 'end-user-7',
+      openai: (sent) =>
+        sent.fields.background === 'transparent' &&
+        sent.fields.style === 'vivid' &&
+        sent.fields.moderation === 'low' &&
+        sent.fields.output_compression === 80 &&
+        sent.fields.user === 'end-user-7',
     },
     notes: { mock: 'The mock paints a solid colour; these change nothing there.' },
   },
@@ -86,8 +98,11 @@ export const imageFeatures: MediaFeature[] = [
     edit: true,
     policy: { openai: 'carried', mock: 'ignored' },
     check: {
-      openai: (sent) => sent.path === '/v1/images/edits' && sent.fields.prompt === 'add a hat' && sent.fields.quality === 'low'
-        && sent.files.map((file: Json) => `${file.field}:${file.type}`).join() === 'image:image/png,mask:image/png',
+      openai: (sent) =>
+        sent.path === '/v1/images/edits' &&
+        sent.fields.prompt === 'add a hat' &&
+        sent.fields.quality === 'low' &&
+        sent.files.map((file: Json) => `${file.field}:${file.type}`).join() === 'image:image/png,mask:image/png',
     },
     notes: { mock: 'The mock paints from the prompt: the image and mask are read and checked, then change nothing.' },
   },
@@ -95,7 +110,10 @@ export const imageFeatures: MediaFeature[] = [
     name: 'usage (tokens)',
     body: { prompt: 'four words long prompt' },
     policy: { openai: 'carried', mock: 'carried' },
-    check: { openai: (_, answer) => answer.usage.input_tokens === 'four words long prompt'.length, mock: (_, answer) => answer.usage.output_tokens > 0 },
+    check: {
+      openai: (_, answer) => answer.usage.input_tokens === 'four words long prompt'.length,
+      mock: (_, answer) => answer.usage.output_tokens > 0,
+    },
   },
 ]
 
@@ -106,7 +124,10 @@ export const rerankFeatures: MediaFeature[] = [
     name: 'query and documents',
     body: { query: 'capital of France', documents },
     policy: { openai: 'carried', mock: 'carried' },
-    check: { openai: (sent) => sent.body.query === 'capital of France' && sent.body.documents.length === 2, mock: (_, answer) => answer.results[0].index === 1 },
+    check: {
+      openai: (sent) => sent.body.query === 'capital of France' && sent.body.documents.length === 2,
+      mock: (_, answer) => answer.results[0].index === 1,
+    },
   },
   {
     name: 'documents as objects with text',
@@ -119,7 +140,10 @@ export const rerankFeatures: MediaFeature[] = [
     name: 'top_n',
     body: { query: 'capital of France', documents, top_n: 1 },
     policy: { openai: 'carried', mock: 'carried' },
-    check: { openai: (sent, answer) => sent.body.top_n === 1 && answer.results.length === 1, mock: (_, answer) => answer.results.length === 1 },
+    check: {
+      openai: (sent, answer) => sent.body.top_n === 1 && answer.results.length === 1,
+      mock: (_, answer) => answer.results.length === 1,
+    },
   },
   {
     name: 'top_k (Voyage)',
@@ -132,8 +156,14 @@ export const rerankFeatures: MediaFeature[] = [
     name: 'return_documents: false',
     body: { query: 'capital of France', documents, return_documents: false },
     policy: { openai: 'emulated', mock: 'emulated' },
-    check: { openai: (sent, answer) => !('return_documents' in sent.body) && !('document' in answer.results[0]), mock: (_, answer) => !('document' in answer.results[0]) },
-    notes: { openai: 'Documents are never asked back (the gateway has their text): it writes them into the answer, or not.', mock: 'As toward OpenAI-compatible servers.' },
+    check: {
+      openai: (sent, answer) => !('return_documents' in sent.body) && !('document' in answer.results[0]),
+      mock: (_, answer) => !('document' in answer.results[0]),
+    },
+    notes: {
+      openai: 'Documents are never asked back (the gateway has their text): it writes them into the answer, or not.',
+      mock: 'As toward OpenAI-compatible servers.',
+    },
   },
   {
     name: 'usage (tokens, search units)',
@@ -147,9 +177,23 @@ export const rerankFeatures: MediaFeature[] = [
 ]
 
 /** A matrix section of docs/conformance.md: the cells this run found, then the notes. */
-export function renderMediaSection(title: string, intro: string[], client: string, features: MediaFeature[], cells: Map<string, Policy>): string[] {
-  const lines = [`## ${title}`, '', ...intro, '', `| feature | ${mediaKinds.map((kind) => `${client} → ${kind}`).join(' | ')} |`, `|---|${mediaKinds.map(() => '---').join('|')}|`]
-  for (const feature of features) lines.push(`| ${feature.name} | ${mediaKinds.map((kind) => cells.get(`${feature.name}|${kind}`) ?? '—').join(' | ')} |`)
+export function renderMediaSection(
+  title: string,
+  intro: string[],
+  client: string,
+  features: MediaFeature[],
+  cells: Map<string, Policy>,
+): string[] {
+  const lines = [
+    `## ${title}`,
+    '',
+    ...intro,
+    '',
+    `| feature | ${mediaKinds.map((kind) => `${client} → ${kind}`).join(' | ')} |`,
+    `|---|${mediaKinds.map(() => '---').join('|')}|`,
+  ]
+  for (const feature of features)
+    lines.push(`| ${feature.name} | ${mediaKinds.map((kind) => cells.get(`${feature.name}|${kind}`) ?? '—').join(' | ')} |`)
   lines.push('')
   for (const feature of features) {
     for (const kind of mediaKinds) {

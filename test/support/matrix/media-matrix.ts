@@ -60,12 +60,26 @@ export function defineMediaMatrix(): void {
       body = JSON.stringify({ model, ...feature.body })
     }
     const response = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers, body })
-    return { status: response.status, json: await response.json() as Json }
+    return { status: response.status, json: (await response.json()) as Json }
   }
 
   const matrices = [
-    { operation: 'images', features: imageFeatures, cells: imageCells, path: (feature: MediaFeature) => (feature.edit ? '/images/edits' : '/images/generations'), sent: () => images.received, model: (kind: MediaKind) => `image-${kind}` },
-    { operation: 'rerank', features: rerankFeatures, cells: rerankCells, path: () => '/rerank', sent: () => rerank.server.requests, model: (kind: MediaKind) => `rerank-${kind}` },
+    {
+      operation: 'images',
+      features: imageFeatures,
+      cells: imageCells,
+      path: (feature: MediaFeature) => (feature.edit ? '/images/edits' : '/images/generations'),
+      sent: () => images.received,
+      model: (kind: MediaKind) => `image-${kind}`,
+    },
+    {
+      operation: 'rerank',
+      features: rerankFeatures,
+      cells: rerankCells,
+      path: () => '/rerank',
+      sent: () => rerank.server.requests,
+      model: (kind: MediaKind) => `rerank-${kind}`,
+    },
   ]
   for (const matrix of matrices) {
     describe.each(matrix.features.map((feature) => [feature.name, feature] as const))(`${matrix.operation}: %s`, (_, feature) => {
@@ -91,14 +105,26 @@ export function defineMediaMatrix(): void {
 /** The images and rerank sections of docs/conformance.md. */
 export function renderMediaMatrix(): string[] {
   return [
-    ...renderMediaSection('Images', [
-      'OpenAI\'s `POST /v1/images/generations` and `POST /v1/images/edits` (a multipart form), to each upstream kind that',
-      'makes images: OpenAI-compatible servers and the built-in mock (a solid PNG per image). A model of kind image on an',
-      'Anthropic or Gemini provider is refused when the config loads.',
-    ], 'OpenAI', imageFeatures, imageCells),
-    ...renderMediaSection('Rerank', [
-      '`POST /v1/rerank` in the shape Cohere, Jina and vLLM share, to OpenAI-compatible servers that serve `/rerank` (vLLM)',
-      'and the built-in mock (the share of the query\'s words a document has).',
-    ], 'Rerank', rerankFeatures, rerankCells),
+    ...renderMediaSection(
+      'Images',
+      [
+        "OpenAI's `POST /v1/images/generations` and `POST /v1/images/edits` (a multipart form), to each upstream kind that",
+        'makes images: OpenAI-compatible servers and the built-in mock (a solid PNG per image). A model of kind image on an',
+        'Anthropic or Gemini provider is refused when the config loads.',
+      ],
+      'OpenAI',
+      imageFeatures,
+      imageCells,
+    ),
+    ...renderMediaSection(
+      'Rerank',
+      [
+        '`POST /v1/rerank` in the shape Cohere, Jina and vLLM share, to OpenAI-compatible servers that serve `/rerank` (vLLM)',
+        "and the built-in mock (the share of the query's words a document has).",
+      ],
+      'Rerank',
+      rerankFeatures,
+      rerankCells,
+    ),
   ]
 }

@@ -14,11 +14,15 @@ export const answerTo = (outputs: string[]) => `The tool said ${outputs.join('; 
 /** What every fake answers when asked for structured output: an object that fits `structuredSchema`. */
 export const structuredAnswer = { city: 'Paris', temperature: 21 }
 export const structuredSchema = {
-  type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false,
+  type: 'object',
+  properties: { city: { type: 'string' }, temperature: { type: 'number' } },
+  required: ['city', 'temperature'],
+  additionalProperties: false,
 } as const
 
 export function planOpenAi(request: RecordedRequest): OpenAiAnswer {
-  if (request.body.response_format?.type === 'json_schema' || request.body.response_format?.type === 'json_object') return { text: JSON.stringify(structuredAnswer) }
+  if (request.body.response_format?.type === 'json_schema' || request.body.response_format?.type === 'json_object')
+    return { text: JSON.stringify(structuredAnswer) }
   const messages: any[] = request.body.messages
   const results: string[] = []
   for (let index = messages.length - 1; messages[index]?.role === 'tool'; index--) results.unshift(messages[index].content)
@@ -27,7 +31,13 @@ export function planOpenAi(request: RecordedRequest): OpenAiAnswer {
   const both = request.body.tools?.length && typeof last.content === 'string' ? cities(last.content) : undefined
   if (!both) return openAiAnswer(request)
   const name = request.body.tools[0].function.name
-  return { toolCalls: both.map((city, index) => ({ id: `call_upstream_${index + 1}`, name, arguments: JSON.stringify({ city, unit: 'celsius' }) })) }
+  return {
+    toolCalls: both.map((city, index) => ({
+      id: `call_upstream_${index + 1}`,
+      name,
+      arguments: JSON.stringify({ city, unit: 'celsius' }),
+    })),
+  }
 }
 
 export const planAnthropic: AnswerPlan = (body) => {
@@ -37,11 +47,19 @@ export const planAnthropic: AnswerPlan = (body) => {
   const last = body.messages.at(-1)
   const blocks: any[] = Array.isArray(last.content) ? last.content : [{ type: 'text', text: last.content }]
   const results = blocks.filter((block) => block.type === 'tool_result')
-  if (results.length) return { text: answerTo(results.map((block) => (typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text).join('')))) }
+  if (results.length)
+    return {
+      text: answerTo(
+        results.map((block) => (typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text).join(''))),
+      ),
+    }
   const both = body.tools?.length ? cities(blocks.map((block) => block.text ?? '').join('')) : undefined
   if (!both) return planAnthropicAnswer(body)
   const name = body.tools[0].name
-  return { text: 'Let me check.', toolCalls: both.map((city, index) => ({ id: `toolu_upstream_${index + 1}`, name, input: { city, unit: 'celsius' } })) }
+  return {
+    text: 'Let me check.',
+    toolCalls: both.map((city, index) => ({ id: `toolu_upstream_${index + 1}`, name, input: { city, unit: 'celsius' } })),
+  }
 }
 
 export const planGemini: GeminiPlan = (body) => {
@@ -56,5 +74,10 @@ export const planGemini: GeminiPlan = (body) => {
   const both = declared.length ? cities(parts.map((part) => part.text ?? '').join('')) : undefined
   if (!both) return geminiAnswer(body)
   // Gemini signs the first function call of a turn, and only that one.
-  return { parts: both.map((city, index) => ({ functionCall: { name: declared[0].name, args: { city, unit: 'celsius' } }, ...(index === 0 && { thoughtSignature: upstreamSignature }) })) }
+  return {
+    parts: both.map((city, index) => ({
+      functionCall: { name: declared[0].name, args: { city, unit: 'celsius' } },
+      ...(index === 0 && { thoughtSignature: upstreamSignature }),
+    })),
+  }
 }

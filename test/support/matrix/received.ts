@@ -23,7 +23,7 @@ const turn = (role: Turn['role'], text = ''): Turn => ({ role, text, calls: [], 
 function textOf(content: any): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content.map((part: any) => (part.type === undefined || part.type === 'text' ? part.text ?? '' : '')).join('')
+  return content.map((part: any) => (part.type === undefined || part.type === 'text' ? (part.text ?? '') : '')).join('')
 }
 
 function readOpenAi(body: any): Transcript {
@@ -38,7 +38,8 @@ function readOpenAi(body: any): Transcript {
       else turns.push({ ...turn('user'), results: [result] })
     } else {
       const entry = turn(message.role, textOf(message.content))
-      for (const call of message.tool_calls ?? []) entry.calls.push({ id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments) })
+      for (const call of message.tool_calls ?? [])
+        entry.calls.push({ id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments) })
       turns.push(entry)
     }
   }
@@ -72,9 +73,12 @@ function readGemini(body: any): Transcript {
     }
     return entry
   })
-  const tools = (body.tools ?? []).flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => ({
-    name: declaration.name, parameters: declaration.parametersJsonSchema ?? declaration.parameters,
-  })))
+  const tools = (body.tools ?? []).flatMap((tool: any) =>
+    (tool.functionDeclarations ?? []).map((declaration: any) => ({
+      name: declaration.name,
+      parameters: declaration.parametersJsonSchema ?? declaration.parameters,
+    })),
+  )
   const system = (body.systemInstruction?.parts ?? []).map((part: any) => part.text ?? '').join('\n')
   return { system, turns, tools }
 }

@@ -38,7 +38,12 @@ export interface UpstreamSpec {
   usage?: Tokens
 }
 
-const models: Record<UpstreamKind, string> = { openai: 'gpt-matrix', anthropic: 'claude-matrix', gemini: 'gemini-matrix', mock: 'mock-matrix' }
+const models: Record<UpstreamKind, string> = {
+  openai: 'gpt-matrix',
+  anthropic: 'claude-matrix',
+  gemini: 'gemini-matrix',
+  mock: 'mock-matrix',
+}
 
 /** The gateway model that makes `kind`'s upstream fail with `fault`. */
 export function faultyModel(kind: Dialect, fault: Fault): string {
@@ -48,22 +53,44 @@ export function faultyModel(kind: Dialect, fault: Fault): string {
 const specs: Record<UpstreamKind, Omit<UpstreamSpec, 'server' | 'passthrough'>> = {
   // openai-upstream.ts: prompt 11 of which 3 cached, completion 7.
   openai: {
-    kind: 'openai', model: models.openai, greeting: 'Hello from upstream', toolPreamble: '', toolAnswer: answerTo, parallel: true,
-    callIds: ['call_upstream_1', 'call_upstream_2'], usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 0 },
+    kind: 'openai',
+    model: models.openai,
+    greeting: 'Hello from upstream',
+    toolPreamble: '',
+    toolAnswer: answerTo,
+    parallel: true,
+    callIds: ['call_upstream_1', 'call_upstream_2'],
+    usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 0 },
   },
   // anthropic-upstream.ts: 5 plain input, 4 cache reads, 2 cache writes, 7 output.
   anthropic: {
-    kind: 'anthropic', model: models.anthropic, greeting: 'Hello from upstream', toolPreamble: 'Let me check.', toolAnswer: answerTo, parallel: true,
-    callIds: ['toolu_upstream_1', 'toolu_upstream_2'], usage: { input: 11, cached: 4, cacheWrite: 2, output: 7, reasoning: 0 },
+    kind: 'anthropic',
+    model: models.anthropic,
+    greeting: 'Hello from upstream',
+    toolPreamble: 'Let me check.',
+    toolAnswer: answerTo,
+    parallel: true,
+    callIds: ['toolu_upstream_1', 'toolu_upstream_2'],
+    usage: { input: 11, cached: 4, cacheWrite: 2, output: 7, reasoning: 0 },
   },
   // gemini-upstream.ts: prompt 11 of which 3 cached, 5 answer + 2 thought tokens.
   gemini: {
-    kind: 'gemini', model: models.gemini, greeting: 'Hello from gemini upstream', toolPreamble: '', toolAnswer: answerTo, parallel: true,
+    kind: 'gemini',
+    model: models.gemini,
+    greeting: 'Hello from gemini upstream',
+    toolPreamble: '',
+    toolAnswer: answerTo,
+    parallel: true,
     usage: { input: 11, cached: 3, cacheWrite: 0, output: 7, reasoning: 2 },
   },
   mock: {
-    kind: 'mock', model: models.mock, greeting: `Hello from the Tollgate mock provider, you said: ${history[2].text}`, toolPreamble: '',
-    toolAnswer: (outputs) => `Hello from the Tollgate mock provider, the tool answered ${outputs[0]}`, callIds: ['call_mock_1'], parallel: false,
+    kind: 'mock',
+    model: models.mock,
+    greeting: `Hello from the Tollgate mock provider, you said: ${history[2].text}`,
+    toolPreamble: '',
+    toolAnswer: (outputs) => `Hello from the Tollgate mock provider, the tool answered ${outputs[0]}`,
+    callIds: ['call_mock_1'],
+    parallel: false,
   },
 }
 
@@ -73,7 +100,6 @@ export interface MatrixUpstreams {
   config: Record<string, unknown>
   stop(): Promise<void>
 }
-
 
 export function startMatrixUpstreams(): MatrixUpstreams {
   const servers: Record<Dialect, TestUpstream> = {
@@ -86,13 +112,27 @@ export function startMatrixUpstreams(): MatrixUpstreams {
     { name: 'anthropic', type: 'anthropic', base_url: servers.anthropic.url, api_key: upstreamKey },
     { name: 'gemini', type: 'gemini', base_url: servers.gemini.url, api_key: 'gemini-secret' },
   ]
-  const providers = [...http, { name: 'mock', type: 'mock' }, ...http.map((provider) => ({ ...provider, name: `${provider.name}-ir`, passthrough: false }))]
-  const model = (id: string, provider: string, upstreamModel = id) => ({ id, provider, upstream_model: upstreamModel, price, max_output_tokens: 1024 })
+  const providers = [
+    ...http,
+    { name: 'mock', type: 'mock' },
+    ...http.map((provider) => ({ ...provider, name: `${provider.name}-ir`, passthrough: false })),
+  ]
+  const model = (id: string, provider: string, upstreamModel = id) => ({
+    id,
+    provider,
+    upstream_model: upstreamModel,
+    price,
+    max_output_tokens: 1024,
+  })
   const configModels = upstreamKinds.map((kind) => model(models[kind], kind))
   for (const kind of httpKinds) configModels.push(model(`${models[kind]}-ir`, `${kind}-ir`, models[kind]))
   for (const kind of httpKinds) for (const fault of faults) configModels.push(model(faultyModel(kind, fault), kind))
-  const column = (kind: Dialect, passthrough: boolean): UpstreamSpec =>
-    ({ ...specs[kind], passthrough, model: passthrough ? models[kind] : `${models[kind]}-ir`, server: servers[kind] })
+  const column = (kind: Dialect, passthrough: boolean): UpstreamSpec => ({
+    ...specs[kind],
+    passthrough,
+    model: passthrough ? models[kind] : `${models[kind]}-ir`,
+    server: servers[kind],
+  })
   return {
     specs: {
       openai: column('openai', true),

@@ -41,7 +41,8 @@ function readMetadata(config: OidcConfig, document: Record<string, unknown>): Pr
   }
   const offered = readWords(document, 'id_token_signing_alg_values_supported') ?? ['RS256']
   const algorithms = supportedAlgorithms.filter((algorithm) => offered.includes(algorithm))
-  if (algorithms.length === 0) throw providerMisbehaved(`discovery: no ID token algorithm Tollgate verifies (offered: ${offered.join(', ')})`)
+  if (algorithms.length === 0)
+    throw providerMisbehaved(`discovery: no ID token algorithm Tollgate verifies (offered: ${offered.join(', ')})`)
   const methods = readWords(document, 'token_endpoint_auth_methods_supported') ?? ['client_secret_basic']
   return {
     authorizationEndpoint: readUrl(document, 'authorization_endpoint', true)!,
@@ -50,7 +51,11 @@ function readMetadata(config: OidcConfig, document: Record<string, unknown>): Pr
     clientAuthentication: !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'post' : 'basic',
     algorithms,
     returnsIssuer: document.authorization_response_iss_parameter_supported === true,
-    keys: createRemoteJWKSet(new URL(readUrl(document, 'jwks_uri', true)!), { timeoutDuration: 10_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
+    keys: createRemoteJWKSet(new URL(readUrl(document, 'jwks_uri', true)!), {
+      timeoutDuration: 10_000,
+      cooldownDuration: 30_000,
+      cacheMaxAge: 600_000,
+    }),
   }
 }
 

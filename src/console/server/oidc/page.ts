@@ -30,5 +30,8 @@ export function signInFailurePage(status: number, message: string): Response {
 </body>
 </html>
 `
-  return new Response(html, { status, headers: { ...securityHeaders, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } })
+  return new Response(html, {
+    status,
+    headers: { ...securityHeaders, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+  })
 }

@@ -40,7 +40,8 @@ function discover(config: OidcConfig): Promise<ProviderMetadata> {
   return discovery()
 }
 
-const notConfigured = () => new SignInFailure('not_configured', 404, 'Single sign-on is not set up on this gateway; sign in with your username and password.')
+const notConfigured = () =>
+  new SignInFailure('not_configured', 404, 'Single sign-on is not set up on this gateway; sign in with your username and password.')
 
 /**
  * Every way a sign-on ends without a session becomes one page and one `single sign-on failed` line naming the reason; an unforeseen
@@ -64,7 +65,10 @@ async function start(services: Services, request: Request): Promise<Response> {
   if (!config) throw notConfigured()
   const address = clientAddress(request, services.server, services.config.trustedProxies)
   const { location, state } = await beginSignIn(services.store.identities, config, await discover(config), callbackUrl(request), address)
-  return new Response(null, { status: 302, headers: { ...securityHeaders, location, 'cache-control': 'no-store', 'set-cookie': flowCookie(request, state) } })
+  return new Response(null, {
+    status: 302,
+    headers: { ...securityHeaders, location, 'cache-control': 'no-store', 'set-cookie': flowCookie(request, state) },
+  })
 }
 
 /**
@@ -85,8 +89,13 @@ async function callback(services: Services, request: Request, query: Record<stri
   if (!config) throw notConfigured()
   const address = clientAddress(request, services.server, services.config.trustedProxies)
   const claimNames = ['email', config.roleClaim, config.accountClaim].filter((name): name is string => name !== undefined)
-  const identity = await completeSignIn(services.store.identities, config, await discover(config),
-    { query, browserState: readCookie(request, flowCookieName) }, claimNames).catch(async (error: unknown) => {
+  const identity = await completeSignIn(
+    services.store.identities,
+    config,
+    await discover(config),
+    { query, browserState: readCookie(request, flowCookieName) },
+    claimNames,
+  ).catch(async (error: unknown) => {
     await recordFailure(services, error, address)
     throw error
   })
@@ -94,11 +103,15 @@ async function callback(services: Services, request: Request, query: Record<stri
   const signedOn = await signOn(services.store, config, identity, now, address).catch(async (error: unknown) => {
     // The operator needs to know who was turned away, not only why.
     const email = typeof identity.claims.email === 'string' ? ` (${identity.claims.email})` : ''
-    const failure = error instanceof SignOnRefused ? new SignInFailure(error.reason, 403, error.message, `subject ${identity.subject}${email}`) : error
+    const failure =
+      error instanceof SignOnRefused ? new SignInFailure(error.reason, 403, error.message, `subject ${identity.subject}${email}`) : error
     await recordFailure(services, failure, address, identity)
     throw failure
   })
-  services.logger.info({ user: signedOn.user.name, role: signedOn.user.role, how: signedOn.how, changed: signedOn.changed }, 'single sign-on')
+  services.logger.info(
+    { user: signedOn.user.name, role: signedOn.user.role, how: signedOn.how, changed: signedOn.changed },
+    'single sign-on',
+  )
   const signedIn = signInEntry(signedOn.user, 'single sign-on', address, now, { how: signedOn.how })
   const { token } = await startSession(services.store.sessions, signedOn.user.id, now, signedIn)
   const headers = new Headers({ ...securityHeaders, location: '/console', 'cache-control': 'no-store' })
@@ -109,10 +122,13 @@ async function callback(services: Services, request: Request, query: Record<stri
 
 const signInMethods = t.Object({
   passwords: t.Boolean({ description: 'Whether the username and password form is offered (auth.passwords)' }),
-  single_sign_on: t.Union([t.Null(), t.Object({
-    name: t.String({ description: 'The provider\'s name for the button: "Sign in with {name}"' }),
-    url: t.String({ description: 'Where the button goes: it sends the browser on to the identity provider' }),
-  })]),
+  single_sign_on: t.Union([
+    t.Null(),
+    t.Object({
+      name: t.String({ description: 'The provider\'s name for the button: "Sign in with {name}"' }),
+      url: t.String({ description: 'Where the button goes: it sends the browser on to the identity provider' }),
+    }),
+  ]),
 })
 
 /**
@@ -123,14 +139,29 @@ const signInMethods = t.Object({
 export function oidcRoutes(services: Services) {
   const hidden = { detail: { hide: true } }
   return new Elysia({ name: 'console-oidc' })
-    .get('/console/api/sign-in-methods', ({ set }) => {
-      Object.assign(set.headers, securityHeaders, jsonHeaders)
-      const { passwords, oidc } = services.config.auth
-      return { passwords, single_sign_on: oidc ? { name: oidc.name, url: startPath } : null }
-    }, {
-      response: { 200: signInMethods },
-      detail: { tags: ['Session'], summary: 'How to sign in', description: 'Needs no session: the sign-in page asks it which ways to offer.' },
-    })
+    .get(
+      '/console/api/sign-in-methods',
+      ({ set }) => {
+        Object.assign(set.headers, securityHeaders, jsonHeaders)
+        const { passwords, oidc } = services.config.auth
+        return { passwords, single_sign_on: oidc ? { name: oidc.name, url: startPath } : null }
+      },
+      {
+        response: { 200: signInMethods },
+        detail: {
+          tags: ['Session'],
+          summary: 'How to sign in',
+          description: 'Needs no session: the sign-in page asks it which ways to offer.',
+        },
+      },
+    )
     .get(startPath, ({ request }) => start(services, request).catch((error) => failurePage(services, request, error)), hidden)
-    .get(callbackPath, ({ request }) => callback(services, request, Object.fromEntries(new URL(request.url).searchParams)).catch((error) => failurePage(services, request, error)), hidden)
+    .get(
+      callbackPath,
+      ({ request }) =>
+        callback(services, request, Object.fromEntries(new URL(request.url).searchParams)).catch((error) =>
+          failurePage(services, request, error),
+        ),
+      hidden,
+    )
 }

@@ -18,7 +18,13 @@ function basicCredentials(config: OidcConfig): string {
 }
 
 /** Redeems the authorization code (with the PKCE verifier that only this server knew) at the token endpoint. */
-export async function exchangeCode(config: OidcConfig, metadata: ProviderMetadata, code: string, codeVerifier: string, redirectUri: string): Promise<TokenAnswer> {
+export async function exchangeCode(
+  config: OidcConfig,
+  metadata: ProviderMetadata,
+  code: string,
+  codeVerifier: string,
+  redirectUri: string,
+): Promise<TokenAnswer> {
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: codeVerifier })
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
   if (metadata.clientAuthentication === 'basic') headers.authorization = basicCredentials(config)
@@ -30,26 +36,46 @@ export async function exchangeCode(config: OidcConfig, metadata: ProviderMetadat
   if (status !== 200) {
     const error = typeof body.error === 'string' ? body.error : `HTTP ${status}`
     // invalid_client is the operator's to fix; anything else (a spent or expired code) the person can retry.
-    if (error === 'invalid_client' || error === 'unauthorized_client') throw providerMisbehaved(`token request: ${error} (check auth.oidc.client_id and client_secret)`)
-    throw new SignInFailure('code_refused', 400, 'The identity provider did not accept this sign-in (it may have taken too long). Start again.', `token request: ${error}`)
+    if (error === 'invalid_client' || error === 'unauthorized_client')
+      throw providerMisbehaved(`token request: ${error} (check auth.oidc.client_id and client_secret)`)
+    throw new SignInFailure(
+      'code_refused',
+      400,
+      'The identity provider did not accept this sign-in (it may have taken too long). Start again.',
+      `token request: ${error}`,
+    )
   }
-  if (typeof body.id_token !== 'string') throw providerMisbehaved('token request: the answer has no id_token (is "openid" among the scopes?)')
+  if (typeof body.id_token !== 'string')
+    throw providerMisbehaved('token request: the answer has no id_token (is "openid" among the scopes?)')
   return { idToken: body.id_token, accessToken: typeof body.access_token === 'string' ? body.access_token : undefined }
 }
 
 const refusedToken = (reason: string, detail: string) =>
-  new SignInFailure(reason, 403, 'The identity provider\'s answer could not be trusted, so you were not signed in. Start again; if it goes on, tell an operator.', detail)
+  new SignInFailure(
+    reason,
+    403,
+    "The identity provider's answer could not be trusted, so you were not signed in. Start again; if it goes on, tell an operator.",
+    detail,
+  )
 
 /**
  * The ID token's claims once its signature (against the provider's published keys), issuer, audience, expiry and
  * nonce all check out; otherwise a refusal naming which check failed.
  */
-export async function verifyIdToken(config: OidcConfig, metadata: ProviderMetadata, idToken: string, nonce: string): Promise<JWTPayload & { sub: string }> {
+export async function verifyIdToken(
+  config: OidcConfig,
+  metadata: ProviderMetadata,
+  idToken: string,
+  nonce: string,
+): Promise<JWTPayload & { sub: string }> {
   let payload: JWTPayload
   try {
-    ({ payload } = await jwtVerify(idToken, metadata.keys, {
-      issuer: config.issuer, audience: config.clientId, algorithms: metadata.algorithms,
-      clockTolerance: clockSkewS, requiredClaims: ['sub', 'exp', 'iat'],
+    ;({ payload } = await jwtVerify(idToken, metadata.keys, {
+      issuer: config.issuer,
+      audience: config.clientId,
+      algorithms: metadata.algorithms,
+      clockTolerance: clockSkewS,
+      requiredClaims: ['sub', 'exp', 'iat'],
     }))
   } catch (error) {
     throw describeVerifyError(error)
@@ -67,7 +93,12 @@ function describeVerifyError(error: unknown): SignInFailure {
   if (error instanceof SignInFailure) return error
   if (error instanceof errors.JWTExpired) return refusedToken('id_token_expired', error.message)
   if (error instanceof errors.JWTClaimValidationFailed) {
-    const reasons: Record<string, string> = { aud: 'id_token_audience', iss: 'id_token_issuer', nbf: 'id_token_not_yet_valid', iat: 'id_token_issued_at' }
+    const reasons: Record<string, string> = {
+      aud: 'id_token_audience',
+      iss: 'id_token_issuer',
+      nbf: 'id_token_not_yet_valid',
+      iat: 'id_token_issued_at',
+    }
     return refusedToken(reasons[error.claim] ?? 'id_token_claims', error.message)
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return refusedToken('id_token_signature', error.message)
@@ -86,7 +117,11 @@ function describeVerifyError(error: unknown): SignInFailure {
  */
 export async function fetchUserinfo(metadata: ProviderMetadata, accessToken: string, subject: string): Promise<Record<string, unknown>> {
   if (!metadata.userinfoEndpoint) return {}
-  const { status, body } = await fetchProviderJson(metadata.userinfoEndpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } }, 'userinfo')
+  const { status, body } = await fetchProviderJson(
+    metadata.userinfoEndpoint,
+    { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } },
+    'userinfo',
+  )
   if (status !== 200) throw providerMisbehaved(`userinfo: HTTP ${status}`)
   if (body.sub !== subject) throw refusedToken('userinfo_subject', 'the userinfo answer is about another subject')
   return body

@@ -14,7 +14,8 @@ export interface AuditFilter {
   until?: string
 }
 
-const show = (value: AuditValue | undefined) => (value === undefined || value === null ? '—' : Array.isArray(value) ? value.join(', ') : String(value))
+const show = (value: AuditValue | undefined) =>
+  value === undefined || value === null ? '—' : Array.isArray(value) ? value.join(', ') : String(value)
 
 /** Each changed field on its own line: `rpm: 60 → 100`, a new object's fields as they are, a secret only as "rotated". */
 function Changes({ entry }: { entry: AuditEntry }) {
@@ -26,9 +27,15 @@ function Changes({ entry }: { entry: AuditEntry }) {
       {names.map((name) => (
         <li key={name}>
           <span class="muted">{name}:</span>{' '}
-          {before && name in before && after && name in after
-            ? <>{show(before[name])} → {show(after[name])}</>
-            : before && name in before ? <del>{show(before[name])}</del> : show(after?.[name])}
+          {before && name in before && after && name in after ? (
+            <>
+              {show(before[name])} → {show(after[name])}
+            </>
+          ) : before && name in before ? (
+            <del>{show(before[name])}</del>
+          ) : (
+            show(after?.[name])
+          )}
         </li>
       ))}
     </ul>
@@ -42,8 +49,17 @@ const namesItsKind = ({ kind, name }: AuditEntry['actor']) => kind === 'user' ||
 function ObjectCell({ entry }: { entry: AuditEntry }) {
   const id = entry.object_id
   if (id === null) return <>{entry.object_type}</>
-  const href = entry.object_type === 'key' ? `/console/keys/${encodeURIComponent(id)}` : entry.object_type === 'task' ? `/console/tasks/${encodeURIComponent(id)}` : undefined
-  return <>{entry.object_type} {href ? <a href={href}>{id}</a> : <code>{id}</code>}</>
+  const href =
+    entry.object_type === 'key'
+      ? `/console/keys/${encodeURIComponent(id)}`
+      : entry.object_type === 'task'
+        ? `/console/tasks/${encodeURIComponent(id)}`
+        : undefined
+  return (
+    <>
+      {entry.object_type} {href ? <a href={href}>{id}</a> : <code>{id}</code>}
+    </>
+  )
 }
 
 /** The audit log, newest first; "Load older" follows the keyset cursor. */
@@ -51,9 +67,16 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
   const [attempt, setAttempt] = useState(0)
   const key = queryString({ ...filter })
   const { rows, next, loading, error, load } = usePages<AuditEntry, AuditPage>(
-    (before) => `/audit${queryString({ ...filter, before, limit: 50 })}`, (page) => page.entries, `${key}#${attempt}`,
+    (before) => `/audit${queryString({ ...filter, before, limit: 50 })}`,
+    (page) => page.entries,
+    `${key}#${attempt}`,
   )
-  if (!loading && !error && rows.length === 0) return <Empty><p>No changes match these filters.</p></Empty>
+  if (!loading && !error && rows.length === 0)
+    return (
+      <Empty>
+        <p>No changes match these filters.</p>
+      </Empty>
+    )
   return (
     <div class="audit-log">
       {rows.length > 0 && (
@@ -61,19 +84,34 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
           <table class="stack" data-testid="audit-log">
             <thead>
               <tr>
-                <th scope="col">Time (UTC)</th><th scope="col">Actor</th><th scope="col">Address</th><th scope="col">Action</th>
-                <th scope="col">Object</th><th scope="col">Changes</th>
+                <th scope="col">Time (UTC)</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Address</th>
+                <th scope="col">Action</th>
+                <th scope="col">Object</th>
+                <th scope="col">Changes</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((entry) => (
                 <tr key={entry.id}>
-                  <td class="nowrap" data-label="Time">{formatTime(entry.at).replace(' UTC', '')}</td>
-                  <td data-label="Actor">{entry.actor.name}{!namesItsKind(entry.actor) && <span class="muted"> · {entry.actor.kind}</span>}</td>
+                  <td class="nowrap" data-label="Time">
+                    {formatTime(entry.at).replace(' UTC', '')}
+                  </td>
+                  <td data-label="Actor">
+                    {entry.actor.name}
+                    {!namesItsKind(entry.actor) && <span class="muted"> · {entry.actor.kind}</span>}
+                  </td>
                   <td data-label="Address">{entry.actor.address ?? <span class="muted">—</span>}</td>
-                  <td data-label="Action"><span class={`badge ${entry.action.endsWith('-failed') ? 'badge-error' : 'badge-info'}`}>{entry.action}</span></td>
-                  <td data-label="Object"><ObjectCell entry={entry} /></td>
-                  <td data-label="Changes"><Changes entry={entry} /></td>
+                  <td data-label="Action">
+                    <span class={`badge ${entry.action.endsWith('-failed') ? 'badge-error' : 'badge-info'}`}>{entry.action}</span>
+                  </td>
+                  <td data-label="Object">
+                    <ObjectCell entry={entry} />
+                  </td>
+                  <td data-label="Changes">
+                    <Changes entry={entry} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -82,7 +120,11 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
       )}
       {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
       {loading && <Loading label="Loading the audit log…" />}
-      {!loading && next && <button type="button" class="button secondary" onClick={() => load(next)}>Load older changes</button>}
+      {!loading && next && (
+        <button type="button" class="button secondary" onClick={() => load(next)}>
+          Load older changes
+        </button>
+      )}
       {!loading && !next && rows.length > 0 && <p class="hint">That is every matching change.</p>}
     </div>
   )

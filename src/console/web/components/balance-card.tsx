@@ -11,9 +11,18 @@ export function BalanceCard({ accountId, version = 0 }: { accountId: number; ver
       {(account) => (
         <section class="card balance-card" aria-label="Balance">
           <dl class="stats">
-            <div class="stat stat-main"><dt>Balance</dt><dd data-testid="balance">{usd(account.balance_usd)}</dd></div>
-            <div class="stat"><dt>Available</dt><dd>{usd(account.available_usd)}</dd></div>
-            <div class="stat"><dt>Reserved by requests in flight</dt><dd>{usd(account.reserved_usd)}</dd></div>
+            <div class="stat stat-main">
+              <dt>Balance</dt>
+              <dd data-testid="balance">{usd(account.balance_usd)}</dd>
+            </div>
+            <div class="stat">
+              <dt>Available</dt>
+              <dd>{usd(account.available_usd)}</dd>
+            </div>
+            <div class="stat">
+              <dt>Reserved by requests in flight</dt>
+              <dd>{usd(account.reserved_usd)}</dd>
+            </div>
           </dl>
         </section>
       )}

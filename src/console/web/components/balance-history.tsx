@@ -17,37 +17,64 @@ export function BalanceHistoryView({ accountId, version = 0 }: { accountId: numb
   const resource = useResource<BalanceHistory>(`/accounts/${accountId}/history?v=${version}`)
   return (
     <Resolved resource={resource} label="Loading the history…">
-      {({ history, spend_since }) => history.length === 0 ? (
-        <Empty><p>No credits or spending yet.</p></Empty>
-      ) : (
-        <>
-          <TableScroll label="Balance history">
-            <table data-testid="balance-history">
-              <thead>
-                <tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col" class="number">Amount</th><th scope="col" class="number">Balance after</th></tr>
-              </thead>
-              <tbody>
-                {history.map((entry, index) => entry.kind === 'credit' ? (
-                  <tr key={index}>
-                    <td class="nowrap">{formatTime(entry.at).replace(' UTC', '')}</td>
-                    <td>{entry.note} <span class="muted">— by {entry.actor}</span></td>
-                    <td class={`number ${entry.amount_usd.startsWith('-') ? 'negative' : 'positive'}`}>{entry.amount_usd.startsWith('-') ? usd(entry.amount_usd) : `+${usd(entry.amount_usd)}`}</td>
-                    <td class="number">{usd(entry.balance_after_usd)}</td>
+      {({ history, spend_since }) =>
+        history.length === 0 ? (
+          <Empty>
+            <p>No credits or spending yet.</p>
+          </Empty>
+        ) : (
+          <>
+            <TableScroll label="Balance history">
+              <table data-testid="balance-history">
+                <thead>
+                  <tr>
+                    <th scope="col">When (UTC)</th>
+                    <th scope="col">What</th>
+                    <th scope="col" class="number">
+                      Amount
+                    </th>
+                    <th scope="col" class="number">
+                      Balance after
+                    </th>
                   </tr>
-                ) : (
-                  <tr key={index} data-testid="history-usage">
-                    <td class="nowrap">{span(entry.from, entry.to)}</td>
-                    <td>Usage: {count(entry.succeeded)} answered{entry.refused > 0 ? `, ${count(entry.refused)} refused` : ''}{entry.failed > 0 ? `, ${count(entry.failed)} failed` : ''}</td>
-                    <td class="number negative">{/^[0.]+$/.test(entry.spent_usd) ? usd(entry.spent_usd) : `-${usd(entry.spent_usd)}`}</td>
-                    <td class="number">{usd(entry.balance_after_usd)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
-          <p class="hint">Spending is listed per day for the last 90 days (since {formatDate(spend_since)}), from its first request to its last, and split where a credit was made during it; credits are listed in full.</p>
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {history.map((entry, index) =>
+                    entry.kind === 'credit' ? (
+                      <tr key={index}>
+                        <td class="nowrap">{formatTime(entry.at).replace(' UTC', '')}</td>
+                        <td>
+                          {entry.note} <span class="muted">— by {entry.actor}</span>
+                        </td>
+                        <td class={`number ${entry.amount_usd.startsWith('-') ? 'negative' : 'positive'}`}>
+                          {entry.amount_usd.startsWith('-') ? usd(entry.amount_usd) : `+${usd(entry.amount_usd)}`}
+                        </td>
+                        <td class="number">{usd(entry.balance_after_usd)}</td>
+                      </tr>
+                    ) : (
+                      <tr key={index} data-testid="history-usage">
+                        <td class="nowrap">{span(entry.from, entry.to)}</td>
+                        <td>
+                          Usage: {count(entry.succeeded)} answered{entry.refused > 0 ? `, ${count(entry.refused)} refused` : ''}
+                          {entry.failed > 0 ? `, ${count(entry.failed)} failed` : ''}
+                        </td>
+                        <td class="number negative">
+                          {/^[0.]+$/.test(entry.spent_usd) ? usd(entry.spent_usd) : `-${usd(entry.spent_usd)}`}
+                        </td>
+                        <td class="number">{usd(entry.balance_after_usd)}</td>
+                      </tr>
+                    ),
+                  )}
+                </tbody>
+              </table>
+            </TableScroll>
+            <p class="hint">
+              Spending is listed per day for the last 90 days (since {formatDate(spend_since)}), from its first request to its last, and
+              split where a credit was made during it; credits are listed in full.
+            </p>
+          </>
+        )
+      }
     </Resolved>
   )
 }

@@ -6,7 +6,13 @@ import { FormError } from './fields.tsx'
  * A modal confirmation built on <dialog>: the browser traps focus inside it, Escape cancels, and focus returns
  * to the button that opened it. `onConfirm` may fail; its message then shows inside the dialog.
  */
-export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onClose }: {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onClose,
+}: {
   title: string
   children: ComponentChildren
   confirmLabel: string
@@ -33,13 +39,25 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onClos
     }
   }
   return (
-    <dialog ref={dialog} class="dialog" aria-labelledby="dialog-title" onCancel={(event) => { event.preventDefault(); if (!busy) onClose() }}>
+    <dialog
+      ref={dialog}
+      class="dialog"
+      aria-labelledby="dialog-title"
+      onCancel={(event) => {
+        event.preventDefault()
+        if (!busy) onClose()
+      }}
+    >
       <h2 id="dialog-title">{title}</h2>
       <div class="dialog-body">{children}</div>
       <FormError error={error} />
       <div class="actions">
-        <button type="button" class="button secondary" onClick={onClose} disabled={busy}>Cancel</button>
-        <button type="button" class="button danger" onClick={confirm} disabled={busy}>{busy ? 'Working…' : confirmLabel}</button>
+        <button type="button" class="button secondary" onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" class="button danger" onClick={confirm} disabled={busy}>
+          {busy ? 'Working…' : confirmLabel}
+        </button>
       </div>
     </dialog>
   )

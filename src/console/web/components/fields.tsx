@@ -27,17 +27,36 @@ export function TextField({ label, value, onValue, hint, error, ...rest }: Input
   return (
     <div class={`field${error ? ' field-invalid' : ''}`}>
       <label for={id}>{label}</label>
-      <input id={id} value={value} onInput={(event) => onValue(event.currentTarget.value)}
-        aria-invalid={error ? true : undefined} aria-describedby={described}
+      <input
+        id={id}
+        value={value}
+        onInput={(event) => onValue(event.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
         // Preact 11 types `type` as a discriminated union that a pass-through prop cannot satisfy statically.
-        {...(rest as object)} />
-      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+        {...(rest as object)}
+      />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   )
 }
 
-export function SelectField({ label, value, onValue, children, hint }: {
+export function SelectField({
+  label,
+  value,
+  onValue,
+  children,
+  hint,
+}: {
   label: string
   value: string
   onValue: (value: string) => void
@@ -48,15 +67,29 @@ export function SelectField({ label, value, onValue, children, hint }: {
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(event) => onValue(event.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined}>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onValue(event.currentTarget.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      >
         {children}
       </select>
-      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
     </div>
   )
 }
 
-export function Checkbox({ label, checked, onChecked, disabled }: {
+export function Checkbox({
+  label,
+  checked,
+  onChecked,
+  disabled,
+}: {
   label: string
   checked: boolean
   onChecked: (checked: boolean) => void
@@ -73,5 +106,9 @@ export function Checkbox({ label, checked, onChecked, disabled }: {
 /** A form-level error (the server's message), announced when it appears. */
 export function FormError({ error }: { error: Error | undefined }) {
   if (!error) return null
-  return <p class="form-error" role="alert">{error.message}</p>
+  return (
+    <p class="form-error" role="alert">
+      {error.message}
+    </p>
+  )
 }

@@ -10,7 +10,17 @@ const limitNumber = (value: string) => (value.trim() === '' ? null : Number(valu
 const fields = ['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at', 'allowed_ips']
 
 /** A key's name, models, limits, budget, expiry and allowed addresses, changed in place; empty means no limit. Takes effect at once. */
-export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key; models: string[]; onSaved: (key: Key) => void; onCancel: () => void }) {
+export function KeyEditForm({
+  apiKey,
+  models,
+  onSaved,
+  onCancel,
+}: {
+  apiKey: Key
+  models: string[]
+  onSaved: (key: Key) => void
+  onCancel: () => void
+}) {
   const [name, setName] = useState(apiKey.name ?? '')
   const [chosen, setChosen] = useState<string[] | null>(apiKey.models)
   const [rpm, setRpm] = useState(text(apiKey.rpm))
@@ -27,12 +37,19 @@ export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key
     setBusy(true)
     setError(undefined)
     try {
-      onSaved(await callApi<Key>('PATCH', `/keys/${encodeURIComponent(apiKey.id)}`, {
-        name: name.trim() || null, models: chosen, rpm: limitNumber(rpm), tpm: limitNumber(tpm), concurrency: limitNumber(concurrency),
-        budget_usd: budget.trim() || null, allowed_ips: readAddressList(allowedIps),
-        // An unchanged expiry is sent as it was (a past day could not be chosen again); a new day starts at 00:00 UTC.
-        expires_at: expires === (apiKey.expires_at?.slice(0, 10) ?? '') ? apiKey.expires_at : expires ? `${expires}T00:00:00Z` : null,
-      }))
+      onSaved(
+        await callApi<Key>('PATCH', `/keys/${encodeURIComponent(apiKey.id)}`, {
+          name: name.trim() || null,
+          models: chosen,
+          rpm: limitNumber(rpm),
+          tpm: limitNumber(tpm),
+          concurrency: limitNumber(concurrency),
+          budget_usd: budget.trim() || null,
+          allowed_ips: readAddressList(allowedIps),
+          // An unchanged expiry is sent as it was (a past day could not be chosen again); a new day starts at 00:00 UTC.
+          expires_at: expires === (apiKey.expires_at?.slice(0, 10) ?? '') ? apiKey.expires_at : expires ? `${expires}T00:00:00Z` : null,
+        }),
+      )
     } catch (failure) {
       setError(failure as ApiError)
       setBusy(false)
@@ -47,18 +64,63 @@ export function KeyEditForm({ apiKey, models, onSaved, onCancel }: { apiKey: Key
         <legend>Limits and expiry</legend>
         <p class="hint">Leave a field empty for no limit. Changes count from the next request.</p>
         <div class="grid">
-          <TextField label="Requests per minute" type="number" min={1} step={1} inputMode="numeric" value={rpm} onValue={setRpm} error={fieldError('rpm')} />
-          <TextField label="Tokens per minute" type="number" min={1} step={1} inputMode="numeric" value={tpm} onValue={setTpm} error={fieldError('tpm')} />
-          <TextField label="Concurrent requests" type="number" min={1} step={1} inputMode="numeric" value={concurrency} onValue={setConcurrency} error={fieldError('concurrency')} />
-          <TextField label="Budget (USD)" inputMode="decimal" placeholder="e.g. 25.00" value={budget} onValue={setBudget} error={fieldError('budget_usd')} />
+          <TextField
+            label="Requests per minute"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={rpm}
+            onValue={setRpm}
+            error={fieldError('rpm')}
+          />
+          <TextField
+            label="Tokens per minute"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={tpm}
+            onValue={setTpm}
+            error={fieldError('tpm')}
+          />
+          <TextField
+            label="Concurrent requests"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={concurrency}
+            onValue={setConcurrency}
+            error={fieldError('concurrency')}
+          />
+          <TextField
+            label="Budget (USD)"
+            inputMode="decimal"
+            placeholder="e.g. 25.00"
+            value={budget}
+            onValue={setBudget}
+            error={fieldError('budget_usd')}
+          />
           <TextField label="Expires on (UTC)" type="date" value={expires} onValue={setExpires} error={fieldError('expires_at')} />
         </div>
-        <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps} hint={addressListHint} error={fieldError('allowed_ips')} />
+        <TextField
+          label="Allowed addresses"
+          placeholder="any address"
+          value={allowedIps}
+          onValue={setAllowedIps}
+          hint={addressListHint}
+          error={fieldError('allowed_ips')}
+        />
       </fieldset>
       <FormError error={error && !fields.some((field) => error.field?.startsWith(field)) ? error : undefined} />
       <div class="actions">
-        <button type="submit" class="button" disabled={busy}>{busy ? 'Saving…' : 'Save changes'}</button>
-        <button type="button" class="button secondary" onClick={onCancel} disabled={busy}>Cancel</button>
+        <button type="submit" class="button" disabled={busy}>
+          {busy ? 'Saving…' : 'Save changes'}
+        </button>
+        <button type="button" class="button secondary" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
       </div>
     </form>
   )

@@ -15,10 +15,19 @@ function DeleteLogin({ user, onDeleted }: { user: User; onDeleted: () => void })
   const [asking, setAsking] = useState(false)
   return (
     <>
-      <button type="button" class="button danger small" onClick={() => setAsking(true)} aria-label={`Delete login ${user.name}`}>Delete</button>
+      <button type="button" class="button danger small" onClick={() => setAsking(true)} aria-label={`Delete login ${user.name}`}>
+        Delete
+      </button>
       {asking && (
-        <ConfirmDialog title={`Delete the login ${user.name}?`} confirmLabel="Delete login" onClose={() => setAsking(false)}
-          onConfirm={async () => { await callApi('DELETE', `/users/${user.id}`); onDeleted() }}>
+        <ConfirmDialog
+          title={`Delete the login ${user.name}?`}
+          confirmLabel="Delete login"
+          onClose={() => setAsking(false)}
+          onConfirm={async () => {
+            await callApi('DELETE', `/users/${user.id}`)
+            onDeleted()
+          }}
+        >
           <p>{user.name} is signed out everywhere and can no longer sign in. Keys and balances are not affected.</p>
         </ConfirmDialog>
       )}
@@ -31,13 +40,35 @@ function ResetPassword({ user, onReset }: { user: User; onReset: (password: stri
   const [password, setPassword] = useState('')
   return (
     <>
-      <button type="button" class="button secondary small" onClick={() => setAsking(true)} aria-label={`Reset the password of ${user.name}`}>Reset password</button>
+      <button
+        type="button"
+        class="button secondary small"
+        onClick={() => setAsking(true)}
+        aria-label={`Reset the password of ${user.name}`}
+      >
+        Reset password
+      </button>
       {asking && (
-        <ConfirmDialog title={`Reset the password of ${user.name}?`} confirmLabel="Reset password" onClose={() => { setAsking(false); setPassword('') }}
-          onConfirm={async () => onReset((await postJson<{ password?: string }>(`/users/${user.id}/password`, { password: password || undefined })).password)}>
+        <ConfirmDialog
+          title={`Reset the password of ${user.name}?`}
+          confirmLabel="Reset password"
+          onClose={() => {
+            setAsking(false)
+            setPassword('')
+          }}
+          onConfirm={async () =>
+            onReset((await postJson<{ password?: string }>(`/users/${user.id}/password`, { password: password || undefined })).password)
+          }
+        >
           <p>{user.name} is signed out everywhere and must sign in with the new password.</p>
-          <TextField label="New password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
-            hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
+          <TextField
+            label="New password"
+            type="password"
+            value={password}
+            onValue={setPassword}
+            autoComplete="new-password"
+            hint="Leave empty to generate a strong one (shown once). At least 12 characters."
+          />
         </ConfirmDialog>
       )}
     </>
@@ -56,8 +87,16 @@ function UnlockLogin({ user, onUnlocked }: { user: User; onUnlocked: () => void 
     }
   }
   return (
-    <button type="button" class="button secondary small" onClick={unlock} disabled={busy} aria-label={`Unlock sign-in for ${user.name}`}
-      title="Forget this login's failed sign-ins, so a throttled user may sign in at once">Unlock sign-in</button>
+    <button
+      type="button"
+      class="button secondary small"
+      onClick={unlock}
+      disabled={busy}
+      aria-label={`Unlock sign-in for ${user.name}`}
+      title="Forget this login's failed sign-ins, so a throttled user may sign in at once"
+    >
+      Unlock sign-in
+    </button>
   )
 }
 
@@ -89,7 +128,10 @@ export function LoginList({ account, session }: { account?: { id: number; name: 
   const [notice, setNotice] = useState<{ name: string; text: string; password?: string }>()
   const create = async () => {
     const result = await postJson<{ user: User; password?: string }>('/users', {
-      name: name.trim(), role, account_id: role !== 'admin' ? Number(accountId) || undefined : undefined, password: password || undefined,
+      name: name.trim(),
+      role,
+      account_id: role !== 'admin' ? Number(accountId) || undefined : undefined,
+      password: password || undefined,
     })
     setCreated({ name: result.user.name, password: result.password })
     setName('')
@@ -99,45 +141,106 @@ export function LoginList({ account, session }: { account?: { id: number; name: 
   return (
     <>
       <Resolved resource={users} label="Loading logins…">
-        {(list) => list.length === 0 ? <Empty><p>No logins yet.</p></Empty> : (
-          <TableScroll label="Logins">
-            <table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Role</th>{!account && <th scope="col">Account</th>}<th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {list.map((user) => (
-                  <tr key={user.id}>
-                    <td>{user.name}</td><td>{roleNames[user.role]}</td>{!account && <td>{user.account ?? '—'}</td>}<td>{formatDate(user.created_at)}</td>
-                    <td class="row-actions">{writes && user.id !== selfId && (
-                      <>
-                        <ResetPassword user={user} onReset={(password) => setNotice({ name: user.name, text: `Password of ${user.name} reset; they are signed out everywhere.`, password })} />
-                        <UnlockLogin user={user} onUnlocked={() => setNotice({ name: user.name, text: `${user.name} may sign in again at once: their failed sign-ins are forgotten.` })} />
-                        <DeleteLogin user={user} onDeleted={users.reload} />
-                      </>
-                    )}</td>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>
+              <p>No logins yet.</p>
+            </Empty>
+          ) : (
+            <TableScroll label="Logins">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Role</th>
+                    {!account && <th scope="col">Account</th>}
+                    <th scope="col">Created</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
-        )}
+                </thead>
+                <tbody>
+                  {list.map((user) => (
+                    <tr key={user.id}>
+                      <td>{user.name}</td>
+                      <td>{roleNames[user.role]}</td>
+                      {!account && <td>{user.account ?? '—'}</td>}
+                      <td>{formatDate(user.created_at)}</td>
+                      <td class="row-actions">
+                        {writes && user.id !== selfId && (
+                          <>
+                            <ResetPassword
+                              user={user}
+                              onReset={(password) =>
+                                setNotice({
+                                  name: user.name,
+                                  text: `Password of ${user.name} reset; they are signed out everywhere.`,
+                                  password,
+                                })
+                              }
+                            />
+                            <UnlockLogin
+                              user={user}
+                              onUnlocked={() =>
+                                setNotice({
+                                  name: user.name,
+                                  text: `${user.name} may sign in again at once: their failed sign-ins are forgotten.`,
+                                })
+                              }
+                            />
+                            <DeleteLogin user={user} onDeleted={users.reload} />
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
+          )
+        }
       </Resolved>
-      {notice && (notice.password
-        ? <SecretReveal label={`New password for ${notice.name}`} secret={notice.password} testId="reset-login-password" />
-        : <p class="notice" role="status" data-testid="login-notice">{notice.text}</p>)}
-      {created && (created.password
-        ? <SecretReveal label={`Password for ${created.name}`} secret={created.password} testId="new-login-password" />
-        : <p class="notice" role="status">Login {created.name} created with the password you chose.</p>)}
+      {notice &&
+        (notice.password ? (
+          <SecretReveal label={`New password for ${notice.name}`} secret={notice.password} testId="reset-login-password" />
+        ) : (
+          <p class="notice" role="status" data-testid="login-notice">
+            {notice.text}
+          </p>
+        ))}
+      {created &&
+        (created.password ? (
+          <SecretReveal label={`Password for ${created.name}`} secret={created.password} testId="new-login-password" />
+        ) : (
+          <p class="notice" role="status">
+            Login {created.name} created with the password you chose.
+          </p>
+        ))}
       {writes && (
         <CreateForm title={account ? `New login for ${account.name}` : 'New login'} submitLabel="Create login" onSubmit={create}>
           <TextField label="Username" value={name} onValue={setName} required maxLength={64} autoComplete="off" />
-          <SelectField label="Role" value={role} onValue={(value) => setRole(value as Role)} hint={`${roleNames[role]}: ${roleHints[role]}.`}>
-            {roles.map((each) => <option key={each} value={each}>{roleNames[each]}</option>)}
+          <SelectField
+            label="Role"
+            value={role}
+            onValue={(value) => setRole(value as Role)}
+            hint={`${roleNames[role]}: ${roleHints[role]}.`}
+          >
+            {roles.map((each) => (
+              <option key={each} value={each}>
+                {roleNames[each]}
+              </option>
+            ))}
           </SelectField>
-          {!account && role !== 'admin' && (
-            <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />
-          )}
-          <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password"
-            hint="Leave empty to generate a strong one (shown once). At least 12 characters." />
+          {!account && role !== 'admin' && <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" />}
+          <TextField
+            label="Password"
+            type="password"
+            value={password}
+            onValue={setPassword}
+            autoComplete="new-password"
+            hint="Leave empty to generate a strong one (shown once). At least 12 characters."
+          />
         </CreateForm>
       )}
     </>

@@ -19,5 +19,10 @@ export function Money({ amount, width = 3, sign = '' }: { amount: string; width?
   const text = sign + usd(amount)
   const point = text.indexOf('.')
   if (point < 0) return <span class="money">{text}</span>
-  return <span class="money">{text.slice(0, point)}<span class={`money-fraction f${width}`}>{text.slice(point)}</span></span>
+  return (
+    <span class="money">
+      {text.slice(0, point)}
+      <span class={`money-fraction f${width}`}>{text.slice(point)}</span>
+    </span>
+  )
 }

@@ -8,6 +8,7 @@ import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
 
 export interface RequestFilter {
   account_id?: string
+  project_id?: string
   key_id?: string
   model?: string
   status?: string
@@ -21,7 +22,13 @@ function StatusCell({ row }: { row: RequestRow }) {
   return (
     <>
       <span class={`badge badge-${kind}`}>{row.status}</span>
-      {row.outcome !== 'succeeded' && <span class="reason" data-testid="request-reason"> {row.outcome}{row.error_type ? `: ${row.error_type.replaceAll('_', ' ')}` : ''}</span>}
+      {row.outcome !== 'succeeded' && (
+        <span class="reason" data-testid="request-reason">
+          {' '}
+          {row.outcome}
+          {row.error_type ? `: ${row.error_type.replaceAll('_', ' ')}` : ''}
+        </span>
+      )}
     </>
   )
 }
@@ -31,11 +38,18 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
   const [attempt, setAttempt] = useState(0)
   const key = queryString({ ...filter })
   const { rows, next, loading, error, load } = usePages<RequestRow, RequestPage>(
-    (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`, (page) => page.requests, `${key}#${attempt}`,
+    (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`,
+    (page) => page.requests,
+    `${key}#${attempt}`,
   )
 
   const costWidth = fractionWidth(rows.map((row) => row.cost_usd))
-  if (!loading && !error && rows.length === 0) return <Empty><p>No requests match these filters.</p></Empty>
+  if (!loading && !error && rows.length === 0)
+    return (
+      <Empty>
+        <p>No requests match these filters.</p>
+      </Empty>
+    )
   return (
     <div class="request-log">
       {rows.length > 0 && (
@@ -43,27 +57,55 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
           <table class="stack" data-testid="request-log">
             <thead>
               <tr>
-                <th scope="col">Time (UTC)</th>{showAccount && <th scope="col">Account</th>}<th scope="col">Key</th><th scope="col">Model</th>
-                <th scope="col">Status</th><th scope="col" class="number">Input</th><th scope="col" class="number">Output</th>
-                <th scope="col" class="number">Cost</th><th scope="col" class="number">Latency</th>
+                <th scope="col">Time (UTC)</th>
+                {showAccount && <th scope="col">Account</th>}
+                <th scope="col">Key</th>
+                <th scope="col">Model</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="number">
+                  Input
+                </th>
+                <th scope="col" class="number">
+                  Output
+                </th>
+                <th scope="col" class="number">
+                  Cost
+                </th>
+                <th scope="col" class="number">
+                  Latency
+                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((row) => (
                 <tr key={row.id}>
-                  <td class="nowrap" data-label="Time" title={row.request_id}>{formatTime(row.at).replace(' UTC', '')}</td>
+                  <td class="nowrap" data-label="Time" title={row.request_id}>
+                    {formatTime(row.at).replace(' UTC', '')}
+                  </td>
                   {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
-                  <td data-label="Key"><a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a></td>
+                  <td data-label="Key">
+                    <a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a>
+                  </td>
                   <td data-label="Model">
                     {row.model || <span class="muted">refused before the model was read</span>}
                     {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
                     {row.stream ? <span class="muted"> · stream</span> : null}
                   </td>
-                  <td data-label="Status"><StatusCell row={row} /></td>
-                  <td class="number" data-label="Input tokens">{count(row.input_tokens)}</td>
-                  <td class="number" data-label="Output tokens">{count(row.output_tokens)}</td>
-                  <td class="number" data-label="Cost" data-testid="request-cost"><Money amount={row.cost_usd} width={costWidth} /></td>
-                  <td class="number" data-label="Latency">{count(row.latency_ms)} ms</td>
+                  <td data-label="Status">
+                    <StatusCell row={row} />
+                  </td>
+                  <td class="number" data-label="Input tokens">
+                    {count(row.input_tokens)}
+                  </td>
+                  <td class="number" data-label="Output tokens">
+                    {count(row.output_tokens)}
+                  </td>
+                  <td class="number" data-label="Cost" data-testid="request-cost">
+                    <Money amount={row.cost_usd} width={costWidth} />
+                  </td>
+                  <td class="number" data-label="Latency">
+                    {count(row.latency_ms)} ms
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -72,7 +114,11 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
       )}
       {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
       {loading && <Loading label="Loading requests…" />}
-      {!loading && next && <button type="button" class="button secondary" onClick={() => load(next)}>Load older requests</button>}
+      {!loading && next && (
+        <button type="button" class="button secondary" onClick={() => load(next)}>
+          Load older requests
+        </button>
+      )}
       {!loading && !next && rows.length > 0 && <p class="hint">That is every matching request.</p>}
     </div>
   )

@@ -9,14 +9,25 @@ export function RevokeKeyButton({ apiKey, onRevoked, small }: { apiKey: Key; onR
   const [asking, setAsking] = useState(false)
   return (
     <>
-      <button type="button" class={`button danger${small ? ' small' : ''}`} onClick={() => setAsking(true)} aria-label={`Revoke ${keyLabel(apiKey)}`}>
+      <button
+        type="button"
+        class={`button danger${small ? ' small' : ''}`}
+        onClick={() => setAsking(true)}
+        aria-label={`Revoke ${keyLabel(apiKey)}`}
+      >
         Revoke
       </button>
       {asking && (
-        <ConfirmDialog title="Revoke this key?" confirmLabel="Revoke key" onClose={() => setAsking(false)}
-          onConfirm={async () => onRevoked(await postJson<Key>(`/keys/${encodeURIComponent(apiKey.id)}/revoke`))}>
-          <p><strong>{keyLabel(apiKey)}</strong> will stop working within a second: every application using it gets
-            “401 invalid key” from then on.</p>
+        <ConfirmDialog
+          title="Revoke this key?"
+          confirmLabel="Revoke key"
+          onClose={() => setAsking(false)}
+          onConfirm={async () => onRevoked(await postJson<Key>(`/keys/${encodeURIComponent(apiKey.id)}/revoke`))}
+        >
+          <p>
+            <strong>{keyLabel(apiKey)}</strong> will stop working within a second: every application using it gets “401 invalid key” from
+            then on.
+          </p>
           <p>This cannot be undone.</p>
         </ConfirmDialog>
       )}

@@ -2,7 +2,12 @@ import type { ComponentChildren } from 'preact'
 import { ApiError } from '../api.ts'
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return <p class="state state-loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true" />{label}</p>
+  return (
+    <p class="state state-loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  )
 }
 
 export function ErrorNotice({ error, retry }: { error: Error; retry?: () => void }) {
@@ -11,7 +16,11 @@ export function ErrorNotice({ error, retry }: { error: Error; retry?: () => void
   return (
     <div class="state state-error" role="alert">
       <p>{error.message}</p>
-      {retry && retryable && <button type="button" class="button secondary" onClick={retry}>Try again</button>}
+      {retry && retryable && (
+        <button type="button" class="button secondary" onClick={retry}>
+          Try again
+        </button>
+      )}
     </div>
   )
 }
@@ -21,7 +30,12 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /** Loading, error or the content, for anything fetched with useResource; `missing` replaces the error on a 404. */
-export function Resolved<T>({ resource, children, label, missing }: {
+export function Resolved<T>({
+  resource,
+  children,
+  label,
+  missing,
+}: {
   resource: { data: T | undefined; error: Error | undefined; reload: () => void }
   children: (data: T) => ComponentChildren
   label?: string
@@ -39,5 +53,9 @@ export function StatusBadge({ status }: { status: string }) {
 
 /** Wide tables scroll sideways inside this on narrow screens; it is focusable so the keyboard can scroll it too. */
 export function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
-  return <div class="table-scroll" tabIndex={0} role="region" aria-label={label}>{children}</div>
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  )
 }

@@ -8,6 +8,7 @@ import { Empty, Resolved, TableScroll } from './states.tsx'
 
 export interface UsageQuery {
   account_id?: string | number
+  project_id?: string
   key_id?: string
   model?: string
   status?: string
@@ -16,7 +17,12 @@ export interface UsageQuery {
 }
 
 function Stat({ label, value }: { label: string; value: string }) {
-  return <div class="stat"><dt>{label}</dt><dd>{value}</dd></div>
+  return (
+    <div class="stat">
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  )
 }
 
 function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Group[]; linkPrefix?: string }) {
@@ -29,20 +35,55 @@ function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Grou
         <table class="stack">
           <thead>
             <tr>
-              <th scope="col">Name</th><th scope="col" class="number">Answered</th><th scope="col" class="number">Refused</th><th scope="col" class="number">Failed</th>
-              <th scope="col" class="number">Input tokens</th><th scope="col" class="number">Output tokens</th><th scope="col" class="number">Spend</th>
+              <th scope="col">Name</th>
+              <th scope="col" class="number">
+                Answered
+              </th>
+              <th scope="col" class="number">
+                Refused
+              </th>
+              <th scope="col" class="number">
+                Failed
+              </th>
+              <th scope="col" class="number">
+                Input tokens
+              </th>
+              <th scope="col" class="number">
+                Output tokens
+              </th>
+              <th scope="col" class="number">
+                Spend
+              </th>
             </tr>
           </thead>
           <tbody>
             {groups.map((group) => (
               <tr key={group.id}>
-                <td data-label="Name">{linkPrefix && group.id ? <a href={`${linkPrefix}${encodeURIComponent(group.id)}`}>{group.label}</a> : <span class={group.id === '' ? 'muted' : undefined}>{group.label}</span>}</td>
-                <td class="number" data-label="Answered">{count(group.succeeded)}</td>
-                <td class="number" data-label="Refused">{count(group.refused)}</td>
-                <td class="number" data-label="Failed">{count(group.failed)}</td>
-                <td class="number" data-label="Input tokens">{count(group.input_tokens)}</td>
-                <td class="number" data-label="Output tokens">{count(group.output_tokens)}</td>
-                <td class="number" data-label="Spend"><Money amount={group.spent_usd} width={width} /></td>
+                <td data-label="Name">
+                  {linkPrefix && group.id ? (
+                    <a href={`${linkPrefix}${encodeURIComponent(group.id)}`}>{group.label}</a>
+                  ) : (
+                    <span class={group.id === '' ? 'muted' : undefined}>{group.label}</span>
+                  )}
+                </td>
+                <td class="number" data-label="Answered">
+                  {count(group.succeeded)}
+                </td>
+                <td class="number" data-label="Refused">
+                  {count(group.refused)}
+                </td>
+                <td class="number" data-label="Failed">
+                  {count(group.failed)}
+                </td>
+                <td class="number" data-label="Input tokens">
+                  {count(group.input_tokens)}
+                </td>
+                <td class="number" data-label="Output tokens">
+                  {count(group.output_tokens)}
+                </td>
+                <td class="number" data-label="Spend">
+                  <Money amount={group.spent_usd} width={width} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -59,8 +100,13 @@ export function UsageSummaryView({ query, showKeys = true }: { query: UsageQuery
     <Resolved resource={resource} label="Loading usage…">
       {(summary) => (
         <div class="usage-summary" data-testid="usage-summary">
-          <p class="range">{summary.since.slice(0, 10)} to {new Date(Date.parse(summary.until) - 1).toISOString().slice(0, 10)} (UTC)</p>
-          <dl class="stats" title="Answered: a reply was sent. Refused: turned down before an answer (a limit, a bad field, a model not permitted, an empty balance). Failed: the upstream or the gateway failed, or the client left mid-answer.">
+          <p class="range">
+            {summary.since.slice(0, 10)} to {new Date(Date.parse(summary.until) - 1).toISOString().slice(0, 10)} (UTC)
+          </p>
+          <dl
+            class="stats"
+            title="Answered: a reply was sent. Refused: turned down before an answer (a limit, a bad field, a model not permitted, an empty balance). Failed: the upstream or the gateway failed, or the client left mid-answer."
+          >
             <Stat label="Spend" value={usd(summary.totals.spent_usd)} />
             <Stat label="Answered" value={count(summary.totals.succeeded)} />
             <Stat label="Refused" value={count(summary.totals.refused)} />
@@ -69,7 +115,10 @@ export function UsageSummaryView({ query, showKeys = true }: { query: UsageQuery
             <Stat label="Output tokens" value={count(summary.totals.output_tokens)} />
           </dl>
           {summary.totals.requests === 0 ? (
-            <Empty><p>No requests in this period yet.</p><p class="hint">Requests made with an API key show up here within a second or two.</p></Empty>
+            <Empty>
+              <p>No requests in this period yet.</p>
+              <p class="hint">Requests made with an API key show up here within a second or two.</p>
+            </Empty>
           ) : (
             <>
               <div class="charts">

@@ -4,12 +4,20 @@ import type { Webhook } from '../types.ts'
 import { Checkbox, FormError, TextField } from './fields.tsx'
 
 const events: [string, string][] = [
-  ['balance.below', 'Balance below an amount'], ['budget.threshold', 'Budget thresholds'], ['key.expiring', 'Keys about to expire'],
+  ['balance.below', 'Balance below an amount'],
+  ['budget.threshold', 'Budget thresholds'],
+  ['key.expiring', 'Keys about to expire'],
 ]
 const fields = ['url', 'events', 'balance_below_usd', 'expiry_days', 'budget_percents']
 
 /** A new webhook: where alerts go and which; the signing secret comes back once, to the caller (`onCreated`). */
-export function WebhookForm({ accountId, onCreated }: { accountId: number | undefined; onCreated: (created: { webhook: Webhook; secret: string }) => void }) {
+export function WebhookForm({
+  accountId,
+  onCreated,
+}: {
+  accountId: number | undefined
+  onCreated: (created: { webhook: Webhook; secret: string }) => void
+}) {
   const [url, setUrl] = useState('')
   const [chosen, setChosen] = useState<string[]>(['budget.threshold', 'key.expiring'])
   const [below, setBelow] = useState('')
@@ -30,8 +38,15 @@ export function WebhookForm({ accountId, onCreated }: { accountId: number | unde
     setError(undefined)
     try {
       const created = await postJson<{ webhook: Webhook; secret: string }>('/webhooks', {
-        account_id: accountId, url: url.trim(), events: chosen, balance_below_usd: below.trim() || null,
-        expiry_days: Number(days), budget_percents: percents.split(/[\s,%]+/).filter(Boolean).map(Number),
+        account_id: accountId,
+        url: url.trim(),
+        events: chosen,
+        balance_below_usd: below.trim() || null,
+        expiry_days: Number(days),
+        budget_percents: percents
+          .split(/[\s,%]+/)
+          .filter(Boolean)
+          .map(Number),
       })
       setUrl('')
       onCreated(created)
@@ -44,21 +59,48 @@ export function WebhookForm({ accountId, onCreated }: { accountId: number | unde
   return (
     <form class="card form" onSubmit={submit} noValidate aria-label="New webhook">
       <h2>New webhook</h2>
-      <TextField label="URL" inputMode="url" placeholder="https://hooks.example.com/tollgate" value={url} onValue={setUrl} error={fieldError('url')}
-        hint="Each alert is POSTed here as JSON, signed with the secret shown once below (the Tollgate-Signature header)." />
+      <TextField
+        label="URL"
+        inputMode="url"
+        placeholder="https://hooks.example.com/tollgate"
+        value={url}
+        onValue={setUrl}
+        error={fieldError('url')}
+        hint="Each alert is POSTed here as JSON, signed with the secret shown once below (the Tollgate-Signature header)."
+      />
       <fieldset class="field">
         <legend>Events</legend>
-        {events.map(([name, label]) => <Checkbox key={name} label={label} checked={chosen.includes(name)} onChecked={toggle(name)} />)}
+        {events.map(([name, label]) => (
+          <Checkbox key={name} label={label} checked={chosen.includes(name)} onChecked={toggle(name)} />
+        ))}
         {fieldError('events') && <p class="field-error">{fieldError('events')}</p>}
       </fieldset>
       <div class="grid">
-        <TextField label="Balance below (USD)" inputMode="decimal" placeholder="e.g. 10.00" value={below} onValue={typeBelow} error={fieldError('balance_below_usd')} />
-        <TextField label="Days before a key expires" type="number" min={1} step={1} inputMode="numeric" value={days} onValue={setDays} error={fieldError('expiry_days')} />
+        <TextField
+          label="Balance below (USD)"
+          inputMode="decimal"
+          placeholder="e.g. 10.00"
+          value={below}
+          onValue={typeBelow}
+          error={fieldError('balance_below_usd')}
+        />
+        <TextField
+          label="Days before a key expires"
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={days}
+          onValue={setDays}
+          error={fieldError('expiry_days')}
+        />
         <TextField label="Budget thresholds (%)" value={percents} onValue={setPercents} error={fieldError('budget_percents')} />
       </div>
       <FormError error={error && !fields.includes(error.field ?? '') ? error : undefined} />
       <div class="actions">
-        <button type="submit" class="button" disabled={busy}>{busy ? 'Creating…' : 'Create webhook'}</button>
+        <button type="submit" class="button" disabled={busy}>
+          {busy ? 'Creating…' : 'Create webhook'}
+        </button>
       </div>
     </form>
   )

@@ -14,10 +14,14 @@ function NewAccountForm() {
   const [name, setName] = useState('')
   const [balance, setBalance] = useState('')
   return (
-    <CreateForm title="New account" submitLabel="Create account" onSubmit={async () => {
-      const account = await postJson<Account>('/accounts', { name: name.trim(), balance_usd: balance.trim() || undefined })
-      navigate(`/console/accounts/${account.id}`)
-    }}>
+    <CreateForm
+      title="New account"
+      submitLabel="Create account"
+      onSubmit={async () => {
+        const account = await postJson<Account>('/accounts', { name: name.trim(), balance_usd: balance.trim() || undefined })
+        navigate(`/console/accounts/${account.id}`)
+      }}
+    >
       <TextField label="Account name" value={name} onValue={setName} required maxLength={64} hint="Letters, digits, . _ @ or -" />
       <TextField label="Opening balance (USD)" value={balance} onValue={setBalance} inputMode="decimal" placeholder="0.00" />
     </CreateForm>
@@ -29,23 +33,49 @@ export function AccountsTable() {
   const accounts = useResource<Account[]>('/accounts')
   return (
     <Resolved resource={accounts} label="Loading accounts…">
-      {(list) => list.length === 0 ? <Empty><p>No accounts yet.</p><p><a href="/console/accounts">Create the first one</a></p></Empty> : (
-        <TableScroll label="Accounts">
-          <table class="stack" data-testid="accounts-table">
-            <thead><tr><th scope="col">Name</th><th scope="col" class="number">Balance</th><th scope="col" class="number">Available</th><th scope="col">Created</th></tr></thead>
-            <tbody>
-              {list.map((account) => (
-                <tr key={account.id}>
-                  <td data-label="Name"><a href={`/console/accounts/${account.id}`}>{account.name}</a></td>
-                  <td class="number" data-label="Balance"><Money amount={account.balance_usd} width={fractionWidth(list.map((item) => item.balance_usd))} /></td>
-                  <td class="number" data-label="Available"><Money amount={account.available_usd} width={fractionWidth(list.map((item) => item.available_usd))} /></td>
-                  <td data-label="Created">{formatDate(account.created_at)}</td>
+      {(list) =>
+        list.length === 0 ? (
+          <Empty>
+            <p>No accounts yet.</p>
+            <p>
+              <a href="/console/accounts">Create the first one</a>
+            </p>
+          </Empty>
+        ) : (
+          <TableScroll label="Accounts">
+            <table class="stack" data-testid="accounts-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col" class="number">
+                    Balance
+                  </th>
+                  <th scope="col" class="number">
+                    Available
+                  </th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+              </thead>
+              <tbody>
+                {list.map((account) => (
+                  <tr key={account.id}>
+                    <td data-label="Name">
+                      <a href={`/console/accounts/${account.id}`}>{account.name}</a>
+                    </td>
+                    <td class="number" data-label="Balance">
+                      <Money amount={account.balance_usd} width={fractionWidth(list.map((item) => item.balance_usd))} />
+                    </td>
+                    <td class="number" data-label="Available">
+                      <Money amount={account.available_usd} width={fractionWidth(list.map((item) => item.available_usd))} />
+                    </td>
+                    <td data-label="Created">{formatDate(account.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )
+      }
     </Resolved>
   )
 }

@@ -12,14 +12,23 @@ import type { PageProps } from '../routes.tsx'
 type Filters = Record<'account' | 'actor' | 'object' | 'id' | 'from' | 'to', string>
 
 const objects: [string, string][] = [
-  ['', 'Any object'], ['account', 'Accounts'], ['key', 'API keys'], ['user', 'Logins and sign-ins'], ['admin-token', 'Admin tokens'],
-  ['task', 'Batches'], ['config', 'Config reloads'],
+  ['', 'Any object'],
+  ['account', 'Accounts'],
+  ['key', 'API keys'],
+  ['user', 'Logins and sign-ins'],
+  ['admin-token', 'Admin tokens'],
+  ['task', 'Batches'],
+  ['config', 'Config reloads'],
 ]
 
 function readFilters(search: URLSearchParams): Filters {
   return {
-    account: search.get('account') ?? '', actor: search.get('actor') ?? '', object: search.get('object') ?? '', id: search.get('id') ?? '',
-    from: search.get('from') ?? isoDay(29), to: search.get('to') ?? isoDay(0),
+    account: search.get('account') ?? '',
+    actor: search.get('actor') ?? '',
+    object: search.get('object') ?? '',
+    id: search.get('id') ?? '',
+    from: search.get('from') ?? isoDay(29),
+    to: search.get('to') ?? isoDay(0),
   }
 }
 
@@ -31,9 +40,12 @@ export function Audit({ session, search }: PageProps) {
   useEffect(() => setDraft(readFilters(search)), [search.toString()])
   const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
   const filter = {
-    account_id: everyAccount ? applied.account || undefined : undefined, actor: applied.actor || undefined,
-    object_type: applied.object || undefined, object_id: applied.id || undefined,
-    since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to),
+    account_id: everyAccount ? applied.account || undefined : undefined,
+    actor: applied.actor || undefined,
+    object_type: applied.object || undefined,
+    object_id: applied.id || undefined,
+    since: `${applied.from}T00:00:00Z`,
+    until: dayAfter(applied.to),
   }
   const apply = (event: Event) => {
     event.preventDefault()
@@ -43,26 +55,47 @@ export function Audit({ session, search }: PageProps) {
   return (
     <>
       <PageHeader title="Audit log" />
-      <p class="hint">Every change{everyAccount ? '' : ` to ${session.user.account?.name ?? 'your account'}`}: who made it, when, from where, and what it changed. Secrets never appear; a replaced one reads "rotated".</p>
+      <p class="hint">
+        Every change{everyAccount ? '' : ` to ${session.user.account?.name ?? 'your account'}`}: who made it, when, from where, and what it
+        changed. Secrets never appear; a replaced one reads "rotated".
+      </p>
       <form class="card filters-form" onSubmit={apply} aria-label="Filters">
         <div class="grid">
           {everyAccount && <AccountSelect value={draft.account} empty="All accounts and the gateway" onValue={set('account')} />}
-          <TextField label="Actor" value={draft.actor} onValue={set('actor')} hint="A login's name, admin-token:NAME or cli:USER" maxLength={200} autoCapitalize="none" spellcheck={false} />
+          <TextField
+            label="Actor"
+            value={draft.actor}
+            onValue={set('actor')}
+            hint="A login's name, admin-token:NAME or cli:USER"
+            maxLength={200}
+            autoCapitalize="none"
+            spellcheck={false}
+          />
           <SelectField label="Object" value={draft.object} onValue={set('object')}>
-            {objects.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            {objects.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </SelectField>
           <TextField label="Object ID" value={draft.id} onValue={set('id')} maxLength={200} autoCapitalize="none" spellcheck={false} />
           <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
           <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
         </div>
         <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>Apply filters</button>
-          <a class="button secondary" href="/console/audit">Reset</a>
+          <button type="submit" class="button" disabled={!!invalidRange}>
+            Apply filters
+          </button>
+          <a class="button secondary" href="/console/audit">
+            Reset
+          </a>
         </div>
       </form>
       <div class="section-header">
         <h2>Changes</h2>
-        <a class="button secondary small" data-testid="download-audit-csv" download href={`/console/api/audit/csv${queryString(filter)}`}>Download CSV</a>
+        <a class="button secondary small" data-testid="download-audit-csv" download href={`/console/api/audit/csv${queryString(filter)}`}>
+          Download CSV
+        </a>
       </div>
       <AuditLog filter={filter} />
     </>

@@ -1,10 +1,13 @@
 import { useState } from 'preact/hooks'
 import { can } from '../access.ts'
+import { addressListHint, readAddressList } from '../address-list.ts'
 import { callApi, postJson, queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
+import { BudgetEditForm } from '../components/budget-edit.tsx'
 import { CreateForm } from '../components/create-form.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
 import { Money } from '../components/money.tsx'
+import { DeleteProjectButton, ProjectEditForm } from '../components/project-edit.tsx'
 import { Empty, Resolved, TableScroll } from '../components/states.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -17,7 +20,8 @@ const periodWords: Record<string, string> = { day: 'Daily', week: 'Weekly', mont
 
 /** What a budget applies to, in words: the account, a project by name, or a key by id. */
 function describeScope(budget: Budget, projects: Project[]): string {
-  if (budget.scope === 'project') return `Project ${projects.find((project) => project.id === budget.project_id)?.name ?? budget.project_id}`
+  if (budget.scope === 'project')
+    return `Project ${projects.find((project) => project.id === budget.project_id)?.name ?? budget.project_id}`
   if (budget.scope === 'key') return `Key ${budget.key_id}`
   return 'Whole account'
 }
@@ -42,11 +46,15 @@ function BudgetBar({ budget }: { budget: Budget }) {
 export function Budgets({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
   const writes = can(session, 'budgets:write')
-  const account = admin ? search.get('account') ?? '' : String(session.user.account?.id ?? '')
+  const account = admin ? (search.get('account') ?? '') : String(session.user.account?.id ?? '')
   const query = queryString({ account_id: admin ? account : undefined })
   const projects = useResource<Project[]>(`/projects${query}`)
   const budgets = useResource<Budget[]>(`/budgets${query}`)
+  const [editingBudget, setEditingBudget] = useState<Budget>()
+  const [editingProject, setEditingProject] = useState<Project>()
   const reload = () => {
+    setEditingBudget(undefined)
+    setEditingProject(undefined)
     projects.reload()
     budgets.reload()
   }
@@ -55,78 +63,186 @@ export function Budgets({ session, search }: PageProps) {
       <PageHeader title="Projects and budgets" />
       {admin && (
         <div class="filters">
-          <AccountSelect value={account} empty="All accounts" onValue={(value) => navigate(`/console/budgets${queryString({ account: value })}`, { replace: true })} />
+          <AccountSelect
+            value={account}
+            empty="All accounts"
+            onValue={(value) => navigate(`/console/budgets${queryString({ account: value })}`, { replace: true })}
+          />
         </div>
       )}
       <section aria-label="Budgets">
         <h2>Budgets</h2>
         <Resolved resource={budgets} label="Loading budgets…">
-          {(list) => list.length === 0 ? (
-            <Empty><p>No budgets yet.</p><p class="hint">A budget caps what an account, a project or a key may spend per day, week, month, fixed window or in total.</p></Empty>
-          ) : (
-            <TableScroll label="Budgets">
-              <table class="stack" data-testid="budgets-table">
-                <thead>
-                  <tr>
-                    <th scope="col">For</th><th scope="col">Period</th><th scope="col" class="number">Amount</th><th scope="col" class="number">Spent</th>
-                    <th scope="col" class="number">Remaining</th><th scope="col">Used</th><th scope="col">Resets (UTC)</th>
-                    {writes && <th scope="col"><span class="visually-hidden">Actions</span></th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((budget) => (
-                    <tr key={budget.id} data-budget-id={budget.id}>
-                      <td data-label="For">{describeScope(budget, projects.data ?? [])}</td>
-                      <td data-label="Period">{periodWords[budget.period] ?? `${budget.period} window`}{['day', 'week', 'month'].includes(budget.period) && budget.time_zone !== 'UTC' ? ` (${budget.time_zone})` : ''}</td>
-                      <td class="number" data-label="Amount"><Money amount={budget.amount_usd} /></td>
-                      <td class="number" data-label="Spent"><Money amount={budget.spent_usd} /></td>
-                      <td class="number" data-label="Remaining"><Money amount={budget.remaining_usd} /></td>
-                      <td data-label="Used"><BudgetBar budget={budget} /></td>
-                      <td class="nowrap" data-label="Resets" data-testid="budget-resets">
-                        {budget.resets_at ? formatTime(budget.resets_at).replace(' UTC', '') : <span class="muted">{budget.period === 'total' ? 'never' : 'with its first request'}</span>}
-                      </td>
+          {(list) =>
+            list.length === 0 ? (
+              <Empty>
+                <p>No budgets yet.</p>
+                <p class="hint">
+                  A budget caps what an account, a project or a key may spend per day, week, month, fixed window or in total.
+                </p>
+              </Empty>
+            ) : (
+              <TableScroll label="Budgets">
+                <table class="stack" data-testid="budgets-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">For</th>
+                      <th scope="col">Period</th>
+                      <th scope="col" class="number">
+                        Amount
+                      </th>
+                      <th scope="col" class="number">
+                        Spent
+                      </th>
+                      <th scope="col" class="number">
+                        Remaining
+                      </th>
+                      <th scope="col">Used</th>
+                      <th scope="col">Resets (UTC)</th>
                       {writes && (
-                        <td class="row-actions">
-                          <button type="button" class="button small secondary" onClick={async () => {
-                            await callApi('DELETE', `/budgets/${budget.id}`)
-                            reload()
-                          }}>Delete</button>
-                        </td>
+                        <th scope="col">
+                          <span class="visually-hidden">Actions</span>
+                        </th>
                       )}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )}
+                  </thead>
+                  <tbody>
+                    {list.map((budget) => (
+                      <tr key={budget.id} data-budget-id={budget.id}>
+                        <td data-label="For">{describeScope(budget, projects.data ?? [])}</td>
+                        <td data-label="Period">
+                          {periodWords[budget.period] ?? `${budget.period} window`}
+                          {['day', 'week', 'month'].includes(budget.period) && budget.time_zone !== 'UTC' ? ` (${budget.time_zone})` : ''}
+                        </td>
+                        <td class="number" data-label="Amount">
+                          <Money amount={budget.amount_usd} />
+                        </td>
+                        <td class="number" data-label="Spent">
+                          <Money amount={budget.spent_usd} />
+                        </td>
+                        <td class="number" data-label="Remaining">
+                          <Money amount={budget.remaining_usd} />
+                        </td>
+                        <td data-label="Used">
+                          <BudgetBar budget={budget} />
+                        </td>
+                        <td class="nowrap" data-label="Resets" data-testid="budget-resets">
+                          {budget.resets_at ? (
+                            formatTime(budget.resets_at).replace(' UTC', '')
+                          ) : (
+                            <span class="muted">{budget.period === 'total' ? 'never' : 'with its first request'}</span>
+                          )}
+                        </td>
+                        {writes && (
+                          <td class="row-actions">
+                            <button
+                              type="button"
+                              class="button small secondary"
+                              onClick={() => setEditingBudget(budget)}
+                              aria-label={`Edit budget ${budget.id}`}
+                            >
+                              Edit
+                            </button>
+                            <button
+                              type="button"
+                              class="button small secondary"
+                              onClick={async () => {
+                                await callApi('DELETE', `/budgets/${budget.id}`)
+                                reload()
+                              }}
+                            >
+                              Delete
+                            </button>
+                          </td>
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableScroll>
+            )
+          }
         </Resolved>
       </section>
+      {editingBudget && (
+        <BudgetEditForm
+          key={editingBudget.id}
+          budget={editingBudget}
+          label={describeScope(editingBudget, projects.data ?? [])}
+          onDone={reload}
+        />
+      )}
       <section aria-label="Projects">
         <h2>Projects</h2>
         <Resolved resource={projects} label="Loading projects…">
-          {(list) => list.length === 0 ? (
-            <Empty><p>No projects yet.</p><p class="hint">A project groups keys: they share its models, limits and budgets.</p></Empty>
-          ) : (
-            <TableScroll label="Projects">
-              <table class="stack" data-testid="projects-table">
-                <thead>
-                  <tr><th scope="col">Name</th><th scope="col">Models</th><th scope="col">Shared limits</th><th scope="col" class="number">Keys</th></tr>
-                </thead>
-                <tbody>
-                  {list.map((project) => (
-                    <tr key={project.id} data-project-id={project.id}>
-                      <td data-label="Name">{project.name}</td>
-                      <td data-label="Models">{project.models ? project.models.join(', ') : <span class="muted">all</span>}</td>
-                      <td data-label="Shared limits">{[project.rpm && `${project.rpm} rpm`, project.tpm && `${project.tpm} tpm`, project.concurrency && `${project.concurrency} at once`].filter(Boolean).join(', ') || <span class="muted">none</span>}</td>
-                      <td class="number" data-label="Keys">{project.keys}</td>
+          {(list) =>
+            list.length === 0 ? (
+              <Empty>
+                <p>No projects yet.</p>
+                <p class="hint">A project groups keys: they share its models, limits and budgets.</p>
+              </Empty>
+            ) : (
+              <TableScroll label="Projects">
+                <table class="stack" data-testid="projects-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Models</th>
+                      <th scope="col">Shared limits</th>
+                      <th scope="col">Allowed addresses</th>
+                      <th scope="col" class="number">
+                        Keys
+                      </th>
+                      {writes && (
+                        <th scope="col">
+                          <span class="visually-hidden">Actions</span>
+                        </th>
+                      )}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )}
+                  </thead>
+                  <tbody>
+                    {list.map((project) => (
+                      <tr key={project.id} data-project-id={project.id}>
+                        <td data-label="Name">{project.name}</td>
+                        <td data-label="Models">{project.models ? project.models.join(', ') : <span class="muted">all</span>}</td>
+                        <td data-label="Shared limits">
+                          {[
+                            project.rpm && `${project.rpm} rpm`,
+                            project.tpm && `${project.tpm} tpm`,
+                            project.concurrency && `${project.concurrency} at once`,
+                          ]
+                            .filter(Boolean)
+                            .join(', ') || <span class="muted">none</span>}
+                        </td>
+                        <td data-label="Allowed addresses">
+                          {project.allowed_ips ? project.allowed_ips.join(', ') : <span class="muted">any</span>}
+                        </td>
+                        <td class="number" data-label="Keys">
+                          {project.keys}
+                        </td>
+                        {writes && (
+                          <td class="row-actions">
+                            <button
+                              type="button"
+                              class="button small secondary"
+                              onClick={() => setEditingProject(project)}
+                              aria-label={`Edit project ${project.name}`}
+                            >
+                              Edit
+                            </button>
+                            <DeleteProjectButton project={project} onDeleted={reload} />
+                          </td>
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableScroll>
+            )
+          }
         </Resolved>
       </section>
+      {editingProject && <ProjectEditForm key={editingProject.id} project={editingProject} models={session.models} onDone={reload} />}
       {writes && account && <NewProjectForm accountId={Number(account)} onCreated={reload} />}
       {writes && account && <NewBudgetForm accountId={Number(account)} projects={projects.data ?? []} onCreated={reload} />}
     </>
@@ -136,15 +252,27 @@ export function Budgets({ session, search }: PageProps) {
 function NewProjectForm({ accountId, onCreated }: { accountId: number; onCreated: () => void }) {
   const [name, setName] = useState('')
   const [rpm, setRpm] = useState('')
+  const [allowedIps, setAllowedIps] = useState('')
   return (
-    <CreateForm title="New project" submitLabel="Create project" onSubmit={async () => {
-      await postJson('/projects', { account_id: accountId, name, rpm: rpm ? Number(rpm) : null })
-      setName('')
-      setRpm('')
-      onCreated()
-    }}>
+    <CreateForm
+      title="New project"
+      submitLabel="Create project"
+      onSubmit={async () => {
+        await postJson('/projects', {
+          account_id: accountId,
+          name,
+          rpm: rpm ? Number(rpm) : null,
+          allowed_ips: readAddressList(allowedIps),
+        })
+        setName('')
+        setRpm('')
+        setAllowedIps('')
+        onCreated()
+      }}
+    >
       <TextField label="Name" value={name} onValue={setName} required maxLength={100} />
       <TextField label="Requests per minute, shared" value={rpm} onValue={setRpm} inputMode="numeric" hint="Empty: no shared limit" />
+      <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps} hint={addressListHint} />
     </CreateForm>
   )
 }
@@ -155,18 +283,32 @@ function NewBudgetForm({ accountId, projects, onCreated }: { accountId: number; 
   const [period, setPeriod] = useState('month')
   const [zone, setZone] = useState('UTC')
   return (
-    <CreateForm title="New budget" submitLabel="Create budget" onSubmit={async () => {
-      const scope = target === 'account' ? { scope: 'account' } : { scope: 'project', project_id: Number(target) }
-      await postJson('/budgets', { account_id: accountId, ...scope, amount_usd: amount, period, time_zone: zone })
-      setAmount('')
-      onCreated()
-    }}>
+    <CreateForm
+      title="New budget"
+      submitLabel="Create budget"
+      onSubmit={async () => {
+        const scope = target === 'account' ? { scope: 'account' } : { scope: 'project', project_id: Number(target) }
+        await postJson('/budgets', { account_id: accountId, ...scope, amount_usd: amount, period, time_zone: zone })
+        setAmount('')
+        onCreated()
+      }}
+    >
       <SelectField label="For" value={target} onValue={setTarget}>
         <option value="account">Whole account</option>
-        {projects.map((project) => <option key={project.id} value={String(project.id)}>Project {project.name}</option>)}
+        {projects.map((project) => (
+          <option key={project.id} value={String(project.id)}>
+            Project {project.name}
+          </option>
+        ))}
       </SelectField>
       <TextField label="Amount (USD)" value={amount} onValue={setAmount} inputMode="decimal" required />
-      <TextField label="Period" value={period} onValue={setPeriod} required hint="day, week, month, total, or a window such as 5h, 30m, 7d" />
+      <TextField
+        label="Period"
+        value={period}
+        onValue={setPeriod}
+        required
+        hint="day, week, month, total, or a window such as 5h, 30m, 7d"
+      />
       <TextField label="Time zone" value={zone} onValue={setZone} hint="For day, week and month: an IANA name such as Europe/Berlin" />
     </CreateForm>
   )

@@ -11,7 +11,15 @@ const stateClass: Record<RouteHealth['state'], string> = { closed: 'ok', 'half-o
 /** A model billed per image or per search unit shows those prices where a token model shows its input price. */
 function unitPrices(model: Model) {
   const { images_usd: images, search_unit_usd: searchUnit } = model.price
-  if (images) return <span data-testid="image-prices">{Object.entries(images).map(([key, amount]) => `${key} $${amount}`).join(' · ')} per image</span>
+  if (images)
+    return (
+      <span data-testid="image-prices">
+        {Object.entries(images)
+          .map(([key, amount]) => `${key} $${amount}`)
+          .join(' · ')}{' '}
+        per image
+      </span>
+    )
   if (searchUnit !== undefined) return <span>${searchUnit} per search unit</span>
   return undefined
 }
@@ -23,36 +31,93 @@ function ModelTable({ models }: { models: Model[] }) {
   const withBatch = models.some((model) => model.batch_price !== null)
   const width = (pick: (model: Model) => string | undefined) => fractionWidth(models.map(pick))
   const widths = {
-    input: width((model) => model.price.input_usd), output: width((model) => model.price.output_usd), cached: width((model) => model.price.cached_input_usd),
-    batchInput: width((model) => model.batch_price?.input_usd), batchOutput: width((model) => model.batch_price?.output_usd),
+    input: width((model) => model.price.input_usd),
+    output: width((model) => model.price.output_usd),
+    cached: width((model) => model.price.cached_input_usd),
+    batchInput: width((model) => model.batch_price?.input_usd),
+    batchOutput: width((model) => model.batch_price?.output_usd),
   }
   return (
     <TableScroll label="Models">
       <table class="stack" data-testid="models-table">
         <thead>
           <tr>
-            <th scope="col">Model</th><th scope="col" class="number">Input</th><th scope="col" class="number">Output</th>
-            <th scope="col" class="number">Cached input</th>
-            {withBatch && <><th scope="col" class="number">Batch input</th><th scope="col" class="number">Batch output</th></>}
-            <th scope="col" class="number">Context window</th><th scope="col" class="number">Max output</th>
+            <th scope="col">Model</th>
+            <th scope="col" class="number">
+              Input
+            </th>
+            <th scope="col" class="number">
+              Output
+            </th>
+            <th scope="col" class="number">
+              Cached input
+            </th>
+            {withBatch && (
+              <>
+                <th scope="col" class="number">
+                  Batch input
+                </th>
+                <th scope="col" class="number">
+                  Batch output
+                </th>
+              </>
+            )}
+            <th scope="col" class="number">
+              Context window
+            </th>
+            <th scope="col" class="number">
+              Max output
+            </th>
           </tr>
         </thead>
         <tbody>
           {models.map((model) => (
             <tr key={model.id}>
-              <td data-label="Model"><code>{model.id}</code>{model.reasoning && <span class="muted"> · reasoning</span>}{model.kind !== 'chat' && <span class="muted"> · {model.kind}</span>}</td>
-              <td class="number" data-label="Input per 1M">{unitPrices(model) ?? <Money amount={model.price.input_usd} width={widths.input} />}</td>
+              <td data-label="Model">
+                <code>{model.id}</code>
+                {model.reasoning && <span class="muted"> · reasoning</span>}
+                {model.kind !== 'chat' && <span class="muted"> · {model.kind}</span>}
+              </td>
+              <td class="number" data-label="Input per 1M">
+                {unitPrices(model) ?? <Money amount={model.price.input_usd} width={widths.input} />}
+              </td>
               {/* An embedding model is billed by input tokens only: its other prices do not exist. */}
-              <td class="number" data-label="Output per 1M">{billsOutput(model) ? <Money amount={model.price.output_usd} width={widths.output} /> : <span class="muted">—</span>}</td>
-              <td class="number" data-label="Cached input per 1M">{model.kind === 'chat' ? <Money amount={model.price.cached_input_usd} width={widths.cached} /> : <span class="muted">—</span>}</td>
+              <td class="number" data-label="Output per 1M">
+                {billsOutput(model) ? <Money amount={model.price.output_usd} width={widths.output} /> : <span class="muted">—</span>}
+              </td>
+              <td class="number" data-label="Cached input per 1M">
+                {model.kind === 'chat' ? (
+                  <Money amount={model.price.cached_input_usd} width={widths.cached} />
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
               {withBatch && (
                 <>
-                  <td class="number" data-label="Batch input per 1M" data-testid="batch-input">{model.batch_price ? <Money amount={model.batch_price.input_usd} width={widths.batchInput} /> : <span class="muted">as live</span>}</td>
-                  <td class="number" data-label="Batch output per 1M">{model.kind !== 'chat' ? <span class="muted">—</span> : model.batch_price ? <Money amount={model.batch_price.output_usd} width={widths.batchOutput} /> : <span class="muted">as live</span>}</td>
+                  <td class="number" data-label="Batch input per 1M" data-testid="batch-input">
+                    {model.batch_price ? (
+                      <Money amount={model.batch_price.input_usd} width={widths.batchInput} />
+                    ) : (
+                      <span class="muted">as live</span>
+                    )}
+                  </td>
+                  <td class="number" data-label="Batch output per 1M">
+                    {model.kind !== 'chat' ? (
+                      <span class="muted">—</span>
+                    ) : model.batch_price ? (
+                      <Money amount={model.batch_price.output_usd} width={widths.batchOutput} />
+                    ) : (
+                      <span class="muted">as live</span>
+                    )}
+                  </td>
                 </>
               )}
-              <td class="number" data-label="Context window">{model.context_window === null ? <span class="muted">—</span> : count(model.context_window)}</td>
-              <td class="number" data-label="Max output">{billsOutput(model) ? count(model.max_output_tokens) : <span class="muted">—</span>}</td>
+              <td class="number" data-label="Context window">
+                {model.context_window === null ? <span class="muted">—</span> : count(model.context_window)}
+              </td>
+              <td class="number" data-label="Max output">
+                {billsOutput(model) ? count(model.max_output_tokens) : <span class="muted">—</span>}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -73,21 +138,39 @@ function RouteTable({ routes }: { routes: RouteHealth[] }) {
       <table class="stack" data-testid="routes-table">
         <thead>
           <tr>
-            <th scope="col">Route</th><th scope="col">Circuit</th><th scope="col" class="number">Requests{window}</th>
-            <th scope="col" class="number">Failures{window}</th><th scope="col" class="number">Trips (since start)</th><th scope="col">Last failure</th>
+            <th scope="col">Route</th>
+            <th scope="col">Circuit</th>
+            <th scope="col" class="number">
+              Requests{window}
+            </th>
+            <th scope="col" class="number">
+              Failures{window}
+            </th>
+            <th scope="col" class="number">
+              Trips (since start)
+            </th>
+            <th scope="col">Last failure</th>
           </tr>
         </thead>
         <tbody>
           {routes.map((route) => (
             <tr key={route.route}>
-              <td data-label="Route"><code>{route.route}</code></td>
+              <td data-label="Route">
+                <code>{route.route}</code>
+              </td>
               <td data-label="Circuit">
                 <span class={`badge badge-${stateClass[route.state]}`}>{route.state}</span>
                 {route.open_until && <span class="muted"> until {formatTime(route.open_until)}</span>}
               </td>
-              <td class="number" data-label="Requests">{count(route.requests)}</td>
-              <td class="number" data-label="Failures">{count(route.failures)}</td>
-              <td class="number" data-label="Trips">{count(route.trips)}</td>
+              <td class="number" data-label="Requests">
+                {count(route.requests)}
+              </td>
+              <td class="number" data-label="Failures">
+                {count(route.failures)}
+              </td>
+              <td class="number" data-label="Trips">
+                {count(route.trips)}
+              </td>
               <td data-label="Last failure">{route.last_failure ?? <span class="muted">—</span>}</td>
             </tr>
           ))}
@@ -105,11 +188,22 @@ export function Models({ session }: PageProps) {
   return (
     <>
       <PageHeader title="Models" />
-      <p class="hint">Prices in USD per million tokens, exact. {admin ? 'Every configured model.' : "The models your account's keys may use."}</p>
+      <p class="hint">
+        Prices in USD per million tokens, exact. {admin ? 'Every configured model.' : "The models your account's keys may use."}
+      </p>
       <Resolved resource={models} label="Loading models…">
-        {(list) => list.length === 0
-          ? <Empty><p>None of your keys can call a model yet.</p><p><a href="/console/keys/new">Create a key</a></p></Empty>
-          : <ModelTable models={list} />}
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>
+              <p>None of your keys can call a model yet.</p>
+              <p>
+                <a href="/console/keys/new">Create a key</a>
+              </p>
+            </Empty>
+          ) : (
+            <ModelTable models={list} />
+          )
+        }
       </Resolved>
       {admin && (
         <>
@@ -119,8 +213,8 @@ export function Models({ session }: PageProps) {
               <>
                 <p class="hint" data-testid="routes-window">
                   Each upstream route's circuit breaker. Requests and failures count
-                  {list[0] ? ` the last ${describeWindow(list[0].window_s)} only` : ' a recent window only'} (<code>routing.window_s</code>), so
-                  they fall back to 0 when traffic stops; an open circuit is skipped until a probe succeeds.
+                  {list[0] ? ` the last ${describeWindow(list[0].window_s)} only` : ' a recent window only'} (<code>routing.window_s</code>
+                  ), so they fall back to 0 when traffic stops; an open circuit is skipped until a probe succeeds.
                 </p>
                 <RouteTable routes={list} />
               </>

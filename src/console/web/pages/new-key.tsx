@@ -17,11 +17,17 @@ function Created({ created }: { created: { key: Key; secret: string } }) {
     <>
       <PageHeader title="Key created" />
       <SecretReveal label={`Secret of ${created.key.name ?? 'the new key'}`} secret={created.secret} testId="new-key-secret">
-        <p class="hint">Use it as the API key with base URL <code>{location.origin}/v1</code> in any OpenAI-compatible client.</p>
+        <p class="hint">
+          Use it as the API key with base URL <code>{location.origin}/v1</code> in any OpenAI-compatible client.
+        </p>
       </SecretReveal>
       <div class="actions">
-        <a class="button" href={`/console/keys/${encodeURIComponent(created.key.id)}`}>Done — view the key</a>
-        <a class="button secondary" href="/console/keys">Back to keys</a>
+        <a class="button" href={`/console/keys/${encodeURIComponent(created.key.id)}`}>
+          Done — view the key
+        </a>
+        <a class="button secondary" href="/console/keys">
+          Back to keys
+        </a>
       </div>
     </>
   )
@@ -49,16 +55,21 @@ export function NewKey({ session, search }: PageProps) {
     setBusy(true)
     setError(undefined)
     try {
-      setCreated(await postJson<{ key: Key; secret: string }>('/keys', {
-        account_id: admin ? (accountId ? Number(accountId) : undefined) : undefined,
-        name: name.trim() || null, models,
-        rpm: limitNumber(limits.rpm), tpm: limitNumber(limits.tpm), concurrency: limitNumber(limits.concurrency),
-        budget_usd: limits.budget.trim() || null,
-        // The key stops working at the start of the chosen day, UTC.
-        expires_at: limits.expires ? `${limits.expires}T00:00:00Z` : null,
-        allowed_ips: readAddressList(limits.allowedIps),
-        project_id: project ? Number(project) : null,
-      }))
+      setCreated(
+        await postJson<{ key: Key; secret: string }>('/keys', {
+          account_id: admin ? (accountId ? Number(accountId) : undefined) : undefined,
+          name: name.trim() || null,
+          models,
+          rpm: limitNumber(limits.rpm),
+          tpm: limitNumber(limits.tpm),
+          concurrency: limitNumber(limits.concurrency),
+          budget_usd: limits.budget.trim() || null,
+          // The key stops working at the start of the chosen day, UTC.
+          expires_at: limits.expires ? `${limits.expires}T00:00:00Z` : null,
+          allowed_ips: readAddressList(limits.allowedIps),
+          project_id: project ? Number(project) : null,
+        }),
+      )
     } catch (failure) {
       setError(failure as ApiError)
       setBusy(false)
@@ -71,27 +82,99 @@ export function NewKey({ session, search }: PageProps) {
       <PageHeader title="Create an API key" />
       <form class="card form" onSubmit={submit} noValidate>
         {admin && (
-          <AccountSelect value={accountId} onValue={setAccountId} empty="Choose an account…" hint="The account whose balance pays for this key's requests." />
+          <AccountSelect
+            value={accountId}
+            onValue={setAccountId}
+            empty="Choose an account…"
+            hint="The account whose balance pays for this key's requests."
+          />
         )}
-        <TextField label="Name" value={name} onValue={setName} maxLength={100} hint="Something to recognise it by, such as the app or machine using it." error={fieldError('name')} />
+        <TextField
+          label="Name"
+          value={name}
+          onValue={setName}
+          maxLength={100}
+          hint="Something to recognise it by, such as the app or machine using it."
+          error={fieldError('name')}
+        />
         <ProjectSelect session={session} accountId={accountId} value={project} onValue={setProject} />
         <ModelPicker models={session.models} value={models} onValue={setModels} error={fieldError('models')} />
         <fieldset class="field limits">
           <legend>Limits and expiry (optional)</legend>
           <p class="hint">Leave a field empty for no limit.</p>
           <div class="grid">
-            <TextField label="Requests per minute" type="number" min={1} step={1} inputMode="numeric" value={limits.rpm} onValue={limit('rpm')} error={fieldError('rpm')} />
-            <TextField label="Tokens per minute" type="number" min={1} step={1} inputMode="numeric" value={limits.tpm} onValue={limit('tpm')} error={fieldError('tpm')} />
-            <TextField label="Concurrent requests" type="number" min={1} step={1} inputMode="numeric" value={limits.concurrency} onValue={limit('concurrency')} error={fieldError('concurrency')} />
-            <TextField label="Budget (USD)" inputMode="decimal" placeholder="e.g. 25.00" value={limits.budget} onValue={limit('budget')} error={fieldError('budget_usd')} />
-            <TextField label="Expires on (UTC)" type="date" value={limits.expires} onValue={limit('expires')} error={fieldError('expires_at')} />
+            <TextField
+              label="Requests per minute"
+              type="number"
+              min={1}
+              step={1}
+              inputMode="numeric"
+              value={limits.rpm}
+              onValue={limit('rpm')}
+              error={fieldError('rpm')}
+            />
+            <TextField
+              label="Tokens per minute"
+              type="number"
+              min={1}
+              step={1}
+              inputMode="numeric"
+              value={limits.tpm}
+              onValue={limit('tpm')}
+              error={fieldError('tpm')}
+            />
+            <TextField
+              label="Concurrent requests"
+              type="number"
+              min={1}
+              step={1}
+              inputMode="numeric"
+              value={limits.concurrency}
+              onValue={limit('concurrency')}
+              error={fieldError('concurrency')}
+            />
+            <TextField
+              label="Budget (USD)"
+              inputMode="decimal"
+              placeholder="e.g. 25.00"
+              value={limits.budget}
+              onValue={limit('budget')}
+              error={fieldError('budget_usd')}
+            />
+            <TextField
+              label="Expires on (UTC)"
+              type="date"
+              value={limits.expires}
+              onValue={limit('expires')}
+              error={fieldError('expires_at')}
+            />
           </div>
-          <TextField label="Allowed addresses" placeholder="any address" value={limits.allowedIps} onValue={limit('allowedIps')} hint={addressListHint} error={fieldError('allowed_ips')} />
+          <TextField
+            label="Allowed addresses"
+            placeholder="any address"
+            value={limits.allowedIps}
+            onValue={limit('allowedIps')}
+            hint={addressListHint}
+            error={fieldError('allowed_ips')}
+          />
         </fieldset>
-        <FormError error={error && !['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at', 'allowed_ips'].some((field) => error.field?.startsWith(field)) ? error : undefined} />
+        <FormError
+          error={
+            error &&
+            !['name', 'models', 'rpm', 'tpm', 'concurrency', 'budget_usd', 'expires_at', 'allowed_ips'].some((field) =>
+              error.field?.startsWith(field),
+            )
+              ? error
+              : undefined
+          }
+        />
         <div class="actions">
-          <button type="submit" class="button" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
-          <a class="button secondary" href="/console/keys">Cancel</a>
+          <button type="submit" class="button" disabled={busy}>
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
+          <a class="button secondary" href="/console/keys">
+            Cancel
+          </a>
         </div>
       </form>
     </>

@@ -12,8 +12,16 @@ export function Overview({ session }: PageProps) {
     return (
       <>
         <PageHeader title="Overview">
-          {can(session, 'users:read') && <a class="button secondary" href="/console/logins">Logins</a>}
-          {can(session, 'accounts:create') && <a class="button" href="/console/accounts">New account</a>}
+          {can(session, 'users:read') && (
+            <a class="button secondary" href="/console/logins">
+              Logins
+            </a>
+          )}
+          {can(session, 'accounts:create') && (
+            <a class="button" href="/console/accounts">
+              New account
+            </a>
+          )}
         </PageHeader>
         <h2>Accounts</h2>
         <AccountsTable />
@@ -25,7 +33,11 @@ export function Overview({ session }: PageProps) {
   return (
     <>
       <PageHeader title="Overview">
-        {can(session, 'keys:write') && <a class="button" href="/console/keys/new">Create key</a>}
+        {can(session, 'keys:write') && (
+          <a class="button" href="/console/keys/new">
+            Create key
+          </a>
+        )}
       </PageHeader>
       <BalanceCard accountId={account.id} />
       <h2>Last 30 days</h2>

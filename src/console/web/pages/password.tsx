@@ -36,14 +36,47 @@ export function Password({ session }: PageProps) {
   return (
     <>
       <PageHeader title="Change password" />
-      {done && <p class="notice" role="status">Password changed. Every other browser signed in as {session.user.name} has been signed out.</p>}
+      {done && (
+        <p class="notice" role="status">
+          Password changed. Every other browser signed in as {session.user.name} has been signed out.
+        </p>
+      )}
       <form class="card form narrow" onSubmit={submit} aria-label="Change password">
         <input type="text" autoComplete="username" value={session.user.name} hidden readOnly />
-        <TextField label="Current password" type="password" value={current} onValue={setCurrent} required autoComplete="current-password" error={fieldError('current_password')} />
-        <TextField label="New password" type="password" value={next} onValue={setNext} required autoComplete="new-password" hint="At least 12 characters." error={fieldError('new_password')} />
-        <TextField label="New password again" type="password" value={again} onValue={setAgain} required autoComplete="new-password" error={mismatch} />
+        <TextField
+          label="Current password"
+          type="password"
+          value={current}
+          onValue={setCurrent}
+          required
+          autoComplete="current-password"
+          error={fieldError('current_password')}
+        />
+        <TextField
+          label="New password"
+          type="password"
+          value={next}
+          onValue={setNext}
+          required
+          autoComplete="new-password"
+          hint="At least 12 characters."
+          error={fieldError('new_password')}
+        />
+        <TextField
+          label="New password again"
+          type="password"
+          value={again}
+          onValue={setAgain}
+          required
+          autoComplete="new-password"
+          error={mismatch}
+        />
         <FormError error={error && !['current_password', 'new_password'].includes(error.field ?? '') ? error : undefined} />
-        <div class="actions"><button type="submit" class="button" disabled={busy || !!mismatch}>{busy ? 'Changing…' : 'Change password'}</button></div>
+        <div class="actions">
+          <button type="submit" class="button" disabled={busy || !!mismatch}>
+            {busy ? 'Changing…' : 'Change password'}
+          </button>
+        </div>
       </form>
     </>
   )

@@ -14,22 +14,38 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo) => v
     document.title = 'Sign in · Tollgate'
   }, [])
   // The heading and the fields appear together, so nothing typed before the form is there is lost.
-  if (methods.loading) return <main class="sign-in"><Loading label="Loading…" /></main>
+  if (methods.loading)
+    return (
+      <main class="sign-in">
+        <Loading label="Loading…" />
+      </main>
+    )
   const { passwords, single_sign_on: provider } = methods.data ?? passwordsOnly
   return (
     <main class="sign-in">
       <div class="card sign-in-card">
-        <p class="brand"><span class="brand-mark" aria-hidden="true">T</span>Tollgate</p>
+        <p class="brand">
+          <span class="brand-mark" aria-hidden="true">
+            T
+          </span>
+          Tollgate
+        </p>
         <h1 id="sign-in-title">Sign in</h1>
         {provider && (
           // A plain link: the server sends the browser on to the identity provider and takes it back.
-          <a class={`button wide${passwords ? ' secondary' : ''}`} href={provider.url}>Sign in with {provider.name}</a>
+          <a class={`button wide${passwords ? ' secondary' : ''}`} href={provider.url}>
+            Sign in with {provider.name}
+          </a>
         )}
         {provider && passwords && <p class="hint">or with a username and password:</p>}
         {passwords && <PasswordForm onSignedIn={onSignedIn} />}
-        {passwords
-          ? <p class="hint">No login yet? An operator creates one with <code>tollgate user create</code>.</p>
-          : <p class="hint">Your organisation's identity provider signs you in.</p>}
+        {passwords ? (
+          <p class="hint">
+            No login yet? An operator creates one with <code>tollgate user create</code>.
+          </p>
+        ) : (
+          <p class="hint">Your organisation's identity provider signs you in.</p>
+        )}
       </div>
     </main>
   )
@@ -54,10 +70,21 @@ function PasswordForm({ onSignedIn }: { onSignedIn: (session: SessionInfo) => vo
   }
   return (
     <form onSubmit={submit} aria-labelledby="sign-in-title">
-      <TextField label="Username" value={username} onValue={setUsername} autoComplete="username" autoCapitalize="none" spellcheck={false} required autoFocus />
+      <TextField
+        label="Username"
+        value={username}
+        onValue={setUsername}
+        autoComplete="username"
+        autoCapitalize="none"
+        spellcheck={false}
+        required
+        autoFocus
+      />
       <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" required />
       <FormError error={error} />
-      <button type="submit" class="button wide" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+      <button type="submit" class="button wide" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
     </form>
   )
 }

@@ -12,11 +12,23 @@ import type { Task, TaskItem } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 import { TaskStatus } from './tasks.tsx'
 
-const itemBadge: Record<TaskItem['status'], string> = { pending: 'info', running: 'info', succeeded: 'ok', errored: 'error', canceled: 'warn', expired: 'warn' }
+const itemBadge: Record<TaskItem['status'], string> = {
+  pending: 'info',
+  running: 'info',
+  succeeded: 'ok',
+  errored: 'error',
+  canceled: 'warn',
+  expired: 'warn',
+}
 const kindNames: Record<Task['kind'], string> = { openai: 'OpenAI batch', anthropic: 'Anthropic message batch', gemini: 'Gemini batch' }
 
 function Item({ label, children }: { label: string; children: ComponentChildren }) {
-  return <div><dt>{label}</dt><dd>{children}</dd></div>
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  )
 }
 
 /** The items in input order, 100 at a time. */
@@ -29,7 +41,9 @@ function ItemList({ task }: { task: Task }) {
     setLoading(true)
     setError(undefined)
     try {
-      const page = await getJson<{ items: TaskItem[]; next: string | null }>(`/tasks/${encodeURIComponent(task.id)}/items${queryString({ after })}`)
+      const page = await getJson<{ items: TaskItem[]; next: string | null }>(
+        `/tasks/${encodeURIComponent(task.id)}/items${queryString({ after })}`,
+      )
       setItems((previous) => (after ? [...previous, ...page.items] : page.items))
       setNext(page.next)
     } catch (failure) {
@@ -45,17 +59,39 @@ function ItemList({ task }: { task: Task }) {
         <TableScroll label="Items">
           <table class="stack" data-testid="task-items">
             <thead>
-              <tr><th scope="col" class="number">#</th><th scope="col">Custom ID</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col" class="number">Cost</th><th scope="col">Finished (UTC)</th></tr>
+              <tr>
+                <th scope="col" class="number">
+                  #
+                </th>
+                <th scope="col">Custom ID</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+                <th scope="col" class="number">
+                  Cost
+                </th>
+                <th scope="col">Finished (UTC)</th>
+              </tr>
             </thead>
             <tbody>
               {items.map((item) => (
                 <tr key={item.position}>
-                  <td class="number" data-label="#">{item.position + 1}</td>
-                  <td data-label="Custom ID"><code>{item.custom_id}</code></td>
-                  <td data-label="Status"><span class={`badge badge-${itemBadge[item.status]}`}>{item.status}</span>{item.status_code !== null && <span class="muted"> {item.status_code}</span>}</td>
+                  <td class="number" data-label="#">
+                    {item.position + 1}
+                  </td>
+                  <td data-label="Custom ID">
+                    <code>{item.custom_id}</code>
+                  </td>
+                  <td data-label="Status">
+                    <span class={`badge badge-${itemBadge[item.status]}`}>{item.status}</span>
+                    {item.status_code !== null && <span class="muted"> {item.status_code}</span>}
+                  </td>
                   <td data-label="Error">{item.error ?? <span class="muted">—</span>}</td>
-                  <td class="number" data-label="Cost"><Money amount={item.cost_usd} width={width} /></td>
-                  <td class="nowrap" data-label="Finished">{item.finished_at ? formatTime(item.finished_at).replace(' UTC', '') : <span class="muted">—</span>}</td>
+                  <td class="number" data-label="Cost">
+                    <Money amount={item.cost_usd} width={width} />
+                  </td>
+                  <td class="nowrap" data-label="Finished">
+                    {item.finished_at ? formatTime(item.finished_at).replace(' UTC', '') : <span class="muted">—</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -64,7 +100,11 @@ function ItemList({ task }: { task: Task }) {
       )}
       {error && <ErrorNotice error={error} retry={() => void load(items.length ? next : null)} />}
       {loading && <Loading label="Loading items…" />}
-      {!loading && next && <button type="button" class="button secondary" onClick={() => void load(next)}>Load more items</button>}
+      {!loading && next && (
+        <button type="button" class="button secondary" onClick={() => void load(next)}>
+          Load more items
+        </button>
+      )}
     </>
   )
 }
@@ -73,34 +113,81 @@ function ItemList({ task }: { task: Task }) {
 export function TaskDetail({ session, params }: PageProps) {
   const resource = useResource<Task>(`/tasks/${encodeURIComponent(params.id!)}`)
   return (
-    <Resolved resource={resource} label="Loading the task…" missing={
-      <>
-        <PageHeader title="Task not found" />
-        <Empty><p>There is no task with this ID in your account.</p><p><a href="/console/tasks">Back to tasks</a></p></Empty>
-      </>
-    }>
+    <Resolved
+      resource={resource}
+      label="Loading the task…"
+      missing={
+        <>
+          <PageHeader title="Task not found" />
+          <Empty>
+            <p>There is no task with this ID in your account.</p>
+            <p>
+              <a href="/console/tasks">Back to tasks</a>
+            </p>
+          </Empty>
+        </>
+      }
+    >
       {(task) => (
         <>
           <PageHeader title={task.display_name ?? task.id}>
-            {can(session, 'tasks:results') && <a class="button" href={`/console/api/tasks/${encodeURIComponent(task.id)}/results`} download={`${task.id}_results.jsonl`}>Download results (JSONL)</a>}
-            <button type="button" class="button secondary" onClick={resource.reload}>Refresh</button>
+            {can(session, 'tasks:results') && (
+              <a class="button" href={`/console/api/tasks/${encodeURIComponent(task.id)}/results`} download={`${task.id}_results.jsonl`}>
+                Download results (JSONL)
+              </a>
+            )}
+            <button type="button" class="button secondary" onClick={resource.reload}>
+              Refresh
+            </button>
           </PageHeader>
           <section class="card">
             <dl class="details">
-              <Item label="Task"><code>{task.id}</code></Item>
+              <Item label="Task">
+                <code>{task.id}</code>
+              </Item>
               <Item label="Kind">{kindNames[task.kind]}</Item>
-              <Item label="Status"><TaskStatus status={task.status} /></Item>
-              {session.user.role === 'admin' && <Item label="Account"><a href={`/console/accounts/${task.account_id}`}>{task.account ?? task.account_id}</a></Item>}
-              <Item label="Key"><a href={`/console/keys/${encodeURIComponent(task.key_id)}`}><code>{task.key_id}</code></a></Item>
-              <Item label="Endpoint"><code>{task.endpoint}</code>{task.model && <> · <code>{task.model}</code></>}</Item>
-              <Item label="Progress"><TaskProgress counts={task.counts} /></Item>
-              <Item label="Spent so far"><span class="money" data-testid="task-spent">{usd(task.spent_usd)}</span></Item>
+              <Item label="Status">
+                <TaskStatus status={task.status} />
+              </Item>
+              {session.user.role === 'admin' && (
+                <Item label="Account">
+                  <a href={`/console/accounts/${task.account_id}`}>{task.account ?? task.account_id}</a>
+                </Item>
+              )}
+              <Item label="Key">
+                <a href={`/console/keys/${encodeURIComponent(task.key_id)}`}>
+                  <code>{task.key_id}</code>
+                </a>
+              </Item>
+              <Item label="Endpoint">
+                <code>{task.endpoint}</code>
+                {task.model && (
+                  <>
+                    {' '}
+                    · <code>{task.model}</code>
+                  </>
+                )}
+              </Item>
+              <Item label="Progress">
+                <TaskProgress counts={task.counts} />
+              </Item>
+              <Item label="Spent so far">
+                <span class="money" data-testid="task-spent">
+                  {usd(task.spent_usd)}
+                </span>
+              </Item>
               <Item label="Created">{formatTime(task.created_at)}</Item>
               <Item label="Started">{formatTime(task.started_at)}</Item>
-              <Item label="Finished">{task.finished_at ? formatTime(task.finished_at) : `not yet (expires ${formatTime(task.expires_at)})`}</Item>
+              <Item label="Finished">
+                {task.finished_at ? formatTime(task.finished_at) : `not yet (expires ${formatTime(task.expires_at)})`}
+              </Item>
             </dl>
           </section>
-          {can(session, 'tasks:results') && <p class="hint">The results file holds one line per ended item, in the shape the {kindNames[task.kind].split(' ')[0]} API gives them.</p>}
+          {can(session, 'tasks:results') && (
+            <p class="hint">
+              The results file holds one line per ended item, in the shape the {kindNames[task.kind].split(' ')[0]} API gives them.
+            </p>
+          )}
           <h2>Items</h2>
           <ItemList task={task} />
         </>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { can } from '../access.ts'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
@@ -8,17 +9,29 @@ import { dayAfter, isoDay, keyLabel } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
-import type { Key } from '../types.ts'
+import type { Key, Project } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 
-type Filters = Record<'account' | 'key' | 'model' | 'status' | 'from' | 'to', string>
+type Filters = Record<'account' | 'project' | 'key' | 'model' | 'status' | 'from' | 'to', string>
 
-const statuses: [string, string][] = [['', 'Any status'], ['ok', 'Succeeded'], ['error', 'Failed (4xx and 5xx)'], ['4xx', 'Client errors (4xx)'], ['429', 'Rate limited (429)'], ['5xx', 'Server errors (5xx)']]
+const statuses: [string, string][] = [
+  ['', 'Any status'],
+  ['ok', 'Succeeded'],
+  ['error', 'Failed (4xx and 5xx)'],
+  ['4xx', 'Client errors (4xx)'],
+  ['429', 'Rate limited (429)'],
+  ['5xx', 'Server errors (5xx)'],
+]
 
 function readFilters(search: URLSearchParams): Filters {
   return {
-    account: search.get('account') ?? '', key: search.get('key') ?? '', model: search.get('model') ?? '', status: search.get('status') ?? '',
-    from: search.get('from') ?? isoDay(29), to: search.get('to') ?? isoDay(0),
+    account: search.get('account') ?? '',
+    project: search.get('project') ?? '',
+    key: search.get('key') ?? '',
+    model: search.get('model') ?? '',
+    status: search.get('status') ?? '',
+    from: search.get('from') ?? isoDay(29),
+    to: search.get('to') ?? isoDay(0),
   }
 }
 
@@ -30,11 +43,18 @@ export function Usage({ session, search }: PageProps) {
   useEffect(() => setDraft(readFilters(search)), [search.toString()])
   const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
+  // Projects are offered where the login may read them (budgets:read), as the key form does.
+  const projects = useResource<Project[]>(
+    can(session, 'budgets:read') ? `/projects${queryString({ account_id: admin ? draft.account : undefined })}` : null,
+  )
   const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
   const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
   // Every filter applies to the summary and the request log alike: a summary filtered to 429s counts only those.
   const scope = {
-    account_id: admin ? applied.account || undefined : session.user.account?.id, key_id: applied.key || undefined, model: applied.model || undefined,
+    account_id: admin ? applied.account || undefined : session.user.account?.id,
+    project_id: applied.project || undefined,
+    key_id: applied.key || undefined,
+    model: applied.model || undefined,
     status: applied.status || undefined,
   }
   const apply = (event: Event) => {
@@ -48,35 +68,74 @@ export function Usage({ session, search }: PageProps) {
       <form class="card filters-form" onSubmit={apply} aria-label="Filters">
         <div class="grid">
           {admin && (
-            <AccountSelect value={draft.account} empty="All accounts" onValue={(account) => setDraft({ ...draft, account, key: '' })} />
+            <AccountSelect
+              value={draft.account}
+              empty="All accounts"
+              onValue={(account) => setDraft({ ...draft, account, project: '', key: '' })}
+            />
+          )}
+          {!!projects.data?.length && (
+            <SelectField label="Project" value={draft.project} onValue={set('project')}>
+              <option value="">All projects</option>
+              {projects.data.map((project) => (
+                <option key={project.id} value={String(project.id)}>
+                  {project.name}
+                </option>
+              ))}
+            </SelectField>
           )}
           <SelectField label="Key" value={draft.key} onValue={set('key')}>
             <option value="">All keys</option>
-            {keys.data?.map((key) => <option key={key.id} value={key.id}>{keyLabel(key)}</option>)}
+            {keys.data?.map((key) => (
+              <option key={key.id} value={key.id}>
+                {keyLabel(key)}
+              </option>
+            ))}
           </SelectField>
           <SelectField label="Model" value={draft.model} onValue={set('model')}>
             <option value="">All models</option>
-            {models.map((model) => <option key={model} value={model}>{model}</option>)}
+            {models.map((model) => (
+              <option key={model} value={model}>
+                {model}
+              </option>
+            ))}
           </SelectField>
           <SelectField label="Status" value={draft.status} onValue={set('status')}>
-            {statuses.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            {statuses.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </SelectField>
           <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
           <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
         </div>
         <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>Apply filters</button>
-          <a class="button secondary" href="/console/usage">Reset</a>
+          <button type="submit" class="button" disabled={!!invalidRange}>
+            Apply filters
+          </button>
+          <a class="button secondary" href="/console/usage">
+            Reset
+          </a>
         </div>
       </form>
       <h2>Summary</h2>
       <UsageSummaryView query={{ ...scope, ...range }} showKeys={!applied.key} />
       <div class="section-header">
         <h2>Requests</h2>
-        <a class="button secondary small" data-testid="download-csv" download
-          href={`/console/api/requests/csv${queryString({ ...scope, ...range, status: applied.status || undefined })}`}>Download CSV</a>
+        <a
+          class="button secondary small"
+          data-testid="download-csv"
+          download
+          href={`/console/api/requests/csv${queryString({ ...scope, ...range, status: applied.status || undefined })}`}
+        >
+          Download CSV
+        </a>
       </div>
-      <RequestLog filter={{ ...scope, ...range, status: applied.status || undefined, account_id: scope.account_id?.toString() }} showAccount={admin && !applied.account} />
+      <RequestLog
+        filter={{ ...scope, ...range, status: applied.status || undefined, account_id: scope.account_id?.toString() }}
+        showAccount={admin && !applied.account}
+      />
     </>
   )
 }

@@ -41,11 +41,7 @@ export interface ToolDefinition {
   strict?: boolean
 }
 
-export type ToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string }
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string }
 
 export type ResponseFormat =
   | { type: 'text' }

@@ -31,11 +31,14 @@ export function createHttpChatUpstream(transport: Transport, codec: ChatHttpCode
       const response = await send({ ...request, stream: true }, target, attempt, traceparent)
       return transport.readEvents(response, codec.createStreamDecoder({ apiKey: config.apiKey }), attempt)
     },
-    passthrough: protocol === undefined ? undefined : {
-      protocol,
-      async forward(request, _target, attempt, traceparent) {
-        return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
-      },
-    },
+    passthrough:
+      protocol === undefined
+        ? undefined
+        : {
+            protocol,
+            async forward(request, _target, attempt, traceparent) {
+              return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
+            },
+          },
   }
 }

@@ -15,15 +15,32 @@ import { encodeOpenAiRequest } from './openai/encode-request.ts'
 /** Chat toward every kind of upstream (providers/registry.ts): each speaks its own chat wire format. */
 export const chatUpstreams: UpstreamFactories = {
   // Any OpenAI-compatible Chat Completions server.
-  openai: overHttp((transport) => createHttpChatUpstream(transport, {
-    nativeProtocol: 'openai-chat', encodeRequest: encodeOpenAiRequest, decodeResponse: decodeOpenAiResponse, createStreamDecoder: createOpenAiStreamDecoder,
-  })),
-  anthropic: overHttp((transport) => createHttpChatUpstream(transport, {
-    nativeProtocol: 'anthropic', encodeRequest: encodeAnthropicRequest, decodeResponse: decodeAnthropicResponse, createStreamDecoder: createAnthropicStreamDecoder,
-  })),
+  openai: overHttp((transport) =>
+    createHttpChatUpstream(transport, {
+      nativeProtocol: 'openai-chat',
+      encodeRequest: encodeOpenAiRequest,
+      decodeResponse: decodeOpenAiResponse,
+      createStreamDecoder: createOpenAiStreamDecoder,
+    }),
+  ),
+  anthropic: overHttp((transport) =>
+    createHttpChatUpstream(transport, {
+      nativeProtocol: 'anthropic',
+      encodeRequest: encodeAnthropicRequest,
+      decodeResponse: decodeAnthropicResponse,
+      createStreamDecoder: createAnthropicStreamDecoder,
+    }),
+  ),
   // Gemini has no switch for parallel calls: a client that turned them off gets the first call only.
-  gemini: overHttp((transport) => keepFirstToolCall(createHttpChatUpstream(transport, {
-    nativeProtocol: 'gemini', encodeRequest: encodeGeminiRequest, decodeResponse: decodeGeminiResponse, createStreamDecoder: createGeminiStreamDecoder,
-  }))),
+  gemini: overHttp((transport) =>
+    keepFirstToolCall(
+      createHttpChatUpstream(transport, {
+        nativeProtocol: 'gemini',
+        encodeRequest: encodeGeminiRequest,
+        decodeResponse: decodeGeminiResponse,
+        createStreamDecoder: createGeminiStreamDecoder,
+      }),
+    ),
+  ),
   mock: (site) => createMockChatUpstream(site.config),
 }

@@ -3,7 +3,12 @@ import { countTokens } from '../../../core/estimate.ts'
 import type { ChatRequest } from '../core/ir.ts'
 import { ChatMeter } from './meter.ts'
 
-const request: ChatRequest = { model: 'm', system: ['Be brief.'], messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me about rivers.' }] }], stream: true }
+const request: ChatRequest = {
+  model: 'm',
+  system: ['Be brief.'],
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me about rivers.' }] }],
+  stream: true,
+}
 const reported = { inputTokens: 40, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 90, reasoningTokens: 0 }
 
 describe('ChatMeter', () => {
@@ -26,7 +31,7 @@ describe('ChatMeter', () => {
     expect(usage.inputTokens).toBeGreaterThan(5)
   })
 
-  test('an answer cut short keeps a partial report\'s input and bills at least the text produced', async () => {
+  test("an answer cut short keeps a partial report's input and bills at least the text produced", async () => {
     const meter = new ChatMeter(request)
     expect(meter.begun).toBe(false)
     meter.observe({ type: 'usage', usage: { ...reported, outputTokens: 1 } })

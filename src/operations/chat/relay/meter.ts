@@ -78,7 +78,7 @@ export class ChatMeter implements Meter {
 
   private async estimate(reported: Usage | undefined): Promise<Usage> {
     const outputTokens = await estimateTokens(this.produced)
-    const inputTokens = reported?.inputTokens || await estimateTokens(promptText(this.request))
+    const inputTokens = reported?.inputTokens || (await estimateTokens(promptText(this.request)))
     if (reported) {
       if (reported.outputTokens >= outputTokens) return reported
       return { ...reported, inputTokens, outputTokens, estimated: true }

@@ -44,7 +44,9 @@ export async function openChatAttempt(attempt: Attempt, request: ChatRequest): P
 /** The request as this target may serve it: never more output than the target's model allows. */
 function withOutputCap(request: ChatRequest, target: Target): ChatRequest {
   const cap = target.model.maxOutputTokens
-  return request.maxOutputTokens !== undefined && request.maxOutputTokens <= cap ? request : { ...request, maxOutputTokens: Math.min(request.maxOutputTokens ?? cap, cap) }
+  return request.maxOutputTokens !== undefined && request.maxOutputTokens <= cap
+    ? request
+    : { ...request, maxOutputTokens: Math.min(request.maxOutputTokens ?? cap, cap) }
 }
 
 /**
@@ -64,7 +66,10 @@ async function primeEvents(events: AsyncIterator<StreamEvent>, meter: Meter, max
       meter.observe(next.value)
       head.push(next.value)
       held += heldSize(next.value)
-      if (held > maxHeldBytes) throw new GatewayError('upstream', `Upstream sent more than ${maxHeldBytes} bytes without beginning its answer`, { code: 'upstream_malformed' })
+      if (held > maxHeldBytes)
+        throw new GatewayError('upstream', `Upstream sent more than ${maxHeldBytes} bytes without beginning its answer`, {
+          code: 'upstream_malformed',
+        })
     }
     return head
   } catch (error) {

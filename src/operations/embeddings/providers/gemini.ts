@@ -42,12 +42,21 @@ function decodeGeminiEmbeddings(body: unknown): EmbeddingsAnswer {
   if (!Array.isArray(embeddings)) throw malformedEmbeddings('has no embeddings')
   const vectors: Vector[] = embeddings.map((embedding) => {
     const values = embedding?.values
-    if (!Array.isArray(values) || !values.every((number) => typeof number === 'number')) throw malformedEmbeddings('holds an embedding without numbers')
+    if (!Array.isArray(values) || !values.every((number) => typeof number === 'number'))
+      throw malformedEmbeddings('holds an embedding without numbers')
     return values as number[]
   })
   const reported = answer.usageMetadata?.promptTokenCount
-  const usage = reported === undefined ? undefined
-    : checkedUsage({ inputTokens: reportedCount(reported), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
+  const usage =
+    reported === undefined
+      ? undefined
+      : checkedUsage({
+          inputTokens: reportedCount(reported),
+          cachedInputTokens: 0,
+          cacheWriteTokens: 0,
+          outputTokens: 0,
+          reasoningTokens: 0,
+        })
   return { model: '', vectors, usage }
 }
 

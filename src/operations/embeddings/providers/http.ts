@@ -24,11 +24,13 @@ export function createHttpEmbeddingsUpstream(transport: Transport, codec: Embedd
       const response = await transport.send({ path: encoded.path, body: JSON.stringify(encoded.body) }, attempt, traceparent)
       return codec.decodeResponse(await transport.readJson(response, attempt))
     },
-    passthrough: !config.passthrough ? undefined : {
-      protocol: codec.nativeProtocol,
-      async forward(request, _target, attempt, traceparent) {
-        return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
-      },
-    },
+    passthrough: !config.passthrough
+      ? undefined
+      : {
+          protocol: codec.nativeProtocol,
+          async forward(request, _target, attempt, traceparent) {
+            return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
+          },
+        },
   }
 }

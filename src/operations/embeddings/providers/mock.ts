@@ -55,7 +55,11 @@ export function createMockEmbeddingsUpstream(config: ProviderConfig): Embeddings
         inputTokens += tokensOf(input)
         return mockEmbedding(textOf(input), request.dimensions)
       })
-      return { model: target.upstreamModel, vectors, usage: { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 } }
+      return {
+        model: target.upstreamModel,
+        vectors,
+        usage: { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+      }
     },
   }
 }

@@ -31,7 +31,8 @@ export function encodeOpenAiEmbeddings(request: EmbeddingsRequest, target: Targe
     refuseGeminiOnly(item)
     return item.text
   })
-  if (!texts && !request.inputs.every((item) => !isText(item))) throw refuseField('input', 'openai', 'takes either texts or token ids in one request, not both')
+  if (!texts && !request.inputs.every((item) => !isText(item)))
+    throw refuseField('input', 'openai', 'takes either texts or token ids in one request, not both')
   const body: Record<string, unknown> = { model: target.upstreamModel, input, encoding_format: request.encoding }
   if (request.dimensions !== undefined) body.dimensions = request.dimensions
   if (request.user !== undefined) body.user = request.user
@@ -45,7 +46,8 @@ function decodeOpenAiEmbeddings(body: unknown): EmbeddingsAnswer {
   const vectors: Vector[] = new Array(list.data.length)
   list.data.forEach((item, position) => {
     const index = typeof item?.index === 'number' ? item.index : position
-    if (!Number.isInteger(index) || index < 0 || index >= vectors.length || vectors[index]) throw malformedEmbeddings(`numbers a vector ${String(item?.index)}`)
+    if (!Number.isInteger(index) || index < 0 || index >= vectors.length || vectors[index])
+      throw malformedEmbeddings(`numbers a vector ${String(item?.index)}`)
     vectors[index] = readVector(item.embedding)
   })
   const tokens = reportedCount(list.usage?.prompt_tokens)

@@ -25,9 +25,15 @@ export const embeddingsOperation: Operation<EmbeddingsRequest> = {
   readsOnAfterClientLeaves: () => false,
   open: openEmbeddingsAttempt,
   // A client that leaves before its vectors pays for its input, as a chat client that leaves pays for its prompt.
-  createMeter: (request) => new WholeAnswerMeter(async () => ({
-    inputTokens: await countInputTokens(request.inputs), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, estimated: true,
-  })),
+  createMeter: (request) =>
+    new WholeAnswerMeter(async () => ({
+      inputTokens: await countInputTokens(request.inputs),
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      estimated: true,
+    })),
   costOf: (usage: Usage, price: Price) => ceilPerMillion([usage.inputTokens, price.input]),
   describe(request, attributes) {
     if (request.dimensions !== undefined) attributes['gen_ai.embeddings.dimension.count'] = request.dimensions
@@ -43,8 +49,10 @@ export const embeddingsOperation: Operation<EmbeddingsRequest> = {
 async function openEmbeddingsAttempt(attempt: Attempt, request: EmbeddingsRequest): Promise<OpenedAttempt> {
   const { call, target, meter } = attempt
   const upstream = embeddingsUpstreamOf(attempt.provider)
-  const passthrough = call.codec.forward && upstream.passthrough?.protocol === call.protocol && request.inputs.length <= upstream.inputsPerCall
-    ? upstream.passthrough : undefined
+  const passthrough =
+    call.codec.forward && upstream.passthrough?.protocol === call.protocol && request.inputs.length <= upstream.inputsPerCall
+      ? upstream.passthrough
+      : undefined
   if (passthrough) {
     const forwarded = await passthrough.forward(call.codec.forward!(target), target, attempt.upstream, attempt.traceparent)
     const { body, answer } = await forwarded.readWhole()
@@ -65,5 +73,8 @@ async function withUsage(answer: EmbeddingsAnswer, request: EmbeddingsRequest): 
   const units = request.inputs.length
   if (answer.usage && answer.usage.inputTokens > 0) return { ...answer, usage: { ...answer.usage, units } }
   const inputTokens = await countInputTokens(request.inputs)
-  return { ...answer, usage: { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, units, estimated: true } }
+  return {
+    ...answer,
+    usage: { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, units, estimated: true },
+  }
 }

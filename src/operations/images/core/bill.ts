@@ -25,8 +25,14 @@ export function usageOfAnswer(answer: ImagesAnswer, request: ImagesRequest, mode
   const reported = answer.usage ?? emptyUsage()
   if (model.price.images || reported.inputTokens + reported.outputTokens > 0) return { ...reported, units, variant }
   return {
-    inputTokens: roughPromptTokens(request), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: units * model.maxOutputTokens, reasoningTokens: 0,
-    units, variant, estimated: true,
+    inputTokens: roughPromptTokens(request),
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: units * model.maxOutputTokens,
+    reasoningTokens: 0,
+    units,
+    variant,
+    estimated: true,
   }
 }
 

@@ -24,5 +24,18 @@ test('an image is billed at the price of what was made, else the dearest of what
   expect(pricePerImage(prices, '1024x1024/auto')).toBe(167)
   expect(pricePerImage(prices, 'auto/auto')).toBe(250)
   expect(pricePerImage(prices, '999x999/odd')).toBe(250) // never priced (refused before): the dearest, not a failure
-  expect(imagesCost({ inputTokens: 9, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 9, reasoningTokens: 0, units: 3, variant: '1024x1024/high' }, price)).toBe(501)
+  expect(
+    imagesCost(
+      {
+        inputTokens: 9,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 9,
+        reasoningTokens: 0,
+        units: 3,
+        variant: '1024x1024/high',
+      },
+      price,
+    ),
+  ).toBe(501)
 })

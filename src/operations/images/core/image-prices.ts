@@ -15,7 +15,12 @@ function matches(key: string, size: string | undefined, quality: string | undefi
 }
 
 /** The dearest price a request of this size and quality may be answered at; a 400 naming them when none is listed. */
-export function dearestImagePrice(prices: Readonly<Record<string, number>>, model: string, size: string | undefined, quality: string | undefined): number {
+export function dearestImagePrice(
+  prices: Readonly<Record<string, number>>,
+  model: string,
+  size: string | undefined,
+  quality: string | undefined,
+): number {
   let dearest: number | undefined
   for (const [key, price] of Object.entries(prices)) {
     if (matches(key, size, quality) && (dearest === undefined || price > dearest)) dearest = price

@@ -13,10 +13,20 @@ export const imageModels: ModelKindRules = {
   check(model) {
     const price = model.price as Record<string, unknown>
     const tokens = 'input' in price || 'output' in price
-    if ('images' in price && tokens) return { field: 'price', problem: 'an image model is priced per image (`images`) or per token (`input`, `output`), not both' }
-    if (!('images' in price) && !tokens) return { field: 'price.images', problem: 'is required (USD per image by size/quality), unless the model is priced per token (`input` and `output`)' }
-    if (tokens && !('input' in price && 'output' in price)) return { field: `price.${'input' in price ? 'output' : 'input'}`, problem: 'is required of an image model priced per token' }
-    if (tokens && model.max_output_tokens === undefined) return { field: 'max_output_tokens', problem: 'is required of an image model priced per token: the most tokens one image may use, which its hold is sized for' }
+    if ('images' in price && tokens)
+      return { field: 'price', problem: 'an image model is priced per image (`images`) or per token (`input`, `output`), not both' }
+    if (!('images' in price) && !tokens)
+      return {
+        field: 'price.images',
+        problem: 'is required (USD per image by size/quality), unless the model is priced per token (`input` and `output`)',
+      }
+    if (tokens && !('input' in price && 'output' in price))
+      return { field: `price.${'input' in price ? 'output' : 'input'}`, problem: 'is required of an image model priced per token' }
+    if (tokens && model.max_output_tokens === undefined)
+      return {
+        field: 'max_output_tokens',
+        problem: 'is required of an image model priced per token: the most tokens one image may use, which its hold is sized for',
+      }
     return undefined
   },
 }

@@ -9,7 +9,7 @@ const defaultSize = '1024x1024'
 /** The mock's token report for one image: a token per 4096 pixels (256 for 1024 × 1024), so per-token bills are exact. */
 export function mockImageTokens(size: string | undefined): number {
   const [width, height] = sidesOf(size)
-  return Math.ceil(width * height / 4096)
+  return Math.ceil((width * height) / 4096)
 }
 
 function sidesOf(size: string | undefined): [number, number] {
@@ -25,17 +25,29 @@ function sidesOf(size: string | undefined): [number, number] {
 export function createMockImagesUpstream(): ImagesUpstream {
   return {
     async create(request: ImagesRequest): Promise<ImagesAnswer> {
-      if (request.outputFormat !== undefined && request.outputFormat !== 'png') throw refuseField('output_format', 'mock', 'makes PNG images only')
+      if (request.outputFormat !== undefined && request.outputFormat !== 'png')
+        throw refuseField('output_format', 'mock', 'makes PNG images only')
       const [width, height] = sidesOf(request.size)
-      if (width > maxPngSide || height > maxPngSide) throw refuseField('size', 'mock', `makes images of at most ${maxPngSide} pixels a side`)
+      if (width > maxPngSide || height > maxPngSide)
+        throw refuseField('size', 'mock', `makes images of at most ${maxPngSide} pixels a side`)
       const images = Array.from({ length: request.n }, (_, index) => {
         const b64 = Buffer.from(createPng(width, height, `${request.prompt}#${index}`)).toString('base64')
         return request.responseFormat === 'url' ? { url: `data:image/png;base64,${b64}` } : { b64 }
       })
       const outputTokens = request.n * mockImageTokens(request.size)
       return {
-        created: Math.floor(Date.now() / 1000), images, size: `${width}x${height}`, quality: request.quality === 'auto' ? undefined : request.quality, outputFormat: 'png',
-        usage: { inputTokens: Math.ceil(request.prompt.length / 4), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens: 0 },
+        created: Math.floor(Date.now() / 1000),
+        images,
+        size: `${width}x${height}`,
+        quality: request.quality === 'auto' ? undefined : request.quality,
+        outputFormat: 'png',
+        usage: {
+          inputTokens: Math.ceil(request.prompt.length / 4),
+          cachedInputTokens: 0,
+          cacheWriteTokens: 0,
+          outputTokens,
+          reasoningTokens: 0,
+        },
       }
     },
   }

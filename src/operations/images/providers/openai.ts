@@ -37,8 +37,20 @@ function encodeOpenAiImages(request: ImagesRequest, target: Target): OutgoingReq
   const fields = openAiImageFields(request, target)
   if (!request.edit) return { path: '/images/generations', body: JSON.stringify(fields) }
   const { images, mask } = request.edit
-  const files = (mask ? [...images, mask] : images).map((file) => ({ field: file.field, path: file.path, filename: file.filename, contentType: file.contentType, size: file.bytes }))
-  return { path: '/images/edits', body: fileForm(Object.entries(fields).map(([name, value]) => [name, String(value)]), files) }
+  const files = (mask ? [...images, mask] : images).map((file) => ({
+    field: file.field,
+    path: file.path,
+    filename: file.filename,
+    contentType: file.contentType,
+    size: file.bytes,
+  }))
+  return {
+    path: '/images/edits',
+    body: fileForm(
+      Object.entries(fields).map(([name, value]) => [name, String(value)]),
+      files,
+    ),
+  }
 }
 
 /** An images answer → IR: each image's bytes or URL, what the upstream says it made, and its token report. */
@@ -52,12 +64,22 @@ function decodeOpenAiImages(body: unknown): ImagesAnswer {
     return { b64, url, revisedPrompt: stringOr(item.revised_prompt) }
   })
   const usage = answer.usage
-    ? checkedUsage({ inputTokens: reportedCount(answer.usage.input_tokens), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: reportedCount(answer.usage.output_tokens), reasoningTokens: 0 })
+    ? checkedUsage({
+        inputTokens: reportedCount(answer.usage.input_tokens),
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: reportedCount(answer.usage.output_tokens),
+        reasoningTokens: 0,
+      })
     : undefined
   return {
     created: typeof answer.created === 'number' ? answer.created : Math.floor(Date.now() / 1000),
-    images, usage,
-    size: stringOr(answer.size), quality: stringOr(answer.quality), outputFormat: stringOr(answer.output_format), background: stringOr(answer.background),
+    images,
+    usage,
+    size: stringOr(answer.size),
+    quality: stringOr(answer.quality),
+    outputFormat: stringOr(answer.output_format),
+    background: stringOr(answer.background),
   }
 }
 

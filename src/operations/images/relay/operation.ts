@@ -20,7 +20,10 @@ export const imagesOperation: Operation<ImagesRequest> = {
   checkPlan(request, plan) {
     for (const { model } of plan) {
       if (request.n > model.maxImages) {
-        throw invalidRequest(`Invalid value for 'n': the model '${model.id}' makes at most ${model.maxImages} images a request, got ${request.n}.`, 'n')
+        throw invalidRequest(
+          `Invalid value for 'n': the model '${model.id}' makes at most ${model.maxImages} images a request, got ${request.n}.`,
+          'n',
+        )
       }
       if (model.price.images) dearestImagePrice(model.price.images, model.id, request.size, request.quality)
     }
@@ -34,9 +37,17 @@ export const imagesOperation: Operation<ImagesRequest> = {
   readsOnAfterClientLeaves: () => false,
   open: openImagesAttempt,
   // A client that leaves before its images is billed for its prompt (a model priced per image: nothing).
-  createMeter: (request) => new WholeAnswerMeter(() => ({
-    inputTokens: roughPromptTokens(request), cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, units: 0, variant: requestVariant(request), estimated: true,
-  })),
+  createMeter: (request) =>
+    new WholeAnswerMeter(() => ({
+      inputTokens: roughPromptTokens(request),
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      units: 0,
+      variant: requestVariant(request),
+      estimated: true,
+    })),
   costOf: imagesCost,
   describe(request, attributes) {
     attributes['gen_ai.request.choice.count'] = request.n
@@ -50,11 +61,15 @@ async function openImagesAttempt(attempt: Attempt, request: ImagesRequest): Prom
   const upstream = imagesUpstreamOf(attempt.provider)
   const answer = await upstream.create(request, attempt.target, attempt.upstream, attempt.traceparent)
   if (answer.images.length === 0 || answer.images.length > request.n) {
-    throw new GatewayError('upstream', `Upstream ${attempt.target.provider.name} sent ${answer.images.length} images for n=${request.n}`, { code: 'upstream_malformed' })
+    throw new GatewayError('upstream', `Upstream ${attempt.target.provider.name} sent ${answer.images.length} images for n=${request.n}`, {
+      code: 'upstream_malformed',
+    })
   }
   // Bytes asked for and only a URL sent: the gateway fetches no URLs, so this route failed to answer (another may).
   if (request.responseFormat === 'b64_json' && answer.images.some((image) => image.b64 === undefined)) {
-    throw new GatewayError('upstream', `Upstream ${attempt.target.provider.name} sent image URLs where b64_json was asked for`, { code: 'upstream_malformed' })
+    throw new GatewayError('upstream', `Upstream ${attempt.target.provider.name} sent image URLs where b64_json was asked for`, {
+      code: 'upstream_malformed',
+    })
   }
   const billed = { ...answer, usage: usageOfAnswer(answer, request, attempt.target.model) }
   attempt.meter.observeAnswer(billed)

@@ -25,7 +25,15 @@ export function roughInputTokens(request: RerankRequest): number {
 
 /** The usage a rerank is billed at when its upstream reported no tokens: the tokenizer's count of every pair, estimated. */
 export function estimatedUsage(request: RerankRequest, inputTokens: number): Usage {
-  return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, units: searchUnitsOf(request), estimated: true }
+  return {
+    inputTokens,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    units: searchUnitsOf(request),
+    estimated: true,
+  }
 }
 
 /** Search units at their price, or input tokens at theirs: integers only, rounded up once. */

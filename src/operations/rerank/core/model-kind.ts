@@ -12,8 +12,10 @@ export const rerankModels: ModelKindRules = {
   settings: [],
   check(model) {
     const price = model.price as Record<string, unknown>
-    if ('search_unit' in price && 'input' in price) return { field: 'price', problem: 'a rerank model is priced per search unit (`search_unit`) or per token (`input`), not both' }
-    if (!('search_unit' in price) && !('input' in price)) return { field: 'price.search_unit', problem: 'is required (USD per search unit), unless the model is priced per token (`input`)' }
+    if ('search_unit' in price && 'input' in price)
+      return { field: 'price', problem: 'a rerank model is priced per search unit (`search_unit`) or per token (`input`), not both' }
+    if (!('search_unit' in price) && !('input' in price))
+      return { field: 'price.search_unit', problem: 'is required (USD per search unit), unless the model is priced per token (`input`)' }
     return undefined
   },
 }

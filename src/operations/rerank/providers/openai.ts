@@ -31,7 +31,8 @@ function decodeRerank(body: unknown): RerankAnswer {
   const answer = (body ?? {}) as RerankResponse
   if (!Array.isArray(answer.results)) throw malformed('has no results')
   const results = answer.results.map((result) => {
-    if (typeof result?.index !== 'number' || typeof result.relevance_score !== 'number') throw malformed('holds a result without an index and a relevance_score')
+    if (typeof result?.index !== 'number' || typeof result.relevance_score !== 'number')
+      throw malformed('holds a result without an index and a relevance_score')
     return { index: result.index, relevanceScore: result.relevance_score }
   })
   const tokens = reportedCount(answer.usage?.prompt_tokens ?? answer.usage?.total_tokens)
@@ -46,14 +47,18 @@ function decodeRerank(body: unknown): RerankAnswer {
  * gives them (`raw_scores: false`), no text back. TEI has no `top_n`: the gateway cuts the ranking itself.
  */
 function encodeTeiRerank(request: RerankRequest): { path: string; body: string } {
-  return { path: '/rerank', body: JSON.stringify({ query: request.query, texts: request.documents, raw_scores: false, return_text: false }) }
+  return {
+    path: '/rerank',
+    body: JSON.stringify({ query: request.query, texts: request.documents, raw_scores: false, return_text: false }),
+  }
 }
 
 /** TEI's answer, a list of `{ index, score }` (best first); it reports no usage in its body. */
 function decodeTeiRerank(body: unknown): RerankAnswer {
   if (!Array.isArray(body)) throw malformed('is not a list of scores')
   const results = body.map((result: { index?: unknown; score?: unknown }) => {
-    if (typeof result?.index !== 'number' || typeof result.score !== 'number') throw malformed('holds a result without an index and a score')
+    if (typeof result?.index !== 'number' || typeof result.score !== 'number')
+      throw malformed('holds a result without an index and a score')
     return { index: result.index, relevanceScore: result.score }
   })
   return { results }

@@ -39,7 +39,7 @@ export const rerankOperation: Operation<RerankRequest> = {
 async function countPairs(request: RerankRequest): Promise<number> {
   const query = await estimateTokens(request.query)
   let total = 0
-  for (const document of request.documents) total += query + await estimateTokens(document)
+  for (const document of request.documents) total += query + (await estimateTokens(document))
   return total
 }
 
@@ -49,7 +49,11 @@ async function openRerankAttempt(attempt: Attempt, request: RerankRequest): Prom
   const seen = new Set<number>()
   for (const result of answer.results) {
     if (!Number.isInteger(result.index) || result.index < 0 || result.index >= request.documents.length || seen.has(result.index)) {
-      throw new GatewayError('upstream', `Upstream ${attempt.target.provider.name} ranked a document ${result.index} of ${request.documents.length}`, { code: 'upstream_malformed' })
+      throw new GatewayError(
+        'upstream',
+        `Upstream ${attempt.target.provider.name} ranked a document ${result.index} of ${request.documents.length}`,
+        { code: 'upstream_malformed' },
+      )
     }
     seen.add(result.index)
   }

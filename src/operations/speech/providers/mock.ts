@@ -59,7 +59,8 @@ function sseChunks(audio: Uint8Array, request: SpeechRequest): Uint8Array[] {
 export function createMockSpeechUpstream(): SpeechUpstream {
   return {
     async speak(request, _target, attempt): Promise<BodyChunks> {
-      if (request.format !== 'wav' && request.format !== 'pcm') throw refuseField('response_format', 'mock', `makes wav and pcm audio only, not ${request.format}`)
+      if (request.format !== 'wav' && request.format !== 'pcm')
+        throw refuseField('response_format', 'mock', `makes wav and pcm audio only, not ${request.format}`)
       const audio = mockSpeechAudio(request)
       const chunks: Uint8Array[] = []
       if (request.streamFormat === 'sse') chunks.push(...sseChunks(audio, request))

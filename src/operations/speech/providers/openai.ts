@@ -6,7 +6,11 @@ import type { SpeechUpstream } from '../core/upstream.ts'
 /** IR → an OpenAI (or compatible) `/audio/speech` body, the fields the gateway does not know included. */
 function encodeOpenAiSpeech(request: SpeechRequest, target: Target): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ...request.extra, model: target.upstreamModel, input: request.input, voice: request.voice, response_format: request.format,
+    ...request.extra,
+    model: target.upstreamModel,
+    input: request.input,
+    voice: request.voice,
+    response_format: request.format,
   }
   if (request.speed !== undefined) body.speed = request.speed
   if (request.instructions !== undefined) body.instructions = request.instructions

@@ -33,7 +33,11 @@ export class SpeechMeter implements Meter {
       try {
         const usage = (JSON.parse(sse.data) as { usage?: { input_tokens?: unknown; output_tokens?: unknown } }).usage
         const checked = checkedUsage({
-          inputTokens: reportedCount(usage?.input_tokens), outputTokens: reportedCount(usage?.output_tokens), cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
+          inputTokens: reportedCount(usage?.input_tokens),
+          outputTokens: reportedCount(usage?.output_tokens),
+          cachedInputTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
         })
         if (checked) this.tokens = { input: checked.inputTokens, output: checked.outputTokens }
       } catch {
@@ -48,7 +52,11 @@ export class SpeechMeter implements Meter {
 
   finalReport(): Usage {
     return {
-      inputTokens: this.tokens?.input ?? 0, outputTokens: this.tokens?.output ?? 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
+      inputTokens: this.tokens?.input ?? 0,
+      outputTokens: this.tokens?.output ?? 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
       units: this.characters,
     }
   }

@@ -17,13 +17,21 @@ export const speechOperation: Operation<SpeechRequest> = {
   modelKind: 'speech',
   worstCaseOn(request, inputBound, model) {
     const { price } = model
-    return ceilPerMillion([countCharacters(request.input), price.characters ?? 0, inputBound, price.input, model.maxOutputTokens, price.output])
+    return ceilPerMillion([
+      countCharacters(request.input),
+      price.characters ?? 0,
+      inputBound,
+      price.input,
+      model.maxOutputTokens,
+      price.output,
+    ])
   },
   admittedTokens: (request) => Math.ceil(request.input.length / 4),
   readsOnAfterClientLeaves: () => false,
   open: openSpeechAttempt,
   createMeter: (request) => new SpeechMeter(request),
-  costOf: (usage: Usage, price: Price) => ceilPerMillion([usage.units ?? 0, price.characters ?? 0, usage.inputTokens, price.input, usage.outputTokens, price.output]),
+  costOf: (usage: Usage, price: Price) =>
+    ceilPerMillion([usage.units ?? 0, price.characters ?? 0, usage.inputTokens, price.input, usage.outputTokens, price.output]),
   describe(request, attributes) {
     attributes['gen_ai.output.type'] = 'speech'
     attributes['gen_ai.request.audio.format'] = request.format

@@ -7,7 +7,12 @@ export type TranscriptionReply = { kind: 'whole'; answer: TranscriptionAnswer } 
 /** What an upstream does for transcription: one side of a Provider (core/provider.ts), made per kind of upstream. */
 export interface TranscriptionUpstream {
   /** Send the file and its fields; a field this kind of upstream cannot carry is a 400 before anything is sent. */
-  transcribe(request: TranscriptionRequest, target: Target, attempt: AbortController, traceparent?: string | null): Promise<TranscriptionReply>
+  transcribe(
+    request: TranscriptionRequest,
+    target: Target,
+    attempt: AbortController,
+    traceparent?: string | null,
+  ): Promise<TranscriptionReply>
 }
 
 /** The operation's name, as the relay, the providers' registry and usage rows know it. */

@@ -17,7 +17,8 @@ export function decodeTranscriptionAnswer(body: string, format: TranscriptFormat
   } catch {
     throw new GatewayError('upstream', `Upstream ${provider} sent a transcription that is not JSON`, { code: 'upstream_malformed' })
   }
-  if (typeof parsed?.text !== 'string') throw new GatewayError('upstream', `Upstream ${provider} sent a transcription without text`, { code: 'upstream_malformed' })
+  if (typeof parsed?.text !== 'string')
+    throw new GatewayError('upstream', `Upstream ${provider} sent a transcription without text`, { code: 'upstream_malformed' })
   const answer: TranscriptionAnswer = { body, usage: transcriptionTokens(parsed.usage) }
   const seconds = parsed.usage?.type === 'duration' ? parsed.usage.seconds : parsed.duration
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) answer.seconds = seconds

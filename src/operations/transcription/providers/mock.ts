@@ -24,24 +24,53 @@ function mockTranscriptionBody(request: TranscriptionRequest): string {
   const seconds = request.duration.kind === 'duration' ? request.duration.seconds : 0
   const usage = { type: 'duration', seconds: Math.ceil(seconds) }
   switch (request.format) {
-    case 'text': return text
-    case 'srt': return `1\n${timestamp(0, ',')} --> ${timestamp(seconds, ',')}\n${text}\n`
-    case 'vtt': return `WEBVTT\n\n${timestamp(0, '.')} --> ${timestamp(seconds, '.')}\n${text}\n`
+    case 'text':
+      return text
+    case 'srt':
+      return `1\n${timestamp(0, ',')} --> ${timestamp(seconds, ',')}\n${text}\n`
+    case 'vtt':
+      return `WEBVTT\n\n${timestamp(0, '.')} --> ${timestamp(seconds, '.')}\n${text}\n`
     case 'verbose_json': {
       const granularities = request.fields.filter(([name]) => name === 'timestamp_granularities[]').map(([, value]) => value)
-      const answer: Record<string, unknown> = { task: request.task === 'translation' ? 'translate' : 'transcribe', language: 'english', duration: seconds, text, usage }
-      if (granularities.includes('word')) answer.words = text.split(' ').map((word, index, words) => ({ word, start: (seconds * index) / words.length, end: (seconds * (index + 1)) / words.length }))
-      if (granularities.length === 0 || granularities.includes('segment')) answer.segments = [{ id: 0, seek: 0, start: 0, end: seconds, text, tokens: [], temperature: 0, avg_logprob: 0, compression_ratio: 1, no_speech_prob: 0 }]
+      const answer: Record<string, unknown> = {
+        task: request.task === 'translation' ? 'translate' : 'transcribe',
+        language: 'english',
+        duration: seconds,
+        text,
+        usage,
+      }
+      if (granularities.includes('word'))
+        answer.words = text
+          .split(' ')
+          .map((word, index, words) => ({ word, start: (seconds * index) / words.length, end: (seconds * (index + 1)) / words.length }))
+      if (granularities.length === 0 || granularities.includes('segment'))
+        answer.segments = [
+          {
+            id: 0,
+            seek: 0,
+            start: 0,
+            end: seconds,
+            text,
+            tokens: [],
+            temperature: 0,
+            avg_logprob: 0,
+            compression_ratio: 1,
+            no_speech_prob: 0,
+          },
+        ]
       return JSON.stringify(answer)
     }
-    default: return JSON.stringify({ text, usage })
+    default:
+      return JSON.stringify({ text, usage })
   }
 }
 
 /** A streamed transcript: its words as `transcript.text.delta` events, then `transcript.text.done` (no token usage: billed by seconds). */
 function streamOf(request: TranscriptionRequest, attempt: AbortController): BodyChunks {
   const text = mockTranscript(request)
-  const chunks = text.split(' ').map((word, index) => Buffer.from(formatSse(JSON.stringify({ type: 'transcript.text.delta', delta: (index ? ' ' : '') + word }))))
+  const chunks = text
+    .split(' ')
+    .map((word, index) => Buffer.from(formatSse(JSON.stringify({ type: 'transcript.text.delta', delta: (index ? ' ' : '') + word }))))
   chunks.push(Buffer.from(formatSse(JSON.stringify({ type: 'transcript.text.done', text }))))
   return listedChunks(chunks, attempt)
 }

@@ -13,7 +13,13 @@ import { decodeTranscriptionAnswer } from './decode-answer.ts'
 function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target): { path: string; body: FileForm } {
   const { audio } = request
   const fields: [string, string][] = [['model', target.upstreamModel], ...request.fields]
-  const body = fileForm(fields, { field: 'file', path: audio.path, filename: audio.filename, contentType: audio.contentType, size: audio.bytes })
+  const body = fileForm(fields, {
+    field: 'file',
+    path: audio.path,
+    filename: audio.filename,
+    contentType: audio.contentType,
+    size: audio.bytes,
+  })
   return { path: request.task === 'translation' ? '/audio/translations' : '/audio/transcriptions', body }
 }
 

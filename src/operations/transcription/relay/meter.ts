@@ -51,7 +51,12 @@ export class TranscriptionMeter implements Meter {
     const reported = this.reportedSeconds === undefined ? undefined : billedSeconds(this.reportedSeconds)
     const units = measured ?? reported ?? unmeasuredSeconds ?? 0
     const usage: Usage = {
-      inputTokens: this.tokens?.inputTokens ?? 0, outputTokens: this.tokens?.outputTokens ?? 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units,
+      inputTokens: this.tokens?.inputTokens ?? 0,
+      outputTokens: this.tokens?.outputTokens ?? 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      units,
     }
     if (measured === undefined && reported === undefined) usage.estimated = true
     return usage

@@ -20,16 +20,26 @@ function heldSeconds(request: TranscriptionRequest, model: ModelConfig): number 
   if (duration.kind === 'duration') {
     const seconds = billedSeconds(duration.seconds)
     if (model.maxAudioSeconds !== undefined && seconds > model.maxAudioSeconds) {
-      throw new GatewayError('invalid_request', `The audio is ${seconds} seconds long; the model '${model.id}' takes at most ${model.maxAudioSeconds} seconds.`, {
-        param: 'file', code: 'audio_too_long',
-      })
+      throw new GatewayError(
+        'invalid_request',
+        `The audio is ${seconds} seconds long; the model '${model.id}' takes at most ${model.maxAudioSeconds} seconds.`,
+        {
+          param: 'file',
+          code: 'audio_too_long',
+        },
+      )
     }
     return seconds
   }
   if (model.maxAudioSeconds !== undefined) return model.maxAudioSeconds
-  throw new GatewayError('invalid_request', `The file's audio duration cannot be read (${duration.reason}): send WAV, MP3, FLAC, OGG, MP4/M4A or WebM audio.`, {
-    param: 'file', code: 'unreadable_audio',
-  })
+  throw new GatewayError(
+    'invalid_request',
+    `The file's audio duration cannot be read (${duration.reason}): send WAV, MP3, FLAC, OGG, MP4/M4A or WebM audio.`,
+    {
+      param: 'file',
+      code: 'unreadable_audio',
+    },
+  )
 }
 
 /**
@@ -47,7 +57,8 @@ export const transcriptionOperation: Operation<TranscriptionRequest> = {
       if (request.duration.kind !== 'duration') request.unmeasuredSeconds = Math.max(request.unmeasuredSeconds ?? 0, seconds)
     }
   },
-  worstCaseOn: (request, inputBound, model) => transcriptionCost(heldSeconds(request, model), inputBound, model.maxOutputTokens, model.price),
+  worstCaseOn: (request, inputBound, model) =>
+    transcriptionCost(heldSeconds(request, model), inputBound, model.maxOutputTokens, model.price),
   admittedTokens: () => 0,
   readsOnAfterClientLeaves: () => false,
   open: openTranscriptionAttempt,

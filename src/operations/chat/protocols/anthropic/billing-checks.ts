@@ -3,7 +3,9 @@ import { isObject, type Json } from '../../../../protocols/shared/validate.ts'
 
 /** Anthropic's server tools, by the prefix of their versioned type (`web_search_20250305`). */
 const serverTools: [prefix: string, feature: PaidFeature][] = [
-  ['web_search_', 'web_search'], ['web_fetch_', 'web_fetch'], ['code_execution_', 'code_execution'],
+  ['web_search_', 'web_search'],
+  ['web_fetch_', 'web_fetch'],
+  ['code_execution_', 'code_execution'],
 ]
 
 /** What a Messages body asks for that the hold and the price list must know about (ir.ts). */
@@ -19,7 +21,8 @@ export function inspectMessagesBilling(body: Json): { externalContent?: string; 
   if (body.mcp_servers != null) paidFeatures.push({ feature: 'mcp_servers', field: 'mcp_servers' })
   if (body.container != null) paidFeatures.push({ feature: 'code_execution', field: 'container' })
   // `standard_only` is the plain price; `auto` may be served (and billed) by the priority tier.
-  if (body.service_tier != null && body.service_tier !== 'standard_only') paidFeatures.push({ feature: 'priority_tier', field: 'service_tier' })
+  if (body.service_tier != null && body.service_tier !== 'standard_only')
+    paidFeatures.push({ feature: 'priority_tier', field: 'service_tier' })
   const externalContent = findExternalContent(body.messages)
   return { ...(externalContent && { externalContent }), ...(paidFeatures.length && { paidFeatures }) }
 }

@@ -2,7 +2,12 @@ import { invalidRequest } from '../../../../core/errors.ts'
 import type { ContentPart, FilePart, ImagePart, Message } from '../../core/ir.ts'
 import {
   readMessages,
-  type Json, optionalBoolean, optionalString, requireArray, requireObject, requireString,
+  type Json,
+  optionalBoolean,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
 } from '../../../../protocols/shared/validate.ts'
 
 /** `user` and `assistant` are the protocol's roles; `system` turns are what Claude Code sends mid-conversation. */
@@ -11,7 +16,12 @@ const roles = ['user', 'assistant', 'system']
 function decodeImage(block: Json, field: string): ImagePart {
   const source = requireObject(block.source, `${field}.source`)
   const type = requireString(source.type, `${field}.source.type`)
-  if (type === 'base64') return { type: 'image', mediaType: optionalString(source.media_type, `${field}.source.media_type`), data: requireString(source.data, `${field}.source.data`) }
+  if (type === 'base64')
+    return {
+      type: 'image',
+      mediaType: optionalString(source.media_type, `${field}.source.media_type`),
+      data: requireString(source.data, `${field}.source.data`),
+    }
   if (type === 'url') return { type: 'image', url: requireString(source.url, `${field}.source.url`) }
   throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported; use base64 or url.`, `${field}.source.type`)
 }
@@ -22,10 +32,15 @@ function decodeDocument(block: Json, field: string): FilePart | ContentPart {
   const type = requireString(source.type, `${field}.source.type`)
   const mediaType = optionalString(source.media_type, `${field}.source.media_type`) ?? 'application/pdf'
   const title = optionalString(block.title, `${field}.title`)
-  if (type === 'base64') return { type: 'file', mediaType, data: requireString(source.data, `${field}.source.data`), ...(title && { filename: title }) }
-  if (type === 'url') return { type: 'file', mediaType, url: requireString(source.url, `${field}.source.url`), ...(title && { filename: title }) }
+  if (type === 'base64')
+    return { type: 'file', mediaType, data: requireString(source.data, `${field}.source.data`), ...(title && { filename: title }) }
+  if (type === 'url')
+    return { type: 'file', mediaType, url: requireString(source.url, `${field}.source.url`), ...(title && { filename: title }) }
   if (type === 'text') return { type: 'text', text: requireString(source.data, `${field}.source.data`) }
-  throw invalidRequest(`Invalid value for '${field}.source.type': '${type}' is not supported; use base64, url or text.`, `${field}.source.type`)
+  throw invalidRequest(
+    `Invalid value for '${field}.source.type': '${type}' is not supported; use base64, url or text.`,
+    `${field}.source.type`,
+  )
 }
 
 /** A tool result's content: a string, or text, image and document blocks (the images travel as the result's media). */
@@ -42,7 +57,11 @@ function decodeToolResultContent(value: unknown, field: string): { content: stri
       const part = decodeDocument(block, `${field}[${index}]`)
       if (part.type === 'file') media.push(part)
       else if (part.type === 'text') content += part.text
-    } else throw invalidRequest(`Invalid value for '${field}[${index}].type': a tool result holds text, image or document blocks.`, `${field}[${index}].type`)
+    } else
+      throw invalidRequest(
+        `Invalid value for '${field}[${index}].type': a tool result holds text, image or document blocks.`,
+        `${field}[${index}].type`,
+      )
   }
   return media.length ? { content, media } : { content }
 }
@@ -52,9 +71,12 @@ function decodeBlock(item: unknown, field: string, toolNames: Map<string, string
   const block = requireObject(item, field)
   const type = requireString(block.type, `${field}.type`)
   switch (type) {
-    case 'text': return { type: 'text', text: requireString(block.text, `${field}.text`) }
-    case 'image': return decodeImage(block, field)
-    case 'document': return decodeDocument(block, field)
+    case 'text':
+      return { type: 'text', text: requireString(block.text, `${field}.text`) }
+    case 'image':
+      return decodeImage(block, field)
+    case 'document':
+      return decodeDocument(block, field)
     case 'tool_use': {
       const id = requireString(block.id, `${field}.id`)
       const name = requireString(block.name, `${field}.name`)
@@ -69,7 +91,11 @@ function decodeBlock(item: unknown, field: string, toolNames: Map<string, string
       return { type: 'tool-result', toolCallId, name: toolNames.get(toolCallId), ...result, ...(isError && { isError }) }
     }
     case 'thinking':
-      return { type: 'reasoning', text: requireString(block.thinking, `${field}.thinking`), signature: optionalString(block.signature, `${field}.signature`) }
+      return {
+        type: 'reasoning',
+        text: requireString(block.thinking, `${field}.thinking`),
+        signature: optionalString(block.signature, `${field}.signature`),
+      }
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: requireString(block.data, `${field}.data`) }
     default:

@@ -1,7 +1,14 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ChatRequest, ToolChoice, ToolDefinition } from '../../core/ir.ts'
 import {
-  type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
+  type Json,
+  optionalBoolean,
+  optionalNumber,
+  optionalStops,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
 } from '../../../../protocols/shared/validate.ts'
 import { decodeMessages } from './decode-content.ts'
 import { inspectMessagesBilling } from './billing-checks.ts'
@@ -11,7 +18,8 @@ function decodeSystem(value: unknown): string[] {
   if (typeof value === 'string') return value === '' ? [] : [value]
   return requireArray(value, 'system').map((item, index) => {
     const block = requireObject(item, `system[${index}]`)
-    if (block.type !== 'text') throw invalidRequest(`Invalid value for 'system[${index}].type': only 'text' blocks are allowed.`, `system[${index}].type`)
+    if (block.type !== 'text')
+      throw invalidRequest(`Invalid value for 'system[${index}].type': only 'text' blocks are allowed.`, `system[${index}].type`)
     return requireString(block.text, `system[${index}].text`)
   })
 }
@@ -36,7 +44,8 @@ function decodeToolChoice(value: unknown): { toolChoice?: ToolChoice; parallelTo
   if (value === undefined || value === null) return {}
   const choice = requireObject(value, 'tool_choice')
   const type = requireString(choice.type, 'tool_choice.type')
-  const parallelToolCalls = optionalBoolean(choice.disable_parallel_tool_use, 'tool_choice.disable_parallel_tool_use') === true ? false : undefined
+  const parallelToolCalls =
+    optionalBoolean(choice.disable_parallel_tool_use, 'tool_choice.disable_parallel_tool_use') === true ? false : undefined
   if (type === 'auto' || type === 'none') return { toolChoice: { type }, parallelToolCalls }
   if (type === 'any') return { toolChoice: { type: 'required' }, parallelToolCalls }
   if (type === 'tool') return { toolChoice: { type: 'tool', name: requireString(choice.name, 'tool_choice.name') }, parallelToolCalls }
@@ -52,9 +61,11 @@ function decodeReasoning(thinking: unknown): ChatRequest['reasoning'] {
   if (thinking === undefined || thinking === null) return undefined
   const config = requireObject(thinking, 'thinking')
   const type = requireString(config.type, 'thinking.type')
-  if (type === 'enabled') return { include: true, budgetTokens: optionalNumber(config.budget_tokens, 'thinking.budget_tokens', { min: 1, integer: true }) }
+  if (type === 'enabled')
+    return { include: true, budgetTokens: optionalNumber(config.budget_tokens, 'thinking.budget_tokens', { min: 1, integer: true }) }
   if (type === 'adaptive') return { include: true }
-  if (type !== 'disabled') throw invalidRequest(`Invalid value for 'thinking.type': '${type}' is not one of enabled, adaptive, disabled.`, 'thinking.type')
+  if (type !== 'disabled')
+    throw invalidRequest(`Invalid value for 'thinking.type': '${type}' is not one of enabled, adaptive, disabled.`, 'thinking.type')
   return undefined
 }
 
@@ -67,7 +78,8 @@ function decodeOutputFormat(value: unknown): ChatRequest['responseFormat'] {
   const config = requireObject(value, 'output_config')
   if (config.format === undefined || config.format === null) return undefined
   const format = requireObject(config.format, 'output_config.format')
-  if (format.type !== 'json_schema') throw invalidRequest("Invalid value for 'output_config.format.type': expected 'json_schema'.", 'output_config.format.type')
+  if (format.type !== 'json_schema')
+    throw invalidRequest("Invalid value for 'output_config.format.type': expected 'json_schema'.", 'output_config.format.type')
   return { type: 'json-schema', schema: requireObject(format.schema, 'output_config.format.schema'), strict: true }
 }
 
@@ -86,7 +98,7 @@ export function decodeMessagesRequest(body: Json, options: { countOnly?: boolean
     model,
     system: [...decodeSystem(body.system), ...system],
     messages,
-    stream: options.countOnly ? false : optionalBoolean(body.stream, 'stream') ?? false,
+    stream: options.countOnly ? false : (optionalBoolean(body.stream, 'stream') ?? false),
     maxOutputTokens,
     temperature: optionalNumber(body.temperature, 'temperature', { min: 0, max: 2 }),
     topP: optionalNumber(body.top_p, 'top_p', { min: 0, max: 1 }),

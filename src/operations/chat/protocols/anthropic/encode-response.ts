@@ -11,11 +11,16 @@ export function messageId(id: string): string {
 
 function encodeBlock(part: ContentPart): Record<string, unknown> | undefined {
   switch (part.type) {
-    case 'text': return { type: 'text', text: part.text }
+    case 'text':
+      return { type: 'text', text: part.text }
     case 'reasoning':
-      return part.redacted !== undefined ? { type: 'redacted_thinking', data: part.redacted } : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' }
-    case 'tool-call': return { type: 'tool_use', id: part.id, name: part.name, input: parseToolArguments(part.arguments) }
-    default: return undefined
+      return part.redacted !== undefined
+        ? { type: 'redacted_thinking', data: part.redacted }
+        : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' }
+    case 'tool-call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: parseToolArguments(part.arguments) }
+    default:
+      return undefined
   }
 }
 

@@ -21,7 +21,9 @@ async function encode(events: StreamEvent[], estimate = 0): Promise<string> {
 /** The official SDK's own stream helper, fed `sse` as if a server had sent it. */
 function sdkStream(sse: string) {
   const client = new Anthropic({
-    apiKey: 'unused', baseURL: 'http://sdk.invalid', maxRetries: 0,
+    apiKey: 'unused',
+    baseURL: 'http://sdk.invalid',
+    maxRetries: 0,
     fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }),
   })
   return client.messages.stream({ model: 'gateway-model', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
@@ -29,7 +31,11 @@ function sdkStream(sse: string) {
 
 /** The recorded upstream bytes as Anthropic sent them (the jsonl form lost its event lines: put them back). */
 function rawFixture(name: string): string {
-  return name.endsWith('.jsonl') ? readFixtureEvents(name).map((event) => formatSse(event.data, event.event)).join('') : readFixture(name)
+  return name.endsWith('.jsonl')
+    ? readFixtureEvents(name)
+        .map((event) => formatSse(event.data, event.event))
+        .join('')
+    : readFixture(name)
 }
 
 /** Event names must follow the protocol's grammar and block indexes must run 0, 1, 2… */
@@ -43,7 +49,12 @@ function expectProtocolOrder(sse: string) {
   for (const event of events) expect(JSON.parse(event.data).type).toBe(event.event!)
 }
 
-const streams = ['messages-text-stream.chunks.jsonl', 'messages-tool-use-stream.sse', 'messages-thinking-stream.sse', 'messages-tool-use-max-tokens-stream.sse']
+const streams = [
+  'messages-text-stream.chunks.jsonl',
+  'messages-tool-use-stream.sse',
+  'messages-thinking-stream.sse',
+  'messages-tool-use-max-tokens-stream.sse',
+]
 
 describe('recorded Anthropic streams, decoded to IR and encoded back, through the official SDK', () => {
   for (const name of streams) {
@@ -73,7 +84,9 @@ describe('recorded Anthropic streams, decoded to IR and encoded back, through th
 
 describe('IR from other upstreams, encoded as Anthropic SSE', () => {
   test('OpenAI parallel tool calls that interleave are streamed one block at a time, inputs complete', async () => {
-    const chunk = (delta: unknown, finish: string | null = null) => ({ data: JSON.stringify({ id: 'chatcmpl-1', model: 'gpt', created: 1, choices: [{ index: 0, delta, finish_reason: finish }] }) })
+    const chunk = (delta: unknown, finish: string | null = null) => ({
+      data: JSON.stringify({ id: 'chatcmpl-1', model: 'gpt', created: 1, choices: [{ index: 0, delta, finish_reason: finish }] }),
+    })
     const chunks = [
       chunk({ role: 'assistant', content: 'Checking both.' }),
       chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
@@ -81,7 +94,13 @@ describe('IR from other upstreams, encoded as Anthropic SSE', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: '"CET"}' } }] }),
       chunk({}, 'tool_calls'),
-      { data: JSON.stringify({ id: 'chatcmpl-1', choices: [], usage: { prompt_tokens: 20, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 4 } } }) },
+      {
+        data: JSON.stringify({
+          id: 'chatcmpl-1',
+          choices: [],
+          usage: { prompt_tokens: 20, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 4 } },
+        }),
+      },
       { data: '[DONE]' },
     ]
     const sse = await encode(decodeAll(createOpenAiStreamDecoder(), chunks), 17)
@@ -99,7 +118,7 @@ describe('IR from other upstreams, encoded as Anthropic SSE', () => {
     expect(message.usage).toMatchObject({ input_tokens: 16, cache_read_input_tokens: 4, output_tokens: 9 })
   })
 
-  test('a failure mid-stream ends with event: error, which the SDK throws with Anthropic\'s error type', async () => {
+  test("a failure mid-stream ends with event: error, which the SDK throws with Anthropic's error type", async () => {
     const sse = await encode([
       { type: 'start', id: 'x', model: 'm', created: 1 },
       { type: 'text-start', index: 0 },
@@ -107,7 +126,9 @@ describe('IR from other upstreams, encoded as Anthropic SSE', () => {
       { type: 'error', error: new GatewayError('upstream_unavailable', 'Upstream unavailable: Overloaded') },
     ])
     expect(sse.trimEnd().split('\n\n').at(-1)).toStartWith('event: error\ndata: {"type":"error","error":{"type":"overloaded_error"')
-    const error = await sdkStream(sse).finalMessage().catch((caught) => caught)
+    const error = await sdkStream(sse)
+      .finalMessage()
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(Anthropic.APIError)
     expect(error.type).toBe('overloaded_error')
   })

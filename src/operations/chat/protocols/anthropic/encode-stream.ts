@@ -13,9 +13,13 @@ function send(type: string, data: Record<string, unknown> = {}): string {
   return formatSse(JSON.stringify({ type, ...data }), type)
 }
 
-function blockFor(event: Extract<StreamEvent, { type: 'text-start' | 'reasoning-start' | 'tool-call-start' }>): { kind: Kind; block: Record<string, unknown> } {
+function blockFor(event: Extract<StreamEvent, { type: 'text-start' | 'reasoning-start' | 'tool-call-start' }>): {
+  kind: Kind
+  block: Record<string, unknown>
+} {
   if (event.type === 'text-start') return { kind: 'text', block: { type: 'text', text: '' } }
-  if (event.type === 'tool-call-start') return { kind: 'tool', block: { type: 'tool_use', id: event.id || `toolu_${randomBase62(24)}`, name: event.name, input: {} } }
+  if (event.type === 'tool-call-start')
+    return { kind: 'tool', block: { type: 'tool_use', id: event.id || `toolu_${randomBase62(24)}`, name: event.name, input: {} } }
   if (event.redacted !== undefined) return { kind: 'redacted', block: { type: 'redacted_thinking', data: event.redacted } }
   return { kind: 'thinking', block: { type: 'thinking', thinking: '', signature: '' } }
 }
@@ -30,7 +34,10 @@ function blockFor(event: Extract<StreamEvent, { type: 'text-start' | 'reasoning-
  * A failure ends the stream with `event: error`.
  */
 export async function* encodeAnthropicStream(
-  events: AsyncIterable<StreamEvent>, model: string, estimateInput: () => number, requestId?: string,
+  events: AsyncIterable<StreamEvent>,
+  model: string,
+  estimateInput: () => number,
+  requestId?: string,
 ): AsyncGenerator<string> {
   let header: { id: string } | undefined
   let started = false
@@ -39,12 +46,22 @@ export async function* encodeAnthropicStream(
   let open: { index: number; wire: number; kind: Kind } | undefined
   let nextWire = 0
 
-  const reportUsage = () => usage
-    ? encodeAnthropicUsage(usage)
-    : { input_tokens: estimateInput(), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
+  const reportUsage = () =>
+    usage
+      ? encodeAnthropicUsage(usage)
+      : { input_tokens: estimateInput(), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
   function* begin(): Generator<string> {
     started = true
-    const message = { id: messageId(header?.id || randomBase62(24)), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: reportUsage() }
+    const message = {
+      id: messageId(header?.id || randomBase62(24)),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: reportUsage(),
+    }
     yield send('message_start', { message })
     yield send('ping')
   }
@@ -83,9 +100,12 @@ export async function* encodeAnthropicStream(
     if (!open || event.index !== open.index) continue
     const index = open.wire
     if (event.type === 'text-delta') yield send('content_block_delta', { index, delta: { type: 'text_delta', text: event.text } })
-    else if (event.type === 'reasoning-delta' && open.kind === 'thinking') yield send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: event.text } })
-    else if (event.type === 'reasoning-signature' && open.kind === 'thinking') yield send('content_block_delta', { index, delta: { type: 'signature_delta', signature: event.signature } })
-    else if (event.type === 'tool-call-delta') yield send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: event.arguments } })
+    else if (event.type === 'reasoning-delta' && open.kind === 'thinking')
+      yield send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: event.text } })
+    else if (event.type === 'reasoning-signature' && open.kind === 'thinking')
+      yield send('content_block_delta', { index, delta: { type: 'signature_delta', signature: event.signature } })
+    else if (event.type === 'tool-call-delta')
+      yield send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: event.arguments } })
     else if (event.type === 'text-end' || event.type === 'reasoning-end' || event.type === 'tool-call-end') yield* close()
   }
   if (!started) yield* begin()

@@ -17,7 +17,10 @@ import { chatOperation } from '../../relay/operation.ts'
 /** One Messages request: its IR, and its own body (with `?beta` and `anthropic-beta`) for an Anthropic upstream. */
 class MessagesExchange implements Exchange {
   constructor(
-    readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly http: Request,
+    readonly request: ChatRequest,
+    private readonly text: string,
+    private readonly body: Json,
+    private readonly http: Request,
     private readonly requestId: string,
   ) {}
 

@@ -4,9 +4,14 @@ import { isObject, type Json } from '../../../../protocols/shared/validate.ts'
 
 /** Built-in tools billed beyond tokens (or not bounded by the request's bytes), in both spellings the API takes. */
 const builtInTools: [name: string, feature: PaidFeature][] = [
-  ['googleSearch', 'web_search'], ['google_search', 'web_search'], ['googleSearchRetrieval', 'web_search'],
-  ['google_search_retrieval', 'web_search'], ['urlContext', 'web_fetch'], ['url_context', 'web_fetch'],
-  ['codeExecution', 'code_execution'], ['code_execution', 'code_execution'],
+  ['googleSearch', 'web_search'],
+  ['google_search', 'web_search'],
+  ['googleSearchRetrieval', 'web_search'],
+  ['google_search_retrieval', 'web_search'],
+  ['urlContext', 'web_fetch'],
+  ['url_context', 'web_fetch'],
+  ['codeExecution', 'code_execution'],
+  ['code_execution', 'code_execution'],
 ]
 
 /** What a GenerateContentRequest asks for that the hold and the price list must know about (ir.ts). */
@@ -18,10 +23,12 @@ export function inspectGeminiBilling(body: Json): { externalContent?: string; pa
   if (Array.isArray(body.tools)) {
     body.tools.forEach((tool, index) => {
       if (!isObject(tool)) return
-      for (const [name, feature] of builtInTools) if (tool[name] !== undefined) paidFeatures.push({ feature, field: `tools[${index}].${name}` })
+      for (const [name, feature] of builtInTools)
+        if (tool[name] !== undefined) paidFeatures.push({ feature, field: `tools[${index}].${name}` })
     })
   }
-  for (const name of ['cachedContent', 'cached_content']) if (body[name] != null) paidFeatures.push({ feature: 'cached_content', field: name })
+  for (const name of ['cachedContent', 'cached_content'])
+    if (body[name] != null) paidFeatures.push({ feature: 'cached_content', field: name })
   const externalContent = findExternalContent(body.contents)
   return { ...(externalContent && { externalContent }), ...(paidFeatures.length && { paidFeatures }) }
 }

@@ -20,7 +20,8 @@ export function countGeminiTokens(services: Services, key: Caller, request: Requ
     const body = parseJsonBody(text, services.config.limits.jsonDepth)
     services.relay.resolveModel(key, model)
     const inner = body.generateContentRequest ?? body.generate_content_request
-    if (inner !== undefined && !isObject(inner)) throw invalidRequest("Invalid type for 'generateContentRequest': expected an object.", 'generateContentRequest')
+    if (inner !== undefined && !isObject(inner))
+      throw invalidRequest("Invalid type for 'generateContentRequest': expected an object.", 'generateContentRequest')
     const chat = decodeGeminiRequest(inner ?? body, model, false)
     return jsonResponse({ totalTokens: await countTokens(promptText(chat)) })
   })

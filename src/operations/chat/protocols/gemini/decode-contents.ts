@@ -27,13 +27,20 @@ function validatePart(value: unknown, field: string): GeminiPart {
   const file = readField(part, 'fileData')
   if (file !== undefined) {
     const data = requireObject(file, `${field}.fileData`)
-    decoded.fileData = { fileUri: requireString(readField(data, 'fileUri'), `${field}.fileData.fileUri`), mimeType: optionalString(readField(data, 'mimeType'), `${field}.fileData.mimeType`) }
+    decoded.fileData = {
+      fileUri: requireString(readField(data, 'fileUri'), `${field}.fileData.fileUri`),
+      mimeType: optionalString(readField(data, 'mimeType'), `${field}.fileData.mimeType`),
+    }
   }
   const call = readField(part, 'functionCall')
   if (call !== undefined) {
     const data = requireObject(call, `${field}.functionCall`)
     const args = data.args === undefined || data.args === null ? {} : data.args
-    decoded.functionCall = { id: optionalString(data.id, `${field}.functionCall.id`), name: requireString(data.name, `${field}.functionCall.name`), args: requireObject(args, `${field}.functionCall.args`) }
+    decoded.functionCall = {
+      id: optionalString(data.id, `${field}.functionCall.id`),
+      name: requireString(data.name, `${field}.functionCall.name`),
+      args: requireObject(args, `${field}.functionCall.args`),
+    }
   }
   const response = readField(part, 'functionResponse')
   if (response !== undefined) {
@@ -47,7 +54,10 @@ function validatePart(value: unknown, field: string): GeminiPart {
     if (media !== undefined && media !== null) decoded.functionResponse.parts = validateMediaParts(media, `${field}.functionResponse.parts`)
   }
   if (!dataFields.some((name) => readField(part, name) !== undefined) && !signature) {
-    throw invalidRequest(`Invalid value for '${field}': a part must hold one of text, inlineData, fileData, functionCall or functionResponse.`, field)
+    throw invalidRequest(
+      `Invalid value for '${field}': a part must hold one of text, inlineData, fileData, functionCall or functionResponse.`,
+      field,
+    )
   }
   return decoded
 }
@@ -61,11 +71,21 @@ function validateMediaParts(value: unknown, field: string): GeminiMediaPart[] {
     const file = readField(part, 'fileData')
     if (inline !== undefined) {
       const data = requireObject(inline, `${at}.inlineData`)
-      return { inlineData: { mimeType: requireString(readField(data, 'mimeType'), `${at}.inlineData.mimeType`), data: requireString(data.data, `${at}.inlineData.data`) } }
+      return {
+        inlineData: {
+          mimeType: requireString(readField(data, 'mimeType'), `${at}.inlineData.mimeType`),
+          data: requireString(data.data, `${at}.inlineData.data`),
+        },
+      }
     }
     if (file !== undefined) {
       const data = requireObject(file, `${at}.fileData`)
-      return { fileData: { fileUri: requireString(readField(data, 'fileUri'), `${at}.fileData.fileUri`), mimeType: optionalString(readField(data, 'mimeType'), `${at}.fileData.mimeType`) } }
+      return {
+        fileData: {
+          fileUri: requireString(readField(data, 'fileUri'), `${at}.fileData.fileUri`),
+          mimeType: optionalString(readField(data, 'mimeType'), `${at}.fileData.mimeType`),
+        },
+      }
     }
     throw invalidRequest(`Invalid value for '${at}': a function response part must hold inlineData or fileData.`, at)
   })

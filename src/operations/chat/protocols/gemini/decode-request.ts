@@ -1,13 +1,19 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/ir.ts'
 import {
-  type Json, optionalBoolean, optionalNumber, optionalStops, optionalString, requireArray, requireObject, requireString,
+  type Json,
+  optionalBoolean,
+  optionalNumber,
+  optionalStops,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
 } from '../../../../protocols/shared/validate.ts'
 import { decodeContents, decodeSystemInstruction } from './decode-contents.ts'
 import { readField } from '../../../../protocols/gemini/read-field.ts'
 import { openApiToJsonSchema } from './openapi-schema.ts'
 import { inspectGeminiBilling } from './billing-checks.ts'
-
 
 function optionalObject(value: unknown, field: string): Json | undefined {
   return value === undefined || value === null ? undefined : requireObject(value, field)
@@ -26,7 +32,8 @@ function decodeTools(value: unknown): ToolDefinition[] | undefined {
       const declaration = requireObject(entry, field)
       const openApi = optionalObject(declaration.parameters, `${field}.parameters`)
       const jsonSchema = optionalObject(readField(declaration, 'parametersJsonSchema'), `${field}.parametersJsonSchema`)
-      if (openApi && jsonSchema) throw invalidRequest(`Invalid value for '${field}': parameters and parametersJsonSchema are mutually exclusive.`, field)
+      if (openApi && jsonSchema)
+        throw invalidRequest(`Invalid value for '${field}': parameters and parametersJsonSchema are mutually exclusive.`, field)
       tools.push({
         name: requireString(declaration.name, `${field}.name`),
         description: optionalString(declaration.description, `${field}.description`),
@@ -41,19 +48,31 @@ const modes = ['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']
 
 /** ANY with a list of names narrows the tools offered: the IR has no allow-list, so the others are dropped. */
 function decodeToolConfig(value: unknown, tools: ToolDefinition[] | undefined): { toolChoice?: ToolChoice; tools?: ToolDefinition[] } {
-  const config = optionalObject(readField(optionalObject(value, 'toolConfig') ?? {}, 'functionCallingConfig'), 'toolConfig.functionCallingConfig')
+  const config = optionalObject(
+    readField(optionalObject(value, 'toolConfig') ?? {}, 'functionCallingConfig'),
+    'toolConfig.functionCallingConfig',
+  )
   if (!config) return { tools }
   const field = 'toolConfig.functionCallingConfig'
   const mode = optionalString(config.mode, `${field}.mode`) ?? 'AUTO'
-  if (!modes.includes(mode)) throw invalidRequest(`Invalid value for '${field}.mode': '${mode}' is not one of AUTO, ANY, NONE.`, `${field}.mode`)
+  if (!modes.includes(mode))
+    throw invalidRequest(`Invalid value for '${field}.mode': '${mode}' is not one of AUTO, ANY, NONE.`, `${field}.mode`)
   const allowed = readField(config, 'allowedFunctionNames')
-  const names = allowed === undefined ? undefined : requireArray(allowed, `${field}.allowedFunctionNames`).map((name, index) => requireString(name, `${field}.allowedFunctionNames[${index}]`))
+  const names =
+    allowed === undefined
+      ? undefined
+      : requireArray(allowed, `${field}.allowedFunctionNames`).map((name, index) =>
+          requireString(name, `${field}.allowedFunctionNames[${index}]`),
+        )
   if (mode === 'NONE') return { tools, toolChoice: { type: 'none' } }
   if (mode !== 'ANY') return { tools, toolChoice: { type: 'auto' } }
   if (!names?.length) return { tools, toolChoice: { type: 'required' } }
   for (const name of names) {
     if (!tools?.some((tool) => tool.name === name)) {
-      throw invalidRequest(`Invalid value for '${field}.allowedFunctionNames': '${name}' is not a declared function.`, `${field}.allowedFunctionNames`)
+      throw invalidRequest(
+        `Invalid value for '${field}.allowedFunctionNames': '${name}' is not a declared function.`,
+        `${field}.allowedFunctionNames`,
+      )
     }
   }
   const narrowed = tools!.filter((tool) => names.includes(tool.name))
@@ -66,12 +85,18 @@ function decodeResponseFormat(config: Json): ResponseFormat | undefined {
   const jsonSchema = optionalObject(readField(config, 'responseJsonSchema'), 'generationConfig.responseJsonSchema')
   const schema = jsonSchema ?? (openApi ? openApiToJsonSchema(openApi) : undefined)
   if (schema && mime !== 'application/json') {
-    throw invalidRequest("Invalid value for 'generationConfig.responseMimeType': a response schema needs responseMimeType 'application/json'.", 'generationConfig.responseMimeType')
+    throw invalidRequest(
+      "Invalid value for 'generationConfig.responseMimeType': a response schema needs responseMimeType 'application/json'.",
+      'generationConfig.responseMimeType',
+    )
   }
   if (schema) return { type: 'json-schema', schema }
   if (mime === 'application/json') return { type: 'json' }
   if (mime === undefined || mime === 'text/plain') return undefined
-  throw invalidRequest(`Invalid value for 'generationConfig.responseMimeType': '${mime}' is not supported; use text/plain or application/json.`, 'generationConfig.responseMimeType')
+  throw invalidRequest(
+    `Invalid value for 'generationConfig.responseMimeType': '${mime}' is not supported; use text/plain or application/json.`,
+    'generationConfig.responseMimeType',
+  )
 }
 
 const levels: Record<string, 'minimal' | 'low' | 'medium' | 'high'> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' }
@@ -84,7 +109,11 @@ function decodeThinking(value: unknown): ChatRequest['reasoning'] {
   const include = optionalBoolean(readField(config, 'includeThoughts'), `${field}.includeThoughts`)
   const budget = optionalNumber(readField(config, 'thinkingBudget'), `${field}.thinkingBudget`, { min: -1, integer: true })
   const level = optionalString(readField(config, 'thinkingLevel'), `${field}.thinkingLevel`)
-  if (level !== undefined && !levels[level]) throw invalidRequest(`Invalid value for '${field}.thinkingLevel': '${level}' is not one of MINIMAL, LOW, MEDIUM, HIGH.`, `${field}.thinkingLevel`)
+  if (level !== undefined && !levels[level])
+    throw invalidRequest(
+      `Invalid value for '${field}.thinkingLevel': '${level}' is not one of MINIMAL, LOW, MEDIUM, HIGH.`,
+      `${field}.thinkingLevel`,
+    )
   const reasoning: NonNullable<ChatRequest['reasoning']> = {}
   if (include !== undefined) reasoning.include = include
   if (budget !== undefined && budget >= 0) reasoning.budgetTokens = budget
@@ -118,7 +147,11 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
   const config = optionalObject(readField(body, 'generationConfig'), 'generationConfig') ?? {}
   const field = (name: string) => `generationConfig.${name}`
   const candidates = optionalNumber(readField(config, 'candidateCount'), field('candidateCount'), { min: 1, integer: true })
-  if (candidates !== undefined && candidates !== 1) throw invalidRequest(`Invalid value for '${field('candidateCount')}': this gateway returns one candidate per request.`, field('candidateCount'))
+  if (candidates !== undefined && candidates !== 1)
+    throw invalidRequest(
+      `Invalid value for '${field('candidateCount')}': this gateway returns one candidate per request.`,
+      field('candidateCount'),
+    )
   const { tools, toolChoice } = decodeToolConfig(readField(body, 'toolConfig'), decodeTools(body.tools))
   return {
     model,

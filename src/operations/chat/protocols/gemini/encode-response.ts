@@ -10,12 +10,14 @@ import { encodeFinishReason, encodeUsageMetadata } from './encode-usage.ts'
 export function encodeGeminiResponse(response: ChatResponse, model: string, responseId: string) {
   const parts = encodeGeminiParts(response.content, { withIds: true })
   return {
-    candidates: [{
-      content: { role: 'model', parts: parts.length ? parts : [{ text: '' }] },
-      finishReason: encodeFinishReason(response.finishReason),
-      index: 0,
-      ...(response.logprobs && { logprobsResult: encodeGeminiLogprobs(response.logprobs) }),
-    }],
+    candidates: [
+      {
+        content: { role: 'model', parts: parts.length ? parts : [{ text: '' }] },
+        finishReason: encodeFinishReason(response.finishReason),
+        index: 0,
+        ...(response.logprobs && { logprobsResult: encodeGeminiLogprobs(response.logprobs) }),
+      },
+    ],
     ...(response.usage && { usageMetadata: encodeUsageMetadata(response.usage) }),
     modelVersion: model,
     responseId: response.id || responseId,

@@ -29,7 +29,12 @@ function framer(format: StreamFormat) {
  * signature rides on the part after the thinking, as Gemini sends it. The last chunk carries finishReason and
  * usageMetadata; every chunk carries modelVersion and responseId. A failure ends the stream with `{"error":…}`.
  */
-export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, model: string, responseId: string, format: StreamFormat): AsyncGenerator<string> {
+export async function* encodeGeminiStream(
+  events: AsyncIterable<StreamEvent>,
+  model: string,
+  responseId: string,
+  format: StreamFormat,
+): AsyncGenerator<string> {
   const out = framer(format)
   const calls = new Map<number, { id: string; name: string; arguments: string }>()
   let signature: string | undefined
@@ -47,11 +52,17 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
     const { finishReason, ...rest } = extra
     const carried = !part.thought && !part.functionCall && logprobs ? encodeGeminiLogprobs(logprobs) : undefined
     if (carried) logprobs = undefined
-    const candidate = { content: { role: 'model', parts: [part] }, ...(finishReason !== undefined && { finishReason }), ...(carried && { logprobsResult: carried }), index: 0 }
+    const candidate = {
+      content: { role: 'model', parts: [part] },
+      ...(finishReason !== undefined && { finishReason }),
+      ...(carried && { logprobsResult: carried }),
+      index: 0,
+    }
     return out.frame({ candidates: [candidate], ...rest, modelVersion: model, responseId: id })
   }
-  const callPart = (call: { id: string; name: string; arguments: string }): GeminiPart =>
-    ({ functionCall: { id: call.id, name: call.name, args: parseToolArguments(call.arguments) } })
+  const callPart = (call: { id: string; name: string; arguments: string }): GeminiPart => ({
+    functionCall: { id: call.id, name: call.name, args: parseToolArguments(call.arguments) },
+  })
 
   for await (const event of events) {
     switch (event.type) {
@@ -97,5 +108,6 @@ export async function* encodeGeminiStream(events: AsyncIterable<StreamEvent>, mo
   }
   // Calls left open by an upstream that never closed them are still whole enough to send.
   for (const call of calls.values()) yield chunk(callPart(call))
-  yield chunk({ text: '' }, { finishReason: encodeFinishReason(finish), ...(usage && { usageMetadata: encodeUsageMetadata(usage) }) }) + out.close()
+  yield chunk({ text: '' }, { finishReason: encodeFinishReason(finish), ...(usage && { usageMetadata: encodeUsageMetadata(usage) }) }) +
+    out.close()
 }

@@ -15,11 +15,15 @@ export function encodeUsageMetadata(usage: Usage): Record<string, number> {
 /** Gemini has no "tool calls" finish reason: an answer that calls functions simply stops. */
 export function encodeFinishReason(reason: FinishReason | undefined): string {
   switch (reason) {
-    case 'length': return 'MAX_TOKENS'
+    case 'length':
+      return 'MAX_TOKENS'
     case 'content-filter':
-    case 'refusal': return 'SAFETY'
+    case 'refusal':
+      return 'SAFETY'
     case 'error':
-    case 'other': return 'OTHER'
-    default: return 'STOP'
+    case 'other':
+      return 'OTHER'
+    default:
+      return 'STOP'
   }
 }

@@ -21,8 +21,12 @@ class GenerateExchange implements Exchange {
   readonly streamContentType: string | undefined
 
   constructor(
-    readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly method: Method,
-    private readonly sse: boolean, private readonly responseId: string,
+    readonly request: ChatRequest,
+    private readonly text: string,
+    private readonly body: Json,
+    private readonly method: Method,
+    private readonly sse: boolean,
+    private readonly responseId: string,
   ) {
     this.forward = !request.stream || sse ? this.forwardBody : undefined
     this.streamContentType = sse ? undefined : 'application/json; charset=UTF-8'

@@ -7,7 +7,8 @@ const dearTiers = new Set(['priority', 'scale'])
 /** What a Chat Completions body asks for that the hold and the price list must know about (ir.ts). */
 export function inspectChatBilling(body: Json): { externalContent?: string; paidFeatures?: PaidFeatureUse[] } {
   const paidFeatures: PaidFeatureUse[] = []
-  if (typeof body.service_tier === 'string' && dearTiers.has(body.service_tier)) paidFeatures.push({ feature: 'priority_tier', field: 'service_tier' })
+  if (typeof body.service_tier === 'string' && dearTiers.has(body.service_tier))
+    paidFeatures.push({ feature: 'priority_tier', field: 'service_tier' })
   if (body.web_search_options != null) paidFeatures.push({ feature: 'web_search', field: 'web_search_options' })
   const externalContent = findExternalContent(body.messages)
   return { ...(externalContent && { externalContent }), ...(paidFeatures.length && { paidFeatures }) }
@@ -23,7 +24,13 @@ function findExternalContent(messages: unknown): string | undefined {
       const part = content[position]
       if (!isObject(part)) continue
       const field = `messages[${index}].content[${position}]`
-      if (part.type === 'image_url' && isObject(part.image_url) && typeof part.image_url.url === 'string' && !part.image_url.url.startsWith('data:')) return `${field}.image_url.url`
+      if (
+        part.type === 'image_url' &&
+        isObject(part.image_url) &&
+        typeof part.image_url.url === 'string' &&
+        !part.image_url.url.startsWith('data:')
+      )
+        return `${field}.image_url.url`
       if (part.type === 'file' && isObject(part.file) && (part.file.file_id != null || part.file.file_url != null)) return `${field}.file`
     }
   }

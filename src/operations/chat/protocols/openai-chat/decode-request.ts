@@ -1,8 +1,17 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ChatRequest, ContentPart, Message, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/ir.ts'
 import {
-  isObject, type Json, optionalBoolean, optionalNumber, optionalSchema, optionalStops, optionalString,
-  readMessages, requireArray, requireObject, requireString,
+  isObject,
+  type Json,
+  optionalBoolean,
+  optionalNumber,
+  optionalSchema,
+  optionalStops,
+  optionalString,
+  readMessages,
+  requireArray,
+  requireObject,
+  requireString,
 } from '../../../../protocols/shared/validate.ts'
 import { inspectChatBilling } from './billing-checks.ts'
 
@@ -16,7 +25,11 @@ const audioTypes: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg'
 /** A `file` part: inline `file_data` (a data: URL or bare base64) is carried; an uploaded `file_id` cannot be read here. */
 function decodeFile(part: Json, field: string): ContentPart {
   const file = requireObject(part.file, `${field}.file`)
-  if (file.file_id != null) throw invalidRequest(`'${field}.file.file_id' refers to an uploaded file, which this gateway cannot read; send the file inline as 'file_data'.`, `${field}.file.file_id`)
+  if (file.file_id != null)
+    throw invalidRequest(
+      `'${field}.file.file_id' refers to an uploaded file, which this gateway cannot read; send the file inline as 'file_data'.`,
+      `${field}.file.file_id`,
+    )
   const data = requireString(file.file_data, `${field}.file.file_data`)
   const filename = optionalString(file.filename, `${field}.file.filename`)
   const inline = /^data:([^;,]+);base64,(.*)$/s.exec(data)
@@ -27,7 +40,8 @@ function decodeAudio(part: Json, field: string): ContentPart {
   const audio = requireObject(part.input_audio, `${field}.input_audio`)
   const format = requireString(audio.format, `${field}.input_audio.format`)
   const mediaType = audioTypes[format]
-  if (!mediaType) throw invalidRequest(`Invalid value for '${field}.input_audio.format': expected 'wav' or 'mp3'.`, `${field}.input_audio.format`)
+  if (!mediaType)
+    throw invalidRequest(`Invalid value for '${field}.input_audio.format': expected 'wav' or 'mp3'.`, `${field}.input_audio.format`)
   return { type: 'audio', mediaType, data: requireString(audio.data, `${field}.input_audio.data`) }
 }
 
@@ -48,7 +62,11 @@ function decodeContent(value: unknown, field: string): ContentPart[] {
     } else if (type === 'refusal') parts.push({ type: 'text', text: requireString(part.refusal, `${field}[${index}].refusal`) })
     else if (type === 'file') parts.push(decodeFile(part, `${field}[${index}]`))
     else if (type === 'input_audio') parts.push(decodeAudio(part, `${field}[${index}]`))
-    else throw invalidRequest(`Invalid value for '${field}[${index}].type': '${type}' is not one of text, image_url, input_audio, file, refusal.`, `${field}[${index}].type`)
+    else
+      throw invalidRequest(
+        `Invalid value for '${field}[${index}].type': '${type}' is not one of text, image_url, input_audio, file, refusal.`,
+        `${field}[${index}].type`,
+      )
   }
   return parts
 }
@@ -75,25 +93,39 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
     const role = message.role
     const field = `messages[${index}]`
     if (role === 'system' || role === 'developer') {
-      const text = decodeContent(message.content, `${field}.content`).map((part) => (part.type === 'text' ? part.text : '')).join('')
+      const text = decodeContent(message.content, `${field}.content`)
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('')
       system.push(text)
     } else if (role === 'tool' || role === 'function') {
-      const toolCallId = role === 'tool' ? requireString(message.tool_call_id, `${field}.tool_call_id`) : requireString(message.name, `${field}.name`)
-      const content = typeof message.content === 'string' ? message.content
-        : decodeContent(message.content, `${field}.content`).map((part) => (part.type === 'text' ? part.text : '')).join('')
-      const result: ContentPart = { type: 'tool-result', toolCallId, name: toolNames.get(toolCallId) ?? optionalString(message.name, `${field}.name`), content }
+      const toolCallId =
+        role === 'tool' ? requireString(message.tool_call_id, `${field}.tool_call_id`) : requireString(message.name, `${field}.name`)
+      const content =
+        typeof message.content === 'string'
+          ? message.content
+          : decodeContent(message.content, `${field}.content`)
+              .map((part) => (part.type === 'text' ? part.text : ''))
+              .join('')
+      const result: ContentPart = {
+        type: 'tool-result',
+        toolCallId,
+        name: toolNames.get(toolCallId) ?? optionalString(message.name, `${field}.name`),
+        content,
+      }
       const previous = messages.at(-1)
       // Consecutive tool messages answer one assistant turn; keep them together as one IR message.
       if (previous?.role === 'tool') previous.content.push(result)
       else messages.push({ role: 'tool', content: [result] })
     } else if (role === 'assistant') {
       const content: ContentPart[] = []
-      if (typeof message.reasoning_content === 'string' && message.reasoning_content) content.push({ type: 'reasoning', text: message.reasoning_content })
+      if (typeof message.reasoning_content === 'string' && message.reasoning_content)
+        content.push({ type: 'reasoning', text: message.reasoning_content })
       content.push(...decodeContent(message.content, `${field}.content`))
       content.push(...decodeToolCalls(message.tool_calls, `${field}.tool_calls`, toolNames))
       messages.push({ role: 'assistant', content })
     } else {
-      if (message.content === undefined || message.content === null) throw invalidRequest(`Missing required parameter: '${field}.content'.`, `${field}.content`)
+      if (message.content === undefined || message.content === null)
+        throw invalidRequest(`Missing required parameter: '${field}.content'.`, `${field}.content`)
       messages.push({ role: 'user', content: decodeContent(message.content, `${field}.content`) })
     }
   }
@@ -104,7 +136,8 @@ function decodeTools(value: unknown): ToolDefinition[] | undefined {
   if (value === undefined || value === null) return undefined
   return requireArray(value, 'tools').map((item, index) => {
     const tool = requireObject(item, `tools[${index}]`)
-    if (tool.type !== 'function') throw invalidRequest(`Invalid value for 'tools[${index}].type': only 'function' tools are supported.`, `tools[${index}].type`)
+    if (tool.type !== 'function')
+      throw invalidRequest(`Invalid value for 'tools[${index}].type': only 'function' tools are supported.`, `tools[${index}].type`)
     const fn = requireObject(tool.function, `tools[${index}].function`)
     return {
       name: requireString(fn.name, `tools[${index}].function.name`),
@@ -118,8 +151,12 @@ function decodeTools(value: unknown): ToolDefinition[] | undefined {
 function decodeToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return { type: value }
-  if (isObject(value) && isObject(value.function) && typeof value.function.name === 'string') return { type: 'tool', name: value.function.name }
-  throw invalidRequest("Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or {type:'function',function:{name}}.", 'tool_choice')
+  if (isObject(value) && isObject(value.function) && typeof value.function.name === 'string')
+    return { type: 'tool', name: value.function.name }
+  throw invalidRequest(
+    "Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or {type:'function',function:{name}}.",
+    'tool_choice',
+  )
 }
 
 function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
@@ -129,7 +166,12 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
   if (format.type === 'text') return { type: 'text' }
   if (format.type === 'json_schema') {
     const schema = requireObject(format.json_schema, 'response_format.json_schema')
-    return { type: 'json-schema', name: optionalString(schema.name, 'response_format.json_schema.name'), schema: optionalSchema(schema.schema, 'response_format.json_schema.schema'), strict: optionalBoolean(schema.strict, 'response_format.json_schema.strict') }
+    return {
+      type: 'json-schema',
+      name: optionalString(schema.name, 'response_format.json_schema.name'),
+      schema: optionalSchema(schema.schema, 'response_format.json_schema.schema'),
+      strict: optionalBoolean(schema.strict, 'response_format.json_schema.strict'),
+    }
   }
   throw invalidRequest("Invalid value for 'response_format.type': expected 'text', 'json_object' or 'json_schema'.", 'response_format.type')
 }
@@ -138,7 +180,8 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
 function decodeLogprobs(body: Json): ChatRequest['logprobs'] {
   const wanted = optionalBoolean(body.logprobs, 'logprobs')
   const top = optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true })
-  if (top !== undefined && !wanted) throw invalidRequest("Invalid value for 'top_logprobs': it needs 'logprobs' set to true.", 'top_logprobs')
+  if (top !== undefined && !wanted)
+    throw invalidRequest("Invalid value for 'top_logprobs': it needs 'logprobs' set to true.", 'top_logprobs')
   return wanted ? { top: top ?? 0 } : undefined
 }
 
@@ -157,8 +200,9 @@ export function decodeChatRequest(body: Json): ChatRequest {
     system,
     messages,
     stream: optionalBoolean(body.stream, 'stream') ?? false,
-    maxOutputTokens: optionalNumber(body.max_completion_tokens, 'max_completion_tokens', { min: 1, integer: true })
-      ?? optionalNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true }),
+    maxOutputTokens:
+      optionalNumber(body.max_completion_tokens, 'max_completion_tokens', { min: 1, integer: true }) ??
+      optionalNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true }),
     temperature: optionalNumber(body.temperature, 'temperature', { min: 0, max: 2 }),
     topP: optionalNumber(body.top_p, 'top_p', { min: 0, max: 1 }),
     stop: optionalStops(body.stop, 'stop'),

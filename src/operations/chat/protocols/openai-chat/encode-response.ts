@@ -23,7 +23,14 @@ export function encodeChatResponse(response: ChatResponse, model: string) {
     object: 'chat.completion',
     created: response.created,
     model,
-    choices: [{ index: 0, message, logprobs: response.logprobs ? encodeOpenAiLogprobs(response.logprobs) : null, finish_reason: encodeFinishReason(response.finishReason) }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: response.logprobs ? encodeOpenAiLogprobs(response.logprobs) : null,
+        finish_reason: encodeFinishReason(response.finishReason),
+      },
+    ],
     usage: response.usage ? encodeOpenAiUsage(response.usage) : undefined,
   }
 }

@@ -18,7 +18,15 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, mode
   let finish: string | undefined
   const toolIndexes = new Map<number, number>()
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, logprobs: unknown = null) =>
-    formatSse(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }] }))
+    formatSse(
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
+      }),
+    )
   // Nearly every chunk of an answer is one text delta: the same bytes `chunk` would write, with only the text
   // serialized per chunk (JSON.stringify of the whole chunk was ~5% of the translated route's main thread).
   let textChunk = textChunkOf(id, created, model)
@@ -70,9 +78,15 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, mode
 /** A text delta's chunk as two fixed halves around the text: what `chunk({ content })` writes, made once per stream. */
 function textChunkOf(id: string, created: number, model: string): { before: string; after: string } {
   const marker = JSON.stringify('\u0000text\u0000')
-  const whole = formatSse(JSON.stringify({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { content: '\u0000text\u0000' }, logprobs: null, finish_reason: null }],
-  }))
+  const whole = formatSse(
+    JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: { content: '\u0000text\u0000' }, logprobs: null, finish_reason: null }],
+    }),
+  )
   // The text comes after the id (the upstream's, which could hold the marker too) and the model: its last place.
   const at = whole.lastIndexOf(marker)
   return { before: whole.slice(0, at), after: whole.slice(at + marker.length) }

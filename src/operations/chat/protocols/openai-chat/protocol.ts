@@ -17,7 +17,12 @@ class ChatExchange implements Exchange {
   /** The usage chunk is forwarded only to a client that asked for it (the gateway always asks the upstream). */
   readonly dropRawEvent: ((event: SseEvent) => boolean) | undefined
 
-  constructor(readonly request: ChatRequest, private readonly text: string, private readonly body: Json, private readonly includeUsage: boolean) {
+  constructor(
+    readonly request: ChatRequest,
+    private readonly text: string,
+    private readonly body: Json,
+    private readonly includeUsage: boolean,
+  ) {
     this.dropRawEvent = includeUsage ? undefined : isUsageChunk
   }
 

@@ -13,7 +13,11 @@ const skippedItems = new Set(['web_search_call'])
 function decodeImage(part: Json, field: string): ContentPart {
   const url = optionalString(part.image_url, `${field}.image_url`)
   if (url === undefined) {
-    if (part.file_id != null) throw statelessError(`'${field}.file_id' refers to an uploaded file, which this gateway cannot read; send the image as 'image_url' (a URL or a data: URL).`, `${field}.file_id`)
+    if (part.file_id != null)
+      throw statelessError(
+        `'${field}.file_id' refers to an uploaded file, which this gateway cannot read; send the image as 'image_url' (a URL or a data: URL).`,
+        `${field}.file_id`,
+      )
     throw invalidRequest(`Missing required parameter: '${field}.image_url'.`, `${field}.image_url`)
   }
   const inline = /^data:([^;,]+);base64,(.*)$/s.exec(url)
@@ -22,7 +26,11 @@ function decodeImage(part: Json, field: string): ContentPart {
 
 /** `input_file`: inline `file_data` (a data: URL or bare base64) or a `file_url`; an uploaded `file_id` needs stored state. */
 function decodeFile(part: Json, field: string): ContentPart {
-  if (part.file_id != null) throw statelessError(`'${field}.file_id' refers to an uploaded file, which this gateway cannot read; send the file as 'file_data' or 'file_url'.`, `${field}.file_id`)
+  if (part.file_id != null)
+    throw statelessError(
+      `'${field}.file_id' refers to an uploaded file, which this gateway cannot read; send the file as 'file_data' or 'file_url'.`,
+      `${field}.file_id`,
+    )
   const filename = optionalString(part.filename, `${field}.filename`)
   const url = optionalString(part.file_url, `${field}.file_url`)
   if (url !== undefined) return { type: 'file', mediaType: 'application/pdf', url, ...(filename && { filename }) }
@@ -39,11 +47,16 @@ function decodeContent(value: unknown, field: string): ContentPart[] {
     const partField = `${field}[${index}]`
     const part = requireObject(item, partField)
     const type = requireString(part.type, `${partField}.type`)
-    if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push({ type: 'text', text: requireString(part.text, `${partField}.text`) })
+    if (type === 'input_text' || type === 'output_text' || type === 'text')
+      parts.push({ type: 'text', text: requireString(part.text, `${partField}.text`) })
     else if (type === 'refusal') parts.push({ type: 'text', text: requireString(part.refusal, `${partField}.refusal`) })
     else if (type === 'input_image') parts.push(decodeImage(part, partField))
     else if (type === 'input_file') parts.push(decodeFile(part, partField))
-    else throw invalidRequest(`Invalid value for '${partField}.type': '${type}' content is not supported; use input_text, input_image or input_file.`, `${partField}.type`)
+    else
+      throw invalidRequest(
+        `Invalid value for '${partField}.type': '${type}' content is not supported; use input_text, input_image or input_file.`,
+        `${partField}.type`,
+      )
   }
   return parts
 }
@@ -61,13 +74,22 @@ function decodeOutput(value: unknown, field: string): { content: string; media?:
 /** Reasoning replayed by the client: its readable text, plus the upstream signature if it went out in our envelope. */
 function decodeReasoning(item: Json, field: string): ContentPart | undefined {
   const texts = (list: unknown, listField: string) =>
-    list == null ? [] : requireArray(list, listField).map((entry, index) => requireString(requireObject(entry, `${listField}[${index}]`).text, `${listField}[${index}].text`))
+    list == null
+      ? []
+      : requireArray(list, listField).map((entry, index) =>
+          requireString(requireObject(entry, `${listField}[${index}]`).text, `${listField}[${index}].text`),
+        )
   const content = texts(item.content, `${field}.content`)
   const summary = texts(item.summary, `${field}.summary`)
   const text = content.length ? content.join('') : summary.join('\n\n')
   const seal = openReasoning(item.encrypted_content)
   if (!text && !seal) return undefined
-  return { type: 'reasoning', text, ...(seal?.signature && { signature: seal.signature }), ...(seal?.redacted && { redacted: seal.redacted }) }
+  return {
+    type: 'reasoning',
+    text,
+    ...(seal?.signature && { signature: seal.signature }),
+    ...(seal?.redacted && { redacted: seal.redacted }),
+  }
 }
 
 /**
@@ -92,7 +114,8 @@ export function decodeInput(value: unknown): { system: string[]; messages: Messa
     const type = item.type === undefined && item.role !== undefined ? 'message' : requireString(item.type, `${field}.type`)
     if (type === 'message') {
       const role = requireString(item.role, `${field}.role`)
-      if (!roles.includes(role)) throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of ${roles.join(', ')}.`, `${field}.role`)
+      if (!roles.includes(role))
+        throw invalidRequest(`Invalid value for '${field}.role': '${role}' is not one of ${roles.join(', ')}.`, `${field}.role`)
       const content = decodeContent(item.content, `${field}.content`)
       if (role === 'system' || role === 'developer') {
         for (const part of content) if (part.type === 'text') system.push(part.text)
@@ -120,6 +143,7 @@ export function decodeInput(value: unknown): { system: string[]; messages: Messa
       )
     }
   }
-  if (messages.length === 0) throw invalidRequest("Invalid value for 'input': it must contain at least one user, assistant or tool item.", 'input')
+  if (messages.length === 0)
+    throw invalidRequest("Invalid value for 'input': it must contain at least one user, assistant or tool item.", 'input')
   return { system, messages }
 }

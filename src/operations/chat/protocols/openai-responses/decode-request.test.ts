@@ -21,7 +21,14 @@ describe('decoding what the Codex CLI sends', () => {
 
   test('its headers and fields are the ones the gateway was built for', () => {
     expect(headers.authorization).toStartWith('Bearer ')
-    expect(body).toMatchObject({ stream: true, store: false, include: ['reasoning.encrypted_content'], tool_choice: 'auto', parallel_tool_calls: true, reasoning: { summary: 'auto' } })
+    expect(body).toMatchObject({
+      stream: true,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { summary: 'auto' },
+    })
     expect(typeof body.prompt_cache_key).toBe('string')
     expect(body.previous_response_id).toBeUndefined()
   })
@@ -53,7 +60,9 @@ describe('decoding what the Codex CLI sends', () => {
     const { request, context } = decodeResponsesRequest(body)
     const names = request.tools!.map((tool) => tool.name)
     const flat = body.tools.filter((tool: Json) => tool.type === 'function').map((tool: Json) => tool.name)
-    const nested = body.tools.filter((tool: Json) => tool.type === 'namespace').flatMap((tool: Json) => (tool.tools as Json[]).map((inner) => `${tool.name}__${inner.name}`))
+    const nested = body.tools
+      .filter((tool: Json) => tool.type === 'namespace')
+      .flatMap((tool: Json) => (tool.tools as Json[]).map((inner) => `${tool.name}__${inner.name}`))
     expect(body.tools.some((tool: Json) => tool.type === 'web_search')).toBe(true)
     expect(names.toSorted()).toEqual([...flat, ...nested].toSorted())
     expect(context.namespaced.get(nested[0])).toEqual({ namespace: 'multi_agent_v1', name: nested[0].slice('multi_agent_v1__'.length) })
@@ -63,17 +72,41 @@ describe('decoding what the Codex CLI sends', () => {
 
 describe('decoding other requests', () => {
   test('a string input is one user message; instructions lead the system prompt', () => {
-    const { request, context } = decodeResponsesRequest({ model: 'm', input: 'hello', instructions: 'Be brief.', max_output_tokens: 64, temperature: 0.2 })
-    expect(request).toMatchObject({ system: ['Be brief.'], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], maxOutputTokens: 64, temperature: 0.2, stream: false })
+    const { request, context } = decodeResponsesRequest({
+      model: 'm',
+      input: 'hello',
+      instructions: 'Be brief.',
+      max_output_tokens: 64,
+      temperature: 0.2,
+    })
+    expect(request).toMatchObject({
+      system: ['Be brief.'],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+      maxOutputTokens: 64,
+      temperature: 0.2,
+      stream: false,
+    })
     expect(context.echo).toMatchObject({ instructions: 'Be brief.', maxOutputTokens: 64, model: 'm' })
   })
 
   test('text.format, reasoning effort and a forced function map to the IR', () => {
     const { request } = decodeResponsesRequest({
-      model: 'm', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] }],
+      model: 'm',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'hi' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+          ],
+        },
+      ],
       text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } },
       reasoning: { effort: 'xhigh' },
-      tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'function', name: 'g' }],
+      tools: [
+        { type: 'function', name: 'f', parameters: { type: 'object' } },
+        { type: 'function', name: 'g' },
+      ],
       tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'g' }] },
     })
     expect(request.responseFormat).toEqual({ type: 'json-schema', name: 'answer', schema: { type: 'object' }, strict: true })
@@ -83,15 +116,27 @@ describe('decoding other requests', () => {
     expect(request.toolChoice).toEqual({ type: 'required' })
   })
 
-  test('a function output made of parts keeps its text as the result and its image as the result\'s media', () => {
+  test("a function output made of parts keeps its text as the result and its image as the result's media", () => {
     const { request } = decodeResponsesRequest({
       model: 'm',
       input: [
         { type: 'function_call', call_id: 'c1', name: 'view_image', arguments: '{}' },
-        { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'here' }, { type: 'input_image', image_url: 'https://x/y.png' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'c1',
+          output: [
+            { type: 'input_text', text: 'here' },
+            { type: 'input_image', image_url: 'https://x/y.png' },
+          ],
+        },
       ],
     })
-    expect(request.messages[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', name: 'view_image', content: 'here', media: [{ type: 'image', url: 'https://x/y.png' }] }] })
+    expect(request.messages[1]).toEqual({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', name: 'view_image', content: 'here', media: [{ type: 'image', url: 'https://x/y.png' }] },
+      ],
+    })
   })
 })
 
@@ -111,19 +156,59 @@ describe('400s name the field, in the shape of the recorded API error', () => {
     ['item_reference', { model: 'm', input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].id', /stateless/],
     ['conversation', { model: 'm', input: 'x', conversation: 'conv_1' }, 'conversation', /stateless/],
     ['background', { model: 'm', input: 'x', background: true }, 'background', /stateless/],
-    ['an uploaded file as image', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }, 'input[0].content[0].file_id', /stateless/],
-    ['a hosted tool', { model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'tools[0].type', /'code_interpreter' tools are not supported/],
-    ['a custom tool', { model: 'm', input: 'x', tools: [{ type: 'custom', name: 'apply_patch' }] }, 'tools[0].type', /only 'function' tools/],
-    ['an unknown forced function', { model: 'm', input: 'x', tools: [], tool_choice: { type: 'function', name: 'nope' } }, 'tool_choice.name', /no function named 'nope'/],
-    ['an uploaded file', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'input[0].content[0].file_id', /uploaded file/],
-    ['an audio part', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'input[0].content[0].type', /'input_audio' content is not supported/],
+    [
+      'an uploaded file as image',
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] },
+      'input[0].content[0].file_id',
+      /stateless/,
+    ],
+    [
+      'a hosted tool',
+      { model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] },
+      'tools[0].type',
+      /'code_interpreter' tools are not supported/,
+    ],
+    [
+      'a custom tool',
+      { model: 'm', input: 'x', tools: [{ type: 'custom', name: 'apply_patch' }] },
+      'tools[0].type',
+      /only 'function' tools/,
+    ],
+    [
+      'an unknown forced function',
+      { model: 'm', input: 'x', tools: [], tool_choice: { type: 'function', name: 'nope' } },
+      'tool_choice.name',
+      /no function named 'nope'/,
+    ],
+    [
+      'an uploaded file',
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] },
+      'input[0].content[0].file_id',
+      /uploaded file/,
+    ],
+    [
+      'an audio part',
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] },
+      'input[0].content[0].type',
+      /'input_audio' content is not supported/,
+    ],
     ['a bad role', { model: 'm', input: [{ role: 'tool', content: 'x' }] }, 'input[0].role', /'tool' is not one of/],
     ['no input', { model: 'm' }, 'input', /Missing required parameter/],
     ['no model', { input: 'x' }, 'model', /Missing required parameter/],
     ['top_p above 1', { model: 'm', input: 'x', top_p: 1.5 }, 'top_p', /between 0 and 1/],
     ['a bad reasoning effort', { model: 'm', input: 'x', reasoning: { effort: 'max' } }, 'reasoning.effort', /expected one of/],
-    ['a function call without call_id', { model: 'm', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, 'input[0].call_id', /expected a string/],
-    ['an unknown item type', { model: 'm', input: [{ type: 'compaction', encrypted_content: 'x' }] }, 'input[0].type', /'compaction' items are not supported/],
+    [
+      'a function call without call_id',
+      { model: 'm', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] },
+      'input[0].call_id',
+      /expected a string/,
+    ],
+    [
+      'an unknown item type',
+      { model: 'm', input: [{ type: 'compaction', encrypted_content: 'x' }] },
+      'input[0].type',
+      /'compaction' items are not supported/,
+    ],
   ]
   for (const [what, body, param, message] of cases) {
     test(`${what} → 400 on '${param}'`, () => {

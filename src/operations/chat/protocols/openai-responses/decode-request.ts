@@ -1,7 +1,15 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ChatRequest, ContentPart, ResponseFormat } from '../../core/ir.ts'
 import {
-  isObject, type Json, optionalBoolean, optionalNumber, optionalSchema, optionalString, requireArray, requireObject, requireString,
+  isObject,
+  type Json,
+  optionalBoolean,
+  optionalNumber,
+  optionalSchema,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
 } from '../../../../protocols/shared/validate.ts'
 import { decodeInput } from './decode-input.ts'
 import { decodeToolChoice, decodeTools, type NamespacedName } from './decode-tools.ts'
@@ -48,9 +56,12 @@ function decodeReasoning(value: unknown): ChatRequest['reasoning'] {
   if (value === undefined || value === null) return undefined
   const reasoning = requireObject(value, 'reasoning')
   const effort = optionalString(reasoning.effort, 'reasoning.effort')
-  if (effort !== undefined && !efforts.includes(effort)) throw invalidRequest(`Invalid value for 'reasoning.effort': expected one of ${efforts.join(', ')}.`, 'reasoning.effort')
-  const summary = optionalString(reasoning.summary, 'reasoning.summary') ?? optionalString(reasoning.generate_summary, 'reasoning.generate_summary')
-  if (summary !== undefined && !summaries.includes(summary)) throw invalidRequest(`Invalid value for 'reasoning.summary': expected one of ${summaries.join(', ')}.`, 'reasoning.summary')
+  if (effort !== undefined && !efforts.includes(effort))
+    throw invalidRequest(`Invalid value for 'reasoning.effort': expected one of ${efforts.join(', ')}.`, 'reasoning.effort')
+  const summary =
+    optionalString(reasoning.summary, 'reasoning.summary') ?? optionalString(reasoning.generate_summary, 'reasoning.generate_summary')
+  if (summary !== undefined && !summaries.includes(summary))
+    throw invalidRequest(`Invalid value for 'reasoning.summary': expected one of ${summaries.join(', ')}.`, 'reasoning.summary')
   if (effort === 'none') return undefined
   // The IR's scale stops at high; xhigh asks for the most the upstream offers.
   const mapped = effort === 'xhigh' ? 'high' : (effort as 'minimal' | 'low' | 'medium' | 'high' | undefined)
@@ -83,7 +94,8 @@ function checkIgnored(body: Json): void {
   if (body.metadata != null) requireObject(body.metadata, 'metadata')
   optionalString(body.prompt_cache_key, 'prompt_cache_key')
   const truncation = optionalString(body.truncation, 'truncation')
-  if (truncation !== undefined && truncation !== 'auto' && truncation !== 'disabled') throw invalidRequest("Invalid value for 'truncation': expected 'auto' or 'disabled'.", 'truncation')
+  if (truncation !== undefined && truncation !== 'auto' && truncation !== 'disabled')
+    throw invalidRequest("Invalid value for 'truncation': expected 'auto' or 'disabled'.", 'truncation')
 }
 
 /** `top_logprobs`, or `include: ["message.output_text.logprobs"]`, asks for the answer's log probabilities. */

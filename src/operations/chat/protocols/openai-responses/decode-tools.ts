@@ -1,6 +1,13 @@
 import { invalidRequest } from '../../../../core/errors.ts'
 import type { ToolChoice, ToolDefinition } from '../../core/ir.ts'
-import { optionalBoolean, optionalSchema, optionalString, requireArray, requireObject, requireString } from '../../../../protocols/shared/validate.ts'
+import {
+  optionalBoolean,
+  optionalSchema,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
+} from '../../../../protocols/shared/validate.ts'
 
 /** A function the client declared inside a `namespace` tool: the IR knows it by a flat name. */
 export interface NamespacedName {
@@ -48,7 +55,8 @@ export function decodeTools(value: unknown): DecodedTools {
   if (value === undefined || value === null) return { namespaced }
   const tools: ToolDefinition[] = []
   const add = (tool: ToolDefinition, field: string) => {
-    if (tools.some((other) => other.name === tool.name)) throw invalidRequest(`Invalid value for '${field}.name': the tool name '${tool.name}' is declared twice.`, `${field}.name`)
+    if (tools.some((other) => other.name === tool.name))
+      throw invalidRequest(`Invalid value for '${field}.name': the tool name '${tool.name}' is declared twice.`, `${field}.name`)
     tools.push(tool)
   }
   for (const [index, item] of requireArray(value, 'tools').entries()) {
@@ -83,12 +91,16 @@ export function decodeToolChoice(value: unknown, decoded: DecodedTools): { toolC
   const choice = requireObject(value, 'tool_choice')
   const known = (name: string, field: string, namespace?: string) => {
     const flat = namespace ? flattenName(namespace, name) : name
-    if (!tools?.some((tool) => tool.name === flat)) throw invalidRequest(`Invalid value for '${field}': no function named '${name}' is declared in 'tools'.`, field)
+    if (!tools?.some((tool) => tool.name === flat))
+      throw invalidRequest(`Invalid value for '${field}': no function named '${name}' is declared in 'tools'.`, field)
     return flat
   }
   if (choice.type === 'function') {
     const name = requireString(choice.name, 'tool_choice.name')
-    return { toolChoice: { type: 'tool', name: known(name, 'tool_choice.name', optionalString(choice.namespace, 'tool_choice.namespace')) }, tools }
+    return {
+      toolChoice: { type: 'tool', name: known(name, 'tool_choice.name', optionalString(choice.namespace, 'tool_choice.namespace')) },
+      tools,
+    }
   }
   if (choice.type === 'allowed_tools') {
     const mode = choice.mode === 'required' ? 'required' : choice.mode === 'auto' || choice.mode === undefined ? 'auto' : undefined
@@ -97,7 +109,13 @@ export function decodeToolChoice(value: unknown, decoded: DecodedTools): { toolC
     for (const [index, item] of requireArray(choice.tools, 'tool_choice.tools').entries()) {
       const entry = requireObject(item, `tool_choice.tools[${index}]`)
       if (entry.type !== 'function') continue // hosted tools are not offered upstream anyway
-      allowed.add(known(requireString(entry.name, `tool_choice.tools[${index}].name`), `tool_choice.tools[${index}].name`, optionalString(entry.namespace, `tool_choice.tools[${index}].namespace`)))
+      allowed.add(
+        known(
+          requireString(entry.name, `tool_choice.tools[${index}].name`),
+          `tool_choice.tools[${index}].name`,
+          optionalString(entry.namespace, `tool_choice.tools[${index}].namespace`),
+        ),
+      )
     }
     return { toolChoice: { type: mode }, tools: tools?.filter((tool) => allowed.has(tool.name)) }
   }

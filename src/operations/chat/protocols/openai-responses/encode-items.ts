@@ -26,12 +26,20 @@ export function messageItem(id: string, status: ItemStatus, texts: string[]): Js
 
 /** A call goes back under the name the client declared: functions from a `namespace` get their namespace back. */
 export function functionCallItem(
-  id: string, status: ItemStatus, call: { id: string; name: string; arguments: string }, context: ResponsesContext,
+  id: string,
+  status: ItemStatus,
+  call: { id: string; name: string; arguments: string },
+  context: ResponsesContext,
 ): Json {
   const namespaced = context.namespaced.get(call.name)
   return {
-    id, type: 'function_call', status, arguments: call.arguments, call_id: call.id,
-    name: namespaced?.name ?? call.name, ...(namespaced && { namespace: namespaced.namespace }),
+    id,
+    type: 'function_call',
+    status,
+    arguments: call.arguments,
+    call_id: call.id,
+    name: namespaced?.name ?? call.name,
+    ...(namespaced && { namespace: namespaced.namespace }),
   }
 }
 
@@ -64,7 +72,8 @@ export function statusOf(reason: FinishReason | undefined): { status: ResponseSt
 
 /** The Response object: its own fields around the request settings it echoes. */
 export function responseObject(
-  base: { id: string; createdAt: number }, context: ResponsesContext,
+  base: { id: string; createdAt: number },
+  context: ResponsesContext,
   state: { status: ResponseStatus; incomplete_details?: Json | null; error?: Json | null; output: Json[]; usage?: Usage },
 ): Json {
   const echo = context.echo

@@ -14,19 +14,20 @@ export function encodeResponsesResponse(response: ChatResponse, context: Respons
   for (const part of response.content) {
     if (part.type === 'text') {
       if (message) (message.content[0] as { text: string }).text += part.text
-      else output.push(message = messageItem(newItemId('msg'), 'completed', [part.text]) as { content: Json[] })
+      else output.push((message = messageItem(newItemId('msg'), 'completed', [part.text]) as { content: Json[] }))
       continue
     }
     message = undefined
     if (part.type === 'reasoning') output.push(reasoningItem(newItemId('rs'), part.text, part))
-    else if (part.type === 'tool-call') output.push(functionCallItem(newItemId('fc'), 'completed', { ...part, arguments: part.arguments || '{}' }, context))
+    else if (part.type === 'tool-call')
+      output.push(functionCallItem(newItemId('fc'), 'completed', { ...part, arguments: part.arguments || '{}' }, context))
   }
   // Log probabilities belong to the answer's text: the first message's output_text carries them.
   const first = output.find((item) => item.type === 'message') as { content: Json[] } | undefined
   if (response.logprobs && first) first.content[0]!.logprobs = encodeOpenAiLogprobs(response.logprobs).content
-  return responseObject(
-    { id: newItemId('resp'), createdAt: response.created },
-    context,
-    { ...statusOf(response.finishReason), output, usage: response.usage },
-  )
+  return responseObject({ id: newItemId('resp'), createdAt: response.created }, context, {
+    ...statusOf(response.finishReason),
+    output,
+    usage: response.usage,
+  })
 }

@@ -5,7 +5,14 @@ import { encodeOpenAiError } from '../../../../protocols/openai-chat/encode-erro
 import type { Json } from '../../../../protocols/shared/validate.ts'
 import type { ResponsesContext } from './decode-request.ts'
 import {
-  functionCallItem, messageItem, newItemId, outputText, reasoningItem, responseObject, statusOf, summaryText,
+  functionCallItem,
+  messageItem,
+  newItemId,
+  outputText,
+  reasoningItem,
+  responseObject,
+  statusOf,
+  summaryText,
 } from './encode-items.ts'
 import type { ReasoningSeal } from './reasoning-envelope.ts'
 
@@ -24,7 +31,11 @@ interface OpenItem {
 
 /** A delta event's log probabilities: token, logprob and the alternatives (no bytes, as the API streams them). */
 function deltaLogprobs(logprobs: TokenLogprob[]): Json[] {
-  return logprobs.map((entry) => ({ token: entry.token, logprob: entry.logprob, top_logprobs: (entry.top ?? []).map((top) => ({ token: top.token, logprob: top.logprob })) }))
+  return logprobs.map((entry) => ({
+    token: entry.token,
+    logprob: entry.logprob,
+    top_logprobs: (entry.top ?? []).map((top) => ({ token: top.token, logprob: top.logprob })),
+  }))
 }
 
 /** A finished text item's output_text, with its log probabilities when there are any (as the JSON answer has them). */
@@ -64,12 +75,23 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
   }
 
   function* open(index: number, kind: OpenItem['kind'], call?: OpenItem['call'], redacted?: string): Generator<string> {
-    const item: OpenItem = { kind, id: newItemId(kind === 'text' ? 'msg' : kind === 'tool' ? 'fc' : 'rs'), outputIndex: output.length, text: '', call, seal: { redacted }, summaryOpen: false }
+    const item: OpenItem = {
+      kind,
+      id: newItemId(kind === 'text' ? 'msg' : kind === 'tool' ? 'fc' : 'rs'),
+      outputIndex: output.length,
+      text: '',
+      call,
+      seal: { redacted },
+      summaryOpen: false,
+    }
     items.set(index, item)
     output.push({})
-    const added = kind === 'text' ? messageItem(item.id, 'in_progress', [])
-      : kind === 'tool' ? functionCallItem(item.id, 'in_progress', { ...call!, arguments: '' }, context)
-      : reasoningItem(item.id, '', item.seal)
+    const added =
+      kind === 'text'
+        ? messageItem(item.id, 'in_progress', [])
+        : kind === 'tool'
+          ? functionCallItem(item.id, 'in_progress', { ...call!, arguments: '' }, context)
+          : reasoningItem(item.id, '', item.seal)
     yield emit('response.output_item.added', { output_index: item.outputIndex, item: added })
     if (kind === 'text') yield emit('response.content_part.added', { ...at(item), content_index: 0, part: outputText('') })
   }
@@ -79,10 +101,9 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
     if (item.kind === 'text') {
       const logprobs = pendingLogprobs
       pendingLogprobs = undefined
-      if (logprobs) item.logprobs = [...item.logprobs ?? [], ...logprobs]
+      if (logprobs) item.logprobs = [...(item.logprobs ?? []), ...logprobs]
       yield emit('response.output_text.delta', { ...at(item), content_index: 0, delta, logprobs: logprobs ? deltaLogprobs(logprobs) : [] })
-    }
-    else if (item.kind === 'tool') yield emit('response.function_call_arguments.delta', { ...at(item), delta })
+    } else if (item.kind === 'tool') yield emit('response.function_call_arguments.delta', { ...at(item), delta })
     else {
       if (!item.summaryOpen) {
         item.summaryOpen = true
@@ -99,7 +120,12 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
     let done: Json
     if (item.kind === 'text') {
       const part = finalText(item)
-      yield emit('response.output_text.done', { ...at(item), content_index: 0, text: item.text, logprobs: item.logprobs ? deltaLogprobs(item.logprobs) : [] })
+      yield emit('response.output_text.done', {
+        ...at(item),
+        content_index: 0,
+        text: item.text,
+        logprobs: item.logprobs ? deltaLogprobs(item.logprobs) : [],
+      })
       yield emit('response.content_part.done', { ...at(item), content_index: 0, part })
       done = { ...messageItem(item.id, 'completed', []), content: [part] }
     } else if (item.kind === 'tool') {
@@ -120,9 +146,15 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
   for await (const event of events) {
     yield* begin(event.type === 'start' ? event.created : undefined)
     switch (event.type) {
-      case 'text-start': yield* open(event.index, 'text'); break
-      case 'reasoning-start': yield* open(event.index, 'reasoning', undefined, event.redacted); break
-      case 'tool-call-start': yield* open(event.index, 'tool', { id: event.id, name: event.name }); break
+      case 'text-start':
+        yield* open(event.index, 'text')
+        break
+      case 'reasoning-start':
+        yield* open(event.index, 'reasoning', undefined, event.redacted)
+        break
+      case 'tool-call-start':
+        yield* open(event.index, 'tool', { id: event.id, name: event.name })
+        break
       case 'text-delta':
       case 'reasoning-delta': {
         const item = items.get(event.index)
@@ -141,15 +173,25 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
       }
       case 'text-end':
       case 'reasoning-end':
-      case 'tool-call-end': yield* close(event.index); break
-      case 'usage': usage = event.usage; break
-      case 'logprobs': pendingLogprobs = pendingLogprobs ? [...pendingLogprobs, ...event.logprobs] : event.logprobs; break
-      case 'finish': finish = event.reason; break
+      case 'tool-call-end':
+        yield* close(event.index)
+        break
+      case 'usage':
+        usage = event.usage
+        break
+      case 'logprobs':
+        pendingLogprobs = pendingLogprobs ? [...pendingLogprobs, ...event.logprobs] : event.logprobs
+        break
+      case 'finish':
+        finish = event.reason
+        break
       case 'error': {
         const { error } = encodeOpenAiError(event.error)
         yield emit('error', { error })
         const failed = { code: error.code ?? error.type, message: error.message }
-        yield emit('response.failed', { response: responseObject(base, context, { status: 'failed', error: failed, output: output.filter((item) => item.type), usage }) })
+        yield emit('response.failed', {
+          response: responseObject(base, context, { status: 'failed', error: failed, output: output.filter((item) => item.type), usage }),
+        })
         return
       }
     }

@@ -12,7 +12,10 @@ import { chatOperation } from '../../relay/operation.ts'
  * (OpenAI-compatible, mock, others) is reached through the IR, and the exchange offers no `forward`.
  */
 class ResponsesExchange implements Exchange {
-  constructor(readonly request: ChatRequest, private readonly context: ResponsesContext) {}
+  constructor(
+    readonly request: ChatRequest,
+    private readonly context: ResponsesContext,
+  ) {}
 
   encodeWhole(response: ChatResponse): string {
     return JSON.stringify(encodeResponsesResponse(response, this.context))

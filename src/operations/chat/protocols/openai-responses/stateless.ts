@@ -14,11 +14,17 @@ export function statelessError(detail: string, param: string): GatewayError {
 /** Top-level fields that only make sense against stored state, and what to do instead. */
 export function refuseStoredState(body: Record<string, unknown>): void {
   if (body.previous_response_id != null) {
-    throw statelessError("'previous_response_id' cannot be resolved. Send the full conversation in 'input' (and set store: false).", 'previous_response_id')
+    throw statelessError(
+      "'previous_response_id' cannot be resolved. Send the full conversation in 'input' (and set store: false).",
+      'previous_response_id',
+    )
   }
-  if (body.conversation != null) throw statelessError("'conversation' cannot be resolved. Send the full conversation in 'input'.", 'conversation')
-  if (body.prompt != null) throw statelessError("stored prompt templates ('prompt') cannot be resolved. Send the instructions in 'instructions'.", 'prompt')
-  if (body.background === true) throw statelessError("background responses ('background': true) would need to be stored. Use stream: true instead.", 'background')
+  if (body.conversation != null)
+    throw statelessError("'conversation' cannot be resolved. Send the full conversation in 'input'.", 'conversation')
+  if (body.prompt != null)
+    throw statelessError("stored prompt templates ('prompt') cannot be resolved. Send the instructions in 'instructions'.", 'prompt')
+  if (body.background === true)
+    throw statelessError("background responses ('background': true) would need to be stored. Use stream: true instead.", 'background')
 }
 
 /** GET/DELETE /v1/responses/{id}: nothing was ever stored, so every id is unknown. */

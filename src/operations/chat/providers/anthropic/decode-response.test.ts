@@ -12,7 +12,9 @@ describe('Anthropic response decoder on recorded bodies', () => {
   test('plain text with its stop reason and usage', () => {
     const response = decodeAnthropicResponse(fixture('messages-text.json'))
     expect(response.id).toBe('msg_01VdEjxAP5ahtHKrrRdNBteQ')
-    expect(response.content).toEqual([{ type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" }])
+    expect(response.content).toEqual([
+      { type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" },
+    ])
     expect(response.finishReason).toBe('stop')
     expect(response.usage).toEqual({ inputTokens: 12, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 29, reasoningTokens: 0 })
   })
@@ -27,17 +29,39 @@ describe('Anthropic response decoder on recorded bodies', () => {
 
   test('cache reads and writes count inside IR input tokens and are billed at their own prices', () => {
     const response = decodeAnthropicResponse(fixture('messages-cached-tokens.json'))
-    expect(response.usage).toEqual({ inputTokens: 3 + 1111 + 418, cachedInputTokens: 1111, cacheWriteTokens: 418, outputTokens: 33, reasoningTokens: 0 })
+    expect(response.usage).toEqual({
+      inputTokens: 3 + 1111 + 418,
+      cachedInputTokens: 1111,
+      cacheWriteTokens: 418,
+      outputTokens: 33,
+      reasoningTokens: 0,
+    })
     // $3 input, $0.30 cache read, $3.75 cache write, $15 output per million tokens.
     const price = { input: parseUsd('3'), cachedInput: parseUsd('0.3'), cacheWrite: parseUsd('3.75'), output: parseUsd('15') }
     expect(costOf(response.usage!, price)).toBe(3 * 3000 + 1111 * 300 + 418 * 3750 + 33 * 15000)
   })
 
   test('a stream keeps message_start cache counts when message_delta reports only output', () => {
-    const start = { type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 3, cache_read_input_tokens: 1111, cache_creation_input_tokens: 418, output_tokens: 1 } } }
-    const events = [start, { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 33 } }, { type: 'message_stop' }]
-      .map((payload) => ({ event: payload.type, data: JSON.stringify(payload) }))
-    expect(collect(decodeAll(createAnthropicStreamDecoder(), events)).usage).toEqual({ inputTokens: 1532, cachedInputTokens: 1111, cacheWriteTokens: 418, outputTokens: 33, reasoningTokens: 0 })
+    const start = {
+      type: 'message_start',
+      message: {
+        id: 'msg_1',
+        model: 'm',
+        usage: { input_tokens: 3, cache_read_input_tokens: 1111, cache_creation_input_tokens: 418, output_tokens: 1 },
+      },
+    }
+    const events = [
+      start,
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 33 } },
+      { type: 'message_stop' },
+    ].map((payload) => ({ event: payload.type, data: JSON.stringify(payload) }))
+    expect(collect(decodeAll(createAnthropicStreamDecoder(), events)).usage).toEqual({
+      inputTokens: 1532,
+      cachedInputTokens: 1111,
+      cacheWriteTokens: 418,
+      outputTokens: 33,
+      reasoningTokens: 0,
+    })
   })
 
   test('a recorded 404 error body keeps its message and error type', () => {

@@ -26,11 +26,16 @@ interface AnthropicMessage {
 /** One response block → an IR part; server-side tool blocks (web search results…) have no IR form and are left out. */
 function decodeAnthropicBlock(block: AnthropicBlock): ContentPart | undefined {
   switch (block.type) {
-    case 'text': return { type: 'text', text: block.text ?? '' }
-    case 'thinking': return { type: 'reasoning', text: block.thinking ?? '', signature: block.signature || undefined }
-    case 'redacted_thinking': return { type: 'reasoning', text: '', redacted: block.data ?? '' }
-    case 'tool_use': return { type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) }
-    default: return undefined
+    case 'text':
+      return { type: 'text', text: block.text ?? '' }
+    case 'thinking':
+      return { type: 'reasoning', text: block.thinking ?? '', signature: block.signature || undefined }
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redacted: block.data ?? '' }
+    case 'tool_use':
+      return { type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) }
+    default:
+      return undefined
   }
 }
 
@@ -52,7 +57,8 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
     created: Math.floor(Date.now() / 1000),
     content: json.content,
     // The forced JSON answer call is the answer itself, not a call the client must run.
-    finishReason: json.unwrapped && !calledTools && message.stop_reason === 'tool_use' ? 'stop' : mapAnthropicStopReason(message.stop_reason),
+    finishReason:
+      json.unwrapped && !calledTools && message.stop_reason === 'tool_use' ? 'stop' : mapAnthropicStopReason(message.stop_reason),
     usage: message.usage ? decodeAnthropicUsage(message.usage) : undefined,
   }
 }

@@ -9,7 +9,9 @@ describe('Anthropic stream decoder on recorded streams', () => {
     const events = decode('messages-text-stream.chunks.jsonl')
     expect(events[0]).toMatchObject({ type: 'start', id: 'msg_01QC4g3HwBThD4BaNtBckFDJ', model: 'claude-sonnet-4-5-20250929' })
     const result = collect(events)
-    expect(result.text).toEqual(["Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?"])
+    expect(result.text).toEqual([
+      "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
+    ])
     expect(result.finish).toBe('stop')
     expect(result.usage).toMatchObject({ inputTokens: 12, outputTokens: 30, cachedInputTokens: 0 })
     expect(result.unclosed).toBe(0)
@@ -18,7 +20,10 @@ describe('Anthropic stream decoder on recorded streams', () => {
 
   test('input usage is reported as soon as message_start arrives, before any content', () => {
     const events = decode('messages-tool-use-stream.sse')
-    expect(events[1]).toEqual({ type: 'usage', usage: { inputTokens: 377, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 } })
+    expect(events[1]).toEqual({
+      type: 'usage',
+      usage: { inputTokens: 377, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    })
   })
 
   test('tool use: input_json_delta fragments reassemble into the complete input', () => {

@@ -48,7 +48,8 @@ export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {})
 
   function mergeUsage(report: AnthropicUsage | undefined, events: StreamEvent[]) {
     if (!report || typeof report !== 'object' || unusable) return
-    for (const [field, value] of Object.entries(report)) if (value !== null && value !== undefined) usage[field as keyof AnthropicUsage] = value
+    for (const [field, value] of Object.entries(report))
+      if (value !== null && value !== undefined) usage[field as keyof AnthropicUsage] = value
     const decoded = decodeAnthropicUsage(usage)
     // One count the gateway cannot bill from spoils the whole stream's report (its parts come in separate events):
     // the zeros wipe what was passed on before, later events are ignored, and the meter estimates (core/usage.ts).
@@ -63,14 +64,17 @@ export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {})
       if (block.text) events.push({ type: 'text-delta', index, text: block.text })
     } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
       blocks.set(index, 'reasoning')
-      events.push(block.type === 'thinking' ? { type: 'reasoning-start', index } : { type: 'reasoning-start', index, redacted: block.data ?? '' })
+      events.push(
+        block.type === 'thinking' ? { type: 'reasoning-start', index } : { type: 'reasoning-start', index, redacted: block.data ?? '' },
+      )
       if (block.thinking) events.push({ type: 'reasoning-delta', index, text: block.thinking })
     } else if (block.type === 'tool_use' && isJsonAnswer(block.name)) {
       // JSON mode's forced call (json-answer.ts): its input is the answer's text.
       blocks.set(index, 'text')
       jsonAnswer = true
       events.push({ type: 'text-start', index })
-      if (block.input && typeof block.input === 'object' && Object.keys(block.input).length) events.push({ type: 'text-delta', index, text: JSON.stringify(block.input) })
+      if (block.input && typeof block.input === 'object' && Object.keys(block.input).length)
+        events.push({ type: 'text-delta', index, text: JSON.stringify(block.input) })
     } else if (block.type === 'tool_use') {
       calledTools = true
       blocks.set(index, 'tool')
@@ -84,10 +88,14 @@ export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {})
   function decodeDelta(index: number, delta: NonNullable<Payload['delta']>, events: StreamEvent[]) {
     const kind = blocks.get(index)
     if (kind === 'text' && delta.type === 'text_delta' && delta.text) events.push({ type: 'text-delta', index, text: delta.text })
-    else if (kind === 'text' && delta.type === 'input_json_delta' && delta.partial_json) events.push({ type: 'text-delta', index, text: delta.partial_json })
-    else if (kind === 'tool' && delta.type === 'input_json_delta' && delta.partial_json) events.push({ type: 'tool-call-delta', index, arguments: delta.partial_json })
-    else if (kind === 'reasoning' && delta.type === 'thinking_delta' && delta.thinking) events.push({ type: 'reasoning-delta', index, text: delta.thinking })
-    else if (kind === 'reasoning' && delta.type === 'signature_delta' && delta.signature) events.push({ type: 'reasoning-signature', index, signature: delta.signature })
+    else if (kind === 'text' && delta.type === 'input_json_delta' && delta.partial_json)
+      events.push({ type: 'text-delta', index, text: delta.partial_json })
+    else if (kind === 'tool' && delta.type === 'input_json_delta' && delta.partial_json)
+      events.push({ type: 'tool-call-delta', index, arguments: delta.partial_json })
+    else if (kind === 'reasoning' && delta.type === 'thinking_delta' && delta.thinking)
+      events.push({ type: 'reasoning-delta', index, text: delta.thinking })
+    else if (kind === 'reasoning' && delta.type === 'signature_delta' && delta.signature)
+      events.push({ type: 'reasoning-signature', index, signature: delta.signature })
   }
 
   return {
@@ -103,7 +111,13 @@ export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {})
       const index = payload.index ?? 0
       switch (type) {
         case 'message_start':
-          if (!started) events.push({ type: 'start', id: payload.message?.id ?? '', model: payload.message?.model ?? '', created: Math.floor(Date.now() / 1000) })
+          if (!started)
+            events.push({
+              type: 'start',
+              id: payload.message?.id ?? '',
+              model: payload.message?.model ?? '',
+              created: Math.floor(Date.now() / 1000),
+            })
           started = true
           mergeUsage(payload.message?.usage, events)
           break
@@ -122,7 +136,13 @@ export function createAnthropicStreamDecoder(options: StreamDecoderOptions = {})
         case 'message_delta':
           closeAll(events)
           finished = true
-          events.push({ type: 'finish', reason: jsonAnswer && !calledTools && payload.delta?.stop_reason === 'tool_use' ? 'stop' : mapAnthropicStopReason(payload.delta?.stop_reason) })
+          events.push({
+            type: 'finish',
+            reason:
+              jsonAnswer && !calledTools && payload.delta?.stop_reason === 'tool_use'
+                ? 'stop'
+                : mapAnthropicStopReason(payload.delta?.stop_reason),
+          })
           mergeUsage(payload.usage, events)
           break
         case 'message_stop':

@@ -3,12 +3,16 @@ import { parseToolArguments, safeToolCallId } from '../../core/tool-calls.ts'
 import { refuseField } from '../../../../providers/refuse-field.ts'
 
 export type AnthropicBlock = Record<string, unknown>
-export interface AnthropicMessage { role: 'user' | 'assistant'; content: AnthropicBlock[] }
+export interface AnthropicMessage {
+  role: 'user' | 'assistant'
+  content: AnthropicBlock[]
+}
 
 function encodeImage(part: ImagePart): AnthropicBlock {
-  const source = part.data !== undefined
-    ? { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data }
-    : { type: 'url', url: part.url ?? '' }
+  const source =
+    part.data !== undefined
+      ? { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data }
+      : { type: 'url', url: part.url ?? '' }
   return { type: 'image', source }
 }
 
@@ -16,10 +20,19 @@ function encodeImage(part: ImagePart): AnthropicBlock {
 function encodeDocument(part: FilePart): AnthropicBlock {
   const title = part.filename ? { title: part.filename } : {}
   if (part.mediaType === 'application/pdf') {
-    return { type: 'document', source: part.data !== undefined ? { type: 'base64', media_type: 'application/pdf', data: part.data } : { type: 'url', url: part.url ?? '' }, ...title }
+    return {
+      type: 'document',
+      source:
+        part.data !== undefined ? { type: 'base64', media_type: 'application/pdf', data: part.data } : { type: 'url', url: part.url ?? '' },
+      ...title,
+    }
   }
   if (part.mediaType === 'text/plain' && part.data !== undefined) {
-    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.data, 'base64').toString('utf8') }, ...title }
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.data, 'base64').toString('utf8') },
+      ...title,
+    }
   }
   throw refuseField('messages (file)', 'anthropic', `reads documents only as PDF or plain text, not '${part.mediaType}'`)
 }
@@ -29,11 +42,16 @@ const encodeMedia = (part: ImagePart | FilePart): AnthropicBlock => (part.type =
 /** One IR part as a block; undefined for what Anthropic would reject (empty text, unsigned thinking from other vendors). */
 function encodePart(part: ContentPart): AnthropicBlock | undefined {
   switch (part.type) {
-    case 'text': return part.text ? { type: 'text', text: part.text } : undefined
-    case 'image': return encodeImage(part)
-    case 'file': return encodeDocument(part)
-    case 'audio': throw refuseField('messages (audio)', 'anthropic', 'takes no audio input')
-    case 'tool-call': return { type: 'tool_use', id: safeToolCallId(part.id), name: part.name, input: parseToolArguments(part.arguments) }
+    case 'text':
+      return part.text ? { type: 'text', text: part.text } : undefined
+    case 'image':
+      return encodeImage(part)
+    case 'file':
+      return encodeDocument(part)
+    case 'audio':
+      throw refuseField('messages (audio)', 'anthropic', 'takes no audio input')
+    case 'tool-call':
+      return { type: 'tool_use', id: safeToolCallId(part.id), name: part.name, input: parseToolArguments(part.arguments) }
     case 'tool-result': {
       const content = part.media?.length
         ? [...(part.content ? [{ type: 'text', text: part.content }] : []), ...part.media.map(encodeMedia)]

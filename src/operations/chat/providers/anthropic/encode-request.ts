@@ -21,7 +21,8 @@ function encodeToolChoice(request: ChatRequest): AnthropicBlock | undefined {
   let encoded: AnthropicBlock | undefined
   if (choice?.type === 'tool') encoded = { type: 'tool', name: choice.name }
   else if (choice) encoded = { type: choice.type === 'required' ? 'any' : choice.type }
-  if (request.parallelToolCalls === false && encoded?.type !== 'none') encoded = { ...(encoded ?? { type: 'auto' }), disable_parallel_tool_use: true }
+  if (request.parallelToolCalls === false && encoded?.type !== 'none')
+    encoded = { ...(encoded ?? { type: 'auto' }), disable_parallel_tool_use: true }
   return encoded
 }
 
@@ -44,8 +45,10 @@ function encodeResponseFormat(request: ChatRequest, body: Record<string, unknown
   const format = request.responseFormat
   if (format?.type === 'json-schema') body.output_config = { format: { type: 'json_schema', schema: format.schema } }
   if (format?.type !== 'json') return
-  if (request.tools?.length) throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with tools; use a JSON schema ('json_schema') instead")
-  if (body.thinking) throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with thinking; use a JSON schema ('json_schema') instead")
+  if (request.tools?.length)
+    throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with tools; use a JSON schema ('json_schema') instead")
+  if (body.thinking)
+    throw refuseField('response_format', 'anthropic', "cannot combine JSON mode with thinking; use a JSON schema ('json_schema') instead")
   body.tools = [jsonAnswerTool]
   body.tool_choice = { type: 'tool', name: jsonAnswerTool.name }
 }

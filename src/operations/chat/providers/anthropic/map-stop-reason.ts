@@ -5,11 +5,16 @@ export function mapAnthropicStopReason(reason: string | null | undefined): Finis
     case 'end_turn':
     case 'stop_sequence':
     case null:
-    case undefined: return 'stop'
+    case undefined:
+      return 'stop'
     case 'max_tokens':
-    case 'model_context_window_exceeded': return 'length'
-    case 'tool_use': return 'tool-calls'
-    case 'refusal': return 'refusal'
-    default: return 'other' // pause_turn and whatever comes next
+    case 'model_context_window_exceeded':
+      return 'length'
+    case 'tool_use':
+      return 'tool-calls'
+    case 'refusal':
+      return 'refusal'
+    default:
+      return 'other' // pause_turn and whatever comes next
   }
 }

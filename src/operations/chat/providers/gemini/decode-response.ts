@@ -6,7 +6,12 @@ import { decodeGeminiLogprobs, type GeminiLogprobsResult } from '../../wire/gemi
 
 /** One `GenerateContentResponse`, whole or as one streamed chunk. */
 export interface GeminiResponse {
-  candidates?: { content?: { role?: string; parts?: GeminiPart[] }; finishReason?: string; index?: number; logprobsResult?: GeminiLogprobsResult }[]
+  candidates?: {
+    content?: { role?: string; parts?: GeminiPart[] }
+    finishReason?: string
+    index?: number
+    logprobsResult?: GeminiLogprobsResult
+  }[]
   promptFeedback?: { blockReason?: string }
   usageMetadata?: GeminiUsageMetadata
   modelVersion?: string
@@ -32,7 +37,8 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
     created: Math.floor(Date.now() / 1000),
     content,
     // A prompt blocked before any candidate exists says so in promptFeedback, not in a finish reason.
-    finishReason: !candidate && response.promptFeedback?.blockReason ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools),
+    finishReason:
+      !candidate && response.promptFeedback?.blockReason ? 'content-filter' : mapGeminiFinishReason(candidate?.finishReason, calledTools),
     usage: response.usageMetadata ? decodeGeminiUsage(response.usageMetadata) : undefined,
     ...(logprobs && { logprobs }),
   }

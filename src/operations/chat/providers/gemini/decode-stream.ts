@@ -66,7 +66,10 @@ export function createGeminiStreamDecoder(options: StreamDecoderOptions = {}): S
       if (chunk.error) {
         blocks.close(events)
         const code = (chunk.error as { code?: unknown }).code
-        events.push({ type: 'error', error: decodeGeminiError(typeof code === 'number' ? code : 500, redactKey(event.data, options.apiKey)) })
+        events.push({
+          type: 'error',
+          error: decodeGeminiError(typeof code === 'number' ? code : 500, redactKey(event.data, options.apiKey)),
+        })
         return events
       }
       if (!started) {

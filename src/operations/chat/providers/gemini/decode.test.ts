@@ -19,9 +19,17 @@ describe('gemini decodeResponse (recorded answers)', () => {
     const response = decodeGeminiResponse(readJsonFixture('gemini/generate-content-text.json'))
     expect(response.content).toHaveLength(1)
     expect(response.content[0]).toMatchObject({ type: 'text' })
-    expect((response.content[0] as { text: string }).text.startsWith('The sky is blue because of something called **Rayleigh Scattering**.')).toBe(true)
+    expect(
+      (response.content[0] as { text: string }).text.startsWith('The sky is blue because of something called **Rayleigh Scattering**.'),
+    ).toBe(true)
     expect(response.finishReason).toBe('length')
-    expect(response.usage).toEqual({ inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 149 + 48, reasoningTokens: 48 })
+    expect(response.usage).toEqual({
+      inputTokens: 7,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 149 + 48,
+      reasoningTokens: 48,
+    })
     expect(response.id).toBe('jy77aN2dK5v_1e8PlvqtsQ8')
     expect(response.model).toBe('gemini-2.5-flash')
   })
@@ -40,7 +48,13 @@ describe('gemini decodeResponse (recorded answers)', () => {
 
   test('implicitly cached prompt tokens are reported as cached input', () => {
     const response = decodeGeminiResponse(readJsonFixture('gemini/generate-content-cached-tokens.json'))
-    expect(response.usage).toEqual({ inputTokens: 5, cachedInputTokens: 3, cacheWriteTokens: 0, outputTokens: 238 + 41, reasoningTokens: 41 })
+    expect(response.usage).toEqual({
+      inputTokens: 5,
+      cachedInputTokens: 3,
+      cacheWriteTokens: 0,
+      outputTokens: 238 + 41,
+      reasoningTokens: 41,
+    })
     expect(JSON.parse((response.content[0] as { text: string }).text).simpleString).toBe('example')
   })
 })
@@ -55,7 +69,10 @@ describe('gemini stream decoder (recorded streams)', () => {
     expect(text.endsWith('perceive the sky as blue rather than violet.')).toBe(true)
     expect(events.filter((event) => event.type === 'finish')).toEqual([{ type: 'finish', reason: 'stop' }])
     const usages = events.filter((event) => event.type === 'usage')
-    expect(usages.at(-1)).toEqual({ type: 'usage', usage: { inputTokens: 20, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 253 + 260, reasoningTokens: 260 } })
+    expect(usages.at(-1)).toEqual({
+      type: 'usage',
+      usage: { inputTokens: 20, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 253 + 260, reasoningTokens: 260 },
+    })
     expect(events.some((event) => event.type === 'error')).toBe(false)
   })
 
@@ -73,14 +90,26 @@ describe('gemini stream decoder (recorded streams)', () => {
     expect(types.indexOf('reasoning-signature')).toBeLessThan(types.indexOf('reasoning-end'))
     expect(types.indexOf('reasoning-end')).toBeLessThan(types.indexOf('text-start'))
     expect(joined(events, 'text-delta')).toHaveLength(1938)
-    expect(events.filter((event) => event.type === 'usage').at(-1)).toMatchObject({ usage: { inputTokens: 34, outputTokens: 469 + 787, reasoningTokens: 787 } })
+    expect(events.filter((event) => event.type === 'usage').at(-1)).toMatchObject({
+      usage: { inputTokens: 34, outputTokens: 469 + 787, reasoningTokens: 787 },
+    })
   })
 
   test('a whole functionCall with a thought signature (Gemini 3): signature kept, args complete', () => {
     const events = decodeStream(readStreamFixture('gemini/stream-function-call-thought-signature.chunks.jsonl'))
     const types = events.map((event) => event.type)
     // Usage goes before the chunk's parts: the prompt's size is known before the answer (Anthropic's message_start).
-    expect(types).toEqual(['start', 'usage', 'reasoning-start', 'reasoning-signature', 'reasoning-end', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'finish'])
+    expect(types).toEqual([
+      'start',
+      'usage',
+      'reasoning-start',
+      'reasoning-signature',
+      'reasoning-end',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-end',
+      'finish',
+    ])
     expect((events[3] as { signature: string }).signature.startsWith('EqUCCqICAb4')).toBe(true)
     expect(events[5]).toMatchObject({ name: 'weather', index: 1 })
     expect(JSON.parse((events[6] as { arguments: string }).arguments)).toEqual({ location: 'San Francisco' })
@@ -121,7 +150,14 @@ describe('gemini decodeError', () => {
   })
 
   test('RetryInfo on a 429 becomes the retry delay', () => {
-    const body = JSON.stringify({ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '17s' }] } })
+    const body = JSON.stringify({
+      error: {
+        code: 429,
+        message: 'Quota exceeded',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '17s' }],
+      },
+    })
     const error = decodeGeminiError(429, body)
     expect(error.status).toBe(429)
     expect(error.retryAfter).toBe(17)

@@ -81,16 +81,19 @@ export function encodeGeminiRequest(request: ChatRequest, target: Target): { pat
   const body: Record<string, unknown> = { contents: encodeContents(request) }
   if (request.system.length) body.systemInstruction = { parts: request.system.map((text): GeminiPart => ({ text })) }
   if (request.tools?.length) {
-    body.tools = [{
-      functionDeclarations: request.tools.map((tool) => ({
-        name: tool.name,
-        ...(tool.description && { description: tool.description }),
-        // The JSON Schema field takes the IR's schema as it is; the older `parameters` field rejects half of it.
-        parametersJsonSchema: cleanSchema(tool.parameters),
-      })),
-    }]
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description && { description: tool.description }),
+          // The JSON Schema field takes the IR's schema as it is; the older `parameters` field rejects half of it.
+          parametersJsonSchema: cleanSchema(tool.parameters),
+        })),
+      },
+    ]
   }
-  if (request.toolChoice && (request.tools?.length || request.toolChoice.type === 'none')) body.toolConfig = encodeToolChoice(request.toolChoice)
+  if (request.toolChoice && (request.tools?.length || request.toolChoice.type === 'none'))
+    body.toolConfig = encodeToolChoice(request.toolChoice)
   if (request.safetySettings?.length) body.safetySettings = request.safetySettings
   const config = encodeGenerationConfig(request)
   if (Object.keys(config).length) body.generationConfig = config

@@ -16,11 +16,17 @@ function sampleValue(schema: Record<string, unknown> | undefined): unknown {
   const type = Array.isArray(schema?.type) ? schema.type[0] : schema?.type
   if (Array.isArray(schema?.enum) && schema.enum.length) return schema.enum[0]
   switch (type) {
-    case 'number': case 'integer': return 42
-    case 'boolean': return true
-    case 'array': return [sampleValue(schema?.items as Record<string, unknown>)]
-    case 'object': return sampleArguments(schema ?? {})
-    default: return 'Paris'
+    case 'number':
+    case 'integer':
+      return 42
+    case 'boolean':
+      return true
+    case 'array':
+      return [sampleValue(schema?.items as Record<string, unknown>)]
+    case 'object':
+      return sampleArguments(schema ?? {})
+    default:
+      return 'Paris'
   }
 }
 
@@ -62,11 +68,14 @@ export function planMockAnswer(request: ChatRequest): MockAnswer {
   } else if (request.responseFormat?.type === 'json-schema' || request.responseFormat?.type === 'json') {
     // Structured output: one object that fits the schema, so SDK parse helpers work against the mock too.
     const format = request.responseFormat
-    pieces = [JSON.stringify(format.type === 'json-schema' ? sampleArguments(format.schema) : { answer: 'Hello from the Tollgate mock provider' })]
+    pieces = [
+      JSON.stringify(format.type === 'json-schema' ? sampleArguments(format.schema) : { answer: 'Hello from the Tollgate mock provider' }),
+    ]
   } else {
-    const prompt = toolResult?.type === 'tool-result'
-      ? `the tool answered ${toolResult.content}`
-      : `you said: ${userWords(last).split(/\s+/).slice(0, 12).join(' ')}`
+    const prompt =
+      toolResult?.type === 'tool-result'
+        ? `the tool answered ${toolResult.content}`
+        : `you said: ${userWords(last).split(/\s+/).slice(0, 12).join(' ')}`
     const words = `Hello from the Tollgate mock provider, ${prompt}`.split(' ')
     pieces = words.map((word, index) => (index === 0 ? word : ` ${word}`))
     if (pieces.length > maxTokens) {

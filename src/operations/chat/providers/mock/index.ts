@@ -22,8 +22,12 @@ export function createMockChatUpstream(config: ProviderConfig): ChatUpstream {
       if (answer.pieces.length) content.push({ type: 'text', text: answer.pieces.join('') })
       if (answer.toolCall) content.push({ type: 'tool-call', ...answer.toolCall })
       return {
-        id: `mock-${randomBase62(12)}`, model: target.upstreamModel, created: Math.floor(Date.now() / 1000),
-        content, finishReason: answer.finishReason, usage: answer.usage,
+        id: `mock-${randomBase62(12)}`,
+        model: target.upstreamModel,
+        created: Math.floor(Date.now() / 1000),
+        content,
+        finishReason: answer.finishReason,
+        usage: answer.usage,
       }
     },
     async stream(request, target, attempt) {

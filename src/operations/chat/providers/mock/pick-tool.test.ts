@@ -3,7 +3,10 @@ import type { ChatRequest, Message, ToolChoice } from '../../core/ir.ts'
 import { planMockAnswer } from './answer.ts'
 import { pickTool } from './pick-tool.ts'
 
-const tools = ['Agent', 'Bash', 'get_weather'].map((name) => ({ name, parameters: { type: 'object', properties: { city: { type: 'string' } } } }))
+const tools = ['Agent', 'Bash', 'get_weather'].map((name) => ({
+  name,
+  parameters: { type: 'object', properties: { city: { type: 'string' } } },
+}))
 const user = (...texts: string[]): Message => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) })
 
 function request(last: Message, toolChoice?: ToolChoice): ChatRequest {

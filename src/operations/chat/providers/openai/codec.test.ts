@@ -27,19 +27,27 @@ describe('OpenAI chat upstream codec (recorded fixtures)', () => {
     const events = decodeRecorded('chat-tool-call-stream.sse')
     const start = events.find((event) => event.type === 'tool-call-start')
     expect(start).toMatchObject({ id: 'call_ZR5UUuTt3pf61kjwAJIYdVMj', name: 'get_capital' })
-    const args = events.filter((event) => event.type === 'tool-call-delta').map((event) => (event as { arguments: string }).arguments).join('')
+    const args = events
+      .filter((event) => event.type === 'tool-call-delta')
+      .map((event) => (event as { arguments: string }).arguments)
+      .join('')
     expect(JSON.parse(args)).toEqual({ country: 'UK' })
     expect(events.find((event) => event.type === 'finish')).toEqual({ type: 'finish', reason: 'tool-calls' })
     const usage = events.find((event) => event.type === 'usage')
     expect(usage?.type === 'usage' && usage.usage).toMatchObject({ inputTokens: 53, outputTokens: 15 })
     expect(events.some((event) => event.type === 'error')).toBe(false)
     // Every block is opened before it is fed and closed before the end.
-    expect(events.findIndex((event) => event.type === 'tool-call-end')).toBeGreaterThan(events.findIndex((event) => event.type === 'tool-call-delta'))
+    expect(events.findIndex((event) => event.type === 'tool-call-end')).toBeGreaterThan(
+      events.findIndex((event) => event.type === 'tool-call-delta'),
+    )
   })
 
   test('a recorded text stream becomes text deltas that join to the answer', () => {
     const events = decodeRecorded('chat-text-stream.sse')
-    const text = events.filter((event) => event.type === 'text-delta').map((event) => (event as { text: string }).text).join('')
+    const text = events
+      .filter((event) => event.type === 'text-delta')
+      .map((event) => (event as { text: string }).text)
+      .join('')
     expect(text.length).toBeGreaterThan(0)
     expect(events[0]!.type).toBe('start')
     expect(events.filter((event) => event.type === 'text-start')).toHaveLength(1)
@@ -48,7 +56,10 @@ describe('OpenAI chat upstream codec (recorded fixtures)', () => {
 
   test('a refusal stream keeps the refusal text and says it refused', () => {
     const events = decodeRecorded('chat-refusal-stream.sse')
-    const text = events.filter((event) => event.type === 'text-delta').map((event) => (event as { text: string }).text).join('')
+    const text = events
+      .filter((event) => event.type === 'text-delta')
+      .map((event) => (event as { text: string }).text)
+      .join('')
     expect(text).toStartWith("I'm")
     expect(events.some((event) => event.type === 'usage')).toBe(true)
   })
@@ -56,7 +67,9 @@ describe('OpenAI chat upstream codec (recorded fixtures)', () => {
   test('recorded JSON responses decode with tool calls and cached tokens', () => {
     const toolCall = decodeOpenAiResponse(JSON.parse(fixture('chat-tool-call.json')))
     expect(toolCall.finishReason).toBe('tool-calls')
-    expect(toolCall.content).toContainEqual(expect.objectContaining({ type: 'tool-call', name: 'get_capital', arguments: '{"country":"England"}' }))
+    expect(toolCall.content).toContainEqual(
+      expect.objectContaining({ type: 'tool-call', name: 'get_capital', arguments: '{"country":"England"}' }),
+    )
     const cached = decodeOpenAiResponse(JSON.parse(fixture('chat-cached-tokens.json')))
     expect(cached.usage?.cachedInputTokens).toBe(4012)
     const text = decodeOpenAiResponse(JSON.parse(fixture('chat-text.json')))

@@ -21,7 +21,12 @@ interface Chunk {
   id?: string
   created?: number
   model?: string
-  choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null; logprobs?: unknown }[]
+  choices?: {
+    index?: number
+    delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; tool_calls?: ChunkToolCall[] }
+    finish_reason?: string | null
+    logprobs?: unknown
+  }[]
   usage?: Parameters<typeof decodeOpenAiUsage>[0] | null
   error?: unknown
 }
@@ -64,14 +69,20 @@ export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): S
       }
       if (!started) {
         started = true
-        events.push({ type: 'start', id: chunk.id ?? '', model: chunk.model ?? '', created: chunk.created ?? Math.floor(Date.now() / 1000) })
+        events.push({
+          type: 'start',
+          id: chunk.id ?? '',
+          model: chunk.model ?? '',
+          created: chunk.created ?? Math.floor(Date.now() / 1000),
+        })
       }
       const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
       const delta = choice?.delta
       // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
       const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
       if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
-      if (delta?.reasoning_content) events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
+      if (delta?.reasoning_content)
+        events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
       if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
       if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
       for (const call of delta?.tool_calls ?? []) {

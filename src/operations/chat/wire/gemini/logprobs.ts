@@ -13,15 +13,21 @@ export function decodeGeminiLogprobs(result: GeminiLogprobsResult | undefined): 
     return {
       token: chosen.token ?? '',
       logprob: chosen.logProbability ?? 0,
-      ...(Array.isArray(top) && { top: top.map((candidate) => ({ token: candidate.token ?? '', logprob: candidate.logProbability ?? 0 })) }),
+      ...(Array.isArray(top) && {
+        top: top.map((candidate) => ({ token: candidate.token ?? '', logprob: candidate.logProbability ?? 0 })),
+      }),
     }
   })
 }
 
 export function encodeGeminiLogprobs(logprobs: TokenLogprob[]): GeminiLogprobsResult {
-  const result: GeminiLogprobsResult = { chosenCandidates: logprobs.map((entry) => ({ token: entry.token, logProbability: entry.logprob })) }
+  const result: GeminiLogprobsResult = {
+    chosenCandidates: logprobs.map((entry) => ({ token: entry.token, logProbability: entry.logprob })),
+  }
   if (logprobs.some((entry) => entry.top)) {
-    result.topCandidates = logprobs.map((entry) => ({ candidates: (entry.top ?? []).map((top) => ({ token: top.token, logProbability: top.logprob })) }))
+    result.topCandidates = logprobs.map((entry) => ({
+      candidates: (entry.top ?? []).map((top) => ({ token: top.token, logProbability: top.logprob })),
+    }))
   }
   return result
 }

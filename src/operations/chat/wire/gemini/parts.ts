@@ -43,11 +43,22 @@ export function decodeGeminiParts(parts: GeminiPart[], ids: CallIds): ContentPar
     if (part.thoughtSignature) attachSignature(content, part.thoughtSignature)
     if (part.functionCall) {
       const name = part.functionCall.name ?? ''
-      content.push({ type: 'tool-call', id: ids.forCall({ id: part.functionCall.id, name }), name, arguments: JSON.stringify(part.functionCall.args ?? {}) })
+      content.push({
+        type: 'tool-call',
+        id: ids.forCall({ id: part.functionCall.id, name }),
+        name,
+        arguments: JSON.stringify(part.functionCall.args ?? {}),
+      })
     } else if (part.functionResponse) {
       const name = part.functionResponse.name ?? ''
       const media = decodeResponseMedia(part.functionResponse.parts)
-      content.push({ type: 'tool-result', toolCallId: ids.forResult({ id: part.functionResponse.id, name }), name, ...decodeResponse(part.functionResponse.response), ...(media.length && { media }) })
+      content.push({
+        type: 'tool-result',
+        toolCallId: ids.forResult({ id: part.functionResponse.id, name }),
+        name,
+        ...decodeResponse(part.functionResponse.response),
+        ...(media.length && { media }),
+      })
     } else if (part.inlineData) {
       content.push(decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' }))
     } else if (part.fileData?.fileUri) {
@@ -77,8 +88,11 @@ function decodeMedia(mimeType: string | undefined, source: { data?: string; url?
 function decodeResponseMedia(parts: GeminiMediaPart[] | undefined): (ImagePart | FilePart)[] {
   const media: (ImagePart | FilePart)[] = []
   for (const part of parts ?? []) {
-    const decoded = part.inlineData ? decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' })
-      : part.fileData?.fileUri ? decodeMedia(part.fileData.mimeType, { url: part.fileData.fileUri }) : undefined
+    const decoded = part.inlineData
+      ? decodeMedia(part.inlineData.mimeType, { data: part.inlineData.data ?? '' })
+      : part.fileData?.fileUri
+        ? decodeMedia(part.fileData.mimeType, { url: part.fileData.fileUri })
+        : undefined
     if (decoded?.type === 'image' || decoded?.type === 'file') media.push(decoded)
     else if (decoded?.type === 'audio') media.push({ type: 'file', mediaType: decoded.mediaType, data: decoded.data })
   }
@@ -156,11 +170,13 @@ export function encodeGeminiParts(content: ContentPart[], options: EncodeOptions
         push({ functionCall: { ...(options.withIds && { id: part.id }), name: part.name, args: parseToolArguments(part.arguments) } })
         break
       case 'tool-result':
-        push({ functionResponse: {
-          ...(options.withIds && { id: part.toolCallId }),
-          name: part.name ?? options.nameOf?.(part.toolCallId) ?? part.toolCallId,
-          response: encodeFunctionResponse(part.content, part.isError),
-        } })
+        push({
+          functionResponse: {
+            ...(options.withIds && { id: part.toolCallId }),
+            name: part.name ?? options.nameOf?.(part.toolCallId) ?? part.toolCallId,
+            response: encodeFunctionResponse(part.content, part.isError),
+          },
+        })
         // What a tool returned beside its text (a screenshot) follows its response in the same turn.
         for (const media of part.media ?? []) parts.push(encodeMedia(media))
         break

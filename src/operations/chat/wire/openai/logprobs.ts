@@ -14,11 +14,13 @@ export interface OpenAiTokenLogprob {
 export function decodeOpenAiLogprobs(value: unknown): TokenLogprob[] | undefined {
   const content = (value as { content?: unknown } | null | undefined)?.content
   if (!Array.isArray(content)) return undefined
-  return content.filter((entry) => entry && typeof entry.token === 'string' && typeof entry.logprob === 'number').map((entry: OpenAiTokenLogprob) => ({
-    token: entry.token,
-    logprob: entry.logprob,
-    ...(Array.isArray(entry.top_logprobs) && { top: entry.top_logprobs.map((top) => ({ token: top.token, logprob: top.logprob })) }),
-  }))
+  return content
+    .filter((entry) => entry && typeof entry.token === 'string' && typeof entry.logprob === 'number')
+    .map((entry: OpenAiTokenLogprob) => ({
+      token: entry.token,
+      logprob: entry.logprob,
+      ...(Array.isArray(entry.top_logprobs) && { top: entry.top_logprobs.map((top) => ({ token: top.token, logprob: top.logprob })) }),
+    }))
 }
 
 const bytesOf = (token: string) => [...new TextEncoder().encode(token)]
@@ -26,7 +28,9 @@ const bytesOf = (token: string) => [...new TextEncoder().encode(token)]
 export function encodeOpenAiLogprobs(logprobs: TokenLogprob[]): { content: OpenAiTokenLogprob[]; refusal: null } {
   return {
     content: logprobs.map((entry) => ({
-      token: entry.token, logprob: entry.logprob, bytes: bytesOf(entry.token),
+      token: entry.token,
+      logprob: entry.logprob,
+      bytes: bytesOf(entry.token),
       top_logprobs: (entry.top ?? []).map((top) => ({ token: top.token, logprob: top.logprob, bytes: bytesOf(top.token) })),
     })),
     refusal: null,

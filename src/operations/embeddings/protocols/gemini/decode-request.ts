@@ -14,7 +14,11 @@ function readText(value: unknown, field: string): string {
   const texts = parts.map((item, index) => {
     const part = requireObject(item, `${field}.parts[${index}]`)
     const text = optionalString(part.text, `${field}.parts[${index}].text`)
-    if (text === undefined) throw invalidRequest(`Invalid value for '${field}.parts[${index}]': only text can be embedded through this gateway.`, `${field}.parts[${index}]`)
+    if (text === undefined)
+      throw invalidRequest(
+        `Invalid value for '${field}.parts[${index}]': only text can be embedded through this gateway.`,
+        `${field}.parts[${index}]`,
+      )
     return text
   })
   const text = texts.join('\n')
@@ -26,14 +30,20 @@ function readText(value: unknown, field: string): string {
 function decodeOne(request: Json, field: string, model: string): { input: TextInput; dimensions?: number } {
   const named = optionalString(request.model, `${prefix(field)}model`)
   if (named !== undefined && named.replace(/^models\//, '') !== model) {
-    throw invalidRequest(`Invalid value for '${prefix(field)}model': '${named}' is not models/${model}, the model this request was sent to.`, `${prefix(field)}model`)
+    throw invalidRequest(
+      `Invalid value for '${prefix(field)}model': '${named}' is not models/${model}, the model this request was sent to.`,
+      `${prefix(field)}model`,
+    )
   }
   const input: TextInput = { text: readText(request.content, `${prefix(field)}content`) }
   const taskType = optionalString(readField(request, 'taskType'), `${prefix(field)}taskType`)
   const title = optionalString(request.title, `${prefix(field)}title`)
   if (taskType !== undefined) input.taskType = taskType
   if (title !== undefined) input.title = title
-  const dimensions = optionalNumber(readField(request, 'outputDimensionality'), `${prefix(field)}outputDimensionality`, { min: 1, integer: true })
+  const dimensions = optionalNumber(readField(request, 'outputDimensionality'), `${prefix(field)}outputDimensionality`, {
+    min: 1,
+    integer: true,
+  })
   return { input, dimensions }
 }
 
@@ -47,7 +57,8 @@ export function decodeGeminiEmbeddingsRequest(body: Json, model: string, batch: 
   }
   const list = requireArray(body.requests, 'requests')
   if (list.length === 0) throw invalidRequest("Invalid value for 'requests': it must hold at least one request.", 'requests')
-  if (list.length > maxRequests) throw invalidRequest(`Invalid value for 'requests': at most ${maxRequests} requests are allowed, got ${list.length}.`, 'requests')
+  if (list.length > maxRequests)
+    throw invalidRequest(`Invalid value for 'requests': at most ${maxRequests} requests are allowed, got ${list.length}.`, 'requests')
   const decoded = list.map((item, index) => decodeOne(requireObject(item, `requests[${index}]`), `requests[${index}]`, model))
   const dimensions = decoded[0]!.dimensions
   const differing = decoded.findIndex((one) => one.dimensions !== dimensions)

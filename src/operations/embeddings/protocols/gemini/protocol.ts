@@ -14,16 +14,22 @@ type Method = 'embedContent' | 'batchEmbedContents'
 
 /** One embedContent or batchEmbedContents request: its IR, and its own body for a Gemini upstream. */
 class GeminiEmbeddingsExchange implements Exchange {
-  constructor(readonly request: EmbeddingsRequest, private readonly text: string, private readonly body: Json, private readonly method: Method) {}
+  constructor(
+    readonly request: EmbeddingsRequest,
+    private readonly text: string,
+    private readonly body: Json,
+    private readonly method: Method,
+  ) {}
 
   /** The client's own body to the upstream's model: the model named in the body (each request's, in a batch) too. */
   forward(target: Target) {
     refuseDuplicateKeys(this.text)
     const model = `models/${target.upstreamModel.replace(/^models\//, '')}`
     const renamed = (request: Json) => (request.model === undefined || request.model === model ? request : { ...request, model })
-    const body = this.method === 'embedContent'
-      ? renamed(this.body)
-      : { ...this.body, requests: (this.body.requests as unknown[]).map((request) => (isObject(request) ? renamed(request) : request)) }
+    const body =
+      this.method === 'embedContent'
+        ? renamed(this.body)
+        : { ...this.body, requests: (this.body.requests as unknown[]).map((request) => (isObject(request) ? renamed(request) : request)) }
     return { path: `/v1beta/${model}:${this.method}`, body: JSON.stringify(body), stream: false }
   }
 

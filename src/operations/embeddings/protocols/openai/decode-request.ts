@@ -19,8 +19,10 @@ function decodeInputs(value: unknown): EmbeddingInput[] {
     if (value === '') throw invalidRequest("Invalid value for 'input': it cannot be an empty string.", 'input')
     return [{ text: value }]
   }
-  if (!Array.isArray(value) || value.length === 0) throw invalidRequest(`Invalid value for 'input': expected ${inputForms}, not empty.`, 'input')
-  if (value.length > maxInputs) throw invalidRequest(`Invalid value for 'input': at most ${maxInputs} inputs are allowed per request, got ${value.length}.`, 'input')
+  if (!Array.isArray(value) || value.length === 0)
+    throw invalidRequest(`Invalid value for 'input': expected ${inputForms}, not empty.`, 'input')
+  if (value.length > maxInputs)
+    throw invalidRequest(`Invalid value for 'input': at most ${maxInputs} inputs are allowed per request, got ${value.length}.`, 'input')
   if (typeof value[0] === 'number') {
     if (!isTokenList(value)) throw invalidRequest("Invalid value for 'input': token ids must be whole numbers of 0 or more.", 'input')
     return [{ tokens: value }]
@@ -29,10 +31,15 @@ function decodeInputs(value: unknown): EmbeddingInput[] {
   return value.map((item, index) => {
     const field = `input[${index}]`
     if (texts) {
-      if (typeof item !== 'string' || item === '') throw invalidRequest(`Invalid value for '${field}': expected a non-empty string, as every input of this array.`, field)
+      if (typeof item !== 'string' || item === '')
+        throw invalidRequest(`Invalid value for '${field}': expected a non-empty string, as every input of this array.`, field)
       return { text: item }
     }
-    if (!isTokenList(item)) throw invalidRequest(`Invalid value for '${field}': expected a non-empty array of token ids (whole numbers of 0 or more); input must be ${inputForms}.`, field)
+    if (!isTokenList(item))
+      throw invalidRequest(
+        `Invalid value for '${field}': expected a non-empty array of token ids (whole numbers of 0 or more); input must be ${inputForms}.`,
+        field,
+      )
     return { tokens: item }
   })
 }
@@ -43,7 +50,8 @@ export function decodeOpenAiEmbeddingsRequest(body: Json): EmbeddingsRequest {
   const model = requireString(body.model, 'model')
   const inputs = decodeInputs(body.input)
   const encoding = optionalString(body.encoding_format, 'encoding_format') ?? 'float'
-  if (encoding !== 'float' && encoding !== 'base64') throw invalidRequest("Invalid value for 'encoding_format': expected 'float' or 'base64'.", 'encoding_format')
+  if (encoding !== 'float' && encoding !== 'base64')
+    throw invalidRequest("Invalid value for 'encoding_format': expected 'float' or 'base64'.", 'encoding_format')
   return {
     model,
     stream: false,

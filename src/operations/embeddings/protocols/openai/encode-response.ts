@@ -7,7 +7,9 @@ import { encodeBase64Vector, floatsOf } from '../../core/vectors.ts'
  */
 export function encodeOpenAiEmbeddings(answer: EmbeddingsAnswer, model: string, encoding: 'float' | 'base64'): string {
   const data = answer.vectors.map((vector, index) => ({
-    object: 'embedding', index, embedding: encoding === 'base64' ? encodeBase64Vector(vector) : floatsOf(vector),
+    object: 'embedding',
+    index,
+    embedding: encoding === 'base64' ? encodeBase64Vector(vector) : floatsOf(vector),
   }))
   const tokens = answer.usage?.inputTokens ?? 0
   return JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } })

@@ -11,7 +11,11 @@ import { encodeOpenAiEmbeddings } from './encode-response.ts'
 
 /** One `/v1/embeddings` request: its IR, and its own body for an OpenAI-compatible upstream. */
 class OpenAiEmbeddingsExchange implements Exchange {
-  constructor(readonly request: EmbeddingsRequest, private readonly text: string, private readonly body: Json) {}
+  constructor(
+    readonly request: EmbeddingsRequest,
+    private readonly text: string,
+    private readonly body: Json,
+  ) {}
 
   /**
    * The client's own body, fields the gateway does not know included (a compatible server's `input_type`, say), with

@@ -10,10 +10,18 @@ const qualities = ['auto', 'low', 'medium', 'high', 'standard', 'hd']
 const outputFormats = ['png', 'jpeg', 'webp']
 
 /** Settings the upstream takes as they are: named and type-checked here, so a misspelt one is a 400, not a surprise. */
-const passedOn = { background: 'string', style: 'string', moderation: 'string', user: 'string', output_compression: 'number', input_fidelity: 'string' } as const
+const passedOn = {
+  background: 'string',
+  style: 'string',
+  moderation: 'string',
+  user: 'string',
+  output_compression: 'number',
+  input_fidelity: 'string',
+} as const
 
 function oneOf(value: string | undefined, allowed: readonly string[], field: string): string | undefined {
-  if (value !== undefined && !allowed.includes(value)) throw invalidRequest(`Invalid value for '${field}': '${value}'; expected one of ${allowed.join(', ')}.`, field)
+  if (value !== undefined && !allowed.includes(value))
+    throw invalidRequest(`Invalid value for '${field}': '${value}'; expected one of ${allowed.join(', ')}.`, field)
   return value
 }
 
@@ -28,13 +36,20 @@ export function decodeOpenAiImagesRequest(body: Json, fromForm = false): ImagesR
   if (body.prompt === undefined) throw invalidRequest("Missing required parameter: 'prompt'.", 'prompt')
   const prompt = requireString(body.prompt, 'prompt')
   if (prompt === '') throw invalidRequest("Invalid value for 'prompt': it cannot be empty.", 'prompt')
-  if (body.stream === true || body.stream === 'true') throw invalidRequest("Invalid value for 'stream': this gateway answers images whole, not streamed.", 'stream')
+  if (body.stream === true || body.stream === 'true')
+    throw invalidRequest("Invalid value for 'stream': this gateway answers images whole, not streamed.", 'stream')
   const size = optionalString(body.size, 'size')
-  if (size !== undefined && !sizePattern.test(size)) throw invalidRequest(`Invalid value for 'size': '${size}'; expected WIDTHxHEIGHT (like 1024x1024) or auto.`, 'size')
-  const responseFormat = oneOf(optionalString(body.response_format, 'response_format'), ['url', 'b64_json'], 'response_format') as ImagesRequest['responseFormat']
+  if (size !== undefined && !sizePattern.test(size))
+    throw invalidRequest(`Invalid value for 'size': '${size}'; expected WIDTHxHEIGHT (like 1024x1024) or auto.`, 'size')
+  const responseFormat = oneOf(
+    optionalString(body.response_format, 'response_format'),
+    ['url', 'b64_json'],
+    'response_format',
+  ) as ImagesRequest['responseFormat']
   const options: Record<string, string | number> = {}
   for (const [field, type] of Object.entries(passedOn)) {
-    const value = type === 'number' ? optionalNumber(number(field), field, { min: 0, max: 100, integer: true }) : optionalString(body[field], field)
+    const value =
+      type === 'number' ? optionalNumber(number(field), field, { min: 0, max: 100, integer: true }) : optionalString(body[field], field)
     if (value !== undefined) options[field] = value
   }
   return {

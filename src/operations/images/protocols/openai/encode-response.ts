@@ -8,9 +8,10 @@ import type { ImagesAnswer } from '../../core/ir.ts'
 export function encodeOpenAiImages(answer: ImagesAnswer, responseFormat: 'url' | 'b64_json' | undefined): string {
   const mediaType = `image/${answer.outputFormat ?? 'png'}`
   const data = answer.images.map((image) => {
-    const item: Record<string, string> = responseFormat === 'url' || (image.b64 === undefined && image.url !== undefined)
-      ? { url: image.url ?? `data:${mediaType};base64,${image.b64}` }
-      : { b64_json: image.b64! }
+    const item: Record<string, string> =
+      responseFormat === 'url' || (image.b64 === undefined && image.url !== undefined)
+        ? { url: image.url ?? `data:${mediaType};base64,${image.b64}` }
+        : { b64_json: image.b64! }
     if (image.revisedPrompt !== undefined) item.revised_prompt = image.revisedPrompt
     return item
   })
@@ -22,7 +23,9 @@ export function encodeOpenAiImages(answer: ImagesAnswer, responseFormat: 'url' |
   const usage = answer.usage
   if (usage && !usage.estimated && usage.inputTokens + usage.outputTokens > 0) {
     body.usage = {
-      input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      total_tokens: usage.inputTokens + usage.outputTokens,
       input_tokens_details: { text_tokens: usage.inputTokens, image_tokens: 0 },
     }
   }

@@ -10,7 +10,10 @@ import { type EditForm, readEditForm } from './read-edit-form.ts'
 
 /** One `/v1/images/generations` or `/v1/images/edits` request: its IR, and its answer in OpenAI's shape. */
 class OpenAiImagesExchange implements Exchange {
-  constructor(readonly request: ImagesRequest, private readonly form?: EditForm) {}
+  constructor(
+    readonly request: ImagesRequest,
+    private readonly form?: EditForm,
+  ) {}
 
   /** An edit's files, kept aside for every attempt, are removed once the relay is done with them. */
   dispose(): Promise<void> {
@@ -26,7 +29,8 @@ class OpenAiImagesExchange implements Exchange {
 const openAiImagesFront = {
   operation: imagesOperation,
   readSecret: bearerToken,
-  answerHeaders: (requestId: string, rateLimit: Parameters<typeof encodeOpenAiRateLimitHeaders>[0]) => encodeOpenAiRateLimitHeaders(rateLimit, { 'x-request-id': requestId }),
+  answerHeaders: (requestId: string, rateLimit: Parameters<typeof encodeOpenAiRateLimitHeaders>[0]) =>
+    encodeOpenAiRateLimitHeaders(rateLimit, { 'x-request-id': requestId }),
   renderError: openAiErrorResponse,
   wholeContentType: 'application/json',
 }

@@ -53,7 +53,8 @@ export async function readEditForm(request: Request, limits: LimitsConfig): Prom
       } else if (imageFields.has(part.name)) {
         if (form.images.length === maxEditImages) throw invalidRequest(`At most ${maxEditImages} images may be edited at once.`, 'image')
         form.images.push(await keep(part, join(folder, `image-${form.images.length}`)))
-      } else throw invalidRequest(`Unexpected file in the form field '${part.name}': files go in 'image' (or 'image[]') and 'mask'.`, part.name)
+      } else
+        throw invalidRequest(`Unexpected file in the form field '${part.name}': files go in 'image' (or 'image[]') and 'mask'.`, part.name)
     }
     if (form.images.length === 0) throw invalidRequest("Missing required parameter: 'image'.", 'image')
     form.bytes = form.images.reduce((sum, image) => sum + image.bytes, form.bytes + (form.mask?.bytes ?? 0))
@@ -87,7 +88,11 @@ async function keep(part: FormPart, path: string): Promise<ImageFile> {
     for await (const chunk of part.body) {
       if (head.length < 12) head = Buffer.concat([head, chunk.subarray(0, 12 - head.length)])
       bytes += chunk.byteLength
-      if (bytes > maxImageBytes) throw new GatewayError('invalid_request', `The file in '${part.name}' is larger than ${maxImageBytes} bytes.`, { param: part.name, code: 'file_too_large' })
+      if (bytes > maxImageBytes)
+        throw new GatewayError('invalid_request', `The file in '${part.name}' is larger than ${maxImageBytes} bytes.`, {
+          param: part.name,
+          code: 'file_too_large',
+        })
       writer.write(chunk)
       await writer.flush()
     }

@@ -26,7 +26,8 @@ export function decodeRerankRequest(body: Json): RerankRequest {
   if (body.documents === undefined) throw invalidRequest("Missing required parameter: 'documents'.", 'documents')
   const list = requireArray(body.documents, 'documents')
   if (list.length === 0) throw invalidRequest("Invalid value for 'documents': it must hold at least one document.", 'documents')
-  if (list.length > maxDocuments) throw invalidRequest(`Invalid value for 'documents': at most ${maxDocuments} documents are allowed, got ${list.length}.`, 'documents')
+  if (list.length > maxDocuments)
+    throw invalidRequest(`Invalid value for 'documents': at most ${maxDocuments} documents are allowed, got ${list.length}.`, 'documents')
   // Cohere v2 and Jina name it top_n; Voyage top_k.
   const topN = optionalNumber(body.top_n ?? body.top_k, body.top_n !== undefined ? 'top_n' : 'top_k', { min: 1, integer: true })
   return {

@@ -16,12 +16,17 @@ class RerankExchange implements Exchange {
    */
   encodeWhole(answer: RerankAnswer): string {
     const { request } = this
-    const results = answer.results.map((result) => (request.returnDocuments
-      ? { index: result.index, relevance_score: result.relevanceScore, document: { text: request.documents[result.index] } }
-      : { index: result.index, relevance_score: result.relevanceScore }))
+    const results = answer.results.map((result) =>
+      request.returnDocuments
+        ? { index: result.index, relevance_score: result.relevanceScore, document: { text: request.documents[result.index] } }
+        : { index: result.index, relevance_score: result.relevanceScore },
+    )
     const tokens = answer.usage?.inputTokens ?? 0
     return JSON.stringify({
-      id: randomUUID(), model: request.model, results, usage: { total_tokens: tokens, prompt_tokens: tokens },
+      id: randomUUID(),
+      model: request.model,
+      results,
+      usage: { total_tokens: tokens, prompt_tokens: tokens },
       meta: { billed_units: { search_units: answer.usage?.units ?? 0 } },
     })
   }

@@ -9,7 +9,12 @@ import { decodeOpenAiSpeechRequest } from './decode-request.ts'
 
 /** The content type of each format, as OpenAI's speech endpoint answers it. */
 const contentTypes: Record<AudioFormat, string> = {
-  mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm',
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
 }
 
 /** One `/v1/audio/speech` request: its IR, and the content type its audio goes out with. */

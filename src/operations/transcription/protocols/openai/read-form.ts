@@ -20,7 +20,9 @@ const maxAudioBytes = 200 * 1024 * 1024
 /** `unread`: the body is left unread, so the connection is closed after the answer (it cannot carry another request). */
 function audioTooLarge(unread = false): GatewayError {
   return new GatewayError('invalid_request', `The audio file is larger than ${maxAudioBytes} bytes (200 MiB).`, {
-    param: 'file', code: 'file_too_large', headers: unread ? { connection: 'close' } : undefined,
+    param: 'file',
+    code: 'file_too_large',
+    headers: unread ? { connection: 'close' } : undefined,
   })
 }
 
@@ -70,7 +72,10 @@ function measure(path: string, bytes: number): Promise<AudioForm['duration']> {
 export async function readAudioForm(request: Request, limits: LimitsConfig): Promise<AudioForm> {
   const boundary = boundaryOf(request.headers.get('content-type'))
   // A body declared larger than the file limit and the form's fields together is refused before it is read.
-  if (Number(request.headers.get('content-length') ?? 0) > maxAudioBytes + formLimits.maxParts * (formLimits.maxHeaderBytes + maxFieldBytes)) {
+  if (
+    Number(request.headers.get('content-length') ?? 0) >
+    maxAudioBytes + formLimits.maxParts * (formLimits.maxHeaderBytes + maxFieldBytes)
+  ) {
     throw audioTooLarge(true)
   }
   if (!request.body) throw new GatewayError('invalid_request', "Expected a multipart/form-data body with a 'file' and a 'model'.")
