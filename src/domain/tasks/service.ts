@@ -43,6 +43,8 @@ export class FileTooLargeError extends Error {}
 export class TaskService {
   /** Told when there is new work (the runner wakes up instead of waiting for its next poll). */
   onWork: () => void = () => {}
+  /** The last creation time given out: see `createdNow`. */
+  private lastCreated = 0
 
   constructor(
     readonly repository: TaskRepository,
@@ -50,8 +52,17 @@ export class TaskService {
     readonly limits: TaskLimits = defaultTaskLimits,
   ) {}
 
+  /**
+   * A creation time later than any given before by this service: lists page newest first by (created_at, id), and two
+   * batches made within one millisecond would otherwise come back in the order of their random ids.
+   */
+  private createdNow(): number {
+    this.lastCreated = Math.max(this.clock(), this.lastCreated + 1)
+    return this.lastCreated
+  }
+
   async create(input: NewTask): Promise<TaskRecord> {
-    const now = this.clock()
+    const now = this.createdNow()
     const id = input.kind === 'gemini' ? randomBase62(24).toLowerCase() : `${idPrefixes[input.kind]}${randomBase62(24)}`
     const task: TaskRecord = {
       id,
@@ -220,7 +231,7 @@ export class TaskService {
       filename,
       bytes: stored.bytes,
       taskId: null,
-      createdAt: this.clock(),
+      createdAt: this.createdNow(),
       expiresAt,
     }
     storedOrRefused(await this.repository.insertFile(file, this.limits), this.limits)
