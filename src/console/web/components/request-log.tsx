@@ -4,7 +4,7 @@ import { queryString } from '../api.ts'
 import { usePages } from '../use-pages.ts'
 import { count, formatTime } from '../format.ts'
 import type { RequestPage, RequestRow } from '../types.ts'
-import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
+import { Empty, ErrorNotice, Loading, NumberHeading, TableScroll } from './states.tsx'
 
 export interface RequestFilter {
   account_id?: string
@@ -62,18 +62,10 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
                 <th scope="col">Key</th>
                 <th scope="col">Model</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Input
-                </th>
-                <th scope="col" class="number">
-                  Output
-                </th>
-                <th scope="col" class="number">
-                  Cost
-                </th>
-                <th scope="col" class="number">
-                  Latency
-                </th>
+                <NumberHeading>Input</NumberHeading>
+                <NumberHeading>Output</NumberHeading>
+                <NumberHeading>Cost</NumberHeading>
+                <NumberHeading>Latency</NumberHeading>
               </tr>
             </thead>
             <tbody>

@@ -1,7 +1,7 @@
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { fractionWidth, Money } from '../components/money.tsx'
-import { Empty, ErrorNotice, Loading, TableScroll } from '../components/states.tsx'
+import { Empty, ErrorNotice, Loading, NumberHeading, TableScroll } from '../components/states.tsx'
 import { TaskProgress } from '../components/task-progress.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -65,9 +65,7 @@ export function Tasks({ session, search }: PageProps) {
                 <th scope="col">API</th>
                 <th scope="col">Status</th>
                 <th scope="col">Progress</th>
-                <th scope="col" class="number">
-                  Spend
-                </th>
+                <NumberHeading>Spend</NumberHeading>
                 <th scope="col">Created (UTC)</th>
                 <th scope="col">Finished (UTC)</th>
               </tr>
