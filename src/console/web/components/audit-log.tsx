@@ -3,7 +3,8 @@ import { queryString } from '../api.ts'
 import { formatTime } from '../format.ts'
 import type { AuditEntry, AuditPage, AuditValue } from '../types.ts'
 import { usePages } from '../use-pages.ts'
-import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
+import { OlderPages } from './older-pages.tsx'
+import { Empty, TableScroll } from './states.tsx'
 
 export interface AuditFilter {
   account_id?: string
@@ -66,11 +67,12 @@ function ObjectCell({ entry }: { entry: AuditEntry }) {
 export function AuditLog({ filter }: { filter: AuditFilter }) {
   const [attempt, setAttempt] = useState(0)
   const key = queryString({ ...filter })
-  const { rows, next, loading, error, load } = usePages<AuditEntry, AuditPage>(
+  const pages = usePages<AuditEntry, AuditPage>(
     (before) => `/audit${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.entries,
     `${key}#${attempt}`,
   )
+  const { rows, loading, error } = pages
   if (!loading && !error && rows.length === 0)
     return (
       <Empty>
@@ -118,14 +120,13 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
           </table>
         </TableScroll>
       )}
-      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
-      {loading && <Loading label="Loading the audit log…" />}
-      {!loading && next && (
-        <button type="button" class="button secondary" onClick={() => load(next)}>
-          Load older changes
-        </button>
-      )}
-      {!loading && !next && rows.length > 0 && <p class="hint">That is every matching change.</p>}
+      <OlderPages
+        pages={pages}
+        restart={() => setAttempt((value) => value + 1)}
+        loadingLabel="Loading the audit log…"
+        more="Load older changes"
+        end="That is every matching change."
+      />
     </div>
   )
 }

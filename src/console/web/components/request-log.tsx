@@ -2,9 +2,10 @@ import { fractionWidth, Money } from './money.tsx'
 import { useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { usePages } from '../use-pages.ts'
+import { OlderPages } from './older-pages.tsx'
 import { count, formatTime } from '../format.ts'
 import type { RequestPage, RequestRow } from '../types.ts'
-import { Empty, ErrorNotice, Loading, NumberHeading, TableScroll } from './states.tsx'
+import { Empty, NumberHeading, TableScroll } from './states.tsx'
 
 export interface RequestFilter {
   account_id?: string
@@ -37,11 +38,12 @@ function StatusCell({ row }: { row: RequestRow }) {
 export function RequestLog({ filter, showAccount }: { filter: RequestFilter; showAccount: boolean }) {
   const [attempt, setAttempt] = useState(0)
   const key = queryString({ ...filter })
-  const { rows, next, loading, error, load } = usePages<RequestRow, RequestPage>(
+  const pages = usePages<RequestRow, RequestPage>(
     (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.requests,
     `${key}#${attempt}`,
   )
+  const { rows, loading, error } = pages
 
   const costWidth = fractionWidth(rows.map((row) => row.cost_usd))
   if (!loading && !error && rows.length === 0)
@@ -104,14 +106,13 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
           </table>
         </TableScroll>
       )}
-      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
-      {loading && <Loading label="Loading requests…" />}
-      {!loading && next && (
-        <button type="button" class="button secondary" onClick={() => load(next)}>
-          Load older requests
-        </button>
-      )}
-      {!loading && !next && rows.length > 0 && <p class="hint">That is every matching request.</p>}
+      <OlderPages
+        pages={pages}
+        restart={() => setAttempt((value) => value + 1)}
+        loadingLabel="Loading requests…"
+        more="Load older requests"
+        end="That is every matching request."
+      />
     </div>
   )
 }

@@ -1,0 +1,29 @@
+import type { Pages } from '../use-pages.ts'
+import { ErrorNotice, Loading } from './states.tsx'
+
+interface OlderPagesProps<T> {
+  pages: Pages<T>
+  /** Read the first page again (a retry before any row arrived). */
+  restart: () => void
+  /** What the spinner says, the button reads and the end of the list says: the log's own words. */
+  loadingLabel: string
+  more: string
+  end: string
+}
+
+/** Below a keyset-paged log: a failed page with its retry, a spinner, "Load older …", or word that nothing is left. */
+export function OlderPages<T>({ pages, restart, loadingLabel, more, end }: OlderPagesProps<T>) {
+  const { rows, next, loading, error, load } = pages
+  return (
+    <>
+      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : restart())} />}
+      {loading && <Loading label={loadingLabel} />}
+      {!loading && next && (
+        <button type="button" class="button secondary" onClick={() => load(next)}>
+          {more}
+        </button>
+      )}
+      {!loading && !next && rows.length > 0 && <p class="hint">{end}</p>}
+    </>
+  )
+}
