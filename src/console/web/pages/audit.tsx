@@ -2,6 +2,7 @@ import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { AuditLog } from '../components/audit-log.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
+import { DayRange, FilterActions } from '../components/filter-form.tsx'
 import { seesEveryAccount } from '../access.ts'
 import { PageHeader } from '../layout.tsx'
 import type { PageProps } from '../routes.tsx'
@@ -55,17 +56,9 @@ export function Audit({ session, search }: PageProps) {
             ))}
           </SelectField>
           <TextField label="Object ID" value={draft.id} onValue={set('id')} maxLength={200} autoCapitalize="none" spellcheck={false} />
-          <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
-          <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
+          <DayRange from={draft.from} to={draft.to} onFrom={set('from')} onTo={set('to')} error={invalidRange} />
         </div>
-        <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>
-            Apply filters
-          </button>
-          <a class="button secondary" href="/console/audit">
-            Reset
-          </a>
-        </div>
+        <FilterActions invalid={!!invalidRange} reset="/console/audit" />
       </form>
       <div class="section-header">
         <h2>Changes</h2>

@@ -1,7 +1,8 @@
 import { can } from '../access.ts'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
-import { SelectField, TextField } from '../components/fields.tsx'
+import { SelectField } from '../components/fields.tsx'
+import { DayRange, FilterActions } from '../components/filter-form.tsx'
 import { RequestLog } from '../components/request-log.tsx'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
 import { keyLabel } from '../format.ts'
@@ -87,17 +88,9 @@ export function Usage({ session, search }: PageProps) {
               </option>
             ))}
           </SelectField>
-          <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
-          <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
+          <DayRange from={draft.from} to={draft.to} onFrom={set('from')} onTo={set('to')} error={invalidRange} />
         </div>
-        <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>
-            Apply filters
-          </button>
-          <a class="button secondary" href="/console/usage">
-            Reset
-          </a>
-        </div>
+        <FilterActions invalid={!!invalidRange} reset="/console/usage" />
       </form>
       <h2>Summary</h2>
       <UsageSummaryView query={{ ...scope, ...range }} showKeys={!applied.key} />
