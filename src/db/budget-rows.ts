@@ -1,3 +1,4 @@
+import { type Column, eq } from 'drizzle-orm'
 import type { ProjectChanges } from '../domain/budgets/repository.ts'
 import type { BudgetRecord, BudgetScope, ProjectRecord } from '../domain/records.ts'
 
@@ -28,3 +29,17 @@ export function projectColumns(changes: ProjectChanges) {
   if (allowedIps !== undefined) defined.allowedIps = textOf(allowedIps)
   return defined
 }
+
+/** The keys a budget applies to: one key, a project's keys, or all of its account's. */
+export const scopeOf = (budget: { scope: string; accountId: number; projectId: number | null; keyId: string | null }) =>
+  budget.scope === 'key'
+    ? { keyId: budget.keyId! }
+    : budget.scope === 'project'
+      ? { projectId: budget.projectId! }
+      : { accountId: budget.accountId }
+
+/** Oldest first: the order projects and budgets are listed in. */
+export const byId = (a: { id: number }, b: { id: number }) => a.id - b.id
+
+/** Only one account's rows, or (no account given) every row. */
+export const ofAccount = (column: Column, accountId: number | undefined) => (accountId === undefined ? undefined : eq(column, accountId))
