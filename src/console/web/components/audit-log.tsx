@@ -1,4 +1,3 @@
-import { useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { formatTime } from '../format.ts'
 import type { AuditEntry, AuditPage, AuditValue } from '../types.ts'
@@ -65,12 +64,10 @@ function ObjectCell({ entry }: { entry: AuditEntry }) {
 
 /** The audit log, newest first; "Load older" follows the keyset cursor. */
 export function AuditLog({ filter }: { filter: AuditFilter }) {
-  const [attempt, setAttempt] = useState(0)
-  const key = queryString({ ...filter })
   const pages = usePages<AuditEntry, AuditPage>(
     (before) => `/audit${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.entries,
-    `${key}#${attempt}`,
+    queryString({ ...filter }),
   )
   const { rows, loading, error } = pages
   if (!loading && !error && rows.length === 0)
@@ -120,13 +117,7 @@ export function AuditLog({ filter }: { filter: AuditFilter }) {
           </table>
         </TableScroll>
       )}
-      <OlderPages
-        pages={pages}
-        restart={() => setAttempt((value) => value + 1)}
-        loadingLabel="Loading the audit log…"
-        more="Load older changes"
-        end="That is every matching change."
-      />
+      <OlderPages pages={pages} loadingLabel="Loading the audit log…" more="Load older changes" end="That is every matching change." />
     </div>
   )
 }

@@ -1,5 +1,4 @@
 import { fractionWidth, Money } from './money.tsx'
-import { useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { usePages } from '../use-pages.ts'
 import { OlderPages } from './older-pages.tsx'
@@ -36,12 +35,10 @@ function StatusCell({ row }: { row: RequestRow }) {
 
 /** The request log, newest first; "Load older" follows the keyset cursor, so page 1000 costs what page 1 does. */
 export function RequestLog({ filter, showAccount }: { filter: RequestFilter; showAccount: boolean }) {
-  const [attempt, setAttempt] = useState(0)
-  const key = queryString({ ...filter })
   const pages = usePages<RequestRow, RequestPage>(
     (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.requests,
-    `${key}#${attempt}`,
+    queryString({ ...filter }),
   )
   const { rows, loading, error } = pages
 
@@ -106,13 +103,7 @@ export function RequestLog({ filter, showAccount }: { filter: RequestFilter; sho
           </table>
         </TableScroll>
       )}
-      <OlderPages
-        pages={pages}
-        restart={() => setAttempt((value) => value + 1)}
-        loadingLabel="Loading requests…"
-        more="Load older requests"
-        end="That is every matching request."
-      />
+      <OlderPages pages={pages} loadingLabel="Loading requests…" more="Load older requests" end="That is every matching request." />
     </div>
   )
 }
