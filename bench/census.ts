@@ -5,15 +5,18 @@
  * with the machine's speed, so a change that allocates less shows here even when a noisy box hides it in req/s.
  * The counts include the in-process client's own objects (the same for both targets).
  *
- *   bun bench/census.ts [--requests 500]
+ *   bun bench/census.ts [--requests 500] [--concurrency 10]
+ *
+ * `--concurrency 1` is the fixed-rate case (bench/capacity.ts latency, 400/s): requests arriving one by one, each
+ * bill committed alone.
  */
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
 import { startBenchGateway } from './bench-gateway.ts'
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '500' } } })
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '500' }, concurrency: { type: 'string', default: '10' } } })
 const requests = Number(values.requests)
-const concurrency = 10
+const concurrency = Number(values.concurrency)
 
 // The upstream and the passthrough are the benchmark's own scripts, started in this process.
 const { server: upstream } = await import('./upstream.ts')

@@ -18,7 +18,12 @@ import { createTestDatabase } from './support/postgres.ts'
  * usage_daily's key), so usage by operation is right for old days too.
  */
 const day = 86_400_000
-const before = (migrations: Migration[]) => migrations.filter((migration) => !migration.name.endsWith('_usage_operation'))
+// The migrations that came before it (later ones, such as SQLite's 0017 rebuilding usage_records, expect its columns).
+const before = (migrations: Migration[]) =>
+  migrations.slice(
+    0,
+    migrations.findIndex((migration) => migration.name.endsWith('_usage_operation')),
+  )
 const oldRow = `'req_old', 1, 'key_a', 'm1', 'p', 'u', 'openai-chat', 10, 0, 0, 5, 0, 700, 200, NULL, 3, false, false, ${2 * day + 5}`
 const oldColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens, cache_write_tokens,
   output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at`

@@ -23,7 +23,10 @@ export interface Lease {
   /** Sum of the holds of requests in flight under this lease. */
   used: number
   growing?: Promise<void>
+  /** Runs while the lease may be idle (leases.ts `scheduleRelease`); when it fires, `used` says whether it is. */
   idleTimer?: ReturnType<typeof setTimeout>
+  /** `performance.now()` when its last request ended. */
+  idleSince?: number
   /** Its process was declared gone since it was made: only its requests in flight still settle under it. */
   retired?: boolean
   /** The id its requests' holds carry, once it was reserved again under a new one. */
@@ -54,10 +57,6 @@ export interface LeaseTerm {
 /** A request's hold, cut from a lease that has room for it. */
 export function carve(lease: Lease, keyId: string, amount: number): Hold {
   lease.used += amount
-  if (lease.idleTimer !== undefined) {
-    clearTimeout(lease.idleTimer)
-    lease.idleTimer = undefined
-  }
   return {
     id: lease.id,
     accountId: lease.accountId,

@@ -86,6 +86,7 @@ export class Leases {
   end(lease: Lease): void {
     if (this.current.get(lease.slot) === lease) this.current.delete(lease.slot)
     clearTimeout(lease.idleTimer)
+    lease.idleTimer = undefined
     if (!lease.hasRow && lease.used === 0) return // never granted anything: nothing to give back
     lease.retired = true
     this.retired.set(lease.id, lease)
@@ -196,6 +197,7 @@ export class Leases {
     // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
     if (lease.growing !== undefined) return this.scheduleRelease(lease)
     clearTimeout(lease.idleTimer)
+    lease.idleTimer = undefined
     this.current.delete(lease.slot)
     if (lease.hasRow) {
       this.writer.enqueue({
@@ -214,9 +216,25 @@ export class Leases {
     for (const lease of [...this.current.values()]) this.release(lease)
   }
 
+  /**
+   * Give the lease back once it has been idle `leaseIdleMs`. One timer a lease, not one a request: a request carving
+   * from it leaves the timer running, and a timer that finds the lease busy, or idle for less long, waits again
+   * (requests arriving one by one made a timer and a closure each, bench/census.ts --concurrency 1).
+   */
   private scheduleRelease(lease: Lease): void {
-    clearTimeout(lease.idleTimer)
-    lease.idleTimer = setTimeout(() => this.release(lease), this.options.leaseIdleMs)
+    lease.idleSince = performance.now()
+    if (lease.idleTimer !== undefined) return
+    lease.idleTimer = setTimeout(expireIdle, this.options.leaseIdleMs, this, lease)
+    lease.idleTimer.unref?.()
+  }
+
+  /** The idle timer fired: release the lease if it is still idle and has been for `leaseIdleMs`. */
+  idleTimerFired(lease: Lease): void {
+    lease.idleTimer = undefined
+    if (lease.used !== 0 || lease.idleSince === undefined) return // busy: the end of its last request starts the wait again
+    const left = lease.idleSince + this.options.leaseIdleMs - performance.now()
+    if (left <= 0) return this.release(lease)
+    lease.idleTimer = setTimeout(expireIdle, left, this, lease)
     lease.idleTimer.unref?.()
   }
 
@@ -248,6 +266,7 @@ export class Leases {
     this.epoch++
     for (const lease of this.current.values()) {
       clearTimeout(lease.idleTimer)
+      lease.idleTimer = undefined
       lease.retired = true
       if (lease.used > 0) this.retired.set(lease.id, lease)
     }
@@ -283,4 +302,8 @@ export class Leases {
 
 function newLeaseId(): string {
   return `lease_${randomBase62(16)}`
+}
+
+function expireIdle(leases: Leases, lease: Lease): void {
+  leases.idleTimerFired(lease)
 }

@@ -96,6 +96,33 @@ describe('Ledger with leases over SQLite', () => {
     await ledger.flush()
     expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 99_990 })
   })
+
+  test('a lease used again while idle waits its whole idle time from its last request, busy or not when its timer fires', async () => {
+    const store = openSqliteStore(':memory:')
+    await store.migrate()
+    const account = await store.accounts.create('reused', Date.now())
+    await store.accounts.credit(account.id, 100_000, 'test', 'test', Date.now())
+    const ledger = new Ledger(store.ledger, { leaseIdleMs: 200 })
+    const reserved = async () => {
+      await ledger.flush()
+      return (await store.accounts.findById(account.id))!.reserved
+    }
+    void ledger.settle(await ledger.placeHold(account.id, 'k', 1_000), usage(account.id, 10)) // idle from 0: timer at 200
+    await Bun.sleep(75)
+    const second = await ledger.placeHold(account.id, 'k', 1_000)
+    await Bun.sleep(50)
+    void ledger.settle(second, usage(account.id, 10)) // idle from ~125
+    await Bun.sleep(125)
+    expect(await reserved()).toBeGreaterThan(0) // ~250 ms: the timer found it idle for 75 ms only and waits on
+    const third = await ledger.placeHold(account.id, 'k', 1_000)
+    await Bun.sleep(150) // busy when the timer fires again (~325 ms)
+    void ledger.settle(third, usage(account.id, 10)) // idle from ~400
+    await Bun.sleep(100)
+    expect(await reserved()).toBeGreaterThan(0)
+    await Bun.sleep(300)
+    expect(await reserved()).toBe(0)
+    expect((await store.accounts.findById(account.id))!.balance).toBe(99_970)
+  })
 })
 
 describe('usage rows written in one batch', () => {

@@ -14,6 +14,7 @@ import usageOperation from '../../../drizzle/sqlite/0010_usage_operation.sql' wi
 import auditLog from '../../../drizzle/sqlite/0011_audit_log.sql' with { type: 'text' }
 import budgets from '../../../drizzle/sqlite/0012_budgets.sql' with { type: 'text' }
 import alerts from '../../../drizzle/sqlite/0013_alerts.sql' with { type: 'text' }
+import usageRowid from '../../../drizzle/sqlite/0017_usage_rowid.sql' with { type: 'text' }
 import projectAllowedIps from '../../../drizzle/sqlite/0018_project_allowed_ips.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
@@ -32,5 +33,6 @@ export const sqliteMigrations: Migration[] = [
   { name: '0011_audit_log', sql: auditLog },
   { name: '0012_budgets', sql: budgets },
   { name: '0013_alerts', sql: alerts },
+  { name: '0017_usage_rowid', sql: usageRowid },
   { name: '0018_project_allowed_ips', sql: projectAllowedIps },
 ]

@@ -16,46 +16,82 @@ const colon = 58
  * written with escapes (`"mod\u0065l"`) are decoded before they are compared.
  */
 function findDuplicateKey(text: string): string | undefined {
-  // One entry per open container: the keys seen so far (objects) or null (arrays), and the path to it.
-  const keys: (Set<string> | null)[] = []
-  const paths: string[] = []
+  let depth = 0
+  let deepest = 0
   let expectingKey = false
   /** The last key read in the innermost object: the name of the value that follows it. */
   let lastKey = ''
   let index = 0
   const length = text.length
-  while (index < length) {
-    const code = text.charCodeAt(index)
-    if (code === quote) {
-      const end = endOfString(text, index)
-      const top = keys.length > 0 ? keys[keys.length - 1] : null
-      if (top && expectingKey && nextNonSpace(text, end) === colon) {
-        const raw = text.slice(index + 1, end - 1)
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(index, end)) as string) : raw
-        if (top.has(key)) return join(paths[paths.length - 1]!, key)
-        top.add(key)
-        lastKey = key
-        expectingKey = false
+  try {
+    while (index < length) {
+      const code = text.charCodeAt(index)
+      if (code === quote) {
+        const end = endOfString(text, index)
+        if (depth > 0 && isObject[depth - 1] && expectingKey && nextNonSpace(text, end) === colon) {
+          const raw = text.slice(index + 1, end - 1)
+          const key = raw.includes('\\') ? (JSON.parse(text.slice(index, end)) as string) : raw
+          const seen = keySets[depth - 1]!
+          if (seen.has(key)) return pathTo(depth, key)
+          seen.add(key)
+          lastKey = key
+          expectingKey = false
+        }
+        index = end
+        continue
       }
-      index = end
-      continue
+      if (code === openBrace || code === openBracket) {
+        // What names the new container in its parent: the key before it in an object, null in an array (or the root).
+        names[depth] = depth > 0 && isObject[depth - 1] ? lastKey : null
+        isObject[depth] = code === openBrace
+        if (code === openBrace) keySets[depth] = emptySetAt(depth)
+        depth++
+        if (depth > deepest) deepest = depth
+        expectingKey = code === openBrace
+      } else if (code === closeBrace || code === closeBracket) {
+        depth--
+      } else if (code === 44) {
+        // ',' — in an object, a key comes next
+        expectingKey = depth > 0 && isObject[depth - 1]!
+      }
+      index++
     }
-    if (code === openBrace || code === openBracket) {
-      const parent = paths.length === 0 ? undefined : paths[paths.length - 1]!
-      const inObject = keys.length > 0 && keys[keys.length - 1] !== null
-      paths.push(parent === undefined ? '' : inObject ? join(parent, lastKey) : `${parent}[]`)
-      keys.push(code === openBrace ? new Set() : null)
-      expectingKey = code === openBrace
-    } else if (code === closeBrace || code === closeBracket) {
-      keys.pop()
-      paths.pop()
-    } else if (code === 44) {
-      // ',' — in an object, a key comes next
-      expectingKey = keys.length > 0 && keys[keys.length - 1] !== null
-    }
-    index++
+    return undefined
+  } finally {
+    // The sets kept for the next body let go of this one's keys; deeper ones are dropped.
+    for (let level = 0; level < Math.min(deepest, reusedDepth); level++) keySets[level]?.clear()
+    keySets.length = Math.min(keySets.length, reusedDepth)
+    names.length = Math.min(names.length, reusedDepth)
+    isObject.length = Math.min(isObject.length, reusedDepth)
   }
-  return undefined
+}
+
+/**
+ * The scan's state per open container, by depth, kept from one body to the next (the scan is synchronous, so one
+ * set of them serves every request): a Set and a path string per object were most of the objects this check left
+ * a request (bench/census.ts). Beyond `reusedDepth` levels (hostile nesting) they are made and dropped per body.
+ */
+const reusedDepth = 16
+const keySets: Set<string>[] = []
+const names: (string | null)[] = []
+const isObject: boolean[] = []
+
+/** An empty Set for the object opening at `depth`: the one kept there, emptied, when there is one. */
+function emptySetAt(depth: number): Set<string> {
+  const kept = depth < reusedDepth ? keySets[depth] : undefined
+  if (kept === undefined) return new Set()
+  kept.clear()
+  return kept
+}
+
+/** The path of `key` in the object open at `depth`, as the 400 names it (`messages[].content`), made only for a duplicate. */
+function pathTo(depth: number, key: string): string {
+  let path = ''
+  for (let level = 1; level < depth; level++) {
+    const name = names[level]
+    path = name === null || name === undefined ? `${path}[]` : join(path, name)
+  }
+  return join(path, key)
 }
 
 /** Refuse a body with a duplicate key (see findDuplicateKey) with a 400 naming it. */

@@ -1,0 +1,99 @@
+/**
+ * What one bill committed alone costs on SQLite — the case of requests arriving one by one (bench/capacity.ts latency,
+ * 400/s), where each answer waits for a transaction of its own: the main thread's CPU per bill, and the pages of WAL
+ * per bill and per reservation. A serving store (the WAL checkpointed from its own thread, as in `serve`), four
+ * long-lived leases under one key, each bill `ledger.write` of one settlement.
+ *
+ *   bun bench/bill-commit.ts [--bills 10000]
+ *
+ * CPU is the main thread's (/proc, 10 ms ticks, so use ≥ 10,000 bills). Pages are counted from the WAL's growth while
+ * a reader holds a snapshot (the WAL cannot restart meanwhile), in a second store. Run it in two checkouts to compare;
+ * in a tight loop the caches stay warm, so a server between requests pays more. Not part of CI.
+ */
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { openSqliteStore } from '../src/db/sqlite/store.ts'
+import type { LedgerWrite } from '../src/domain/records.ts'
+
+const { values } = parseArgs({ options: { bills: { type: 'string', default: '10000' } } })
+const bills = Number(values.bills)
+const leases = 4
+
+async function store(path: string) {
+  const setup = openSqliteStore(path)
+  await setup.migrate()
+  await setup.close()
+  const raw = new Database(path)
+  raw.run(`INSERT INTO accounts (id, name, balance, reserved, created_at) VALUES (1, 'bench', 1000000000000000, 0, 0)`)
+  raw.run(`INSERT INTO api_keys (id, account_id, prefix, hash, created_at, updated_at) VALUES ('key', 1, 'p', 'h', 0, 0)`)
+  raw.close()
+  return openSqliteStore(path, { serving: true })
+}
+
+const bill = (index: number): LedgerWrite[] => [
+  {
+    kind: 'settle',
+    leaseId: `lease${index % leases}`,
+    usage: {
+      requestId: `req_${index}_${crypto.randomUUID()}`,
+      accountId: 1,
+      keyId: 'key',
+      model: index % 3 ? 'bench-model' : 'other',
+      provider: 'up',
+      upstreamModel: 'bench-upstream',
+      protocol: 'openai-chat',
+      operation: 'chat',
+      inputTokens: 10,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 20,
+      reasoningTokens: 0,
+      units: 0,
+      cost: 100,
+      status: 200,
+      errorType: null,
+      latencyMs: 3,
+      stream: false,
+      estimated: false,
+      createdAt: Date.now(),
+    },
+  },
+]
+const reservation = (leaseId: string) => ({ leaseId, accountId: 1, keyId: 'key', need: 1, want: 1e12, at: Date.now() })
+const mainThreadTicks = () => {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12]) // utime + stime, in 10 ms ticks
+}
+
+const directory = mkdtempSync(join(tmpdir(), 'tollgate-bill-commit-'))
+const timed = await store(join(directory, 'cpu.db'))
+for (let lease = 0; lease < leases; lease++) await timed.ledger.reserve(reservation(`lease${lease}`))
+for (let index = 0; index < 1000; index++) await timed.ledger.write(bill(index)) // warm-up
+const batches = Array.from({ length: bills }, (_, index) => bill(index))
+const ticks = mainThreadTicks()
+for (const batch of batches) await timed.ledger.write(batch)
+const cpuUs = ((mainThreadTicks() - ticks) * 10_000) / bills
+await timed.close()
+
+const counted = join(directory, 'pages.db')
+const paged = await store(counted)
+const reader = new Database(counted)
+reader.run('BEGIN')
+reader.query('SELECT 1 FROM accounts').get()
+const wal = () => statSync(`${counted}-wal`).size / (4096 + 24) // one frame: a page and its header
+let before = wal()
+for (let lease = 0; lease < 1000; lease++) await paged.ledger.reserve(reservation(`new${lease}`))
+const reservePages = (wal() - before) / 1000
+for (let lease = 0; lease < leases; lease++) await paged.ledger.reserve(reservation(`lease${lease}`))
+before = wal()
+for (let index = 0; index < 2000; index++) await paged.ledger.write(bill(index))
+const billPages = (wal() - before) / 2000
+reader.run('COMMIT')
+reader.close()
+await paged.close()
+console.log(
+  `bill committed alone: main thread ${cpuUs.toFixed(1)} µs (${bills} bills), ${billPages.toFixed(2)} WAL pages; a new reservation: ${reservePages.toFixed(2)} WAL pages`,
+)
