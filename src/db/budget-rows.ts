@@ -1,11 +1,8 @@
 import { type Column, eq } from 'drizzle-orm'
-import type { ProjectChanges } from '../domain/budgets/repository.ts'
+import { listOf, textOf } from './list-columns.ts'
 import type { BudgetRecord, BudgetScope, ProjectRecord } from '../domain/records.ts'
 
 type ListColumns = 'models' | 'allowedIps'
-
-const listOf = (text: string | null) => (text === null ? null : (JSON.parse(text) as string[]))
-const textOf = (list: readonly string[] | null) => (list === null ? null : JSON.stringify(list))
 
 /** A projects row (either dialect) as the domain's record: its model and address lists are stored as JSON text. */
 export function projectOf(row: Omit<ProjectRecord, ListColumns> & Record<ListColumns, string | null>): ProjectRecord {
@@ -19,15 +16,6 @@ export function projectRow(project: Omit<ProjectRecord, 'id'>) {
 
 export function budgetOf(row: Omit<BudgetRecord, 'scope'> & { scope: string }): BudgetRecord {
   return { ...row, scope: row.scope as BudgetScope }
-}
-
-/** The columns an edit sets: only the fields given, lists as their JSON text. */
-export function projectColumns(changes: ProjectChanges) {
-  const { models, allowedIps, ...rest } = changes
-  const defined: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-  if (models !== undefined) defined.models = textOf(models)
-  if (allowedIps !== undefined) defined.allowedIps = textOf(allowedIps)
-  return defined
 }
 
 /** The keys a budget applies to: one key, a project's keys, or all of its account's. */

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, byId, ofAccount, projectColumns, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { budgetOf, byId, ofAccount, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
@@ -45,7 +46,7 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
         if (!before) return undefined
         const [updated] = await tx
           .update(projects)
-          .set({ ...projectColumns(changes), updatedAt: at })
+          .set({ ...changedColumns(changes), updatedAt: at })
           .where(eq(projects.id, id))
           .returning()
         const after = projectOf(updated!)

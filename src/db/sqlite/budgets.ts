@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, byId, ofAccount, projectColumns, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { budgetOf, byId, ofAccount, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -46,7 +47,7 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
         const after = projectOf(
           tx
             .update(projects)
-            .set({ ...projectColumns(changes), updatedAt: at })
+            .set({ ...changedColumns(changes), updatedAt: at })
             .where(eq(projects.id, id))
             .returning()
             .get()!,

@@ -2,7 +2,8 @@ import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import type { KeyRecord } from '../../domain/records.ts'
 import type { KeyRepository } from '../../domain/repositories.ts'
-import { keyColumns, keyOf, keyValues } from '../key-rows.ts'
+import { keyOf, keyValues } from '../key-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -63,7 +64,7 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
       return changeLiveKey(id, { revokedAt: at, updatedAt: at }, audit)
     },
     async update(id, changes, at, audit) {
-      return changeLiveKey(id, { ...keyColumns(changes), updatedAt: at }, audit)
+      return changeLiveKey(id, { ...changedColumns(changes), updatedAt: at }, audit)
     },
     async rotate(id, secret, at, audit) {
       return changeLiveKey(id, { hash: secret.hash, prefix: secret.prefix, updatedAt: at }, audit)
