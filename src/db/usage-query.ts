@@ -144,7 +144,17 @@ export function dailyTotalsColumns(table: DailyColumns) {
   }
 }
 
-export function addTotals<T extends UsageTotals>(into: T, more: UsageTotals): T {
+type SummaryRow = (Record<keyof UsageTotals, number | string> & { cachedInputTokens: number | string }) | undefined
+
+/** A summary: the live rows' totals and cached input tokens plus the folded days' (either row may be missing). */
+export function summaryOf(live: SummaryRow, old: SummaryRow): UsageTotals & { cachedInputTokens: number } {
+  return {
+    ...addTotals(readTotals(live), readTotals(old)),
+    cachedInputTokens: Number(live?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0),
+  }
+}
+
+function addTotals<T extends UsageTotals>(into: T, more: UsageTotals): T {
   into.requests += more.requests
   into.succeeded += more.succeeded
   into.refused += more.refused

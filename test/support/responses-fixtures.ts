@@ -114,3 +114,8 @@ export function keysOf(value: Recorded | undefined): string[] {
     .filter((key) => key !== 'obfuscation')
     .sort()
 }
+
+/** What an output item says (kind, text, call and its arguments, message and summary text), to compare ours with the API's. */
+export function itemFacts(item: Recorded): unknown[] {
+  return [item.type, item.text, item.call_id, item.name, item.arguments, item.content?.[0]?.text, item.summary?.[0]?.text]
+}

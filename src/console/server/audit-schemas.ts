@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia'
 import type { auditJson } from '../../domain/audit/present.ts'
-import { nullable, time } from './schema-parts.ts'
+import { nullable, time, logPageQuery, timeRange } from './schema-parts.ts'
 
 const fields = nullable(
   t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.String())]), {
@@ -38,17 +38,10 @@ export const auditQuery = t.Object({
   object_type: t.Optional(t.String({ description: 'Only this kind of object: account, key, user, admin-token, task, config' })),
   object_id: t.Optional(t.String({ description: 'Only this object' })),
   action: t.Optional(t.String({ description: 'Only this action, e.g. key.revoke' })),
-  since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),
-  until: t.Optional(t.String({ description: 'Until this time, exclusive (ISO-8601)' })),
+  ...timeRange,
 })
 
-export const auditPageQuery = t.Composite([
-  auditQuery,
-  t.Object({
-    limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
-    before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
-  }),
-])
+export const auditPageQuery = t.Composite([auditQuery, logPageQuery])
 
 // The presenter and the schema agree, or this fails to compile.
 const agreement: ReturnType<typeof auditJson> extends Static<typeof auditRow> ? true : false = true

@@ -1,5 +1,5 @@
 import { t, type TSchema } from 'elysia'
-import { idOf, nullable } from './schema-parts.ts'
+import { idOf, nullable, logPageQuery, timeRange } from './schema-parts.ts'
 
 /** What the console API takes: bodies, queries and path parameters (schemas.ts re-exports these). */
 
@@ -194,14 +194,7 @@ export const usageQuery = t.Object({
   project_id: t.Optional(t.String({ description: "Only this project's keys" })),
   model: t.Optional(t.String({ description: 'Only this model ID' })),
   status: t.Optional(t.String({ description: 'ok, error, 2xx, 4xx, 5xx or a status code such as 429' })),
-  since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),
-  until: t.Optional(t.String({ description: 'Until this time, exclusive (ISO-8601)' })),
+  ...timeRange,
 })
 
-export const requestsQuery = t.Composite([
-  usageQuery,
-  t.Object({
-    limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
-    before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
-  }),
-])
+export const requestsQuery = t.Composite([usageQuery, logPageQuery])

@@ -6,3 +6,15 @@ export const usd = (description: string) =>
 export const time = (description: string) => t.String({ format: 'date-time', description })
 export const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 export const idOf = (what: string) => t.String({ description: `The ${what}'s ID` })
+
+/** A query's time range: the filters the audit log and the request log both take. */
+export const timeRange = {
+  since: t.Optional(t.String({ description: 'From this time (ISO-8601)' })),
+  until: t.Optional(t.String({ description: 'Until this time, exclusive (ISO-8601)' })),
+}
+
+/** One keyset page of a newest-first log: its `next` goes back as `before`. */
+export const logPageQuery = t.Object({
+  limit: t.Optional(t.String({ description: 'Rows per page, 1 to 200; 50 when absent' })),
+  before: t.Optional(t.String({ description: 'The `next` value of the previous page' })),
+})

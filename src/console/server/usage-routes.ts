@@ -16,6 +16,14 @@ const defaultDays = 30
 const longestRangeDays = 400
 const tags = ['Usage']
 
+/** A usage read's route options: who may call it (usage:read), its query and answers, its documentation. */
+const usageRead = <Query, Response>(query: Query, response: Response, summary: string, description: string) => ({
+  permission: 'usage:read' as const,
+  query,
+  response,
+  detail: { tags, summary, description },
+})
+
 /** Chart ranges are whole UTC days; the default is the last 30 including today. */
 function dayRange(filter: UsageFilter, now = Date.now()): { since: number; until: number } {
   const until = filter.until ?? (Math.floor(now / dayMs) + 1) * dayMs
@@ -133,16 +141,12 @@ export function usageRoutes(services: Services) {
           const filter = await readUsageFilter(services, ownAccountId(viewer), query)
           return usageReport(services, filter, seesEveryAccount(viewer))
         },
-        {
-          permission: 'usage:read',
-          query: schema.usageQuery,
-          response: { 200: schema.usage, ...schema.errorResponses },
-          detail: {
-            tags,
-            summary: 'Usage totals, a daily series and breakdowns',
-            description: 'Whole UTC days, the last 30 by default, at most 400. An account user sees only their own account.',
-          },
-        },
+        usageRead(
+          schema.usageQuery,
+          { 200: schema.usage, ...schema.errorResponses },
+          'Usage totals, a daily series and breakdowns',
+          'Whole UTC days, the last 30 by default, at most 400. An account user sees only their own account.',
+        ),
       )
       // The request log, newest first, one keyset page at a time: `next` goes back as `before`.
       .get(
@@ -151,16 +155,12 @@ export function usageRoutes(services: Services) {
           const filter = await readUsageFilter(services, ownAccountId(viewer), query)
           return requestLogPage(services, filter, query, seesEveryAccount(viewer))
         },
-        {
-          permission: 'usage:read',
-          query: schema.requestsQuery,
-          response: { 200: schema.requestPage, ...schema.errorResponses },
-          detail: {
-            tags,
-            summary: 'The request log, newest first',
-            description: 'One keyset page at a time: pass `next` back as `before`.',
-          },
-        },
+        usageRead(
+          schema.requestsQuery,
+          { 200: schema.requestPage, ...schema.errorResponses },
+          'The request log, newest first',
+          'One keyset page at a time: pass `next` back as `before`.',
+        ),
       )
       .get(
         '/console/api/requests/csv',
@@ -175,17 +175,12 @@ export function usageRoutes(services: Services) {
             },
           })
         },
-        {
-          permission: 'usage:read',
-          query: schema.usageQuery,
-          response: schema.errorResponses,
-          detail: {
-            tags,
-            summary: 'The request log as CSV',
-            description:
-              "A file (text/csv, as an attachment): every request matching the filters (the same as the request log's), newest first, with a header row. Money is an exact decimal string.",
-          },
-        },
+        usageRead(
+          schema.usageQuery,
+          schema.errorResponses,
+          'The request log as CSV',
+          "A file (text/csv, as an attachment): every request matching the filters (the same as the request log's), newest first, with a header row. Money is an exact decimal string.",
+        ),
       )
   )
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
+import { budgetOf, byId, ofAccount, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
@@ -21,13 +22,6 @@ async function touchKeys(tx: Transaction, where: { accountId?: number; projectId
     .where(condition)
 }
 
-const scopeOf = (budget: { scope: string; accountId: number; projectId: number | null; keyId: string | null }) =>
-  budget.scope === 'key'
-    ? { keyId: budget.keyId! }
-    : budget.scope === 'project'
-      ? { projectId: budget.projectId! }
-      : { accountId: budget.accountId }
-
 /** The PostgreSQL twin of ../sqlite/budgets.ts; rows changed are locked (FOR UPDATE) so "before" is what changed. */
 export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
   return {
@@ -43,10 +37,8 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
       return row && projectOf(row)
     },
     async listProjects(accountId) {
-      const query = db.select().from(projects)
-      return (await (accountId === undefined ? query : query.where(eq(projects.accountId, accountId))))
-        .map(projectOf)
-        .sort((a, b) => a.id - b.id)
+      const rows = await db.select().from(projects).where(ofAccount(projects.accountId, accountId))
+      return rows.map(projectOf).sort(byId)
     },
     updateProject: (id, changes, at, audit) =>
       db.transaction(async (tx) => {
@@ -54,7 +46,7 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
         if (!before) return undefined
         const [updated] = await tx
           .update(projects)
-          .set({ ...projectColumns(changes), updatedAt: at })
+          .set({ ...changedColumns(changes), updatedAt: at })
           .where(eq(projects.id, id))
           .returning()
         const after = projectOf(updated!)
@@ -87,10 +79,8 @@ export function createPostgresBudgets(db: PostgresDatabase): BudgetRepository {
       return row && budgetOf(row)
     },
     async listBudgets(accountId) {
-      const query = db.select().from(budgets)
-      return (await (accountId === undefined ? query : query.where(eq(budgets.accountId, accountId))))
-        .map(budgetOf)
-        .sort((a, b) => a.id - b.id)
+      const rows = await db.select().from(budgets).where(ofAccount(budgets.accountId, accountId))
+      return rows.map(budgetOf).sort(byId)
     },
     updateBudget: (id, changes, at, audit) =>
       db.transaction(async (tx) => {

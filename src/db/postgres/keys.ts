@@ -1,29 +1,12 @@
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import type { KeyRecord } from '../../domain/records.ts'
-import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
+import type { KeyRepository } from '../../domain/repositories.ts'
+import { keyOf, keyValues } from '../key-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
-
-function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
-  // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
-  const { reserved: _, ...key } = row
-  return { ...key, models: fromJson(key.models), allowedIps: fromJson(key.allowedIps) }
-}
-
-/** The list columns (models, allowed addresses) hold JSON text; NULL is no list. */
-const fromJson = (text: string | null) => (text === null ? null : (JSON.parse(text) as string[]))
-const toJson = (list: string[] | null) => (list === null ? null : JSON.stringify(list))
-
-/** The columns an update sets: only the fields given, the lists as their JSON text. */
-function columnsOf(changes: KeyChanges) {
-  const { models, allowedIps, ...rest } = changes
-  const defined: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-  if (models !== undefined) defined.models = toJson(models)
-  if (allowedIps !== undefined) defined.allowedIps = toJson(allowedIps)
-  return defined
-}
 
 export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
   // Polled every 500 ms by every instance's key cache: the query is built once, not per poll (sqlite/keys.ts).
@@ -44,23 +27,23 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
         .set(columns)
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .returning()
-      if (after) await writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+      if (after) await writeAudit(tx, audit?.(before && keyOf(before), keyOf(after)))
       return after !== undefined
     })
   return {
     async insert(key, audit) {
       await db.transaction(async (tx) => {
-        await tx.insert(apiKeys).values({ ...key, models: toJson(key.models), allowedIps: toJson(key.allowedIps) })
+        await tx.insert(apiKeys).values(keyValues(key))
         await writeAudit(tx, audit?.(undefined, key))
       })
     },
     async findById(id) {
       const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id))
-      return row && toRecord(row)
+      return row && keyOf(row)
     },
     async findByHash(hash) {
       const [row] = await db.select().from(apiKeys).where(eq(apiKeys.hash, hash))
-      return row && toRecord(row)
+      return row && keyOf(row)
     },
     async list(accountId) {
       const query = db.select().from(apiKeys)
@@ -68,19 +51,19 @@ export function createPostgresKeys(db: PostgresDatabase): KeyRepository {
         accountId === undefined
           ? await query.orderBy(apiKeys.createdAt)
           : await query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt)
-      return rows.map(toRecord)
+      return rows.map(keyOf)
     },
     async revoke(id, at, audit) {
       return changeLiveKey(id, { revokedAt: at, updatedAt: at }, audit)
     },
     async update(id, changes, at, audit) {
-      return changeLiveKey(id, { ...columnsOf(changes), updatedAt: at }, audit)
+      return changeLiveKey(id, { ...changedColumns(changes), updatedAt: at }, audit)
     },
     async rotate(id, secret, at, audit) {
       return changeLiveKey(id, { hash: secret.hash, prefix: secret.prefix, updatedAt: at }, audit)
     },
     async changedSince(since) {
-      return (await (changed ??= prepareChanged()).execute({ since })).map(toRecord)
+      return (await (changed ??= prepareChanged()).execute({ since })).map(keyOf)
     },
   }
 }

@@ -1,22 +1,7 @@
 import type { SQL } from 'bun'
 import { desc, sql } from 'drizzle-orm'
 import type { UsageRepository } from '../../domain/repositories.ts'
-import {
-  addTotals,
-  dailyConditions,
-  dailyTotalsColumns,
-  dayOf,
-  foldBoundarySql,
-  foldDeleteSql,
-  foldInsertSql,
-  mergeDays,
-  mergeGroups,
-  readSpan,
-  readTotals,
-  spanColumns,
-  totalsColumns,
-  usageConditions,
-} from '../usage-query.ts'
+import * as usageQuery from '../usage-query.ts'
 import { usageDaily, usageRecords } from './schema.ts'
 import type { PostgresDatabase } from './store.ts'
 
@@ -27,50 +12,48 @@ import type { PostgresDatabase } from './store.ts'
 const foldLock = 0x746f6c6c666f6c64n
 
 export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRepository {
-  const totals = totalsColumns(usageRecords)
-  const folded = dailyTotalsColumns(usageDaily)
+  const totals = usageQuery.totalsColumns(usageRecords)
+  const folded = usageQuery.dailyTotalsColumns(usageDaily)
   return {
     async summarize(filter) {
       const [[row], [old]] = await Promise.all([
         db
           .select({ ...totals, cachedInputTokens: sql<string>`coalesce(sum(${usageRecords.cachedInputTokens}), 0)` })
           .from(usageRecords)
-          .where(usageConditions(usageRecords, filter)),
+          .where(usageQuery.usageConditions(usageRecords, filter)),
         db
           .select({ ...folded, cachedInputTokens: sql<string>`coalesce(sum(${usageDaily.cachedInputTokens}), 0)` })
           .from(usageDaily)
-          .where(dailyConditions(usageDaily, filter)),
+          .where(usageQuery.dailyConditions(usageDaily, filter)),
       ])
-      const live = readTotals(row)
-      const past = readTotals(old)
-      return { ...addTotals(live, past), cachedInputTokens: Number(row?.cachedInputTokens ?? 0) + Number(old?.cachedInputTokens ?? 0) }
+      return usageQuery.summaryOf(row, old)
     },
     async listRequests(filter, limit, before) {
       return db
         .select()
         .from(usageRecords)
-        .where(usageConditions(usageRecords, filter, before))
+        .where(usageQuery.usageConditions(usageRecords, filter, before))
         .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
         .limit(limit)
     },
     async dailyTotals(filter) {
-      const day = dayOf(usageRecords)
+      const day = usageQuery.dayOf(usageRecords)
       const [rows, old] = await Promise.all([
         db
-          .select({ day, ...totals, ...spanColumns(usageRecords) })
+          .select({ day, ...totals, ...usageQuery.spanColumns(usageRecords) })
           .from(usageRecords)
-          .where(usageConditions(usageRecords, filter))
+          .where(usageQuery.usageConditions(usageRecords, filter))
           .groupBy(day)
           .orderBy(day),
         db
           .select({ day: usageDaily.day, ...folded })
           .from(usageDaily)
-          .where(dailyConditions(usageDaily, filter))
+          .where(usageQuery.dailyConditions(usageDaily, filter))
           .groupBy(usageDaily.day),
       ])
-      return mergeDays(
-        old.map((row) => ({ day: Number(row.day), ...readTotals(row) })),
-        rows.map((row) => ({ day: Number(row.day), ...readTotals(row), ...readSpan(row) })),
+      return usageQuery.mergeDays(
+        old.map((row) => ({ day: Number(row.day), ...usageQuery.readTotals(row) })),
+        rows.map((row) => ({ day: Number(row.day), ...usageQuery.readTotals(row), ...usageQuery.readSpan(row) })),
       )
     },
     async totalsBy(dimension, filter) {
@@ -80,17 +63,17 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
         db
           .select({ group: column, ...totals })
           .from(usageRecords)
-          .where(usageConditions(usageRecords, filter))
+          .where(usageQuery.usageConditions(usageRecords, filter))
           .groupBy(column),
         db
           .select({ group: foldedColumn, ...folded })
           .from(usageDaily)
-          .where(dailyConditions(usageDaily, filter))
+          .where(usageQuery.dailyConditions(usageDaily, filter))
           .groupBy(foldedColumn),
       ])
-      return mergeGroups(
-        old.map((row) => ({ group: String(row.group), ...readTotals(row) })),
-        rows.map((row) => ({ group: String(row.group), ...readTotals(row) })),
+      return usageQuery.mergeGroups(
+        old.map((row) => ({ group: String(row.group), ...usageQuery.readTotals(row) })),
+        rows.map((row) => ({ group: String(row.group), ...usageQuery.readTotals(row) })),
       )
     },
     async fold(cutoff, limit) {
@@ -98,10 +81,10 @@ export function createPostgresUsage(db: PostgresDatabase, client: SQL): UsageRep
         const [lock]: { locked: boolean }[] = await tx`SELECT pg_try_advisory_xact_lock(${foldLock}) AS locked`
         if (!lock?.locked) return { folded: 0, busy: true }
         // The limit-th oldest row bounds the batch; with fewer rows left, the batch is every row before the cutoff.
-        const [last]: { created_at: string; id: string }[] = await tx.unsafe(foldBoundarySql, [cutoff, limit - 1])
+        const [last]: { created_at: string; id: string }[] = await tx.unsafe(usageQuery.foldBoundarySql, [cutoff, limit - 1])
         const bound = last ? [Number(last.created_at), Number(last.id)] : [cutoff - 1, Number.MAX_SAFE_INTEGER]
-        await tx.unsafe(foldInsertSql, bound)
-        const deleted = await tx.unsafe(foldDeleteSql, bound)
+        await tx.unsafe(usageQuery.foldInsertSql, bound)
+        const deleted = await tx.unsafe(usageQuery.foldDeleteSql, bound)
         return { folded: deleted.count as number }
       })
     },

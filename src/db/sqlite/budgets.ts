@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { BudgetRepository } from '../../domain/budgets/repository.ts'
-import { budgetOf, projectColumns, projectOf, projectRow } from '../budget-rows.ts'
+import { budgetOf, byId, ofAccount, projectOf, projectRow, scopeOf } from '../budget-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys, budgetPeriods, budgets, projects } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
@@ -21,13 +22,6 @@ function touchKeys(tx: Transaction, where: { accountId?: number; projectId?: num
     .run()
 }
 
-const scopeOf = (budget: { scope: string; accountId: number; projectId: number | null; keyId: string | null }) =>
-  budget.scope === 'key'
-    ? { keyId: budget.keyId! }
-    : budget.scope === 'project'
-      ? { projectId: budget.projectId! }
-      : { accountId: budget.accountId }
-
 export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
   const immediate = { behavior: 'immediate' } as const
   return {
@@ -43,10 +37,8 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
       return row && projectOf(row)
     },
     async listProjects(accountId) {
-      const query = db.select().from(projects)
-      return (accountId === undefined ? query.all() : query.where(eq(projects.accountId, accountId)).all())
-        .map(projectOf)
-        .sort((a, b) => a.id - b.id)
+      const rows = db.select().from(projects).where(ofAccount(projects.accountId, accountId)).all()
+      return rows.map(projectOf).sort(byId)
     },
     async updateProject(id, changes, at, audit) {
       return db.transaction((tx) => {
@@ -55,7 +47,7 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
         const after = projectOf(
           tx
             .update(projects)
-            .set({ ...projectColumns(changes), updatedAt: at })
+            .set({ ...changedColumns(changes), updatedAt: at })
             .where(eq(projects.id, id))
             .returning()
             .get()!,
@@ -91,10 +83,8 @@ export function createSqliteBudgets(db: SqliteDatabase): BudgetRepository {
       return row && budgetOf(row)
     },
     async listBudgets(accountId) {
-      const query = db.select().from(budgets)
-      return (accountId === undefined ? query.all() : query.where(eq(budgets.accountId, accountId)).all())
-        .map(budgetOf)
-        .sort((a, b) => a.id - b.id)
+      const rows = db.select().from(budgets).where(ofAccount(budgets.accountId, accountId)).all()
+      return rows.map(budgetOf).sort(byId)
     },
     async updateBudget(id, changes, at, audit) {
       return db.transaction((tx) => {

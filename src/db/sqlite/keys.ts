@@ -1,31 +1,12 @@
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import type { KeyRecord } from '../../domain/records.ts'
-import type { KeyChanges, KeyRepository } from '../../domain/repositories.ts'
+import type { KeyRepository } from '../../domain/repositories.ts'
+import { keyOf, keyValues } from '../key-rows.ts'
+import { changedColumns } from '../list-columns.ts'
 import { writeAudit } from './audit.ts'
 import { apiKeys } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
-
-type KeyRow = typeof apiKeys.$inferSelect
-
-function toRecord(row: KeyRow): KeyRecord {
-  // `reserved` is the ledger's (budget holds in flight), not part of what a key is.
-  const { reserved: _, ...key } = row
-  return { ...key, models: fromJson(key.models), allowedIps: fromJson(key.allowedIps) }
-}
-
-/** The list columns (models, allowed addresses) hold JSON text; NULL is no list. */
-const fromJson = (text: string | null) => (text === null ? null : (JSON.parse(text) as string[]))
-const toJson = (list: string[] | null) => (list === null ? null : JSON.stringify(list))
-
-/** The columns an update sets: only the fields given, the lists as their JSON text. */
-function columnsOf(changes: KeyChanges) {
-  const { models, allowedIps, ...rest } = changes
-  const defined: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-  if (models !== undefined) defined.models = toJson(models)
-  if (allowedIps !== undefined) defined.allowedIps = toJson(allowedIps)
-  return defined
-}
 
 export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
   // The key cache asks every 500 ms, on every instance: built and prepared once (on first use, after the migrations),
@@ -48,7 +29,7 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
           .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
           .returning()
           .get()
-        if (after) writeAudit(tx, audit?.(before && toRecord(before), toRecord(after)))
+        if (after) writeAudit(tx, audit?.(before && keyOf(before), keyOf(after)))
         return after !== undefined
       },
       { behavior: 'immediate' },
@@ -57,9 +38,7 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
     async insert(key, audit) {
       db.transaction(
         (tx) => {
-          tx.insert(apiKeys)
-            .values({ ...key, models: toJson(key.models), allowedIps: toJson(key.allowedIps) })
-            .run()
+          tx.insert(apiKeys).values(keyValues(key)).run()
           writeAudit(tx, audit?.(undefined, key))
         },
         { behavior: 'immediate' },
@@ -67,11 +46,11 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
     },
     async findById(id) {
       const row = db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
-      return row && toRecord(row)
+      return row && keyOf(row)
     },
     async findByHash(hash) {
       const row = db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get()
-      return row && toRecord(row)
+      return row && keyOf(row)
     },
     async list(accountId) {
       const query = db.select().from(apiKeys)
@@ -79,19 +58,19 @@ export function createSqliteKeys(db: SqliteDatabase): KeyRepository {
         accountId === undefined
           ? query.orderBy(apiKeys.createdAt).all()
           : query.where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt).all()
-      return rows.map(toRecord)
+      return rows.map(keyOf)
     },
     async revoke(id, at, audit) {
       return changeLiveKey(id, { revokedAt: at, updatedAt: at }, audit)
     },
     async update(id, changes, at, audit) {
-      return changeLiveKey(id, { ...columnsOf(changes), updatedAt: at }, audit)
+      return changeLiveKey(id, { ...changedColumns(changes), updatedAt: at }, audit)
     },
     async rotate(id, secret, at, audit) {
       return changeLiveKey(id, { hash: secret.hash, prefix: secret.prefix, updatedAt: at }, audit)
     },
     async changedSince(since) {
-      return (changed ??= prepareChanged()).all({ since }).map(toRecord)
+      return (changed ??= prepareChanged()).all({ since }).map(keyOf)
     },
   }
 }

@@ -3,27 +3,7 @@ import { Pacer } from '../../core/pace.ts'
 import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } from '../../domain/tasks/quotas.ts'
 import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
 import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
-import {
-  activeSql,
-  billedOf,
-  type BilledRow,
-  billedRunSlackMs,
-  counterOf,
-  fileOf,
-  type FilePartRow,
-  type FileRow,
-  fileValues,
-  type IdRow,
-  itemOf,
-  type ItemRow,
-  type OpenCountRow,
-  type StoredFilesRow,
-  taskOf,
-  type TaskOwnerRow,
-  type TaskRow,
-  taskSql,
-  taskValues,
-} from '../task-rows.ts'
+import * as taskRows from '../task-rows.ts'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import { writeAuditRaw } from './audit.ts'
 import { createTaskSlices } from './task-slices.ts'
@@ -38,8 +18,8 @@ export function createSqliteTasks(client: Database): TaskRepository {
   const get = <Row>(sql: string, ...params: SQLQueryBindings[]) => client.query<Row, SQLQueryBindings[]>(sql).get(...params)
   const run = (sql: string, ...params: SQLQueryBindings[]) => client.query(sql).run(...params).changes
   const findTask = (id: string) => {
-    const row = get<TaskRow>(taskSql.findTask, id)
-    return row ? taskOf(row) : undefined
+    const row = get<taskRows.TaskRow>(taskRows.taskSql.findTask, id)
+    return row ? taskRows.taskOf(row) : undefined
   }
 
   const slices = createTaskSlices(client)
@@ -47,25 +27,29 @@ export function createSqliteTasks(client: Database): TaskRepository {
   /** The task's row, written after its items (so they are seen together), if its account has room for it. */
   const insertTask = client.transaction((task: TaskRecord, maxOpen: number) => {
     if (countOpen(task.accountId) >= maxOpen) return false
-    run(taskSql.insertTask, ...taskValues(task))
+    run(taskRows.taskSql.insertTask, ...taskRows.taskValues(task))
     return true
   })
-  const countOpen = (accountId: number) => Number(get<OpenCountRow>(taskSql.countOpen, accountId)!.open)
+  const countOpen = (accountId: number) => Number(get<taskRows.OpenCountRow>(taskRows.taskSql.countOpen, accountId)!.open)
 
   /** The task turns `cancelling` at once, with its audit row; its pending items then end `canceled` a slice at a time. */
   const markCancelling = client.transaction((id: string, at: number, audit?: AuditNote<TaskRecord>) => {
     const before = findTask(id)
-    if (run(taskSql.markCancelling, at, id) === 0) return false
+    if (run(taskRows.taskSql.markCancelling, at, id) === 0) return false
     writeAuditRaw(client, audit?.(before, findTask(id)))
     return true
   })
 
   const nextPending = (taskId: string, now: number) =>
-    get<IdRow>(`SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`, taskId, now)
+    get<taskRows.IdRow>(
+      `SELECT id FROM task_items WHERE status = 'pending' AND task_id = ? AND not_before <= ? ORDER BY seq LIMIT 1`,
+      taskId,
+      now,
+    )
   const claimItems = client.transaction(
     (owner: string, now: number, leaseUntil: number, max: number, take: (accountId: number) => boolean): ClaimedItem[] => {
       const claimed: ClaimedItem[] = []
-      const tasks = all<TaskOwnerRow>(taskSql.claimableTasks)
+      const tasks = all<taskRows.TaskOwnerRow>(taskRows.taskSql.claimableTasks)
       for (const { id, account_id: accountId } of tasks) {
         const items = []
         for (
@@ -73,10 +57,10 @@ export function createSqliteTasks(client: Database): TaskRepository {
           next && claimed.length + items.length < max && take(Number(accountId));
           next = nextPending(id, now)
         ) {
-          items.push(itemOf(get<ItemRow>(taskSql.claimItem, owner, leaseUntil, now, next.id)!))
+          items.push(taskRows.itemOf(get<taskRows.ItemRow>(taskRows.taskSql.claimItem, owner, leaseUntil, now, next.id)!))
         }
         if (items.length === 0) continue
-        run(taskSql.startTask, now, id)
+        run(taskRows.taskSql.startTask, now, id)
         const task = findTask(id)!
         for (const item of items) claimed.push({ item, task })
         if (claimed.length === max) break
@@ -86,8 +70,8 @@ export function createSqliteTasks(client: Database): TaskRepository {
   )
 
   const finishItem = (itemId: string, owner: string, outcome: ItemOutcome) => {
-    const row = get<Pick<ItemRow, 'task_id'>>(
-      taskSql.finishItem,
+    const row = get<Pick<taskRows.ItemRow, 'task_id'>>(
+      taskRows.taskSql.finishItem,
       outcome.status,
       outcome.statusCode,
       outcome.result,
@@ -97,7 +81,7 @@ export function createSqliteTasks(client: Database): TaskRepository {
       owner,
     )
     if (!row) return false
-    run(taskSql.countEnd(counterOf(outcome)), outcome.cost, row.task_id)
+    run(taskRows.taskSql.countEnd(taskRows.counterOf(outcome)), outcome.cost, row.task_id)
     return true
   }
   const finishItems = client.transaction((owner: string, ends: ItemEnd[]) =>
@@ -105,7 +89,7 @@ export function createSqliteTasks(client: Database): TaskRepository {
   )
 
   const adoptOrphans = client.transaction((owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): OrphanedItem[] => {
-    const rows = all<ItemRow>(
+    const rows = all<taskRows.ItemRow>(
       `UPDATE task_items SET owner = ?, lease_until = ? WHERE status = 'running' AND owner IS NOT ? AND (? OR lease_until < ?) RETURNING *`,
       owner,
       leaseUntil,
@@ -116,39 +100,44 @@ export function createSqliteTasks(client: Database): TaskRepository {
     return rows.map((row) => {
       const task = findTask(row.task_id)!
       // The usage row of a billed run has the item's id as its request id: found through the account's time index.
-      const billed = get<BilledRow>(taskSql.billedRun, task.accountId, Number(row.started_at ?? 0) - billedRunSlackMs, row.id)
-      return { item: itemOf(row), task, staged: row.staged ?? null, billed: billedOf(billed) }
+      const billed = get<taskRows.BilledRow>(
+        taskRows.taskSql.billedRun,
+        task.accountId,
+        Number(row.started_at ?? 0) - taskRows.billedRunSlackMs,
+        row.id,
+      )
+      return { item: taskRows.itemOf(row), task, staged: row.staged ?? null, billed: taskRows.billedOf(billed) }
     })
   })
 
   /** A task's row goes first (it is gone at once), then its items a slice at a time. */
   const deleteTask = async (id: string) => {
-    const deleted = run(taskSql.deleteTask, id) > 0
+    const deleted = run(taskRows.taskSql.deleteTask, id) > 0
     await slices.deleteItems(id)
     return deleted
   }
 
   /** A file's record goes first, then its parts a few at a time (an upload refused has parts only). */
   const deleteFile = async (id: string) => {
-    const deleted = run(taskSql.deleteFile, id) > 0
+    const deleted = run(taskRows.taskSql.deleteFile, id) > 0
     await slices.deleteParts(id)
     return deleted
   }
 
   const storedFiles = (accountId: number): StoredFiles => {
-    const row = get<StoredFilesRow>(taskSql.storedFiles, accountId)!
+    const row = get<taskRows.StoredFilesRow>(taskRows.taskSql.storedFiles, accountId)!
     return { files: Number(row.files), bytes: Number(row.bytes) }
   }
   const insertFile = client.transaction((file: FileRecord, quota: FileQuota | undefined): FileQuotaOutcome => {
     const passed = quota && quotaPassed(storedFiles(file.accountId), file.bytes, quota)
     if (passed) return passed
-    run(taskSql.insertFile, ...fileValues(file))
+    run(taskRows.taskSql.insertFile, ...taskRows.fileValues(file))
     return 'stored'
   })
 
   return {
     async insertFilePart(fileId, seq, data) {
-      run(taskSql.insertFilePart, fileId, seq, data)
+      run(taskRows.taskSql.insertFilePart, fileId, seq, data)
     },
     async insertFile(file, quota) {
       return insertFile(file, quota)
@@ -157,13 +146,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return storedFiles(accountId)
     },
     async findFile(id) {
-      const row = get<FileRow>(taskSql.findFile, id)
-      return row ? fileOf(row) : undefined
+      const row = get<taskRows.FileRow>(taskRows.taskSql.findFile, id)
+      return row ? taskRows.fileOf(row) : undefined
     },
     async listFiles(accountId, page: FilePage) {
       const direction = page.order === 'asc' ? 'ASC' : 'DESC'
       const compare = page.order === 'asc' ? '>' : '<'
-      const rows = all<FileRow>(
+      const rows = all<taskRows.FileRow>(
         `SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
         AND (? IS NULL OR (created_at, id) ${compare} (?, ?)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
         accountId,
@@ -174,10 +163,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
         page.after?.id ?? '',
         page.limit,
       )
-      return rows.map(fileOf)
+      return rows.map(taskRows.fileOf)
     },
     async fileParts(fileId, fromSeq, limit) {
-      return all<FilePartRow>(taskSql.fileParts, fileId, fromSeq, limit).map((row) => ({ seq: Number(row.seq), data: row.data }))
+      return all<taskRows.FilePartRow>(taskRows.taskSql.fileParts, fileId, fromSeq, limit).map((row) => ({
+        seq: Number(row.seq),
+        data: row.data,
+      }))
     },
     deleteFile,
     async createTask(task, items, maxOpen = Number.POSITIVE_INFINITY) {
@@ -200,7 +192,7 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async listTasks(accountId, page: TaskPage) {
       const kind = page.kind ?? null
       if (page.newerThan) {
-        const rows = all<TaskRow>(
+        const rows = all<taskRows.TaskRow>(
           `SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?`,
           accountId,
           kind,
@@ -209,9 +201,9 @@ export function createSqliteTasks(client: Database): TaskRepository {
           page.newerThan.id,
           page.limit,
         )
-        return rows.map(taskOf).reverse()
+        return rows.map(taskRows.taskOf).reverse()
       }
-      const rows = all<TaskRow>(
+      const rows = all<taskRows.TaskRow>(
         `SELECT * FROM tasks WHERE account_id = ? AND (? IS NULL OR kind = ?) AND (? IS NULL OR (created_at, id) < (?, ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
         accountId,
         kind,
@@ -221,7 +213,7 @@ export function createSqliteTasks(client: Database): TaskRepository {
         page.olderThan?.id ?? '',
         page.limit,
       )
-      return rows.map(taskOf)
+      return rows.map(taskRows.taskOf)
     },
     deleteTask,
     async requestCancel(id, at, audit) {
@@ -230,48 +222,48 @@ export function createSqliteTasks(client: Database): TaskRepository {
       return findTask(id)
     },
     async items(taskId, afterSeq, limit) {
-      return all<ItemRow>(taskSql.items, taskId, afterSeq, limit).map(itemOf)
+      return all<taskRows.ItemRow>(taskRows.taskSql.items, taskId, afterSeq, limit).map(taskRows.itemOf)
     },
     async claimItems(owner, now, leaseUntil, max, take) {
       return claimItems(owner, now, leaseUntil, max, take)
     },
     async stageResult(itemId, owner, body) {
-      run(taskSql.stageResult, body, itemId, owner)
+      run(taskRows.taskSql.stageResult, body, itemId, owner)
     },
     async finishItems(owner, ends) {
       return finishItems(owner, ends)
     },
     async deferItem(itemId, owner, notBefore) {
-      run(taskSql.deferItem, notBefore, itemId, owner)
+      run(taskRows.taskSql.deferItem, notBefore, itemId, owner)
     },
     async renewLeases(owner, leaseUntil) {
-      run(taskSql.renewLeases, leaseUntil, owner)
+      run(taskRows.taskSql.renewLeases, leaseUntil, owner)
     },
     async adoptOrphans(owner, now, leaseUntil, anyOtherOwner) {
       return adoptOrphans(owner, now, leaseUntil, anyOtherOwner)
     },
     async requeueItem(itemId, owner) {
-      run(taskSql.requeueItem, itemId, owner)
+      run(taskRows.taskSql.requeueItem, itemId, owner)
     },
     async expireDue(now) {
-      const due = all<IdRow>(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
+      const due = all<taskRows.IdRow>(`SELECT id FROM tasks WHERE status IN ('queued', 'in_progress') AND expires_at <= ?`, now)
       for (const { id } of due) await slices.endPending(id, 'expired', now)
       // A cancel a crash cut short (its task `cancelling`, items still pending) is carried on.
       const cancelled = all<
-        Pick<TaskRow, 'id' | 'cancel_requested_at'>
+        Pick<taskRows.TaskRow, 'id' | 'cancel_requested_at'>
       >(`SELECT id, cancel_requested_at FROM tasks WHERE status = 'cancelling'
         AND EXISTS (SELECT 1 FROM task_items WHERE status = 'pending' AND task_id = tasks.id)`)
       for (const { id, cancel_requested_at: at } of cancelled) await slices.endPending(id, 'canceled', Number(at))
       return due.length
     },
     async finishableTasks() {
-      return all<TaskRow>(taskSql.finishableTasks).map(taskOf)
+      return all<taskRows.TaskRow>(taskRows.taskSql.finishableTasks).map(taskRows.taskOf)
     },
     async finalizeTask(id, status: TaskStatus, at, files) {
       return (
         run(
           `UPDATE tasks SET status = ?, finished_at = ?, output_file_id = coalesce(?, output_file_id), error_file_id = coalesce(?, error_file_id)
-        WHERE id = ? AND status IN ${activeSql}`,
+        WHERE id = ? AND status IN ${taskRows.activeSql}`,
           status,
           at,
           files?.outputFileId ?? null,
@@ -281,9 +273,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
       )
     },
     async purge(before, now) {
-      const tasks = all<IdRow>(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
+      const tasks = all<taskRows.IdRow>(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
       for (const { id } of tasks) await deleteTask(id)
-      const files = all<IdRow>(`SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`, before, now)
+      const files = all<taskRows.IdRow>(
+        `SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`,
+        before,
+        now,
+      )
       for (const { id } of files) await deleteFile(id)
       return { tasks: tasks.length, files: files.length }
     },
@@ -292,7 +288,10 @@ export function createSqliteTasks(client: Database): TaskRepository {
       let removed = 0
       const pacer = new Pacer()
       for (let after = ''; ; await pacer.pace()) {
-        const row = get<Pick<ItemRow, 'task_id'>>('SELECT task_id FROM task_items WHERE task_id > ? ORDER BY task_id LIMIT 1', after)
+        const row = get<Pick<taskRows.ItemRow, 'task_id'>>(
+          'SELECT task_id FROM task_items WHERE task_id > ? ORDER BY task_id LIMIT 1',
+          after,
+        )
         if (!row) break
         after = row.task_id
         if (!get('SELECT 1 FROM tasks WHERE id = ?', after)) removed += await slices.deleteItems(after)

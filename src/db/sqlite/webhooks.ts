@@ -1,18 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { WebhookRepository } from '../../domain/alerts/records.ts'
-import {
-  anyDueSql,
-  balanceSql,
-  deliveryOf,
-  deliveryValues,
-  deliveryWhere,
-  dueSql,
-  enqueueSql,
-  finishSql,
-  insertWebhookSql,
-  webhookOf,
-  webhookValues,
-} from '../webhook-rows.ts'
+import * as webhookRows from '../webhook-rows.ts'
 import { writeAuditRaw } from './audit.ts'
 
 type Row = Record<string, any>
@@ -23,11 +11,11 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
   const get = (sql: string, ...params: any[]) => client.query(sql).get(...params) as Row | null
   const findById = (id: string) => {
     const row = get('SELECT * FROM webhooks WHERE id = ?', id)
-    return row ? webhookOf(row) : undefined
+    return row ? webhookRows.webhookOf(row) : undefined
   }
   const insert = client.transaction(
     (webhook: Parameters<WebhookRepository['insert']>[0], audit: Parameters<WebhookRepository['insert']>[1]) => {
-      client.query(insertWebhookSql).run(...(webhookValues(webhook) as any[]))
+      client.query(webhookRows.insertWebhookSql).run(...(webhookRows.webhookValues(webhook) as any[]))
       writeAuditRaw(client, audit?.(undefined, webhook))
     },
   )
@@ -41,13 +29,16 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
   })
   const enqueue = client.transaction((deliveries: Parameters<WebhookRepository['enqueue']>[0]) => {
     let added = 0
-    for (const delivery of deliveries) added += client.query(enqueueSql).run(...(deliveryValues(delivery) as any[])).changes
+    for (const delivery of deliveries)
+      added += client.query(webhookRows.enqueueSql).run(...(webhookRows.deliveryValues(delivery) as any[])).changes
     return added
   })
   const claim = client.transaction((owner: string, now: number, claimedUntil: number, max: number) => {
-    const ids = all(dueSql, now, now, max).map((row) => row.id as string)
+    const ids = all(webhookRows.dueSql, now, now, max).map((row) => row.id as string)
     return ids.map((id) =>
-      deliveryOf(get('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ? RETURNING *', owner, claimedUntil, id)!),
+      webhookRows.deliveryOf(
+        get('UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE id = ? RETURNING *', owner, claimedUntil, id)!,
+      ),
     )
   })
   return {
@@ -65,19 +56,19 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
         accountId === undefined
           ? all('SELECT * FROM webhooks ORDER BY created_at, id')
           : all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id', accountId)
-      return rows.map(webhookOf)
+      return rows.map(webhookRows.webhookOf)
     },
     async enqueue(deliveries) {
       return deliveries.length ? enqueue.immediate(deliveries) : 0
     },
     async claimDue(owner, now, claimedUntil, max) {
-      return get(anyDueSql, now, now) ? claim.immediate(owner, now, claimedUntil, max) : []
+      return get(webhookRows.anyDueSql, now, now) ? claim.immediate(owner, now, claimedUntil, max) : []
     },
     async finishAttempt(id, owner, outcome) {
       const delivered = outcome.status === 'delivered' ? outcome.at : null
       return (
         client
-          .query(finishSql)
+          .query(webhookRows.finishSql)
           .run(
             outcome.status,
             outcome.firstAttemptAt,
@@ -92,13 +83,13 @@ export function createSqliteWebhooks(client: Database): WebhookRepository {
       )
     },
     async listDeliveries(filter, limit) {
-      const { where, params } = deliveryWhere(filter)
+      const { where, params } = webhookRows.deliveryWhere(filter)
       return all(`SELECT * FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC LIMIT ?`, ...(params as any[]), limit).map(
-        deliveryOf,
+        webhookRows.deliveryOf,
       )
     },
     async balanceOf(accountId) {
-      const row = get(balanceSql, accountId)
+      const row = get(webhookRows.balanceSql, accountId)
       return row ? { balance: Number(row.balance), lastCreditId: Number(row.last_credit_id) } : undefined
     },
   }

@@ -74,21 +74,25 @@ export class BudgetService {
   }
 
   async editProject(id: number, changes: ProjectChanges, actor: Actor): Promise<ProjectRecord> {
-    const at = this.clock()
     const fields = this.checkProject(changes)
     if (Object.keys(fields).length === 0) throw invalid('nothing to change')
-    const edited = await this.repository.updateProject(id, fields, at, auditChange(actor, 'project.edit', projectObject, { at }))
-    if (!edited) throw new DomainError('not_found', `project ${id} does not exist`)
-    await this.options.changed?.()
-    return edited
+    return this.change('project', id, (at) =>
+      this.repository.updateProject(id, fields, at, auditChange(actor, 'project.edit', projectObject, { at })),
+    )
   }
 
   async deleteProject(id: number, actor: Actor): Promise<void> {
-    const at = this.clock()
-    if (!(await this.repository.deleteProject(id, at, auditChange(actor, 'project.delete', projectObject, { at })))) {
-      throw new DomainError('not_found', `project ${id} does not exist`)
-    }
+    await this.change('project', id, (at) =>
+      this.repository.deleteProject(id, at, auditChange(actor, 'project.delete', projectObject, { at })),
+    )
+  }
+
+  /** One edit or deletion of a project or budget, with its audit row; a missing one is a 404, a done one tells the key caches. */
+  private async change<Result>(what: 'project' | 'budget', id: number, write: (at: number) => Promise<Result | undefined | false>) {
+    const result = await write(this.clock())
+    if (!result) throw new DomainError('not_found', `${what} ${id} does not exist`)
     await this.options.changed?.()
+    return result
   }
 
   async requireProject(id: number): Promise<ProjectRecord> {
@@ -132,21 +136,15 @@ export class BudgetService {
   }
 
   async editBudget(id: number, changes: BudgetChanges, actor: Actor): Promise<BudgetRecord> {
-    const at = this.clock()
     const fields = this.checkBudget(changes)
     if (Object.keys(fields).length === 0) throw invalid('nothing to change')
-    const edited = await this.repository.updateBudget(id, fields, at, auditChange(actor, 'budget.edit', budgetObject, { at }))
-    if (!edited) throw new DomainError('not_found', `budget ${id} does not exist`)
-    await this.options.changed?.()
-    return edited
+    return this.change('budget', id, (at) =>
+      this.repository.updateBudget(id, fields, at, auditChange(actor, 'budget.edit', budgetObject, { at })),
+    )
   }
 
   async deleteBudget(id: number, actor: Actor): Promise<void> {
-    const at = this.clock()
-    if (!(await this.repository.deleteBudget(id, at, auditChange(actor, 'budget.delete', budgetObject, { at })))) {
-      throw new DomainError('not_found', `budget ${id} does not exist`)
-    }
-    await this.options.changed?.()
+    await this.change('budget', id, (at) => this.repository.deleteBudget(id, at, auditChange(actor, 'budget.delete', budgetObject, { at })))
   }
 
   /** GET /v1/key's answer for a key (`models`: the ids it may call). */

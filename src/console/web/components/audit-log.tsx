@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { formatTime } from '../format.ts'
 import type { AuditEntry, AuditPage, AuditValue } from '../types.ts'
 import { usePages } from '../use-pages.ts'
-import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
+import { PagedLog } from './older-pages.tsx'
 
 export interface AuditFilter {
   account_id?: string
@@ -64,68 +63,51 @@ function ObjectCell({ entry }: { entry: AuditEntry }) {
 
 /** The audit log, newest first; "Load older" follows the keyset cursor. */
 export function AuditLog({ filter }: { filter: AuditFilter }) {
-  const [attempt, setAttempt] = useState(0)
-  const key = queryString({ ...filter })
-  const { rows, next, loading, error, load } = usePages<AuditEntry, AuditPage>(
+  const pages = usePages<AuditEntry, AuditPage>(
     (before) => `/audit${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.entries,
-    `${key}#${attempt}`,
+    queryString({ ...filter }),
   )
-  if (!loading && !error && rows.length === 0)
-    return (
-      <Empty>
-        <p>No changes match these filters.</p>
-      </Empty>
-    )
   return (
-    <div class="audit-log">
-      {rows.length > 0 && (
-        <TableScroll label="Audit log">
-          <table class="stack" data-testid="audit-log">
-            <thead>
-              <tr>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Address</th>
-                <th scope="col">Action</th>
-                <th scope="col">Object</th>
-                <th scope="col">Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <tr key={entry.id}>
-                  <td class="nowrap" data-label="Time">
-                    {formatTime(entry.at).replace(' UTC', '')}
-                  </td>
-                  <td data-label="Actor">
-                    {entry.actor.name}
-                    {!namesItsKind(entry.actor) && <span class="muted"> · {entry.actor.kind}</span>}
-                  </td>
-                  <td data-label="Address">{entry.actor.address ?? <span class="muted">—</span>}</td>
-                  <td data-label="Action">
-                    <span class={`badge ${entry.action.endsWith('-failed') ? 'badge-error' : 'badge-info'}`}>{entry.action}</span>
-                  </td>
-                  <td data-label="Object">
-                    <ObjectCell entry={entry} />
-                  </td>
-                  <td data-label="Changes">
-                    <Changes entry={entry} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+    <PagedLog
+      name="audit-log"
+      label="Audit log"
+      empty="No changes match these filters."
+      head={
+        <>
+          <th scope="col">Time (UTC)</th>
+          <th scope="col">Actor</th>
+          <th scope="col">Address</th>
+          <th scope="col">Action</th>
+          <th scope="col">Object</th>
+          <th scope="col">Changes</th>
+        </>
+      }
+      row={(entry: AuditEntry) => (
+        <tr key={entry.id}>
+          <td class="nowrap" data-label="Time">
+            {formatTime(entry.at).replace(' UTC', '')}
+          </td>
+          <td data-label="Actor">
+            {entry.actor.name}
+            {!namesItsKind(entry.actor) && <span class="muted"> · {entry.actor.kind}</span>}
+          </td>
+          <td data-label="Address">{entry.actor.address ?? <span class="muted">—</span>}</td>
+          <td data-label="Action">
+            <span class={`badge ${entry.action.endsWith('-failed') ? 'badge-error' : 'badge-info'}`}>{entry.action}</span>
+          </td>
+          <td data-label="Object">
+            <ObjectCell entry={entry} />
+          </td>
+          <td data-label="Changes">
+            <Changes entry={entry} />
+          </td>
+        </tr>
       )}
-      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
-      {loading && <Loading label="Loading the audit log…" />}
-      {!loading && next && (
-        <button type="button" class="button secondary" onClick={() => load(next)}>
-          Load older changes
-        </button>
-      )}
-      {!loading && !next && rows.length > 0 && <p class="hint">That is every matching change.</p>}
-    </div>
+      pages={pages}
+      loadingLabel="Loading the audit log…"
+      more="Load older changes"
+      end="That is every matching change."
+    />
   )
 }

@@ -1,7 +1,7 @@
 import { count, formatDate, formatTime, usd } from '../format.ts'
 import type { BalanceHistory } from '../types.ts'
 import { useResource } from '../use-resource.ts'
-import { Empty, Resolved, TableScroll } from './states.tsx'
+import { Empty, NumberHeading, Resolved, TableScroll } from './states.tsx'
 
 /** "2026-11-26 10:02–14:30": a piece of spending from its first request to its last, within one UTC day. */
 function span(from: string, to: string): string {
@@ -30,12 +30,8 @@ export function BalanceHistoryView({ accountId, version = 0 }: { accountId: numb
                   <tr>
                     <th scope="col">When (UTC)</th>
                     <th scope="col">What</th>
-                    <th scope="col" class="number">
-                      Amount
-                    </th>
-                    <th scope="col" class="number">
-                      Balance after
-                    </th>
+                    <NumberHeading>Amount</NumberHeading>
+                    <NumberHeading>Balance after</NumberHeading>
                   </tr>
                 </thead>
                 <tbody>

@@ -112,3 +112,8 @@ export function FormError({ error }: { error: Error | undefined }) {
     </p>
   )
 }
+
+/** A whole number of at least one (a rate limit, a number of days): a numeric keypad on phones. */
+export function CountField(props: Omit<InputProps, 'type' | 'min' | 'step' | 'inputMode'>) {
+  return <TextField type="number" min={1} step={1} inputMode="numeric" {...props} />
+}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { addressListHint, readAddressList } from '../address-list.ts'
 import { ApiError, callApi } from '../api.ts'
 import type { Key } from '../types.ts'
-import { FormError, TextField } from './fields.tsx'
+import { CountField, FormError, TextField } from './fields.tsx'
 import { ModelPicker } from './model-picker.tsx'
 
 const text = (value: number | null) => (value === null ? '' : String(value))
@@ -64,36 +64,9 @@ export function KeyEditForm({
         <legend>Limits and expiry</legend>
         <p class="hint">Leave a field empty for no limit. Changes count from the next request.</p>
         <div class="grid">
-          <TextField
-            label="Requests per minute"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={rpm}
-            onValue={setRpm}
-            error={fieldError('rpm')}
-          />
-          <TextField
-            label="Tokens per minute"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={tpm}
-            onValue={setTpm}
-            error={fieldError('tpm')}
-          />
-          <TextField
-            label="Concurrent requests"
-            type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={concurrency}
-            onValue={setConcurrency}
-            error={fieldError('concurrency')}
-          />
+          <CountField label="Requests per minute" value={rpm} onValue={setRpm} error={fieldError('rpm')} />
+          <CountField label="Tokens per minute" value={tpm} onValue={setTpm} error={fieldError('tpm')} />
+          <CountField label="Concurrent requests" value={concurrency} onValue={setConcurrency} error={fieldError('concurrency')} />
           <TextField
             label="Budget (USD)"
             inputMode="decimal"

@@ -1,10 +1,10 @@
 import { fractionWidth, Money } from './money.tsx'
-import { useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { usePages } from '../use-pages.ts'
+import { PagedLog } from './older-pages.tsx'
 import { count, formatTime } from '../format.ts'
 import type { RequestPage, RequestRow } from '../types.ts'
-import { Empty, ErrorNotice, Loading, TableScroll } from './states.tsx'
+import { NumberHeading } from './states.tsx'
 
 export interface RequestFilter {
   account_id?: string
@@ -35,91 +35,66 @@ function StatusCell({ row }: { row: RequestRow }) {
 
 /** The request log, newest first; "Load older" follows the keyset cursor, so page 1000 costs what page 1 does. */
 export function RequestLog({ filter, showAccount }: { filter: RequestFilter; showAccount: boolean }) {
-  const [attempt, setAttempt] = useState(0)
-  const key = queryString({ ...filter })
-  const { rows, next, loading, error, load } = usePages<RequestRow, RequestPage>(
+  const pages = usePages<RequestRow, RequestPage>(
     (before) => `/requests${queryString({ ...filter, before, limit: 50 })}`,
     (page) => page.requests,
-    `${key}#${attempt}`,
+    queryString({ ...filter }),
   )
 
-  const costWidth = fractionWidth(rows.map((row) => row.cost_usd))
-  if (!loading && !error && rows.length === 0)
-    return (
-      <Empty>
-        <p>No requests match these filters.</p>
-      </Empty>
-    )
+  const costWidth = fractionWidth(pages.rows.map((row) => row.cost_usd))
   return (
-    <div class="request-log">
-      {rows.length > 0 && (
-        <TableScroll label="Request log">
-          <table class="stack" data-testid="request-log">
-            <thead>
-              <tr>
-                <th scope="col">Time (UTC)</th>
-                {showAccount && <th scope="col">Account</th>}
-                <th scope="col">Key</th>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Input
-                </th>
-                <th scope="col" class="number">
-                  Output
-                </th>
-                <th scope="col" class="number">
-                  Cost
-                </th>
-                <th scope="col" class="number">
-                  Latency
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.id}>
-                  <td class="nowrap" data-label="Time" title={row.request_id}>
-                    {formatTime(row.at).replace(' UTC', '')}
-                  </td>
-                  {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
-                  <td data-label="Key">
-                    <a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a>
-                  </td>
-                  <td data-label="Model">
-                    {row.model || <span class="muted">refused before the model was read</span>}
-                    {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
-                    {row.stream ? <span class="muted"> · stream</span> : null}
-                  </td>
-                  <td data-label="Status">
-                    <StatusCell row={row} />
-                  </td>
-                  <td class="number" data-label="Input tokens">
-                    {count(row.input_tokens)}
-                  </td>
-                  <td class="number" data-label="Output tokens">
-                    {count(row.output_tokens)}
-                  </td>
-                  <td class="number" data-label="Cost" data-testid="request-cost">
-                    <Money amount={row.cost_usd} width={costWidth} />
-                  </td>
-                  <td class="number" data-label="Latency">
-                    {count(row.latency_ms)} ms
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+    <PagedLog
+      name="request-log"
+      label="Request log"
+      empty="No requests match these filters."
+      head={
+        <>
+          <th scope="col">Time (UTC)</th>
+          {showAccount && <th scope="col">Account</th>}
+          <th scope="col">Key</th>
+          <th scope="col">Model</th>
+          <th scope="col">Status</th>
+          <NumberHeading>Input</NumberHeading>
+          <NumberHeading>Output</NumberHeading>
+          <NumberHeading>Cost</NumberHeading>
+          <NumberHeading>Latency</NumberHeading>
+        </>
+      }
+      row={(row: RequestRow) => (
+        <tr key={row.id}>
+          <td class="nowrap" data-label="Time" title={row.request_id}>
+            {formatTime(row.at).replace(' UTC', '')}
+          </td>
+          {showAccount && <td data-label="Account">{row.account ?? row.account_id}</td>}
+          <td data-label="Key">
+            <a href={`/console/keys/${encodeURIComponent(row.key_id)}`}>{row.key_name ?? `${row.key_prefix ?? row.key_id}…`}</a>
+          </td>
+          <td data-label="Model">
+            {row.model || <span class="muted">refused before the model was read</span>}
+            {row.operation !== 'chat' ? <span class="muted"> · {row.operation}</span> : null}
+            {row.stream ? <span class="muted"> · stream</span> : null}
+          </td>
+          <td data-label="Status">
+            <StatusCell row={row} />
+          </td>
+          <td class="number" data-label="Input tokens">
+            {count(row.input_tokens)}
+          </td>
+          <td class="number" data-label="Output tokens">
+            {count(row.output_tokens)}
+          </td>
+          <td class="number" data-label="Cost" data-testid="request-cost">
+            <Money amount={row.cost_usd} width={costWidth} />
+          </td>
+          <td class="number" data-label="Latency">
+            {count(row.latency_ms)} ms
+          </td>
+        </tr>
       )}
-      {error && <ErrorNotice error={error} retry={() => (rows.length ? load(next) : setAttempt((value) => value + 1))} />}
-      {loading && <Loading label="Loading requests…" />}
-      {!loading && next && (
-        <button type="button" class="button secondary" onClick={() => load(next)}>
-          Load older requests
-        </button>
-      )}
-      {!loading && !next && rows.length > 0 && <p class="hint">That is every matching request.</p>}
-    </div>
+      pages={pages}
+      loadingLabel="Loading requests…"
+      more="Load older requests"
+      end="That is every matching request."
+    />
   )
 }

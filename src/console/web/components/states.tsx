@@ -59,3 +59,12 @@ export function TableScroll({ label, children }: { label: string; children: Comp
     </div>
   )
 }
+
+/** A column heading over numbers: right-aligned like its cells, so digits line up under it. */
+export function NumberHeading({ children }: { children: ComponentChildren }) {
+  return (
+    <th scope="col" class="number">
+      {children}
+    </th>
+  )
+}

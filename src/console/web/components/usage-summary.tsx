@@ -4,7 +4,7 @@ import { count, usd } from '../format.ts'
 import type { Group, UsageSummary } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 import { DailyChart } from './daily-chart.tsx'
-import { Empty, Resolved, TableScroll } from './states.tsx'
+import { Empty, NumberHeading, Resolved, TableScroll } from './states.tsx'
 
 export interface UsageQuery {
   account_id?: string | number
@@ -36,24 +36,12 @@ function GroupTable({ title, groups, linkPrefix }: { title: string; groups: Grou
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col" class="number">
-                Answered
-              </th>
-              <th scope="col" class="number">
-                Refused
-              </th>
-              <th scope="col" class="number">
-                Failed
-              </th>
-              <th scope="col" class="number">
-                Input tokens
-              </th>
-              <th scope="col" class="number">
-                Output tokens
-              </th>
-              <th scope="col" class="number">
-                Spend
-              </th>
+              <NumberHeading>Answered</NumberHeading>
+              <NumberHeading>Refused</NumberHeading>
+              <NumberHeading>Failed</NumberHeading>
+              <NumberHeading>Input tokens</NumberHeading>
+              <NumberHeading>Output tokens</NumberHeading>
+              <NumberHeading>Spend</NumberHeading>
             </tr>
           </thead>
           <tbody>

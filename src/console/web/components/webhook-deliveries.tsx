@@ -4,7 +4,7 @@ import { formatTime } from '../format.ts'
 import type { Delivery } from '../types.ts'
 import { useResource } from '../use-resource.ts'
 import { Checkbox } from './fields.tsx'
-import { Empty, Resolved, StatusBadge, TableScroll } from './states.tsx'
+import { Empty, NumberHeading, Resolved, StatusBadge, TableScroll } from './states.tsx'
 
 const when = (time: string | null) => (time ? formatTime(time).replace(' UTC', '') : '—')
 
@@ -35,9 +35,7 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
                   <tr>
                     <th scope="col">Event</th>
                     <th scope="col">Status</th>
-                    <th scope="col" class="number">
-                      Attempts
-                    </th>
+                    <NumberHeading>Attempts</NumberHeading>
                     <th scope="col">Made (UTC)</th>
                     <th scope="col">Last attempt (UTC)</th>
                     <th scope="col">Next attempt (UTC)</th>

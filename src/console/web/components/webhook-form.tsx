@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, postJson } from '../api.ts'
 import type { Webhook } from '../types.ts'
-import { Checkbox, FormError, TextField } from './fields.tsx'
+import { Checkbox, CountField, FormError, TextField } from './fields.tsx'
 
 const events: [string, string][] = [
   ['balance.below', 'Balance below an amount'],
@@ -84,16 +84,7 @@ export function WebhookForm({
           onValue={typeBelow}
           error={fieldError('balance_below_usd')}
         />
-        <TextField
-          label="Days before a key expires"
-          type="number"
-          min={1}
-          step={1}
-          inputMode="numeric"
-          value={days}
-          onValue={setDays}
-          error={fieldError('expiry_days')}
-        />
+        <CountField label="Days before a key expires" value={days} onValue={setDays} error={fieldError('expiry_days')} />
         <TextField label="Budget thresholds (%)" value={percents} onValue={setPercents} error={fieldError('budget_percents')} />
       </div>
       <FormError error={error && !fields.includes(error.field ?? '') ? error : undefined} />

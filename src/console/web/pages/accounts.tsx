@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { postJson } from '../api.ts'
 import { CreateForm } from '../components/create-form.tsx'
 import { TextField } from '../components/fields.tsx'
-import { Empty, Resolved, TableScroll } from '../components/states.tsx'
+import { Empty, NumberHeading, Resolved, TableScroll } from '../components/states.tsx'
 import { formatDate } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
@@ -47,12 +47,8 @@ export function AccountsTable() {
               <thead>
                 <tr>
                   <th scope="col">Name</th>
-                  <th scope="col" class="number">
-                    Balance
-                  </th>
-                  <th scope="col" class="number">
-                    Available
-                  </th>
+                  <NumberHeading>Balance</NumberHeading>
+                  <NumberHeading>Available</NumberHeading>
                   <th scope="col">Created</th>
                 </tr>
               </thead>

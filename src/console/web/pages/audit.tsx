@@ -1,15 +1,12 @@
-import { useEffect, useState } from 'preact/hooks'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { AuditLog } from '../components/audit-log.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
-import { dayAfter, isoDay } from '../format.ts'
+import { DayRange, FilterActions } from '../components/filter-form.tsx'
 import { seesEveryAccount } from '../access.ts'
 import { PageHeader } from '../layout.tsx'
-import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
-
-type Filters = Record<'account' | 'actor' | 'object' | 'id' | 'from' | 'to', string>
+import { useUrlFilters } from '../use-url-filters.ts'
 
 const objects: [string, string][] = [
   ['', 'Any object'],
@@ -21,37 +18,17 @@ const objects: [string, string][] = [
   ['config', 'Config reloads'],
 ]
 
-function readFilters(search: URLSearchParams): Filters {
-  return {
-    account: search.get('account') ?? '',
-    actor: search.get('actor') ?? '',
-    object: search.get('object') ?? '',
-    id: search.get('id') ?? '',
-    from: search.get('from') ?? isoDay(29),
-    to: search.get('to') ?? isoDay(0),
-  }
-}
-
 /** Who changed what: filters live in the URL (bookmarkable, shareable), and the CSV has exactly what is on screen. */
 export function Audit({ session, search }: PageProps) {
   const everyAccount = seesEveryAccount(session)
-  const applied = readFilters(search)
-  const [draft, setDraft] = useState(applied)
-  useEffect(() => setDraft(readFilters(search)), [search.toString()])
-  const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
+  const { applied, draft, set, apply, range, invalidRange } = useUrlFilters(search, ['account', 'actor', 'object', 'id'], '/console/audit')
   const filter = {
     account_id: everyAccount ? applied.account || undefined : undefined,
     actor: applied.actor || undefined,
     object_type: applied.object || undefined,
     object_id: applied.id || undefined,
-    since: `${applied.from}T00:00:00Z`,
-    until: dayAfter(applied.to),
+    ...range,
   }
-  const apply = (event: Event) => {
-    event.preventDefault()
-    navigate(`/console/audit${queryString(draft)}`)
-  }
-  const invalidRange = draft.from > draft.to ? 'The start must not be after the end.' : undefined
   return (
     <>
       <PageHeader title="Audit log" />
@@ -79,17 +56,9 @@ export function Audit({ session, search }: PageProps) {
             ))}
           </SelectField>
           <TextField label="Object ID" value={draft.id} onValue={set('id')} maxLength={200} autoCapitalize="none" spellcheck={false} />
-          <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
-          <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
+          <DayRange from={draft.from} to={draft.to} onFrom={set('from')} onTo={set('to')} error={invalidRange} />
         </div>
-        <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>
-            Apply filters
-          </button>
-          <a class="button secondary" href="/console/audit">
-            Reset
-          </a>
-        </div>
+        <FilterActions invalid={!!invalidRange} reset="/console/audit" />
       </form>
       <div class="section-header">
         <h2>Changes</h2>

@@ -8,7 +8,7 @@ import { CreateForm } from '../components/create-form.tsx'
 import { SelectField, TextField } from '../components/fields.tsx'
 import { Money } from '../components/money.tsx'
 import { DeleteProjectButton, ProjectEditForm } from '../components/project-edit.tsx'
-import { Empty, Resolved, TableScroll } from '../components/states.tsx'
+import { Empty, NumberHeading, Resolved, TableScroll } from '../components/states.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
@@ -88,15 +88,9 @@ export function Budgets({ session, search }: PageProps) {
                     <tr>
                       <th scope="col">For</th>
                       <th scope="col">Period</th>
-                      <th scope="col" class="number">
-                        Amount
-                      </th>
-                      <th scope="col" class="number">
-                        Spent
-                      </th>
-                      <th scope="col" class="number">
-                        Remaining
-                      </th>
+                      <NumberHeading>Amount</NumberHeading>
+                      <NumberHeading>Spent</NumberHeading>
+                      <NumberHeading>Remaining</NumberHeading>
                       <th scope="col">Used</th>
                       <th scope="col">Resets (UTC)</th>
                       {writes && (
@@ -190,9 +184,7 @@ export function Budgets({ session, search }: PageProps) {
                       <th scope="col">Models</th>
                       <th scope="col">Shared limits</th>
                       <th scope="col">Allowed addresses</th>
-                      <th scope="col" class="number">
-                        Keys
-                      </th>
+                      <NumberHeading>Keys</NumberHeading>
                       {writes && (
                         <th scope="col">
                           <span class="visually-hidden">Actions</span>

@@ -3,7 +3,7 @@ import { queryString } from '../api.ts'
 import { can } from '../access.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { RevokeKeyButton } from '../components/revoke-key.tsx'
-import { Empty, Resolved, StatusBadge, TableScroll } from '../components/states.tsx'
+import { Empty, NumberHeading, Resolved, StatusBadge, TableScroll } from '../components/states.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import { navigate } from '../router.ts'
@@ -51,9 +51,7 @@ export function Keys({ session, search }: PageProps) {
                     {admin && <th scope="col">Account</th>}
                     <th scope="col">Status</th>
                     <th scope="col">Models</th>
-                    <th scope="col" class="number">
-                      Spent
-                    </th>
+                    <NumberHeading>Spent</NumberHeading>
                     <th scope="col">Created (UTC)</th>
                     <th scope="col">Last used (UTC)</th>
                     <th scope="col">

@@ -1,5 +1,5 @@
 import { fractionWidth, Money } from '../components/money.tsx'
-import { Empty, Resolved, TableScroll } from '../components/states.tsx'
+import { Empty, NumberHeading, Resolved, TableScroll } from '../components/states.tsx'
 import { count, formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
 import type { PageProps } from '../routes.tsx'
@@ -43,31 +43,17 @@ function ModelTable({ models }: { models: Model[] }) {
         <thead>
           <tr>
             <th scope="col">Model</th>
-            <th scope="col" class="number">
-              Input
-            </th>
-            <th scope="col" class="number">
-              Output
-            </th>
-            <th scope="col" class="number">
-              Cached input
-            </th>
+            <NumberHeading>Input</NumberHeading>
+            <NumberHeading>Output</NumberHeading>
+            <NumberHeading>Cached input</NumberHeading>
             {withBatch && (
               <>
-                <th scope="col" class="number">
-                  Batch input
-                </th>
-                <th scope="col" class="number">
-                  Batch output
-                </th>
+                <NumberHeading>Batch input</NumberHeading>
+                <NumberHeading>Batch output</NumberHeading>
               </>
             )}
-            <th scope="col" class="number">
-              Context window
-            </th>
-            <th scope="col" class="number">
-              Max output
-            </th>
+            <NumberHeading>Context window</NumberHeading>
+            <NumberHeading>Max output</NumberHeading>
           </tr>
         </thead>
         <tbody>
@@ -140,15 +126,9 @@ function RouteTable({ routes }: { routes: RouteHealth[] }) {
           <tr>
             <th scope="col">Route</th>
             <th scope="col">Circuit</th>
-            <th scope="col" class="number">
-              Requests{window}
-            </th>
-            <th scope="col" class="number">
-              Failures{window}
-            </th>
-            <th scope="col" class="number">
-              Trips (since start)
-            </th>
+            <NumberHeading>Requests{window}</NumberHeading>
+            <NumberHeading>Failures{window}</NumberHeading>
+            <NumberHeading>Trips (since start)</NumberHeading>
             <th scope="col">Last failure</th>
           </tr>
         </thead>

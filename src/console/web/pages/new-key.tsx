@@ -3,7 +3,7 @@ import { addressListHint, readAddressList } from '../address-list.ts'
 import { ApiError, postJson } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { ProjectSelect } from '../components/project-select.tsx'
-import { FormError, TextField } from '../components/fields.tsx'
+import { CountField, FormError, TextField } from '../components/fields.tsx'
 import { ModelPicker } from '../components/model-picker.tsx'
 import { SecretReveal } from '../components/secret-reveal.tsx'
 import { PageHeader } from '../layout.tsx'
@@ -103,32 +103,10 @@ export function NewKey({ session, search }: PageProps) {
           <legend>Limits and expiry (optional)</legend>
           <p class="hint">Leave a field empty for no limit.</p>
           <div class="grid">
-            <TextField
-              label="Requests per minute"
-              type="number"
-              min={1}
-              step={1}
-              inputMode="numeric"
-              value={limits.rpm}
-              onValue={limit('rpm')}
-              error={fieldError('rpm')}
-            />
-            <TextField
-              label="Tokens per minute"
-              type="number"
-              min={1}
-              step={1}
-              inputMode="numeric"
-              value={limits.tpm}
-              onValue={limit('tpm')}
-              error={fieldError('tpm')}
-            />
-            <TextField
+            <CountField label="Requests per minute" value={limits.rpm} onValue={limit('rpm')} error={fieldError('rpm')} />
+            <CountField label="Tokens per minute" value={limits.tpm} onValue={limit('tpm')} error={fieldError('tpm')} />
+            <CountField
               label="Concurrent requests"
-              type="number"
-              min={1}
-              step={1}
-              inputMode="numeric"
               value={limits.concurrency}
               onValue={limit('concurrency')}
               error={fieldError('concurrency')}

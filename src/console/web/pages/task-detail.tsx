@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { can } from '../access.ts'
 import { getJson, queryString } from '../api.ts'
 import { fractionWidth, Money } from '../components/money.tsx'
-import { Empty, ErrorNotice, Loading, Resolved, TableScroll } from '../components/states.tsx'
+import { Empty, ErrorNotice, Loading, NumberHeading, Resolved, TableScroll } from '../components/states.tsx'
 import { TaskProgress } from '../components/task-progress.tsx'
 import { formatTime, usd } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -60,15 +60,11 @@ function ItemList({ task }: { task: Task }) {
           <table class="stack" data-testid="task-items">
             <thead>
               <tr>
-                <th scope="col" class="number">
-                  #
-                </th>
+                <NumberHeading>#</NumberHeading>
                 <th scope="col">Custom ID</th>
                 <th scope="col">Status</th>
                 <th scope="col">Error</th>
-                <th scope="col" class="number">
-                  Cost
-                </th>
+                <NumberHeading>Cost</NumberHeading>
                 <th scope="col">Finished (UTC)</th>
               </tr>
             </thead>

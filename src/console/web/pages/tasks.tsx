@@ -1,7 +1,8 @@
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { fractionWidth, Money } from '../components/money.tsx'
-import { Empty, ErrorNotice, Loading, TableScroll } from '../components/states.tsx'
+import { OlderPages } from '../components/older-pages.tsx'
+import { Empty, NumberHeading, TableScroll } from '../components/states.tsx'
 import { TaskProgress } from '../components/task-progress.tsx'
 import { formatTime } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
@@ -22,17 +23,12 @@ export function TaskStatus({ status }: { status: string }) {
 export function Tasks({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
   const account = admin ? (search.get('account') ?? '') : ''
-  const {
-    rows: tasks,
-    next,
-    loading,
-    error,
-    load,
-  } = usePages<Task, { tasks: Task[]; next: string | null }>(
+  const pages = usePages<Task, { tasks: Task[]; next: string | null }>(
     (before) => `/tasks${queryString({ account_id: account, before, limit: 50 })}`,
     (page) => page.tasks,
     account,
   )
+  const { rows: tasks, loading, error } = pages
   const width = fractionWidth(tasks.map((task) => task.spent_usd))
   return (
     <>
@@ -65,9 +61,7 @@ export function Tasks({ session, search }: PageProps) {
                 <th scope="col">API</th>
                 <th scope="col">Status</th>
                 <th scope="col">Progress</th>
-                <th scope="col" class="number">
-                  Spend
-                </th>
+                <NumberHeading>Spend</NumberHeading>
                 <th scope="col">Created (UTC)</th>
                 <th scope="col">Finished (UTC)</th>
               </tr>
@@ -103,13 +97,7 @@ export function Tasks({ session, search }: PageProps) {
           </table>
         </TableScroll>
       )}
-      {error && <ErrorNotice error={error} retry={() => load(tasks.length ? next : null)} />}
-      {loading && <Loading label="Loading tasks…" />}
-      {!loading && next && (
-        <button type="button" class="button secondary" onClick={() => load(next)}>
-          Load older tasks
-        </button>
-      )}
+      <OlderPages pages={pages} loadingLabel="Loading tasks…" more="Load older tasks" />
     </>
   )
 }

@@ -1,18 +1,16 @@
-import { useEffect, useState } from 'preact/hooks'
 import { can } from '../access.ts'
 import { queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
-import { SelectField, TextField } from '../components/fields.tsx'
+import { SelectField } from '../components/fields.tsx'
+import { DayRange, FilterActions } from '../components/filter-form.tsx'
 import { RequestLog } from '../components/request-log.tsx'
 import { UsageSummaryView } from '../components/usage-summary.tsx'
-import { dayAfter, isoDay, keyLabel } from '../format.ts'
+import { keyLabel } from '../format.ts'
 import { PageHeader } from '../layout.tsx'
-import { navigate } from '../router.ts'
 import type { PageProps } from '../routes.tsx'
+import { useUrlFilters } from '../use-url-filters.ts'
 import type { Key, Project } from '../types.ts'
 import { useResource } from '../use-resource.ts'
-
-type Filters = Record<'account' | 'project' | 'key' | 'model' | 'status' | 'from' | 'to', string>
 
 const statuses: [string, string][] = [
   ['', 'Any status'],
@@ -23,32 +21,20 @@ const statuses: [string, string][] = [
   ['5xx', 'Server errors (5xx)'],
 ]
 
-function readFilters(search: URLSearchParams): Filters {
-  return {
-    account: search.get('account') ?? '',
-    project: search.get('project') ?? '',
-    key: search.get('key') ?? '',
-    model: search.get('model') ?? '',
-    status: search.get('status') ?? '',
-    from: search.get('from') ?? isoDay(29),
-    to: search.get('to') ?? isoDay(0),
-  }
-}
-
 /** Filters live in the URL, so a filtered view can be bookmarked, shared and reached with the back button. */
 export function Usage({ session, search }: PageProps) {
   const admin = session.user.role === 'admin'
-  const applied = readFilters(search)
-  const [draft, setDraft] = useState(applied)
-  useEffect(() => setDraft(readFilters(search)), [search.toString()])
-  const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value })
+  const { applied, draft, setDraft, set, apply, range, invalidRange } = useUrlFilters(
+    search,
+    ['account', 'project', 'key', 'model', 'status'],
+    '/console/usage',
+  )
   const keys = useResource<Key[]>(`/keys${queryString({ account_id: admin ? draft.account : undefined })}`)
   // Projects are offered where the login may read them (budgets:read), as the key form does.
   const projects = useResource<Project[]>(
     can(session, 'budgets:read') ? `/projects${queryString({ account_id: admin ? draft.account : undefined })}` : null,
   )
   const models = [...new Set([...session.models, ...(applied.model ? [applied.model] : [])])]
-  const range = { since: `${applied.from}T00:00:00Z`, until: dayAfter(applied.to) }
   // Every filter applies to the summary and the request log alike: a summary filtered to 429s counts only those.
   const scope = {
     account_id: admin ? applied.account || undefined : session.user.account?.id,
@@ -57,11 +43,6 @@ export function Usage({ session, search }: PageProps) {
     model: applied.model || undefined,
     status: applied.status || undefined,
   }
-  const apply = (event: Event) => {
-    event.preventDefault()
-    navigate(`/console/usage${queryString(draft)}`)
-  }
-  const invalidRange = draft.from > draft.to ? 'The start must not be after the end.' : undefined
   return (
     <>
       <PageHeader title="Usage" />
@@ -107,17 +88,9 @@ export function Usage({ session, search }: PageProps) {
               </option>
             ))}
           </SelectField>
-          <TextField label="From (UTC)" type="date" value={draft.from} onValue={set('from')} required />
-          <TextField label="To (UTC)" type="date" value={draft.to} onValue={set('to')} required error={invalidRange} />
+          <DayRange from={draft.from} to={draft.to} onFrom={set('from')} onTo={set('to')} error={invalidRange} />
         </div>
-        <div class="actions">
-          <button type="submit" class="button" disabled={!!invalidRange}>
-            Apply filters
-          </button>
-          <a class="button secondary" href="/console/usage">
-            Reset
-          </a>
-        </div>
+        <FilterActions invalid={!!invalidRange} reset="/console/usage" />
       </form>
       <h2>Summary</h2>
       <UsageSummaryView query={{ ...scope, ...range }} showKeys={!applied.key} />

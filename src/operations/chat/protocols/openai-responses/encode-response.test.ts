@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatResponse, ContentPart } from '../../core/ir.ts'
-import { keysOf, type Recorded, readJsonFixture, usageFromRecorded } from '../../../../../test/support/responses-fixtures.ts'
+import { itemFacts, keysOf, type Recorded, readJsonFixture, usageFromRecorded } from '../../../../../test/support/responses-fixtures.ts'
 import { decodeResponsesRequest } from './decode-request.ts'
 import { encodeResponsesResponse } from './encode-response.ts'
 
@@ -45,25 +45,7 @@ describe('Response objects against recorded API responses', () => {
       expect(mine.output.map((item: Recorded) => keysOf(item).filter((key) => key !== 'encrypted_content'))).toEqual(
         recorded.output.map((item: Recorded) => keysOf(item).filter((key) => key !== 'encrypted_content' && key !== 'phase')),
       )
-      expect(
-        mine.output.map((item: Recorded) => [
-          item.type,
-          item.call_id,
-          item.name,
-          item.arguments,
-          item.content?.[0]?.text,
-          item.summary?.[0]?.text,
-        ]),
-      ).toEqual(
-        recorded.output.map((item: Recorded) => [
-          item.type,
-          item.call_id,
-          item.name,
-          item.arguments,
-          item.content?.[0]?.text,
-          item.summary?.[0]?.text,
-        ]),
-      )
+      expect(mine.output.map(itemFacts)).toEqual(recorded.output.map(itemFacts))
       expect(mine.usage).toEqual({
         ...recorded.usage,
         input_tokens_details: { cache_write_tokens: 0, ...recorded.usage.input_tokens_details },

@@ -4,6 +4,7 @@ import { readErrorCode } from '../../../../core/error-codes.ts'
 import type { StreamEvent } from '../../core/ir.ts'
 import { SseParser } from '../../../../core/sse.ts'
 import {
+  itemFacts,
   keysOf,
   type Recorded,
   readStreamFixture,
@@ -54,27 +55,7 @@ describe('Responses stream encoder against recorded API streams', () => {
       for (const key of Object.keys(mine)) expect(Object.keys(theirs)).toContain(key)
       expect(mine.status).toBe(theirs.status)
       expect(mine.usage).toMatchObject(theirs.usage)
-      expect(
-        mine.output.map((item: Recorded) => [
-          item.type,
-          item.text,
-          item.call_id,
-          item.name,
-          item.arguments,
-          item.content?.[0]?.text,
-          item.summary?.[0]?.text,
-        ]),
-      ).toEqual(
-        theirs.output.map((item: Recorded) => [
-          item.type,
-          item.text,
-          item.call_id,
-          item.name,
-          item.arguments,
-          item.content?.[0]?.text,
-          item.summary?.[0]?.text,
-        ]),
-      )
+      expect(mine.output.map(itemFacts)).toEqual(theirs.output.map(itemFacts))
     })
 
     test(`${name}: the official SDK's responses.stream() accepts what we send, as it accepts the recording`, async () => {
