@@ -44,7 +44,11 @@ test('an account admin edits and deletes a project, edits a budget and filters u
   await page.getByLabel('Project', { exact: true }).selectOption({ label: 'team' })
   await page.getByRole('button', { name: 'Apply filters' }).click()
   await page.waitForURL(/project=\d+/)
-  await page.getByTestId('request-log').locator('tbody tr').first().waitFor()
+  // The filtered log replaces the unfiltered one (three rows) after a reload: wait for it, not for any first row.
+  await page.getByTestId('request-log').locator('tbody tr', { hasText: 'teammate' }).waitFor()
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="request-log"] tbody tr').length === 1, undefined, {
+    timeout: 5000,
+  })
   expect(await page.getByTestId('request-log').locator('tbody tr').count()).toBe(1)
   expect(await page.getByTestId('usage-summary').textContent()).toContain('$0.003')
 
