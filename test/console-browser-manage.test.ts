@@ -136,15 +136,25 @@ describe('console management pages in Chromium', () => {
     await nav(page, 'Usage')
     await page.getByLabel('Model', { exact: true }).selectOption('mock-1')
     await page.getByRole('button', { name: 'Apply filters' }).click()
-    await page.getByTestId('request-log').waitFor()
-    const shownCosts = await page.getByTestId('request-cost').allTextContents()
+    // The filtered log replaces the unfiltered one after a reload: wait for the URL, then for its rows.
+    await page.waitForURL(/model=mock-1/)
+    await page.getByTestId('request-cost').first().waitFor()
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-csv').click()])
     expect(csv.suggestedFilename()).toMatch(/^tollgate-requests-\d{4}-\d\d-\d\d\.csv$/)
     const [header, ...rows] = readFileSync((await csv.path())!, 'utf8')
       .trim()
       .split('\r\n')
     const costColumn = header!.split(',').indexOf('cost_usd')
-    expect(rows.map((row) => `$${row.split(',')[costColumn]}`)).toEqual(shownCosts)
+    const csvCosts = rows.map((row) => `$${row.split(',')[costColumn]}`)
+    // The screen settles on the filtered log: its costs are the CSV's (a wrong screen times out here).
+    await page.waitForFunction(
+      (expected) =>
+        JSON.stringify([...document.querySelectorAll('[data-testid="request-cost"]')].map((cell) => cell.textContent)) === expected,
+      JSON.stringify(csvCosts),
+      { timeout: 5000 },
+    )
+    expect(await page.getByTestId('request-cost').allTextContents()).toEqual(csvCosts)
+    expect(csvCosts.length).toBeGreaterThan(0)
     expect(rows.every((row) => row.includes(',mock-1,'))).toBe(true)
     await saveScreenshot(page, 'manage-6-usage-csv')
     // A new password; the old one no longer signs in.
