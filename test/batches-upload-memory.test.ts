@@ -14,7 +14,10 @@ beforeAll(async () => {
   ;({ server, key } = await serveWithKey())
 })
 afterAll(async () => {
+  // This file measures memory, not shutdown (test/shutdown.test.ts): a refused upload's client may still be sending
+  // when SIGTERM comes, and the drain would wait for that connection up to shutdown.drain_s (30 s).
   server.process.kill('SIGTERM')
+  if ((await Promise.race([server.process.exited, Bun.sleep(5000).then(() => 'late')])) === 'late') server.process.kill('SIGKILL')
   await server.process.exited
 })
 
