@@ -1,10 +1,9 @@
+import { money, time } from './columns.ts'
 import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 
 // The PostgreSQL twin of ../sqlite/schema.ts: same tables, columns and indexes, but for `instances` and
 // `holds.instance_id` (SQLite has one server per file: sqlite/serve-lock.ts). Money and times are bigint
 // (nano-dollars, epoch milliseconds), read back as JavaScript numbers (exact below 2^53).
-const money = (name: string) => bigint(name, { mode: 'number' })
-const time = (name: string) => bigint(name, { mode: 'number' })
 
 export const accounts = pgTable('accounts', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -217,150 +216,6 @@ export const usageDaily = pgTable(
   ],
 )
 
-/** Console logins. `account_id` is null exactly for admins; deleting a user deletes its sessions. */
-export const users = pgTable(
-  'users',
-  {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    name: text('name').notNull().unique(),
-    role: text('role', { enum: ['admin', 'account-admin', 'viewer'] }).notNull(),
-    accountId: bigint('account_id', { mode: 'number' }).references(() => accounts.id),
-    passwordHash: text('password_hash').notNull(),
-    createdAt: time('created_at').notNull(),
-    updatedAt: time('updated_at').notNull(),
-  },
-  (table) => [index('users_account').on(table.accountId)],
-)
-
-export const sessions = pgTable(
-  'sessions',
-  {
-    id: text('id').primaryKey(),
-    userId: bigint('user_id', { mode: 'number' })
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    csrfToken: text('csrf_token').notNull(),
-    createdAt: time('created_at').notNull(),
-    lastSeenAt: time('last_seen_at').notNull(),
-    expiresAt: time('expires_at').notNull(),
-  },
-  (table) => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)],
-)
-
-/** Single sign-on, as in sqlite/schema.ts. */
-export const identities = pgTable(
-  'identities',
-  {
-    issuer: text('issuer').notNull(),
-    subject: text('subject').notNull(),
-    userId: bigint('user_id', { mode: 'number' })
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    email: text('email'),
-    createdAt: time('created_at').notNull(),
-    lastSignInAt: time('last_sign_in_at').notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.issuer, table.subject] }), index('identities_user').on(table.userId)],
-)
-
-export const signInFlows = pgTable(
-  'sign_in_flows',
-  {
-    id: text('id').primaryKey(),
-    nonce: text('nonce').notNull(),
-    codeVerifier: text('code_verifier').notNull(),
-    redirectUri: text('redirect_uri').notNull(),
-    address: text('address').notNull(),
-    createdAt: time('created_at').notNull(),
-    expiresAt: time('expires_at').notNull(),
-  },
-  (table) => [index('sign_in_flows_expires').on(table.expiresAt), index('sign_in_flows_address').on(table.address)],
-)
-
-/** Batch work (domain/tasks), as in sqlite/schema.ts. */
-export const tasks = pgTable(
-  'tasks',
-  {
-    id: text('id').primaryKey(),
-    kind: text('kind').notNull(),
-    accountId: bigint('account_id', { mode: 'number' }).notNull(),
-    keyId: text('key_id').notNull(),
-    status: text('status').notNull(),
-    endpoint: text('endpoint').notNull(),
-    model: text('model'),
-    inputFileId: text('input_file_id'),
-    outputFileId: text('output_file_id'),
-    errorFileId: text('error_file_id'),
-    metadata: text('metadata'),
-    displayName: text('display_name'),
-    total: integer('total').notNull(),
-    succeeded: integer('succeeded').notNull().default(0),
-    failed: integer('failed').notNull().default(0),
-    canceled: integer('canceled').notNull().default(0),
-    expired: integer('expired').notNull().default(0),
-    spent: money('spent').notNull().default(0),
-    createdAt: time('created_at').notNull(),
-    startedAt: time('started_at'),
-    finishedAt: time('finished_at'),
-    cancelRequestedAt: time('cancel_requested_at'),
-    expiresAt: time('expires_at').notNull(),
-  },
-  (table) => [index('tasks_account_time').on(table.accountId, table.createdAt, table.id), index('tasks_status').on(table.status)],
-)
-
-export const taskItems = pgTable(
-  'task_items',
-  {
-    id: text('id').primaryKey(),
-    taskId: text('task_id').notNull(),
-    seq: integer('seq').notNull(),
-    customId: text('custom_id').notNull(),
-    body: text('body').notNull(),
-    status: text('status').notNull(),
-    owner: text('owner'),
-    leaseUntil: time('lease_until'),
-    notBefore: time('not_before').notNull().default(0),
-    staged: text('staged'),
-    result: text('result'),
-    statusCode: integer('status_code'),
-    cost: money('cost').notNull().default(0),
-    startedAt: time('started_at'),
-    finishedAt: time('finished_at'),
-  },
-  (table) => [
-    uniqueIndex('task_items_order').on(table.taskId, table.seq),
-    index('task_items_status').on(table.status, table.taskId, table.seq),
-  ],
-)
-
-export const taskFiles = pgTable(
-  'task_files',
-  {
-    id: text('id').primaryKey(),
-    accountId: bigint('account_id', { mode: 'number' }).notNull(),
-    purpose: text('purpose').notNull(),
-    filename: text('filename').notNull(),
-    bytes: bigint('bytes', { mode: 'number' }).notNull(),
-    taskId: text('task_id'),
-    createdAt: time('created_at').notNull(),
-    expiresAt: time('expires_at'),
-  },
-  (table) => [
-    index('task_files_account_time').on(table.accountId, table.createdAt, table.id),
-    index('task_files_created').on(table.createdAt),
-  ],
-)
-
-export const taskFileParts = pgTable(
-  'task_file_parts',
-  {
-    fileId: text('file_id').notNull(),
-    seq: integer('seq').notNull(),
-    data: text('data').notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.fileId, table.seq] })],
-)
-
 /** Admin API tokens, as in sqlite/schema.ts. */
 export const adminTokens = pgTable('admin_tokens', {
   id: text('id').primaryKey(),
@@ -400,3 +255,5 @@ export const auditLog = pgTable(
 
 // Webhooks and their deliveries (issue 27's alerts), in a file of their own.
 export * from './webhook-schema.ts'
+export * from './task-schema.ts'
+export * from './login-schema.ts'
