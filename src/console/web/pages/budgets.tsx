@@ -1,11 +1,9 @@
 import { useState } from 'preact/hooks'
 import { can } from '../access.ts'
-import { addressListHint, readAddressList } from '../address-list.ts'
-import { callApi, postJson, queryString } from '../api.ts'
+import { callApi, queryString } from '../api.ts'
 import { AccountSelect } from '../components/account-select.tsx'
 import { BudgetEditForm } from '../components/budget-edit.tsx'
-import { CreateForm } from '../components/create-form.tsx'
-import { SelectField, TextField } from '../components/fields.tsx'
+import { NewBudgetForm, NewProjectForm } from '../components/budget-create.tsx'
 import { Money } from '../components/money.tsx'
 import { DeleteProjectButton, ProjectEditForm } from '../components/project-edit.tsx'
 import { Empty, NumberHeading, Resolved, TableScroll } from '../components/states.tsx'
@@ -36,6 +34,15 @@ function BudgetBar({ budget }: { budget: Budget }) {
       <progress max={100} value={percent} aria-label={`${percent}% of the budget used`} />
       <span>{percent}%</span>
     </span>
+  )
+}
+
+/** A row's Edit button, named for what it edits (screen readers hear the row's name, not "Edit" alone). */
+function EditButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <button type="button" class="button small secondary" onClick={onClick} aria-label={label}>
+      Edit
+    </button>
   )
 }
 
@@ -129,14 +136,7 @@ export function Budgets({ session, search }: PageProps) {
                         </td>
                         {writes && (
                           <td class="row-actions">
-                            <button
-                              type="button"
-                              class="button small secondary"
-                              onClick={() => setEditingBudget(budget)}
-                              aria-label={`Edit budget ${budget.id}`}
-                            >
-                              Edit
-                            </button>
+                            <EditButton label={`Edit budget ${budget.id}`} onClick={() => setEditingBudget(budget)} />
                             <button
                               type="button"
                               class="button small secondary"
@@ -214,14 +214,7 @@ export function Budgets({ session, search }: PageProps) {
                         </td>
                         {writes && (
                           <td class="row-actions">
-                            <button
-                              type="button"
-                              class="button small secondary"
-                              onClick={() => setEditingProject(project)}
-                              aria-label={`Edit project ${project.name}`}
-                            >
-                              Edit
-                            </button>
+                            <EditButton label={`Edit project ${project.name}`} onClick={() => setEditingProject(project)} />
                             <DeleteProjectButton project={project} onDeleted={reload} />
                           </td>
                         )}
@@ -238,70 +231,5 @@ export function Budgets({ session, search }: PageProps) {
       {writes && account && <NewProjectForm accountId={Number(account)} onCreated={reload} />}
       {writes && account && <NewBudgetForm accountId={Number(account)} projects={projects.data ?? []} onCreated={reload} />}
     </>
-  )
-}
-
-function NewProjectForm({ accountId, onCreated }: { accountId: number; onCreated: () => void }) {
-  const [name, setName] = useState('')
-  const [rpm, setRpm] = useState('')
-  const [allowedIps, setAllowedIps] = useState('')
-  return (
-    <CreateForm
-      title="New project"
-      submitLabel="Create project"
-      onSubmit={async () => {
-        await postJson('/projects', {
-          account_id: accountId,
-          name,
-          rpm: rpm ? Number(rpm) : null,
-          allowed_ips: readAddressList(allowedIps),
-        })
-        setName('')
-        setRpm('')
-        setAllowedIps('')
-        onCreated()
-      }}
-    >
-      <TextField label="Name" value={name} onValue={setName} required maxLength={100} />
-      <TextField label="Requests per minute, shared" value={rpm} onValue={setRpm} inputMode="numeric" hint="Empty: no shared limit" />
-      <TextField label="Allowed addresses" placeholder="any address" value={allowedIps} onValue={setAllowedIps} hint={addressListHint} />
-    </CreateForm>
-  )
-}
-
-function NewBudgetForm({ accountId, projects, onCreated }: { accountId: number; projects: Project[]; onCreated: () => void }) {
-  const [target, setTarget] = useState('account')
-  const [amount, setAmount] = useState('')
-  const [period, setPeriod] = useState('month')
-  const [zone, setZone] = useState('UTC')
-  return (
-    <CreateForm
-      title="New budget"
-      submitLabel="Create budget"
-      onSubmit={async () => {
-        const scope = target === 'account' ? { scope: 'account' } : { scope: 'project', project_id: Number(target) }
-        await postJson('/budgets', { account_id: accountId, ...scope, amount_usd: amount, period, time_zone: zone })
-        setAmount('')
-        onCreated()
-      }}
-    >
-      <SelectField label="For" value={target} onValue={setTarget}>
-        <option value="account">Whole account</option>
-        {projects.map((project) => (
-          <option key={project.id} value={String(project.id)}>
-            Project {project.name}
-          </option>
-        ))}
-      </SelectField>
-      <TextField label="Amount (USD)" value={amount} onValue={setAmount} inputMode="decimal" required />
-      <TextField
-        label="Period"
-        value={period}
-        onValue={setPeriod}
-        required
-        hint="day, week, month, total, or a window such as 5h, 30m, 7d"
-      />
-      <TextField label="Time zone" value={zone} onValue={setZone} hint="For day, week and month: an IANA name such as Europe/Berlin" />
-    </CreateForm>
   )
 }
