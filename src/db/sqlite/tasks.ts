@@ -1,17 +1,18 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { Pacer } from '../../core/pace.ts'
-import { type FileQuota, type FileQuotaOutcome, quotaPassed, type StoredFiles } from '../../domain/tasks/quotas.ts'
-import type { FileRecord, ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
-import type { ClaimedItem, FilePage, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
+import type { ItemOutcome, TaskRecord, TaskStatus } from '../../domain/tasks/records.ts'
+import type { ClaimedItem, ItemEnd, OrphanedItem, TaskPage, TaskRepository } from '../../domain/tasks/repository.ts'
 import * as taskRows from '../task-rows.ts'
 import type { AuditNote } from '../../domain/audit/records.ts'
 import { writeAuditRaw } from './audit.ts'
+import { createSqliteTaskFiles } from './task-files.ts'
 import { createTaskSlices } from './task-slices.ts'
 
 /**
  * Tasks on SQLite. bun:sqlite is synchronous, so every multi-statement change runs inside one `transaction()`
  * call with nothing awaited in between: no other statement on the shared connection (the ledger's) can interleave.
- * Changes to many rows are cut into such transactions, with yields between them (task-slices.ts).
+ * Changes to many rows are cut into such transactions, with yields between them (task-slices.ts); the uploaded files
+ * and their parts are task-files.ts.
  */
 export function createSqliteTasks(client: Database): TaskRepository {
   const all = <Row>(sql: string, ...params: SQLQueryBindings[]) => client.query<Row, SQLQueryBindings[]>(sql).all(...params)
@@ -117,61 +118,10 @@ export function createSqliteTasks(client: Database): TaskRepository {
     return deleted
   }
 
-  /** A file's record goes first, then its parts a few at a time (an upload refused has parts only). */
-  const deleteFile = async (id: string) => {
-    const deleted = run(taskRows.taskSql.deleteFile, id) > 0
-    await slices.deleteParts(id)
-    return deleted
-  }
-
-  const storedFiles = (accountId: number): StoredFiles => {
-    const row = get<taskRows.StoredFilesRow>(taskRows.taskSql.storedFiles, accountId)!
-    return { files: Number(row.files), bytes: Number(row.bytes) }
-  }
-  const insertFile = client.transaction((file: FileRecord, quota: FileQuota | undefined): FileQuotaOutcome => {
-    const passed = quota && quotaPassed(storedFiles(file.accountId), file.bytes, quota)
-    if (passed) return passed
-    run(taskRows.taskSql.insertFile, ...taskRows.fileValues(file))
-    return 'stored'
-  })
+  const uploaded = createSqliteTaskFiles(client, slices)
 
   return {
-    async insertFilePart(fileId, seq, data) {
-      run(taskRows.taskSql.insertFilePart, fileId, seq, data)
-    },
-    async insertFile(file, quota) {
-      return insertFile(file, quota)
-    },
-    async storedFiles(accountId) {
-      return storedFiles(accountId)
-    },
-    async findFile(id) {
-      const row = get<taskRows.FileRow>(taskRows.taskSql.findFile, id)
-      return row ? taskRows.fileOf(row) : undefined
-    },
-    async listFiles(accountId, page: FilePage) {
-      const direction = page.order === 'asc' ? 'ASC' : 'DESC'
-      const compare = page.order === 'asc' ? '>' : '<'
-      const rows = all<taskRows.FileRow>(
-        `SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
-        AND (? IS NULL OR (created_at, id) ${compare} (?, ?)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-        accountId,
-        page.purpose ?? null,
-        page.purpose ?? null,
-        page.after ? 1 : null,
-        page.after?.createdAt ?? 0,
-        page.after?.id ?? '',
-        page.limit,
-      )
-      return rows.map(taskRows.fileOf)
-    },
-    async fileParts(fileId, fromSeq, limit) {
-      return all<taskRows.FilePartRow>(taskRows.taskSql.fileParts, fileId, fromSeq, limit).map((row) => ({
-        seq: Number(row.seq),
-        data: row.data,
-      }))
-    },
-    deleteFile,
+    ...uploaded,
     async createTask(task, items, maxOpen = Number.POSITIVE_INFINITY) {
       try {
         await slices.insertItems(task.id, items)
@@ -275,13 +225,13 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async purge(before, now) {
       const tasks = all<taskRows.IdRow>(`SELECT id FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ?`, before)
       for (const { id } of tasks) await deleteTask(id)
-      const files = all<taskRows.IdRow>(
+      const stale = all<taskRows.IdRow>(
         `SELECT id FROM task_files WHERE (expires_at IS NULL AND created_at < ?) OR expires_at < ?`,
         before,
         now,
       )
-      for (const { id } of files) await deleteFile(id)
-      return { tasks: tasks.length, files: files.length }
+      for (const { id } of stale) await uploaded.deleteFile(id)
+      return { tasks: tasks.length, files: stale.length }
     },
     async removeLeftovers() {
       // One index seek per task (or file) id found: never a scan of every item.
