@@ -5,6 +5,8 @@ export const usd = (description: string) =>
   t.String({ description: `${description}, in USD as an exact decimal string`, examples: ['12.50'] })
 export const time = (description: string) => t.String({ format: 'date-time', description })
 export const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
+/** Elysia's `t.Integer` also accepts numeric strings (for queries); an answer's numbers are plain JSON numbers. */
+export const whole = (options: { description?: string } = {}) => t.Number(options)
 export const idOf = (what: string) => t.String({ description: `The ${what}'s ID` })
 
 /** A query's time range: the filters the audit log and the request log both take. */

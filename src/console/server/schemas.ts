@@ -4,16 +4,17 @@ import type { accountJson, creditJson, dayJson, groupJson, keyJson, requestJson,
 /**
  * The console API's shapes as `t` (TypeBox) schemas: Elysia checks request bodies, queries and path parameters
  * against them, cleans responses to them, and @elysiajs/openapi publishes them at /docs/json. The response
- * schemas restate domain/presenters.ts; the checks at the end of this file fail to compile if the two drift.
+ * schemas restate domain/presenters.ts; the checks at the end of this file fail to compile if the two drift. Tasks'
+ * answers are task-schemas.ts, usage totals and the request log usage-schemas.ts; this file re-exports both.
  */
-import { nullable, time, usd } from './schema-parts.ts'
+import { nullable, time, usd, whole } from './schema-parts.ts'
+import { day, group, request, totals, totalsFields } from './usage-schemas.ts'
 
 export * from './request-schemas.ts'
+export * from './task-schemas.ts'
+export * from './usage-schemas.ts'
 
 // —— Responses ——
-
-/** Elysia's `t.Integer` also accepts numeric strings (for queries); an answer's numbers are plain JSON numbers. */
-const whole = (options: { description?: string } = {}) => t.Number(options)
 
 export const consoleError = t.Object(
   {
@@ -179,78 +180,6 @@ export const route = t.Object({
   last_failure: nullable(t.String()),
 })
 
-const taskCounts = t.Object({
-  total: whole(),
-  pending: whole(),
-  succeeded: whole(),
-  failed: whole(),
-  canceled: whole(),
-  expired: whole(),
-})
-
-export const task = t.Object({
-  id: t.String(),
-  kind: t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('gemini')], { description: 'The API it was submitted through' }),
-  status: t.String({ description: 'queued, in_progress, cancelling, completed, failed, cancelled or expired' }),
-  account_id: whole(),
-  account: t.Optional(nullable(t.String())),
-  key_id: t.String(),
-  endpoint: t.String(),
-  model: nullable(t.String()),
-  display_name: nullable(t.String()),
-  counts: taskCounts,
-  spent_usd: usd('What its items cost so far'),
-  created_at: time('When it was submitted'),
-  started_at: nullable(t.String({ format: 'date-time' })),
-  finished_at: nullable(t.String({ format: 'date-time' })),
-  expires_at: time('When unfinished items end expired'),
-})
-
-export const taskPage = t.Object({
-  tasks: t.Array(task),
-  next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
-})
-
-const taskItem = t.Object({
-  position: whole({ description: 'Its place in the input, from 0' }),
-  custom_id: t.String(),
-  status: t.Union([
-    t.Literal('pending'),
-    t.Literal('running'),
-    t.Literal('succeeded'),
-    t.Literal('errored'),
-    t.Literal('canceled'),
-    t.Literal('expired'),
-  ]),
-  status_code: nullable(whole()),
-  error: nullable(t.String({ description: 'Why it failed, for an errored item' })),
-  cost_usd: usd('What it cost'),
-  finished_at: nullable(t.String({ format: 'date-time' })),
-})
-
-export const itemPage = t.Object({
-  items: t.Array(taskItem),
-  next: nullable(t.String({ description: 'Pass as `after` for the next page; null on the last one' })),
-})
-
-const totalsFields = {
-  requests: whole({ description: 'Every request with a valid key: succeeded + refused + failed' }),
-  succeeded: whole({ description: 'Answered (status below 400)' }),
-  refused: whole({
-    description: 'Turned down before an answer: a 4xx other than 499 (a limit, a bad field, a model not permitted, an empty balance)',
-  }),
-  failed: whole({ description: 'Not completed: a 5xx (upstream or gateway), or 499 when the client left mid-answer' }),
-  input_tokens: whole(),
-  output_tokens: whole(),
-  spent_usd: usd('Spent'),
-}
-export const totals = t.Object(totalsFields)
-export const day = t.Object({ day: t.String({ format: 'date', description: 'A UTC day' }), ...totalsFields })
-export const group = t.Object({
-  id: t.String({ description: 'The model, key or account id; for models, "" is requests refused before their model was read' }),
-  label: t.String({ description: "What to show: a key's name, an account's name; a model id, marked when it is not configured" }),
-  ...totalsFields,
-})
 export const credit = t.Object({
   kind: t.Literal('credit'),
   at: time('When the credit was made'),
@@ -279,57 +208,6 @@ export const accountHistory = t.Object({
       description: 'Credits, and spending per day (split where a credit fell within the day), newest first in the order they happened',
     },
   ),
-})
-
-export const usage = t.Object({
-  since: time('Start of the range'),
-  until: time('End of the range (exclusive)'),
-  totals,
-  daily: t.Array(day, { description: 'One entry per UTC day of the range, zeros included' }),
-  by_model: t.Array(group),
-  by_operation: t.Array(group, { description: 'By kind of model call: chat, embeddings' }),
-  by_key: t.Array(group),
-  by_project: t.Array(group, { description: "By project: each project's keys as they are now" }),
-  by_account: t.Optional(t.Array(group, { description: 'Only for an admin looking at every account' })),
-})
-
-export const request = t.Object({
-  id: whole(),
-  request_id: t.String(),
-  at: time('When the request was made'),
-  account_id: whole(),
-  account: nullable(t.String()),
-  key_id: t.String(),
-  key_name: nullable(t.String()),
-  key_prefix: nullable(t.String()),
-  model: t.String({ description: '"" when it was refused before its model was read (a bad body, a body too large or too slow)' }),
-  provider: t.String(),
-  protocol: t.String(),
-  operation: t.String({ description: 'The kind of model call billed: chat, embeddings' }),
-  status: whole({ description: 'The HTTP status the client saw' }),
-  outcome: t.Union([t.Literal('succeeded'), t.Literal('refused'), t.Literal('failed')], {
-    description:
-      'succeeded: answered; refused: turned down before an answer (4xx but 499); failed: 5xx, or 499 when the client left mid-answer',
-  }),
-  error_type: nullable(
-    t.String({
-      description: 'Why it was refused or failed: a code such as rate_limit_exceeded, model_not_permitted, insufficient_balance',
-    }),
-  ),
-  input_tokens: whole(),
-  cached_input_tokens: whole(),
-  output_tokens: whole(),
-  reasoning_tokens: whole(),
-  units: whole({ description: "How much of the operation's own unit the request used (embeddings: inputs embedded; chat: 0)" }),
-  cost_usd: usd('What the request cost'),
-  latency_ms: t.Number(),
-  stream: t.Boolean(),
-  estimated: t.Boolean({ description: 'True when the token counts were estimated, not reported by the provider' }),
-})
-
-export const requestPage = t.Object({
-  requests: t.Array(request),
-  next: nullable(t.String({ description: 'Pass as `before` for the next page; null on the last one' })),
 })
 
 /** The error answers a signed-in route can give, for the documentation (errors never pass through Elysia's checks). */
