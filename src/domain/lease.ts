@@ -23,7 +23,7 @@ export interface Lease {
   /** Sum of the holds of requests in flight under this lease. */
   used: number
   growing?: Promise<void>
-  /** Runs while the lease may be idle (leases.ts `scheduleRelease`); when it fires, `used` says whether it is. */
+  /** Runs while the lease may be idle (lease-releases.ts `scheduleRelease`); when it fires, `used` says whether it is. */
   idleTimer?: ReturnType<typeof setTimeout>
   /** `performance.now()` when its last request ended. */
   idleSince?: number

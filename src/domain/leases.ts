@@ -3,6 +3,7 @@ import type { LedgerRepository, Reservation } from './repositories.ts'
 import type { Logger } from '../core/logger.ts'
 import { randomBase62 } from '../core/ids.ts'
 import { type Lease, slotOf } from './lease.ts'
+import { LeaseReleases } from './lease-releases.ts'
 import { type LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
 
 export interface LeasesOptions {
@@ -19,9 +20,9 @@ export type Shortfall = Reservation['short'] | 'unreachable'
 export type GovernedKey = Pick<KeyRecord, 'budgets' | 'budgetSignature' | 'project'>
 
 /**
- * This process's leases (lease.ts) and their arithmetic: carving holds, growing a lease by a reservation, giving
- * back idle room, and retiring every lease when the process finds it was declared gone. The ledger (ledger.ts)
- * decides when; this knows how.
+ * This process's leases (lease.ts) and their arithmetic: finding or making the lease a hold is carved from, growing a
+ * lease by a reservation, and retiring every lease when the process finds it was declared gone; giving back idle room
+ * is lease-releases.ts. The ledger (ledger.ts) decides when; this knows how.
  */
 export class Leases {
   /** By account id, or by key id for the leases of keys under a budget (slotOf). */
@@ -31,11 +32,16 @@ export class Leases {
   /** Bumped each time the process is declared gone: a reservation made before then is not this process's any more. */
   private epoch = 0
 
+  /** Giving back: idle leases after `leaseIdleMs`, retired ones once their requests are done, room for another lease. */
+  private readonly releases: LeaseReleases
+
   constructor(
     private readonly repository: LedgerRepository,
     private readonly writer: LedgerWriter,
     private readonly options: LeasesOptions,
-  ) {}
+  ) {
+    this.releases = new LeaseReleases(this.current, this.retired, writer, options.leaseIdleMs)
+  }
 
   /**
    * The lease a hold of this account (and key, under budgets) is carved from; made empty when there is none. A lease
@@ -90,7 +96,7 @@ export class Leases {
     if (!lease.hasRow && lease.used === 0) return // never granted anything: nothing to give back
     lease.retired = true
     this.retired.set(lease.id, lease)
-    this.giveBackIfIdle(lease)
+    this.releases.giveBackIfIdle(lease)
   }
 
   /** The lease a settling hold was carved from, current or retired; undefined when it is gone (released). */
@@ -105,7 +111,7 @@ export class Leases {
     if (!lease) return hold.id
     lease.used -= hold.amount
     lease.amount -= cost
-    this.giveBackIfIdle(lease)
+    this.releases.giveBackIfIdle(lease)
     return lease.id
   }
 
@@ -139,7 +145,7 @@ export class Leases {
           if (result.short === 'budget') lease.shortBy = { budgetId: result.budgetId, resetsAt: result.resetsAt }
           lease.amount += result.granted
           lease.hasRow ||= result.granted > 0
-          if (late && result.granted > 0) this.giveBackIfIdle(lease)
+          if (late && result.granted > 0) this.releases.giveBackIfIdle(lease)
           return result
         },
         (error: unknown) => {
@@ -163,97 +169,19 @@ export class Leases {
     return outcome
   }
 
-  /**
-   * Give the unused room of the account's other leases in this process back to its balance: an idle lease is released
-   * whole, a busy one shrinks to the holds of its requests in flight. Returns how much was given back (queued).
-   */
+  /** Give the unused room of the account's other leases back to its balance (lease-releases.ts); returns how much. */
   reclaimRoom(accountId: number, except: Lease): number {
-    let freed = 0
-    for (const lease of [...this.current.values()]) {
-      if (lease === except || lease.accountId !== accountId || lease.growing) continue
-      const room = lease.amount - lease.used
-      if (room <= 0) continue
-      freed += room
-      if (lease.used === 0) {
-        this.release(lease)
-        continue
-      }
-      lease.amount = lease.used
-      this.writer.enqueue({
-        kind: 'release',
-        leaseId: lease.id,
-        accountId,
-        amount: room,
-        budgetKeyId: lease.budgetKeyId,
-        budgetPeriods: lease.periods,
-      })
-    }
-    return freed
+    return this.releases.reclaimRoom(accountId, except)
   }
 
-  /** Give a current lease back now, if no request uses it (its empty row goes too); a growing one is looked at later. */
+  /** Give a current lease back now, if no request uses it (lease-releases.ts). */
   release(lease: Lease): void {
-    if (lease.used !== 0 || this.current.get(lease.slot) !== lease) return
-    // Growing for a request that may yet be refused: look again later, or its room would stay reserved for good.
-    if (lease.growing !== undefined) return this.scheduleRelease(lease)
-    clearTimeout(lease.idleTimer)
-    lease.idleTimer = undefined
-    this.current.delete(lease.slot)
-    if (lease.hasRow) {
-      this.writer.enqueue({
-        kind: 'release',
-        leaseId: lease.id,
-        accountId: lease.accountId,
-        amount: lease.amount,
-        budgetKeyId: lease.budgetKeyId,
-        budgetPeriods: lease.periods,
-      })
-    }
+    this.releases.release(lease)
   }
 
   /** Give back every idle lease (shutdown). */
   releaseAll(): void {
-    for (const lease of [...this.current.values()]) this.release(lease)
-  }
-
-  /**
-   * Give the lease back once it has been idle `leaseIdleMs`. One timer a lease, not one a request: a request carving
-   * from it leaves the timer running, and a timer that finds the lease busy, or idle for less long, waits again
-   * (requests arriving one by one made a timer and a closure each, bench/census.ts --concurrency 1).
-   */
-  private scheduleRelease(lease: Lease): void {
-    lease.idleSince = performance.now()
-    if (lease.idleTimer !== undefined) return
-    lease.idleTimer = setTimeout(expireIdle, this.options.leaseIdleMs, this, lease)
-    lease.idleTimer.unref?.()
-  }
-
-  /** The idle timer fired: release the lease if it is still idle and has been for `leaseIdleMs`. */
-  idleTimerFired(lease: Lease): void {
-    lease.idleTimer = undefined
-    if (lease.used !== 0 || lease.idleSince === undefined) return // busy: the end of its last request starts the wait again
-    const left = lease.idleSince + this.options.leaseIdleMs - performance.now()
-    if (left <= 0) return this.release(lease)
-    lease.idleTimer = setTimeout(expireIdle, left, this, lease)
-    lease.idleTimer.unref?.()
-  }
-
-  /** A lease whose requests are all done: a current one waits `leaseIdleMs` for more, a retired one goes back at once. */
-  private giveBackIfIdle(lease: Lease): void {
-    if (lease.used !== 0) return
-    if (!lease.retired) return this.scheduleRelease(lease)
-    if (lease.growing !== undefined) return // once reserved again (`retire`)
-    this.retired.delete(lease.heldAs ?? lease.id)
-    // Released even when nothing is left (its row is then deleted); never below 0 (a lease not reserved again).
-    this.writer.enqueue({
-      kind: 'release',
-      leaseId: lease.id,
-      accountId: lease.accountId,
-      amount: Math.max(0, lease.amount),
-      budgetKeyId: lease.budgetKeyId,
-      budgetPeriods: lease.periods,
-    })
-    lease.amount = 0
+    this.releases.releaseAll()
   }
 
   /**
@@ -293,7 +221,7 @@ export class Leases {
               { account: lease.accountId, held: lease.used, short },
               'requests in flight could not be reserved again: they settle without a hold',
             )
-          this.giveBackIfIdle(lease)
+          this.releases.giveBackIfIdle(lease)
         }),
       ),
     )
@@ -302,8 +230,4 @@ export class Leases {
 
 function newLeaseId(): string {
   return `lease_${randomBase62(16)}`
-}
-
-function expireIdle(leases: Leases, lease: Lease): void {
-  leases.idleTimerFired(lease)
 }
