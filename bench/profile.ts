@@ -3,7 +3,7 @@
  * scenario with `bun --cpu-prof-md`, and each of its threads' CPU per unit of work from /proc — the main (JS) thread,
  * Bun's HTTP client thread (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread.
  *
- *   bun bench/profile.ts [--scenario rate|chunks|idle] [--out /tmp/tollgate-profile] [--model bench-model]
+ *   bun bench/profile.ts [--scenario rate|chunks|idle] [--proxy tollgate|passthrough] [--out /tmp/tollgate-profile] [--model bench-model]
  *     [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50]
  *
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
@@ -17,6 +17,7 @@ import { spawnServer, threadsCpuMs } from './processes.ts'
 const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'rate' },
+    proxy: { type: 'string', default: 'tollgate' },
     out: { type: 'string', default: '/tmp/tollgate-profile' },
     model: { type: 'string', default: 'bench-model' },
     rate: { type: 'string', default: '400' },
@@ -29,7 +30,9 @@ const { values } = parseArgs({
 const { scenario, model, out } = values
 const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
-const tollgate = await startWarm('tollgate', upstream.info.url, model, { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${out}` })
+if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough')
+  throw new Error(`--proxy must be tollgate or passthrough, not ${values.proxy}`)
+const tollgate = await startWarm(values.proxy, upstream.info.url, model, { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${out}` })
 
 /** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
 async function run(): Promise<[number, string]> {
