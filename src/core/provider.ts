@@ -38,11 +38,24 @@ export interface ForwardRequest {
 }
 
 /**
- * A streamed upstream body, read one chunk at a time under the provider's timers: a read rejects with the GatewayError
- * that ended the body (a timeout, the upstream cutting it, the client leaving). `cancel` when the rest is not wanted.
+ * A streamed upstream body, read one chunk at a time under the provider's timers. What a read resolves with goes
+ * through `took` before anything else is done with it, and whatever a reader's loop then catches through `failure`:
+ *
+ *     try { while (…) use(chunks.took(await chunks.read())) } catch (error) { throw chunks.failure(error) }
+ *
+ * The read's own promise is awaited with nothing chained on it: a promise and a job fewer per streamed chunk (~1 µs
+ * of the main thread's ~20 a chunk, bench/, 2026-11-27). `cancel` when the rest is not wanted.
  */
 export interface BodyChunks {
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>>
+  /** A read's result, with the body's timers told that no read is in progress (or, at its end, stopped). */
+  took(result: Bun.ReadableStreamDefaultReadResult<Uint8Array>): Bun.ReadableStreamDefaultReadResult<Uint8Array>
+  /**
+   * What the client should see of an error caught while reading: a read's own rejection (a timeout, the upstream
+   * cutting the body, the client leaving) as its GatewayError; anything thrown after a read had been taken (a
+   * decoder's error, a bug) as it was.
+   */
+  failure(error: unknown): unknown
   cancel(): void
 }
 

@@ -122,15 +122,19 @@ async function* decodeBody<Event extends AnswerEvent>(
 ): AsyncGenerator<Event> {
   const parser = new SseParser(provider.caps.eventBytes)
   const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
+  // `for … yield` rather than `yield*` over the decoder's arrays: yield* makes an async wrapper of each array's
+  // iterator, a promise more per event.
   try {
-    for (let next = await chunks.read(); !next.done; next = await chunks.read()) {
-      for (const event of parser.push(next.value)) yield* decoder.decode(event)
+    for (let next = chunks.took(await chunks.read()); !next.done; next = chunks.took(await chunks.read())) {
+      for (const event of parser.push(next.value)) for (const decoded of decoder.decode(event)) yield decoded
     }
+  } catch (error) {
+    throw chunks.failure(error)
   } finally {
     chunks.cancel() // a consumer that stopped early (the client left) releases the upstream connection
   }
-  for (const event of parser.finish()) yield* decoder.decode(event)
-  yield* decoder.finish()
+  for (const event of parser.finish()) for (const decoded of decoder.decode(event)) yield decoded
+  for (const decoded of decoder.finish()) yield decoded
 }
 
 /**

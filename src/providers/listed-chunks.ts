@@ -12,6 +12,8 @@ export function listedChunks(chunks: readonly Uint8Array[], attempt: AbortContro
       if (attempt.signal.aborted) throw attempt.signal.reason
       return next < chunks.length ? { done: false, value: chunks[next++]! } : { done: true, value: undefined }
     },
+    took: (result) => result,
+    failure: (error) => error,
     cancel() {
       next = chunks.length
     },

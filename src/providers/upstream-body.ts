@@ -90,7 +90,20 @@ export class UpstreamChunks implements BodyChunks {
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>> {
     const now = (this.readSince = performance.now())
     this.timer ??= setTimeout(checkRead, Math.max(0, Math.min(this.idleMs, this.deadline - now)), this)
-    return this.reader.read().then(this.received, this.failed)
+    return this.reader.read()
+  }
+
+  /** The read's outcome, with the timer told that no read is in progress. */
+  took(result: Bun.ReadableStreamDefaultReadResult<Uint8Array>): Bun.ReadableStreamDefaultReadResult<Uint8Array> {
+    if (result.done) this.stopTimer()
+    else this.readSince = 0
+    return result
+  }
+
+  failure(error: unknown): unknown {
+    const reading = this.readSince !== 0
+    this.stopTimer()
+    return reading ? upstreamFailure(this.provider, error, this.attempt.signal) : error
   }
 
   /** Stop reading: the rest of the body is not wanted (the upstream connection is released). */
@@ -103,18 +116,6 @@ export class UpstreamChunks implements BodyChunks {
     this.readSince = 0
     clearTimeout(this.timer)
     this.timer = undefined
-  }
-
-  /** Made once per body (not per read): the read's outcome, with the timer told that no read is in progress. */
-  private readonly received = (result: Bun.ReadableStreamDefaultReadResult<Uint8Array>) => {
-    if (result.done) this.stopTimer()
-    else this.readSince = 0
-    return result
-  }
-
-  private readonly failed = (error: unknown): never => {
-    this.stopTimer()
-    throw upstreamFailure(this.provider, error, this.attempt.signal)
   }
 
   /** The timer fired (its argument passed through setTimeout: no closure): end a read that has waited too long. */

@@ -33,10 +33,11 @@ export class ByteTap implements StreamTap {
 
   async prime(): Promise<void> {
     try {
-      while (this.pending === undefined && !this.ended) this.receive(await this.chunks.read())
+      while (this.pending === undefined && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
     } catch (error) {
+      const failure = this.chunks.failure(error)
       this.chunks.cancel()
-      throw error
+      throw failure
     }
   }
 
@@ -47,7 +48,7 @@ export class ByteTap implements StreamTap {
       pull: async (controller) => {
         try {
           while (true) {
-            while (this.pending === undefined && !this.ended) this.receive(await this.chunks.read())
+            while (this.pending === undefined && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
             if (ending.done || this.leaving) return
             if (this.pending === undefined) break
             const sent = sendNow(controller, this.pending)
@@ -63,7 +64,7 @@ export class ByteTap implements StreamTap {
           controller.close()
         } catch (error) {
           if (ending.done || this.leaving) return
-          const failure = toGatewayError(error)
+          const failure = toGatewayError(this.chunks.failure(error))
           // Audio has no error event: the body is cut, which a client's decoder and the missing chunk terminator show.
           controller.close(failure)
           await ending.finish(outcomeOf(failure))
@@ -81,7 +82,7 @@ export class ByteTap implements StreamTap {
   async readOn(): Promise<void> {
     try {
       while (!this.ended) {
-        this.receive(await this.chunks.read())
+        this.receive(this.chunks.took(await this.chunks.read()))
         this.pending = undefined
       }
     } catch {

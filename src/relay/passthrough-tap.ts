@@ -59,7 +59,7 @@ export class PassthroughTap {
   async prime(): Promise<void> {
     try {
       while (!this.meter.begun && !this.ended) {
-        this.heldBytes += this.receive(await this.chunks.read())
+        this.heldBytes += this.receive(this.chunks.took(await this.chunks.read()))
         if (this.failure && !this.failedMidAnswer) throw this.failure
         // An upstream that sends and sends without beginning its answer is not held without end.
         if (this.heldBytes > this.maxHeldBytes)
@@ -68,8 +68,9 @@ export class PassthroughTap {
           })
       }
     } catch (error) {
+      const failure = this.chunks.failure(error)
       this.chunks.cancel()
-      throw error
+      throw failure
     }
   }
 
@@ -85,7 +86,7 @@ export class PassthroughTap {
       pull: async (controller) => {
         try {
           while (true) {
-            while (this.pending.length === 0 && !this.ended) this.receive(await this.chunks.read())
+            while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
             if (ending.done || this.leaving) return // the client left while a read was pending
             // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
             // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
@@ -94,7 +95,7 @@ export class PassthroughTap {
             // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
             if (sent && !(await drained(sent, writeIdleMs))) return await this.abandon(controller, ending)
           }
-          while (!this.ended) this.receive(await this.chunks.read())
+          while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
           if (ending.done || this.leaving) return
           await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
           if (this.leaving) return
@@ -102,7 +103,7 @@ export class PassthroughTap {
           controller.close()
         } catch (error) {
           if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
-          const failure = toGatewayError(error)
+          const failure = toGatewayError(this.chunks.failure(error))
           // A mid-stream failure ends with the protocol's own error event, never a silent cut.
           if (this.codec.encodeRawError) {
             controller.write(encoder.encode(this.codec.encodeRawError(failure)))
@@ -143,7 +144,7 @@ export class PassthroughTap {
   async readOn(): Promise<void> {
     try {
       while (!this.ended) {
-        this.receive(await this.chunks.read())
+        this.receive(this.chunks.took(await this.chunks.read()))
         this.pending.length = 0
       }
     } catch {
