@@ -1,6 +1,8 @@
 import type { Server } from 'bun'
 import { directStream, drained, sendNow } from '../core/direct-stream.ts'
 
+const encoder = new TextEncoder()
+
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
@@ -32,7 +34,9 @@ export function streamResponse(chunks: AsyncIterable<string>, headers: Record<st
         while (true) {
           const next = await iterator.next()
           if (next.done || cancelled) break
-          const sent = sendNow(controller, next.value) // a string: Bun encodes it on the way out
+          // Encoded here rather than by Bun: a string written to a direct stream costs more than TextEncoder's bytes
+          // (translated route, 600 streams x 150 chunks: 35.1 -> 34.3 us a chunk, A/B median of 4, 2026-11-27).
+          const sent = sendNow(controller, encoder.encode(next.value))
           // No extra tick unless the client is slow: then nothing more is produced until it has taken this, and one
           // that takes nothing for the write deadline has gone (the upstream is aborted, the bill settled as a 499).
           if (sent && !(await drained(sent, watch.writeIdleMs))) {
