@@ -59,4 +59,29 @@ describe('SseParser', () => {
     const parser = new SseParser(1000)
     expect(() => parser.push('data: 0123456789\n'.repeat(200))).toThrow(expect.objectContaining({ code: 'upstream_malformed' }))
   })
+
+  test('a chunk that is one whole event parses as the same event whole as fed a character at a time', () => {
+    const texts = [
+      'data: {"a":1}\n\n',
+      'data: \n\n',
+      'event: content_block_delta\ndata: {"delta":"x"}\n\n',
+      'event: \ndata: y\n\n',
+      'event:  spaced\ndata:  two spaces\n\n',
+      'event: only a name\n\n',
+      'data:no-space\n\n',
+      'data: a\ndata: b\n\n',
+      'data: x\r\n\r\n',
+      'id: 7\ndata: z\n\n',
+      ': comment\ndata: w\n\n',
+      'data: é ✓\n\n',
+    ]
+    for (const text of texts) {
+      const slow = new SseParser()
+      const expected = [...text].flatMap((char) => slow.push(char))
+      expect({ text, events: new SseParser().push(new TextEncoder().encode(text)) }).toEqual({ text, events: expected })
+    }
+    // The cap holds on the short path too.
+    expect(() => new SseParser(3).push('data: 0123\n\n')).toThrow(expect.objectContaining({ code: 'upstream_malformed' }))
+    expect(new SseParser(4).push('data: 0123\n\n')).toEqual([{ event: undefined, data: '0123' }])
+  })
 })

@@ -29,7 +29,15 @@ export class SseParser {
 
   /** Feed bytes or text; returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true })
+    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, streaming)
+    // The usual chunk: one whole `data: …` event and nothing held from before (each vendor write is one event).
+    if (this.dataLines.length === 0 && this.head.length === 0 && !this.afterCr && this.eventName === undefined) {
+      const single = singleEvent(text)
+      if (single !== undefined) {
+        if (single.data.length > this.maxEventChars) throw tooLong(this.maxEventChars)
+        return [single]
+      }
+    }
     const events: SseEvent[] = []
     if (this.afterCr) {
       this.afterCr = false
@@ -108,6 +116,26 @@ export class SseParser {
     if (field === 'data') this.addData(value)
     else if (field === 'event') this.eventName = value
   }
+}
+
+const streaming = { stream: true }
+
+/**
+ * `text` as its one event when it is exactly one event of a `data: ` line, with or without an `event: ` line before
+ * it (`event: E\ndata: X\n\n`, no CR, no other line), else undefined: what the line-by-line parse would make of it,
+ * without the lines. Each vendor's write is one such event (Anthropic's with its name, the others' without).
+ */
+function singleEvent(text: string): SseEvent | undefined {
+  const end = text.length - 2
+  if (end < 6 || text.charCodeAt(end) !== 10 || text.charCodeAt(end + 1) !== 10 || text.indexOf('\r') !== -1) return undefined
+  let event: string | undefined
+  let data = 0
+  if (text.startsWith('event: ')) {
+    data = text.indexOf('\n') + 1
+    event = text.slice(7, data - 1)
+  }
+  if (!text.startsWith('data: ', data) || text.indexOf('\n', data + 6) !== end) return undefined
+  return { event, data: text.slice(data + 6, end) }
 }
 
 function tooLong(maxChars: number): GatewayError {

@@ -261,6 +261,9 @@ export class PassthroughTap {
  * blank line, so the usual chunk is answered by its last two bytes.
  */
 export function eventsEnd(chunk: Uint8Array, before?: Uint8Array): number {
+  const length = chunk.length
+  // The usual chunk ends with its event's blank line, LF LF: answered without the scan below (and its closure).
+  if (length >= 2 && chunk[length - 1] === 10 && chunk[length - 2] === 10) return length
   const at = (index: number) => (index >= 0 ? chunk[index] : before?.[before.length + index])
   for (let index = chunk.length - 1; index >= 0; index--) {
     const char = chunk[index]
