@@ -11,8 +11,9 @@
  *   `--rate` requests a second, sent open-loop. Latency percentiles, what each proxy adds to the direct call, and each
  *   proxy's CPU per request over its turns, everything it runs meanwhile included (pollers, timers, commits).
  * - chunks: `--streams` streams of `--chunks` chunks (one every `--interval-ms`) all at once, through a fresh process of
- *   each: the trivial proxy, Tollgate's passthrough route (Chat Completions both sides) and its translated route
- *   (Chat Completions in, Anthropic Messages upstream). CPU per chunk and peak resident memory.
+ *   each: the trivial proxy, a JS read loop (read-loop.ts: the least a proxy that sees the bytes must do), Tollgate's
+ *   passthrough route (Chat Completions both sides) and its translated route (Chat Completions in, Anthropic Messages
+ *   upstream). CPU per chunk and peak resident memory.
  * - idle: `--idle-streams` streams opened at once and held open after their first chunk: time to the first chunk, and
  *   resident memory per open stream.
  * Rounds alternate which proxy goes first; the summary gives the median of the rounds and the ratio to the trivial
@@ -125,6 +126,10 @@ async function chunksScenario(): Promise<void> {
   const url = upstream.info.url
   const results = await alternate([
     { name: 'trivial proxy', run: () => runChunks('passthrough', url, 'bench-model', streams, chunks, intervalMs) },
+    {
+      name: 'JS read loop (the floor of reading in JS)',
+      run: () => runChunks('read-loop', url, 'bench-model', streams, chunks, intervalMs),
+    },
     { name: 'tollgate, passthrough route', run: () => runChunks('tollgate', url, 'bench-model', streams, chunks, intervalMs) },
     { name: 'tollgate, translated route', run: () => runChunks('tollgate', url, 'bench-translated', streams, chunks, intervalMs) },
   ])

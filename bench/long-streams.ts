@@ -5,7 +5,9 @@
 import { join } from 'node:path'
 import { cpuMs, percentile, rssKb, type Server, spawnServer, raisedCeiling, watchPeakRss } from './processes.ts'
 
-export type Proxy = 'passthrough' | 'tollgate'
+/** The trivial proxy (passthrough.ts), a JS read loop (read-loop.ts), or Tollgate. */
+export type Proxy = 'passthrough' | 'read-loop' | 'tollgate'
+const scripts: Record<Proxy, string> = { passthrough: 'passthrough.ts', 'read-loop': 'read-loop.ts', tollgate: 'tollgate.ts' }
 
 export interface StreamRun {
   firstChunkP50: number
@@ -27,12 +29,7 @@ export interface StreamRun {
  * that process alone (profile.ts starts it with `BUN_OPTIONS=--cpu-prof-md`).
  */
 export async function startWarm(proxy: Proxy, upstreamUrl: string, model: string, env: Record<string, string> = {}): Promise<Server> {
-  const server = await spawnServer(
-    proxy === 'tollgate' ? 'tollgate.ts' : 'passthrough.ts',
-    { ...env, UPSTREAM_URL: upstreamUrl },
-    import.meta.dir,
-    'ignore',
-  )
+  const server = await spawnServer(scripts[proxy], { ...env, UPSTREAM_URL: upstreamUrl }, import.meta.dir, 'ignore')
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.info.key ?? 'none'}` }
   for (const stream of [false, true]) {
     const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'warm up' }] })

@@ -21,3 +21,5 @@ const server = Bun.serve({
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
 
 export { server }
+// A clean exit on SIGTERM, so that a profiled run (bench/profile.ts --proxy passthrough) writes its profile.
+process.on('SIGTERM', () => process.exit(0))

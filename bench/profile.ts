@@ -1,9 +1,11 @@
 /**
  * Where Tollgate's CPU goes in one capacity scenario (bench/capacity.ts): one fresh, warmed-up Tollgate run under the
- * scenario with `bun --cpu-prof-md`, and each of its threads' CPU per unit of work from /proc — the main (JS) thread,
- * Bun's HTTP client thread (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread.
+ * scenario with `bun --cpu-prof-md` (with `PROFILE_FORMAT=json`, `--cpu-prof`: a .cpuprofile, whose samples a script
+ * can count), and each of its threads' CPU per unit of work from /proc — the main (JS) thread, Bun's HTTP client thread
+ * (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread. `--proxy` profiles the
+ * trivial proxy or the JS read loop instead, for comparison.
  *
- *   bun bench/profile.ts [--scenario rate|chunks|idle] [--proxy tollgate|passthrough] [--out /tmp/tollgate-profile] [--model bench-model]
+ *   bun bench/profile.ts [--scenario rate|chunks|idle] [--proxy tollgate|passthrough|read-loop] [--out /tmp/tollgate-profile] [--model bench-model]
  *     [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50]
  *
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
@@ -30,9 +32,11 @@ const { values } = parseArgs({
 const { scenario, model, out } = values
 const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
-if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough')
-  throw new Error(`--proxy must be tollgate or passthrough, not ${values.proxy}`)
-const tollgate = await startWarm(values.proxy, upstream.info.url, model, { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${out}` })
+if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough' && values.proxy !== 'read-loop')
+  throw new Error(`--proxy must be tollgate, passthrough or read-loop, not ${values.proxy}`)
+const tollgate = await startWarm(values.proxy, upstream.info.url, model, {
+  BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
+})
 
 /** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
 async function run(): Promise<[number, string]> {
