@@ -7,28 +7,9 @@ import {
   readRouteChange,
   type RouteChange,
   type RouteHealth,
-  type RouteState,
   type RouteTicket,
 } from './route-health.ts'
-
-/** The window is kept as this many time slices, so recording an outcome is O(1) however busy the route is. */
-const slices = 10
-
-interface Slice {
-  /** Which slice of time (epoch ms / slice length) the counts belong to. */
-  index: number
-  requests: number
-  failures: number
-}
-
-interface Route {
-  state: RouteState
-  slices: Slice[]
-  openUntil: number
-  probing: boolean
-  trips: number
-  lastFailure?: string
-}
+import { newSlices, type Outcomes, type Route, slices, Ticket } from './breaker-route.ts'
 
 /** What a breaker shares with other instances (Redis), given when it is made; none when state is this instance's alone. */
 export interface BreakerSharing {
@@ -284,49 +265,5 @@ export class CircuitBreaker {
       this.routes.set(routeId, route)
     }
     return route
-  }
-}
-
-/** How a Ticket's one report reaches the breaker that issued it. */
-interface Outcomes {
-  succeed(routeId: string, route: Route, probe: boolean): void
-  fail(routeId: string, route: Route, probe: boolean, reason: string, pauseMs?: number): void
-  release(routeId: string, route: Route): void
-}
-
-function newSlices(): Slice[] {
-  return Array.from({ length: slices }, () => ({ index: -1, requests: 0, failures: 0 }))
-}
-
-/**
- * One attempt's ticket: the first report counts, later ones are ignored. A class rather than closures because
- * every request takes one (closures cost five functions and their scopes per request, all garbage a moment later).
- */
-class Ticket implements RouteTicket {
-  private reported = false
-
-  constructor(
-    private readonly outcomes: Outcomes,
-    private readonly routeId: string,
-    private readonly route: Route,
-    readonly probe: boolean,
-  ) {}
-
-  succeeded(): void {
-    if (this.first()) this.outcomes.succeed(this.routeId, this.route, this.probe)
-  }
-
-  failed(reason: string, pauseMs?: number): void {
-    if (this.first()) this.outcomes.fail(this.routeId, this.route, this.probe, reason, pauseMs)
-  }
-
-  released(): void {
-    if (this.first() && this.probe) this.outcomes.release(this.routeId, this.route)
-  }
-
-  private first(): boolean {
-    if (this.reported) return false
-    this.reported = true
-    return true
   }
 }
