@@ -23,6 +23,7 @@ import { taskResultLines } from './tasks/results.ts'
 import { UsageFolder } from './domain/usage-folder.ts'
 import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
+import { sweepOrphanedUploads } from './edge/upload-spool.ts'
 import { createAlerting } from './edge/alerting.ts'
 import { Tracer } from './relay/tracing.ts'
 import type { RouteChange } from './relay/route-health.ts'
@@ -196,6 +197,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   let current = config
   const { services: parts, background } = await buildParts(config, () => current, logger)
   await loadTokenizer() // before listening: loading it later would stall every request in flight (estimate.ts)
+  await sweepOrphanedUploads(undefined, logger) // what a crashed process left in the temp folder (upload-spool.ts)
   // The socket first, with no handler yet: the services hold it (only it knows a request's peer, client-address.ts),
   // and the routes are built from the services. Handed over below in the same tick, so no request meets the stand-in.
   const server = Bun.serve({

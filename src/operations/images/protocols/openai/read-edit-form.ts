@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LimitsConfig } from '../../../../config/types.ts'
 import { GatewayError, invalidRequest } from '../../../../core/errors.ts'
 import { boundaryOf, type FormPart, readField, readMultipart } from '../../../../core/multipart.ts'
 import { bodyTimeout } from '../../../../edge/front-door.ts'
+import { uploadSpoolPrefix } from '../../../../edge/upload-spool.ts'
 import type { ImageFile } from '../../core/ir.ts'
 
 /** OpenAI's own limits for an edit: 16 input images, each under 50 MB (gpt-image models). */
@@ -35,7 +35,7 @@ const imageFields = new Set(['image', 'image[]'])
 export async function readEditForm(request: Request, limits: LimitsConfig): Promise<EditForm> {
   const boundary = boundaryOf(request.headers.get('content-type'))
   if (!request.body) throw invalidRequest("Expected a multipart/form-data body with an 'image' and a 'prompt'.", 'image')
-  const folder = await mkdtemp(join(tmpdir(), 'tollgate-edit-'))
+  const folder = await mkdtemp(uploadSpoolPrefix('edit'))
   const form: EditForm = { fields: {}, images: [], bytes: 0, remove: () => rm(folder, { recursive: true, force: true }) }
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(bodyTimeout(limits.bodyTimeoutMs)), limits.bodyTimeoutMs)

@@ -1,11 +1,10 @@
 import { open, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { LimitsConfig } from '../../../../config/types.ts'
 import { measureAudioDuration } from '../../../../core/audio-duration/index.ts'
 import { GatewayError } from '../../../../core/errors.ts'
 import { boundaryOf, type FormPart, readField, readMultipart } from '../../../../core/multipart.ts'
 import { bodyTimeout } from '../../../../edge/front-door.ts'
+import { uploadSpoolPrefix } from '../../../../edge/upload-spool.ts'
 import type { TranscriptionRequest } from '../../core/ir.ts'
 
 /** A form's parts other than the file are short: their size and number are capped, as are a part's headers. */
@@ -40,7 +39,7 @@ export interface AudioForm {
  * measured from its size); and because a retry or a fallback sends the file again.
  */
 async function spool(part: FormPart): Promise<TranscriptionRequest['audio']> {
-  const path = join(tmpdir(), `tollgate-audio-upload-${crypto.randomUUID()}`)
+  const path = uploadSpoolPrefix('audio-upload') + crypto.randomUUID()
   const file = await open(path, 'wx', 0o600)
   let bytes = 0
   try {
