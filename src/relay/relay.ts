@@ -14,7 +14,8 @@ import { reportFailure } from '../core/report-failure.ts'
 import type { Logger } from '../core/logger.ts'
 import { Metrics } from './metrics.ts'
 import { outcomeOf } from './outcome.ts'
-import { routeId, RoutePlanner } from './route-planner.ts'
+import { routeId } from './route-planner.ts'
+import { type Catalog, catalogOf, worstCaseOf, wrongKind } from './catalog.ts'
 import { Settlement, type SettlementDeps } from './settlement.ts'
 import { recordRefusal, type Refused } from './refusal.ts'
 import type { RequestSpan, Tracer } from './tracing.ts'
@@ -287,45 +288,4 @@ export class Relay {
     this.active.delete(scope)
     if (this.active.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
-}
-
-/**
- * The most the request can cost on any model it may end up on (a fallback may be dearer), by its operation's hold
- * rule: what its hold reserves.
- */
-function worstCaseOf(call: RelayCall, plan: readonly Target[]): number {
-  let amount = 0
-  let priced: ModelConfig | undefined
-  for (const { model } of plan) {
-    if (model === priced) continue // a model's routes are next to each other in the plan
-    priced = model
-    amount = Math.max(amount, call.operation.worstCaseOn(call.request, call.inputBound, model))
-  }
-  return amount
-}
-
-/** A request for an operation its model does not serve (an embedding model asked to chat, and the reverse). */
-function wrongKind(model: ModelConfig, operation: Operation): GatewayError {
-  const article = /^[aeiou]/.test(model.kind) ? 'an' : 'a'
-  return new GatewayError(
-    'invalid_request',
-    `The model '${model.id}' is ${article} ${model.kind} model (kind: ${model.kind}): it cannot serve ${operation.name} requests.`,
-    {
-      code: 'wrong_model_kind',
-      param: 'model',
-    },
-  )
-}
-
-/** What a config says requests may be routed to, built once per config (start, and each reload). */
-interface Catalog {
-  config: Config
-  providers: Map<string, Provider>
-  models: Map<string, ModelConfig>
-  planner: RoutePlanner
-}
-
-function catalogOf(config: Config, providers: Map<string, Provider>): Catalog {
-  const models = new Map(config.models.map((model) => [model.id, model]))
-  return { config, providers, models, planner: new RoutePlanner(models, providers) }
 }
