@@ -2,6 +2,11 @@ import { clientClosed, type GatewayError } from '../core/errors.ts'
 
 const once = { once: true }
 
+/** What runs once a request is over: an object with a method, not a closure, so an open stream keeps no scope for it. */
+export interface AfterClose {
+  afterClose(): void
+}
+
 /**
  * How long a request may wait on its upstream before the scope starts listening for the client leaving. An answer
  * that comes sooner never touches `request.signal`: that listener, on top of the attempt's own signal on the upstream
@@ -41,14 +46,15 @@ export class AbortScope {
     return scope
   }
 
-  /** Run once the request is over (set by the front for a streamed answer, whose end only the relay sees). */
-  afterClose: (() => void) | undefined
+  /** Told once the request is over (set by the front for a streamed answer, whose end only the relay sees). */
+  afterClose: AfterClose | undefined
 
   /** The request is over: stop watching its client (the relay calls this once the request has settled). */
   close(): void {
     clearTimeout(this.watch)
-    this.afterClose?.()
+    const after = this.afterClose
     this.afterClose = undefined
+    after?.afterClose()
   }
 
   /** The watch timer has fired: a stream open for minutes does not keep the spent timer. */

@@ -7,6 +7,7 @@ import type { Meter } from './meter.ts'
 import type { Metrics } from './metrics.ts'
 import type { RouteTicket } from './route-health.ts'
 import type { Settlement } from './settlement.ts'
+import type { StreamEnding } from './stream-ending.ts'
 import type { RequestSpan } from './tracing.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
@@ -38,13 +39,15 @@ export interface Route {
  * answer is billed from, the traceparent it sends, and its route's circuit-breaker ticket. The operation's `open`
  * sends it; `end` reports how it went and settles the request.
  */
-export class Attempt {
+export class Attempt implements StreamEnding {
   readonly provider: Provider
   readonly target: Target
   readonly upstream: AbortController
   readonly meter: Meter
   /** A traced attempt sends its own span's traceparent; an untraced one passes on the client's (unsampled) one, if any. */
   readonly traceparent: string | null | undefined
+  /** A streamed answer's end has been told (`finish`). */
+  done = false
 
   constructor(
     readonly context: AttemptContext,
@@ -80,6 +83,16 @@ export class Attempt {
     const usage = meter.finalReport()
     if (usage) return context.settlement.settle(this.target, { ...outcome, usage }, this.number)
     return meter.estimatedUsage().then((estimated) => context.settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
+  }
+
+  /**
+   * A streamed answer's end, told once however many ways it ends (stream-ending.ts): the first call ends the attempt,
+   * later ones do nothing.
+   */
+  async finish(outcome: Omit<Outcome, 'usage'>): Promise<void> {
+    if (this.done) return
+    this.done = true
+    await this.end(outcome)
   }
 
   /** Tell the circuit breaker and the metrics how the attempt went. */

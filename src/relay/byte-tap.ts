@@ -5,8 +5,8 @@ import type { AnswerEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
-import { StreamEnding } from './stream-ending.ts'
-import type { Outcome, StreamTap } from './types.ts'
+import type { StreamEnding } from './stream-ending.ts'
+import type { StreamTap } from './types.ts'
 
 /** One chunk of a byte stream, as a meter sees it (`Meter.observe`): the meter reads what it needs from the bytes. */
 export interface BytesEvent extends AnswerEvent {
@@ -41,8 +41,7 @@ export class ByteTap implements StreamTap {
     }
   }
 
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
-    const ending = new StreamEnding(end)
+  toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
     return directStream({
       type: 'direct',
       pull: async (controller) => {

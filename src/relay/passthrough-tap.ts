@@ -5,8 +5,8 @@ import { isErrorEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
-import { StreamEnding } from './stream-ending.ts'
-import type { AnswerCodec, Outcome } from './types.ts'
+import type { StreamEnding } from './stream-ending.ts'
+import type { AnswerCodec } from './types.ts'
 import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
 
 const encoder = new TextEncoder()
@@ -75,12 +75,11 @@ export class PassthroughTap {
   }
 
   /**
-   * The client's body (a direct stream, direct-stream.ts); `end` is called once, however the stream ends (it aborts
+   * The client's body (a direct stream, direct-stream.ts); `ending` is told once, however the stream ends (it aborts
    * the upstream and settles). Nothing more is read from the upstream while the client's socket is full; a client
    * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
    */
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array> {
-    const ending = new StreamEnding(end)
+  toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
     return directStream({
       type: 'direct',
       pull: async (controller) => {

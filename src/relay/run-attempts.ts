@@ -167,8 +167,9 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
     await attempt.end(finished)
     return { kind: 'whole', body, target }
   }
+  call.codec.answerBegun?.()
   if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, attempt), target }
-  return { kind: 'raw-stream', body: opened.tap.toStream((outcome) => attempt.end(outcome), attempt.context.writeIdleMs), target }
+  return { kind: 'raw-stream', body: opened.tap.toStream(attempt, attempt.context.writeIdleMs), target }
 }
 
 /** The protocol's encoding of a whole answer, or the internal failure (with its cause) when encoding threw. */

@@ -10,6 +10,7 @@ import type { KeyRecord, UsageRecord } from '../domain/records.ts'
 import type { AbortScope } from './abort-scope.ts'
 import type { Attempt } from './attempt.ts'
 import type { Meter } from './meter.ts'
+import type { StreamEnding } from './stream-ending.ts'
 
 /** The relay's shared types, in one module of their own so that the pipeline's files do not import each other back. */
 
@@ -61,10 +62,10 @@ export type OpenedAttempt =
 
 /**
  * A forwarded answer streamed to the client as bytes: SSE relayed event by event (passthrough-tap.ts), or any other
- * body chunk by chunk (byte-tap.ts: audio). `end` settles the request once, however the stream ends.
+ * body chunk by chunk (byte-tap.ts: audio). `ending` (the attempt) settles the request once, however the stream ends.
  */
 export interface StreamTap {
-  toStream(end: (outcome: Omit<Outcome, 'usage'>) => Promise<void>, writeIdleMs: number): ReadableStream<Uint8Array>
+  toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array>
   /** Read the rest unsent (a request that reads on after its client left). */
   readOn(): Promise<void>
 }
@@ -86,6 +87,12 @@ export interface AnswerCodec {
   readonly dropRawEvent?: (event: SseEvent) => boolean
   /** Passthrough streams: how this protocol writes an error event when the upstream fails mid-stream. */
   encodeRawError?(error: GatewayError): string
+  /**
+   * A stream's answer has begun: no attempt follows, so nothing is forwarded again. A stream may stay open for
+   * minutes: the client's body (as text and as JSON), which only forwarding needed, is let go rather than kept as
+   * long. The IR request stays (the meter estimates from it).
+   */
+  answerBegun?(): void
 }
 
 /** One client request, already authenticated and decoded by its protocol. */

@@ -2,10 +2,9 @@ import { sseHeaders } from '../../core/sse.ts'
 import { newRequestId } from '../../core/ids.ts'
 import { knownRequestCaller, lookUpRequestCaller, readBody } from '../../edge/front-door.ts'
 import { endHandling, rawStreamResponse, streamResponse, type StreamWatch, wholeResponse } from '../../edge/respond.ts'
-import type { Logger } from '../../core/logger.ts'
 import { reportFailure } from '../../core/report-failure.ts'
 import type { Services } from '../../edge/services.ts'
-import { AbortScope } from '../../relay/abort-scope.ts'
+import { type AfterClose, AbortScope } from '../../relay/abort-scope.ts'
 import type { Caller, RelayResult } from '../../relay/types.ts'
 import type { ClientProtocol, Exchange, ProtocolHandler } from './client-protocol.ts'
 import { failResponse } from './fail-response.ts'
@@ -58,19 +57,17 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     })
     // An upload kept aside is removed once every attempt has sent it; only such requests pay for the extra promise.
     const result = await (exchange.dispose ? running.finally(() => exchange!.dispose!()) : running)
-    // Only an IR stream needs a watcher (the client leaving, an encoder failing mid-stream): made for it alone.
-    const watcher =
-      result.kind === 'stream'
-        ? new StreamWatcher(scope, services.logger, request, requestId, services.config.limits.writeIdleMs)
-        : undefined
     if (result.kind === 'whole') {
       // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
       const headers = protocol.answerHeaders(requestId, result.rateLimit)
       headers['content-type'] = exchange.wholeContentType ?? protocol.wholeContentType
       return wholeResponse(result.body, headers, request, services.server, services.config.limits.writeIdleMs)
     }
-    // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts).
-    scope.afterClose = () => endHandling(services.server, request, services.config.limits.writeIdleMs)
+    // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts). The
+    // watcher is what the scope runs then: an object, not a closure, which would keep this function's scopes (the
+    // exchange, the services, the protocol) for as long as the stream is open.
+    const watcher = new StreamWatcher(scope, services, request, requestId)
+    scope.afterClose = watcher
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     endHandling(services.server, request, services.config.limits.writeIdleMs)
@@ -103,7 +100,7 @@ function answer(
   exchange: Exchange,
   result: Exclude<RelayResult, { kind: 'whole' }>,
   requestId: string,
-  watcher: StreamWatcher | undefined,
+  watcher: StreamWatcher,
 ): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
@@ -114,25 +111,35 @@ function answer(
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
+      return streamResponse(exchange.encodeStream!(result.events), headers, watcher)
   }
 }
 
-/** An IR stream's end as its client sees it: leaving ends the request, an encoder's failure goes to the funnel. */
-class StreamWatcher implements StreamWatch {
+/**
+ * A stream's end as its client sees it: leaving ends the request, an encoder's failure (an IR stream's) goes to the
+ * funnel, and once the request is over (AbortScope.close) the connection's timeout is cut to the write deadline.
+ */
+class StreamWatcher implements StreamWatch, AfterClose {
+  readonly writeIdleMs: number
+
   constructor(
     private readonly scope: AbortScope,
-    private readonly logger: Logger,
+    private readonly services: Services,
     private readonly request: Request,
     private readonly requestId: string,
-    readonly writeIdleMs: number,
-  ) {}
+  ) {
+    this.writeIdleMs = services.config.limits.writeIdleMs
+  }
 
   cancel(): void {
     this.scope.end()
   }
 
   fail(error: unknown): void {
-    reportFailure(this.logger, error, { request_id: this.requestId, route: routeOf(this.request) })
+    reportFailure(this.services.logger, error, { request_id: this.requestId, route: routeOf(this.request) })
+  }
+
+  afterClose(): void {
+    endHandling(this.services.server, this.request, this.writeIdleMs)
   }
 }

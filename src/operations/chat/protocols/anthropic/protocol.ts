@@ -13,19 +13,27 @@ import { buildMessagesForward } from './passthrough.ts'
 import { encodeAnthropicRateLimitHeaders } from '../../../../protocols/anthropic/rate-limit-headers.ts'
 import { readAnthropicSecret } from '../../../../protocols/anthropic/read-secret.ts'
 import { chatOperation } from '../../relay/operation.ts'
+import { bodyReleased } from '../../../../protocols/shared/released-body.ts'
 
 /** One Messages request: its IR, and its own body (with `?beta` and `anthropic-beta`) for an Anthropic upstream. */
 class MessagesExchange implements Exchange {
   constructor(
     readonly request: ChatRequest,
-    private readonly text: string,
-    private readonly body: Json,
-    private readonly http: Request,
+    private text: string,
+    private body: Json | undefined,
+    private http: Request | undefined,
     private readonly requestId: string,
   ) {}
 
   forward(target: Target) {
+    if (this.body === undefined || this.http === undefined) throw bodyReleased()
     return buildMessagesForward(this.text, this.body, target, this.http)
+  }
+
+  answerBegun(): void {
+    this.text = ''
+    this.body = undefined
+    this.http = undefined
   }
 
   encodeWhole(response: ChatResponse): string {

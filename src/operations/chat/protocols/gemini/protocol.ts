@@ -11,6 +11,7 @@ import { modelPathOf, splitModelPath, unknownMethod } from '../../../../protocol
 import { buildGeminiForward, encodeRawGeminiError } from './passthrough.ts'
 import { readGeminiSecret } from '../../../../protocols/gemini/read-secret.ts'
 import { chatOperation } from '../../relay/operation.ts'
+import { bodyReleased } from '../../../../protocols/shared/released-body.ts'
 
 type Method = 'generateContent' | 'streamGenerateContent'
 
@@ -22,8 +23,8 @@ class GenerateExchange implements Exchange {
 
   constructor(
     readonly request: ChatRequest,
-    private readonly text: string,
-    private readonly body: Json,
+    private text: string,
+    private body: Json | undefined,
     private readonly method: Method,
     private readonly sse: boolean,
     private readonly responseId: string,
@@ -34,7 +35,13 @@ class GenerateExchange implements Exchange {
 
   /** Called as `exchange.forward(target)`, so `this` is the exchange. */
   private forwardBody(this: GenerateExchange, target: Target) {
+    if (this.body === undefined) throw bodyReleased()
     return buildGeminiForward(this.text, this.body, target, this.method)
+  }
+
+  answerBegun(): void {
+    this.text = ''
+    this.body = undefined
   }
 
   encodeWhole(response: ChatResponse): string {

@@ -11,6 +11,7 @@ import { encodeChatStream } from './encode-stream.ts'
 import { encodeOpenAiRateLimitHeaders, openAiErrorResponse } from '../../../../protocols/openai-chat/error-response.ts'
 import { buildChatForward, encodeRawChatError, isUsageChunk } from './passthrough.ts'
 import { chatOperation } from '../../relay/operation.ts'
+import { bodyReleased } from '../../../../protocols/shared/released-body.ts'
 
 /** One Chat Completions request: its IR, and its own body for an OpenAI-compatible upstream. */
 class ChatExchange implements Exchange {
@@ -19,15 +20,21 @@ class ChatExchange implements Exchange {
 
   constructor(
     readonly request: ChatRequest,
-    private readonly text: string,
-    private readonly body: Json,
+    private text: string,
+    private body: Json | undefined,
     private readonly includeUsage: boolean,
   ) {
     this.dropRawEvent = includeUsage ? undefined : isUsageChunk
   }
 
   forward(target: Target) {
+    if (this.body === undefined) throw bodyReleased()
     return buildChatForward(this.text, this.body, target)
+  }
+
+  answerBegun(): void {
+    this.text = ''
+    this.body = undefined
   }
 
   encodeWhole(response: ChatResponse): string {
