@@ -39,11 +39,24 @@ export interface Admitted {
  */
 export class Settlement {
   private settled = false
+  // What it was admitted with, as its own fields: the `Admitted` object itself is not kept, for a stream keeps its
+  // settlement for as long as it is open.
+  private readonly call: RelayCall
+  private readonly hold: Hold
+  private readonly permit: Permit
+  private readonly started: number
+  private readonly span: RequestSpan | undefined
 
   constructor(
     private readonly deps: SettlementDeps,
-    private readonly admitted: Admitted,
-  ) {}
+    admitted: Admitted,
+  ) {
+    this.call = admitted.call
+    this.hold = admitted.hold
+    this.permit = admitted.permit
+    this.started = admitted.started
+    this.span = admitted.span
+  }
 
   /**
    * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
@@ -58,22 +71,21 @@ export class Settlement {
     if (this.settled) return alreadySettled
     this.settled = true
     let committed = alreadySettled
-    const { deps, admitted } = this
-    const { call } = admitted
+    const { deps, call } = this
     // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
     if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
     const usage = outcome.usage
     let tokensUsed = 0
     try {
       const model = target?.model.id ?? call.request.model
-      const latencyMs = Math.round(performance.now() - admitted.started)
+      const latencyMs = Math.round(performance.now() - this.started)
       let cost = 0
       let estimated = usage?.estimated ?? false
       try {
         cost = usage && target ? call.operation.costOf(usage, target.model.price) : 0
       } catch (error) {
         reportFailure(deps.logger, error, { request_id: call.requestId, route: 'pricing' })
-        cost = admitted.hold.amount
+        cost = this.hold.amount
         estimated = true
       }
       tokensUsed = usage ? usage.inputTokens + usage.outputTokens : 0
@@ -101,7 +113,7 @@ export class Settlement {
           estimated,
           createdAt: Date.now(),
         }
-        committed = deps.ledger.settle(admitted.hold, record)
+        committed = deps.ledger.settle(this.hold, record)
         call.onBilled?.(record, committed)
       } catch (error) {
         reportFailure(deps.logger, error, { request_id: call.requestId, route: 'ledger' })
@@ -128,12 +140,12 @@ export class Settlement {
         },
         'request',
       )
-      admitted.span?.end(target, outcome, attempts, cost, estimated)
+      this.span?.end(target, outcome, attempts, cost, estimated)
     } catch (error) {
       reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
     } finally {
       try {
-        admitted.permit.release(tokensUsed)
+        this.permit.release(tokensUsed)
       } finally {
         deps.finished(call.scope)
       }

@@ -7,7 +7,9 @@ import type { StreamEvent } from '../core/ir.ts'
  * block, tool calls included, takes the next index in one sequence.
  */
 export class StreamBlocks {
-  private current: { kind: 'text' | 'reasoning'; index: number } | undefined
+  /** The open block's kind and index: two fields rather than an object, which an open stream would keep. */
+  private kind: 'text' | 'reasoning' | undefined
+  private index = 0
   private next = 0
 
   /** The index of a block the caller opens and closes itself (a tool call). */
@@ -17,16 +19,17 @@ export class StreamBlocks {
 
   /** The open block of this kind, opening it (and closing another kind) when needed. */
   open(kind: 'text' | 'reasoning', events: StreamEvent[]): number {
-    if (this.current?.kind === kind) return this.current.index
+    if (this.kind === kind) return this.index
     this.close(events)
-    this.current = { kind, index: this.take() }
-    events.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', index: this.current.index })
-    return this.current.index
+    this.kind = kind
+    this.index = this.take()
+    events.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', index: this.index })
+    return this.index
   }
 
   close(events: StreamEvent[]): void {
-    if (this.current) events.push({ type: this.current.kind === 'text' ? 'text-end' : 'reasoning-end', index: this.current.index })
-    this.current = undefined
+    if (this.kind) events.push({ type: this.kind === 'text' ? 'text-end' : 'reasoning-end', index: this.index })
+    this.kind = undefined
   }
 }
 

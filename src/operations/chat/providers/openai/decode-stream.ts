@@ -37,76 +37,90 @@ interface Chunk {
  * an open text or reasoning block is closed when a different block starts.
  */
 export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder<StreamEvent> {
-  let started = false
-  const blocks = new StreamBlocks()
-  const toolBlocks = new Map<number, number>() // OpenAI tool_calls[].index → IR block index
-  let finished = false
-  let done = false
+  return new OpenAiStreamDecoder(options.apiKey)
+}
 
-  function closeAll(events: StreamEvent[]) {
-    blocks.close(events)
-    for (const index of toolBlocks.values()) events.push({ type: 'tool-call-end', index })
-    toolBlocks.clear()
+/**
+ * One stream's decoder: an object, not closures over shared state, because a stream keeps its decoder for as long
+ * as it is open (minutes, for thousands of streams at once): one object and its blocks, where closures cost three
+ * functions, their scopes and an object to carry them.
+ */
+class OpenAiStreamDecoder implements StreamDecoder<StreamEvent> {
+  private started = false
+  private readonly blocks = new StreamBlocks()
+  /** OpenAI tool_calls[].index → IR block index: made at the first tool call, as most answers have none. */
+  private toolBlocks: Map<number, number> | undefined
+  private finished = false
+  private done = false
+
+  constructor(private readonly apiKey: string | undefined) {}
+
+  decode(event: SseEvent): StreamEvent[] {
+    if (event.data === '[DONE]') {
+      this.done = true
+      return []
+    }
+    let chunk: Chunk
+    try {
+      chunk = JSON.parse(event.data) as Chunk
+    } catch {
+      return [{ type: 'error', error: new GatewayError('upstream', 'Upstream sent a malformed stream chunk') }]
+    }
+    const events: StreamEvent[] = []
+    if (chunk.error || event.event === 'error') {
+      this.closeAll(events)
+      events.push({ type: 'error', error: decodeOpenAiError(500, redactKey(event.data, this.apiKey)) })
+      return events
+    }
+    if (!this.started) {
+      this.started = true
+      events.push({
+        type: 'start',
+        id: chunk.id ?? '',
+        model: chunk.model ?? '',
+        created: chunk.created ?? Math.floor(Date.now() / 1000),
+      })
+    }
+    const { blocks } = this
+    const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
+    const delta = choice?.delta
+    // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
+    const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
+    if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
+    if (delta?.reasoning_content)
+      events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
+    if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
+    if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
+    for (const call of delta?.tool_calls ?? []) {
+      const key = call.index ?? 0
+      const toolBlocks = (this.toolBlocks ??= new Map())
+      let index = toolBlocks.get(key)
+      if (index === undefined) {
+        blocks.close(events)
+        index = blocks.take()
+        toolBlocks.set(key, index)
+        events.push({ type: 'tool-call-start', index, id: call.id ?? `call_${index}`, name: call.function?.name ?? '' })
+      }
+      if (call.function?.arguments) events.push({ type: 'tool-call-delta', index, arguments: call.function.arguments })
+    }
+    if (choice?.finish_reason) {
+      this.closeAll(events)
+      this.finished = true
+      events.push({ type: 'finish', reason: delta?.refusal ? 'refusal' : mapOpenAiFinishReason(choice.finish_reason) })
+    }
+    // A report the gateway cannot bill from wipes any earlier one: the meter then estimates (core/usage.ts).
+    if (chunk.usage) events.push({ type: 'usage', usage: decodeOpenAiUsage(chunk.usage) ?? unreportedUsage() })
+    return events
   }
 
-  return {
-    decode(event: SseEvent): StreamEvent[] {
-      if (event.data === '[DONE]') {
-        done = true
-        return []
-      }
-      let chunk: Chunk
-      try {
-        chunk = JSON.parse(event.data) as Chunk
-      } catch {
-        return [{ type: 'error', error: new GatewayError('upstream', 'Upstream sent a malformed stream chunk') }]
-      }
-      const events: StreamEvent[] = []
-      if (chunk.error || event.event === 'error') {
-        closeAll(events)
-        events.push({ type: 'error', error: decodeOpenAiError(500, redactKey(event.data, options.apiKey)) })
-        return events
-      }
-      if (!started) {
-        started = true
-        events.push({
-          type: 'start',
-          id: chunk.id ?? '',
-          model: chunk.model ?? '',
-          created: chunk.created ?? Math.floor(Date.now() / 1000),
-        })
-      }
-      const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
-      const delta = choice?.delta
-      // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
-      const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
-      if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
-      if (delta?.reasoning_content)
-        events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
-      if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
-      if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
-      for (const call of delta?.tool_calls ?? []) {
-        const key = call.index ?? 0
-        let index = toolBlocks.get(key)
-        if (index === undefined) {
-          blocks.close(events)
-          index = blocks.take()
-          toolBlocks.set(key, index)
-          events.push({ type: 'tool-call-start', index, id: call.id ?? `call_${index}`, name: call.function?.name ?? '' })
-        }
-        if (call.function?.arguments) events.push({ type: 'tool-call-delta', index, arguments: call.function.arguments })
-      }
-      if (choice?.finish_reason) {
-        closeAll(events)
-        finished = true
-        events.push({ type: 'finish', reason: delta?.refusal ? 'refusal' : mapOpenAiFinishReason(choice.finish_reason) })
-      }
-      // A report the gateway cannot bill from wipes any earlier one: the meter then estimates (core/usage.ts).
-      if (chunk.usage) events.push({ type: 'usage', usage: decodeOpenAiUsage(chunk.usage) ?? unreportedUsage() })
-      return events
-    },
-    finish(): StreamEvent[] {
-      return finishStream(finished, done, closeAll)
-    },
+  finish(): StreamEvent[] {
+    return finishStream(this.finished, this.done, (events) => this.closeAll(events))
+  }
+
+  private closeAll(events: StreamEvent[]): void {
+    this.blocks.close(events)
+    if (!this.toolBlocks) return
+    for (const index of this.toolBlocks.values()) events.push({ type: 'tool-call-end', index })
+    this.toolBlocks.clear()
   }
 }
