@@ -38,8 +38,15 @@ export interface Route {
  * One upstream attempt of a request: where it goes, its own abort controller (relay/abort-scope.ts), the meter its
  * answer is billed from, the traceparent it sends, and its route's circuit-breaker ticket. The operation's `open`
  * sends it; `end` reports how it went and settles the request.
+ *
+ * A stream keeps its attempt for as long as it is open, so the attempt keeps only what its end needs (the call, the
+ * settlement, the metrics, the span), not the request's whole AttemptContext.
  */
 export class Attempt implements StreamEnding {
+  readonly call: RelayCall
+  private readonly settlement: Settlement
+  private readonly metrics: Metrics
+  private readonly span: RequestSpan | undefined
   readonly provider: Provider
   readonly target: Target
   readonly upstream: AbortController
@@ -50,12 +57,16 @@ export class Attempt implements StreamEnding {
   done = false
 
   constructor(
-    readonly context: AttemptContext,
+    context: AttemptContext,
     readonly route: Route,
     private readonly ticket: RouteTicket,
     readonly number: number,
   ) {
     const { call, span } = context
+    this.call = call
+    this.settlement = context.settlement
+    this.metrics = context.metrics
+    this.span = span
     this.target = route.target
     this.provider = context.providers.get(route.target.provider.name)!
     this.upstream = call.scope.attempt()
@@ -63,26 +74,22 @@ export class Attempt implements StreamEnding {
     this.traceparent = span ? span.startAttempt(route.target, route.route, number) : call.traceparent
   }
 
-  get call(): RelayCall {
-    return this.context.call
-  }
-
   /**
    * An attempt whose answer began has ended: report it and settle the request. Settles at once when the bill needs no
    * token estimate (a finished answer with a usage report), else once the estimate is ready.
    */
   end(outcome: Omit<Outcome, 'usage'>): Promise<void> {
-    const { context, meter } = this
+    const { settlement, meter } = this
     // A finished answer was read to its end: nothing to abort (and aborting costs more than it looks, per request).
     if (outcome.status !== 200) this.upstream.abort()
-    if (context.span) context.span.finishReason = meter.finishReason
+    if (this.span) this.span.finishReason = meter.finishReason
     this.report(outcome)
     // The answer began, so some of it reached the client: however it ended (finished, the client leaving, the
     // upstream cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was
     // read to its end, else the report so far and at least the estimate of what was produced.
     const usage = meter.finalReport()
-    if (usage) return context.settlement.settle(this.target, { ...outcome, usage }, this.number)
-    return meter.estimatedUsage().then((estimated) => context.settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
+    if (usage) return settlement.settle(this.target, { ...outcome, usage }, this.number)
+    return meter.estimatedUsage().then((estimated) => settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
   }
 
   /**
@@ -97,10 +104,10 @@ export class Attempt implements StreamEnding {
 
   /** Tell the circuit breaker and the metrics how the attempt went. */
   report(outcome: Omit<Outcome, 'usage'>): void {
-    const { context, ticket } = this
+    const { ticket } = this
     const reason = outcome.status === 200 ? 'ok' : (outcome.errorType ?? String(outcome.status))
-    context.metrics.attempts.add(1, this.route.route, reason)
-    context.span?.endAttempt(outcome.status, reason)
+    this.metrics.attempts.add(1, this.route.route, reason)
+    this.span?.endAttempt(outcome.status, reason)
     // What counts against a route is the error table's to say (core/error-codes.ts): a client leaving, the gateway
     // stopping or its own failure would let one tenant's requests open a route for everyone.
     const verdict = breakerVerdict(outcome.status, outcome.errorType, outcome.failure?.kind)

@@ -38,12 +38,12 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
-    const { route } = choice
+    const { route } = choice.at
     let ticket = breaker.acquireShared(route)
     if (ticket instanceof Promise) ticket = await ticket // a shared half-open probe slot, claimed in Redis
     if (!ticket) continue
     attempts++
-    const result = await runAttempt(new Attempt(context, choice, ticket, attempts))
+    const result = await runAttempt(new Attempt(context, choice.at, ticket, attempts), context)
     if (!(result instanceof AttemptFailure)) return result
     const { failure } = result
     const retry = isRetryable(failure)
@@ -62,13 +62,13 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       )
     }
     if (!retry) {
-      void context.settlement.settle(choice.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
+      void context.settlement.settle(choice.at.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
       throw failure
     }
     ;(failures ??= new Map()).set(route, failure)
     // Our credentials refused: trying this route again in this request cannot help.
     if (excludesRoute(failure)) (excluded ??= new Set()).add(route)
-    last = { target: choice.target, failure }
+    last = { target: choice.at.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
   void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
@@ -91,24 +91,28 @@ function distinctRoutes(plan: readonly Target[]): Route[] {
 /** Most plans are built once and shared by every request of their model (routing.ts), and so are their routes. */
 const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
 
-/** The next target and how long to wait before trying it, or undefined when nothing is worth trying. */
+/**
+ * The next route (the plan's own Route object, shared by every request of the plan, so an attempt keeps none of its
+ * own) and how long to wait before trying it, or undefined when nothing is worth trying.
+ */
 function chooseTarget(
   context: AttemptContext,
   routes: Route[],
   failures: Map<string, GatewayError> | undefined,
   excluded: Set<string> | undefined,
   attempts: number,
-) {
+): { at: Route; waitMs: number } | undefined {
   const backoff = backoffMs(attempts, context.routing)
-  let best: (Route & { waitMs: number }) | undefined
-  for (const { target, route } of routes) {
+  let best: { at: Route; waitMs: number } | undefined
+  for (const at of routes) {
+    const { route } = at
     if (excluded?.has(route) || context.breaker.waitFor(route) > 0) continue
     const failure = failures?.get(route)
-    if (!failure) return { target, route, waitMs: backoff }
+    if (!failure) return { at, waitMs: backoff }
     // The same route again: honour what it asked for, unless that is longer than we are willing to keep a client.
     const waitMs = Math.max(backoff, (failure.retryAfter ?? 0) * 1000)
     if (waitMs > context.routing.maxRetryAfterS * 1000) continue
-    if (!best || waitMs < best.waitMs) best = { target, route, waitMs }
+    if (!best || waitMs < best.waitMs) best = { at, waitMs }
   }
   return best
 }
@@ -130,8 +134,8 @@ async function readUnsent(opened: OpenedAttempt, meter: Meter): Promise<void> {
   if (opened.kind === 'stream') return readOn(opened.events, meter)
 }
 
-async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailure> {
-  const { call, settlement } = attempt.context
+async function runAttempt(attempt: Attempt, context: AttemptContext): Promise<RelayResult | AttemptFailure> {
+  const { call, settlement } = context
   const { target } = attempt
   let opened: OpenedAttempt
   try {
@@ -141,7 +145,7 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
     // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
     const failure = call.scope.clientGone
       ? clientClosed()
-      : reportFailure(attempt.context.logger, error, { request_id: call.requestId, route: attempt.route.route })
+      : reportFailure(context.logger, error, { request_id: call.requestId, route: attempt.route.route })
     attempt.report(outcomeOf(failure))
     // A client that left is billed for what was produced so far (the input, at least, was read upstream).
     return new AttemptFailure(failure, billsProduced(failure) ? await attempt.meter.estimatedUsage() : undefined)
@@ -169,7 +173,7 @@ async function runAttempt(attempt: Attempt): Promise<RelayResult | AttemptFailur
   }
   call.codec.answerBegun?.()
   if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, attempt), target }
-  return { kind: 'raw-stream', body: opened.tap.toStream(attempt, attempt.context.writeIdleMs), target }
+  return { kind: 'raw-stream', body: opened.tap.toStream(attempt, context.writeIdleMs), target }
 }
 
 /** The protocol's encoding of a whole answer, or the internal failure (with its cause) when encoding threw. */
