@@ -41,19 +41,20 @@ export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): S
 }
 
 /**
- * One stream's decoder: an object, not closures over shared state, because a stream keeps its decoder for as long
- * as it is open (minutes, for thousands of streams at once): one object and its blocks, where closures cost three
- * functions, their scopes and an object to carry them.
+ * One stream's decoder: one object, not closures over shared state, because a stream keeps its decoder for as long
+ * as it is open (minutes, for thousands of streams at once), where closures cost three functions, their scopes and
+ * an object to carry them. It is its own block bookkeeping (it extends StreamBlocks) for the same reason.
  */
-class OpenAiStreamDecoder implements StreamDecoder<StreamEvent> {
+class OpenAiStreamDecoder extends StreamBlocks implements StreamDecoder<StreamEvent> {
   private started = false
-  private readonly blocks = new StreamBlocks()
   /** OpenAI tool_calls[].index → IR block index: made at the first tool call, as most answers have none. */
   private toolBlocks: Map<number, number> | undefined
   private finished = false
   private done = false
 
-  constructor(private readonly apiKey: string | undefined) {}
+  constructor(private readonly apiKey: string | undefined) {
+    super()
+  }
 
   decode(event: SseEvent): StreamEvent[] {
     if (event.data === '[DONE]') {
@@ -81,23 +82,22 @@ class OpenAiStreamDecoder implements StreamDecoder<StreamEvent> {
         created: chunk.created ?? Math.floor(Date.now() / 1000),
       })
     }
-    const { blocks } = this
     const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
     const delta = choice?.delta
     // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
     const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
     if (logprobs?.length) events.push({ type: 'logprobs', logprobs })
     if (delta?.reasoning_content)
-      events.push({ type: 'reasoning-delta', index: blocks.open('reasoning', events), text: delta.reasoning_content })
-    if (delta?.content) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.content })
-    if (delta?.refusal) events.push({ type: 'text-delta', index: blocks.open('text', events), text: delta.refusal })
+      events.push({ type: 'reasoning-delta', index: this.open('reasoning', events), text: delta.reasoning_content })
+    if (delta?.content) events.push({ type: 'text-delta', index: this.open('text', events), text: delta.content })
+    if (delta?.refusal) events.push({ type: 'text-delta', index: this.open('text', events), text: delta.refusal })
     for (const call of delta?.tool_calls ?? []) {
       const key = call.index ?? 0
       const toolBlocks = (this.toolBlocks ??= new Map())
       let index = toolBlocks.get(key)
       if (index === undefined) {
-        blocks.close(events)
-        index = blocks.take()
+        this.close(events)
+        index = this.take()
         toolBlocks.set(key, index)
         events.push({ type: 'tool-call-start', index, id: call.id ?? `call_${index}`, name: call.function?.name ?? '' })
       }
@@ -118,7 +118,7 @@ class OpenAiStreamDecoder implements StreamDecoder<StreamEvent> {
   }
 
   private closeAll(events: StreamEvent[]): void {
-    this.blocks.close(events)
+    this.close(events)
     if (!this.toolBlocks) return
     for (const index of this.toolBlocks.values()) events.push({ type: 'tool-call-end', index })
     this.toolBlocks.clear()
