@@ -9,6 +9,9 @@
  */
 import { heapStats } from 'bun:jsc'
 import { startClient } from './long-streams.ts'
+import { runWithRaisedCeiling } from './processes.ts'
+
+await runWithRaisedCeiling()
 const { server: upstream } = await import('./upstream.ts')
 process.env.UPSTREAM_URL = `http://127.0.0.1:${upstream.port}`
 const which = process.argv[2] ?? 'tollgate'

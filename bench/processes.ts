@@ -9,6 +9,21 @@ import { readdirSync } from 'node:fs'
  */
 export const raisedCeiling = { BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' }
 
+/**
+ * For a benchmark that runs the proxy in its own process (idle-census.ts, idle-snapshot.ts): Bun reads the ceiling
+ * once, at the process's start, so a process started without it runs this same script again with it, and exits with
+ * that run's code. Without it only 256 streams would open; the rest would wait in fetch's queue and be counted as
+ * if they were open streams (their suspended calls, their head timers).
+ */
+export async function runWithRaisedCeiling(): Promise<void> {
+  if (process.env.BUN_CONFIG_MAX_HTTP_REQUESTS === raisedCeiling.BUN_CONFIG_MAX_HTTP_REQUESTS) return
+  const run = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
+    env: { ...process.env, ...raisedCeiling },
+    stdio: ['inherit', 'inherit', 'inherit'],
+  })
+  process.exit(await run.exited)
+}
+
 export interface Server {
   child: Subprocess<'ignore', 'pipe', 'inherit' | 'ignore'>
   info: { url: string; key?: string }
