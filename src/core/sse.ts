@@ -11,13 +11,17 @@ export interface SseEvent {
 }
 
 export class SseParser {
-  /** The unfinished line's pieces, joined only once its end comes: each chunk is scanned once (linear time). */
-  private head: string[] = []
+  /**
+   * The unfinished line's pieces, joined only once its end comes: each chunk is scanned once (linear time). Made
+   * when first needed, as are `dataLines`: a stream whose every chunk is one whole event needs neither, and an open
+   * stream keeps less (bench/idle-census.ts).
+   */
+  private head: string[] | undefined
   private headLength = 0
   /** The last chunk ended with a CR: a LF starting the next one is the rest of that CRLF. */
   private afterCr = false
   private eventName: string | undefined
-  private dataLines: string[] = []
+  private dataLines: string[] | undefined
   private dataLength = 0
   private readonly decoder = new TextDecoder()
 
@@ -31,7 +35,7 @@ export class SseParser {
   push(chunk: Uint8Array | string): SseEvent[] {
     let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, streaming)
     // The usual chunk: one whole `data: …` event and nothing held from before (each vendor write is one event).
-    if (this.dataLines.length === 0 && this.head.length === 0 && !this.afterCr && this.eventName === undefined) {
+    if (this.dataLines === undefined && this.head === undefined && !this.afterCr && this.eventName === undefined) {
       const single = singleEvent(text)
       if (single !== undefined) {
         if (single.data.length > this.maxEventChars) throw tooLong(this.maxEventChars)
@@ -48,14 +52,14 @@ export class SseParser {
       // LF only, as every vendor sends: indexOf finds the line ends natively, several times faster than a loop
       // over the characters (~6 µs for a short answer's stream before, bench/, 2026-11-23).
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-        this.takeLine(this.head.length === 0 ? text.slice(start, end) : this.joinHead(text.slice(start, end)), events)
+        this.takeLine(this.head === undefined ? text.slice(start, end) : this.joinHead(text.slice(start, end)), events)
         start = end + 1
       }
     } else {
       for (let i = 0; i < text.length; i++) {
         const char = text.charCodeAt(i)
         if (char !== 10 && char !== 13) continue
-        this.takeLine(this.head.length === 0 ? text.slice(start, i) : this.joinHead(text.slice(start, i)), events)
+        this.takeLine(this.head === undefined ? text.slice(start, i) : this.joinHead(text.slice(start, i)), events)
         if (char === 13) {
           if (i === text.length - 1)
             this.afterCr = true // its LF, if any, comes with the next chunk
@@ -67,14 +71,14 @@ export class SseParser {
     if (start < text.length) {
       this.headLength += text.length - start
       if (this.headLength > this.maxEventChars) throw tooLong(this.maxEventChars)
-      this.head.push(start === 0 ? text : text.slice(start))
+      ;(this.head ??= []).push(start === 0 ? text : text.slice(start))
     }
     return events
   }
 
   private joinHead(tail: string): string {
-    const line = this.head.join('') + tail
-    this.head = []
+    const line = this.head!.join('') + tail
+    this.head = undefined
     this.headLength = 0
     return line
   }
@@ -82,7 +86,7 @@ export class SseParser {
   /** End of input: a final event without its blank line still counts (Gemini ends the body that way). */
   finish(): SseEvent[] {
     const events: SseEvent[] = []
-    if (this.head.length > 0) this.takeLine(this.joinHead(''), events)
+    if (this.head !== undefined) this.takeLine(this.joinHead(''), events)
     this.takeLine('', events)
     return events
   }
@@ -90,14 +94,14 @@ export class SseParser {
   private addData(value: string): void {
     this.dataLength += value.length
     if (this.dataLength > this.maxEventChars) throw tooLong(this.maxEventChars)
-    this.dataLines.push(value)
+    ;(this.dataLines ??= []).push(value)
   }
 
   private takeLine(line: string, events: SseEvent[]): void {
     if (line === '') {
-      if (this.dataLines.length > 0) {
+      if (this.dataLines !== undefined) {
         events.push({ event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') })
-        this.dataLines = []
+        this.dataLines = undefined
         this.dataLength = 0
       }
       this.eventName = undefined

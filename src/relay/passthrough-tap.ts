@@ -37,8 +37,8 @@ export class PassthroughTap {
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
   private failedMidAnswer = false
-  /** The bytes of an event not yet complete, held back (completeEvents). */
-  private tail: Uint8Array[] = []
+  /** The bytes of an event not yet complete, held back (completeEvents); made when first needed. */
+  private tail: Uint8Array[] | undefined
   private tailBytes = 0
   /** An error event was sent in the protocol's own shape: the stream is over for the client. */
   private relayedError = false
@@ -74,52 +74,63 @@ export class PassthroughTap {
     }
   }
 
+  /** A Bun direct stream's source is this tap itself (`toStream`): no source object and closures per open stream. */
+  readonly type = 'direct'
+  /** How the stream's end is told, and the write deadline; set by `toStream`. */
+  private ending!: StreamEnding
+  private writeIdleMs = 0
+
   /**
    * The client's body (a direct stream, direct-stream.ts); `ending` is told once, however the stream ends (it aborts
    * the upstream and settles). Nothing more is read from the upstream while the client's socket is full; a client
    * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
    */
   toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
-    return directStream({
-      type: 'direct',
-      pull: async (controller) => {
-        try {
-          while (true) {
-            while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
-            if (ending.done || this.leaving) return // the client left while a read was pending
-            // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
-            // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
-            if (this.ended || this.meter.finishReason !== undefined) break
-            const sent = this.sendPending(controller)
-            // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
-            if (sent && !(await drained(sent, writeIdleMs))) return await this.abandon(controller, ending)
-          }
-          while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
-          if (ending.done || this.leaving) return
-          await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
-          if (this.leaving) return
-          void this.sendPending(controller) // the last bytes: close() below ends the stream after them
-          controller.close()
-        } catch (error) {
-          if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
-          const failure = toGatewayError(this.chunks.failure(error))
-          // A mid-stream failure ends with the protocol's own error event, never a silent cut.
-          if (this.codec.encodeRawError) {
-            controller.write(encoder.encode(this.codec.encodeRawError(failure)))
-            controller.close()
-          } else controller.close(failure)
-          await ending.finish(outcomeOf(failure))
-        }
-      },
-      cancel: async () => {
-        this.leaving = true
-        if (this.scope.readsOn) await this.readOn()
-        // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
-        // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
-        await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
-        this.chunks.cancel()
-      },
-    })
+    this.ending = ending
+    this.writeIdleMs = writeIdleMs
+    return directStream(this)
+  }
+
+  /** The direct stream's one pull: it writes the answer as it comes, to its end. */
+  async pull(controller: ReadableStreamDirectController): Promise<void> {
+    const { ending } = this
+    try {
+      while (true) {
+        while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+        if (ending.done || this.leaving) return // the client left while a read was pending
+        // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
+        // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
+        if (this.ended || this.meter.finishReason !== undefined) break
+        const sent = this.sendPending(controller)
+        // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
+        if (sent && !(await drained(sent, this.writeIdleMs))) return await this.abandon(controller, ending)
+      }
+      while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+      if (ending.done || this.leaving) return
+      await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
+      if (this.leaving) return
+      void this.sendPending(controller) // the last bytes: close() below ends the stream after them
+      controller.close()
+    } catch (error) {
+      if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
+      const failure = toGatewayError(this.chunks.failure(error))
+      // A mid-stream failure ends with the protocol's own error event, never a silent cut.
+      if (this.codec.encodeRawError) {
+        controller.write(encoder.encode(this.codec.encodeRawError(failure)))
+        controller.close()
+      } else controller.close(failure)
+      await ending.finish(outcomeOf(failure))
+    }
+  }
+
+  /** The client went away (the direct stream was cancelled). */
+  async cancel(): Promise<void> {
+    this.leaving = true
+    if (this.scope.readsOn) await this.readOn()
+    // `end` aborts the upstream first thing, which also unblocks a read parked on it. A client that leaves after
+    // the upstream's own error event was relayed leaves a failed answer, not a cut-short one.
+    await this.ending.finish(this.failure ? outcomeOf(this.failure) : { status: 499, errorType: 'client_closed' })
+    this.chunks.cancel()
   }
 
   /** Write what is ready, at once: a promise when the client's socket is full (sendNow). */
@@ -180,9 +191,9 @@ export class PassthroughTap {
    * upstream error event, which may quote a credential, can be replaced before any of it leaves.
    */
   private completeEvents(chunk: Uint8Array): Uint8Array | undefined {
-    const end = eventsEnd(chunk, this.tail.at(-1))
+    const end = eventsEnd(chunk, this.tail?.at(-1))
     if (end === 0) {
-      this.tail.push(chunk)
+      ;(this.tail ??= []).push(chunk)
       this.tailBytes += chunk.byteLength
       // Lines the parser ignores (comments, unknown fields) are not counted by it: an event of them is capped here.
       if (this.tailBytes > 8 * this.parser.maxEventChars)
@@ -192,15 +203,15 @@ export class PassthroughTap {
       return undefined
     }
     const complete = end === chunk.byteLength ? chunk : chunk.subarray(0, end)
-    const bytes = this.tail.length === 0 ? complete : Buffer.concat([...this.tail, complete])
-    this.tail = end === chunk.byteLength ? [] : [chunk.subarray(end)]
+    const bytes = this.tail === undefined ? complete : Buffer.concat([...this.tail, complete])
+    this.tail = end === chunk.byteLength ? undefined : [chunk.subarray(end)]
     this.tailBytes = chunk.byteLength - end
     return bytes
   }
 
   private takeTail(): Uint8Array | undefined {
-    const bytes = this.tail.length === 0 ? undefined : Buffer.concat(this.tail)
-    this.tail = []
+    const bytes = this.tail === undefined ? undefined : Buffer.concat(this.tail)
+    this.tail = undefined
     this.tailBytes = 0
     return bytes
   }
