@@ -112,16 +112,26 @@ export async function runChunks(
 export async function runIdle(proxy: Proxy, upstreamUrl: string, model: string, streams: number): Promise<StreamRun> {
   const server = await startWarm(proxy, upstreamUrl, model)
   try {
-    const pid = server.child.pid
-    const baselineKb = await rssKb(pid)
+    const baselineKb = await collectedRssKb(server)
     const client = startClient(server, model, streams, 'hold', true)
     const result = await client.line
     await Bun.sleep(2000) // settled: every stream open and idle
-    const openKb = await rssKb(pid)
+    const openKb = await collectedRssKb(server)
     client.child.stdin.end()
     await client.child.exited
     return { ...summarize(result, baselineKb, openKb), perStreamKb: (openKb - baselineKb) / streams }
   } finally {
     await stop(server)
   }
+}
+
+/**
+ * Resident memory after a full collection (SIGUSR2, which every bench server answers with `Bun.gc(true)`): both
+ * readings of the idle scenario are taken so, or the warm-up's garbage, collected or not by the time of the first,
+ * moves the difference by several MB from one run to the next.
+ */
+async function collectedRssKb(server: Server): Promise<number> {
+  server.child.kill('SIGUSR2')
+  await Bun.sleep(500)
+  return rssKb(server.child.pid)
 }

@@ -4,6 +4,8 @@
 // the body read whole and sent as a string beats forwarding request.body as a stream (~20%); handing back the
 // upstream's own Response beats copying it into a new one (~15%); the path is cut from request.url without a URL
 // object. `decompress: false` passes a compressed answer through as the bytes and content-encoding it came with.
+import { deepenListenBacklog } from '../src/edge/listen-backlog.ts'
+
 const upstream = process.env.UPSTREAM_URL!
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -18,8 +20,12 @@ const server = Bun.serve({
     })
   },
 })
+// The same accept queue as Tollgate's (src/edge/listen-backlog.ts), so a burst of connections compares the proxies' work.
+deepenListenBacklog(server.port!)
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
 
 export { server }
 // A clean exit on SIGTERM, so that a profiled run (bench/profile.ts --proxy passthrough) writes its profile.
 process.on('SIGTERM', () => process.exit(0))
+// SIGUSR2: a full collection, so that bench/long-streams.ts reads resident memory with no garbage of the warm-up in it.
+process.on('SIGUSR2', () => Bun.gc(true))

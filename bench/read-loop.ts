@@ -3,6 +3,8 @@
 // the least to see the bytes it relays (Tollgate's passthrough-tap.ts adds the parsing, metering and holding back),
 // where the trivial proxy hands Bun the upstream's body to pipe natively. bench/capacity.ts's chunks scenario runs it
 // beside the other two, so the share of Tollgate's cost a JS read loop alone makes is measured in the same run.
+import { deepenListenBacklog } from '../src/edge/listen-backlog.ts'
+
 const upstream = process.env.UPSTREAM_URL!
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -33,7 +35,11 @@ const server = Bun.serve({
     })
   },
 })
+// The same accept queue as Tollgate's (src/edge/listen-backlog.ts), so a burst of connections compares the proxies' work.
+deepenListenBacklog(server.port!)
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
 // A clean exit on SIGTERM, so that a profiled run writes its profile.
 process.on('SIGTERM', () => process.exit(0))
 export { server }
+// SIGUSR2: a full collection, so that bench/long-streams.ts reads resident memory with no garbage of the warm-up in it.
+process.on('SIGUSR2', () => Bun.gc(true))

@@ -24,6 +24,7 @@ import { UsageFolder } from './domain/usage-folder.ts'
 import { AuditRetention } from './domain/audit/retention.ts'
 import { OtlpExporter } from './edge/otlp-exporter.ts'
 import { sweepOrphanedUploads } from './edge/upload-spool.ts'
+import { deepenListenBacklog } from './edge/listen-backlog.ts'
 import { createAlerting } from './edge/alerting.ts'
 import { Tracer } from './relay/tracing.ts'
 import type { RouteChange } from './relay/route-health.ts'
@@ -34,6 +35,8 @@ export interface Gateway {
   services: Services
   server: ReturnType<typeof Bun.serve>
   url: string
+  /** How many new connections may wait to be accepted (listen-backlog.ts): the kernel's most, or Bun's 512. */
+  listenBacklog: number
   /** Stop accepting, let requests in flight finish (up to `drainMs`), write every pending usage row, close. */
   stop(drainMs?: number): Promise<void>
   /**
@@ -227,6 +230,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     server.stop(true)
     throw error
   }
+  const listenBacklog = deepenListenBacklog(server.port ?? 0, logger) ?? 512
   const { runner, batchRelay, folder, auditRetention, spool } = background
   await runner.start()
   folder.start()
@@ -237,6 +241,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     services,
     server,
     url,
+    listenBacklog,
     reload(next) {
       refuseUnservedModels(next)
       const needsRestart = restartNeeded(services.config, next)

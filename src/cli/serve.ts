@@ -94,6 +94,8 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
       models: config.models.map((model) => model.id),
       // Upstream requests at once; more wait in Bun's queue (limits.upstream_connections, changed by a restart).
       upstream_connections: upstreamConnections(),
+      // New connections that may wait to be accepted (Bun's own is 512: a larger burst would be dropped and retried).
+      listen_backlog: gateway.listenBacklog,
     },
     'tollgate listening',
   )
