@@ -158,6 +158,7 @@ async function idleScenario(): Promise<void> {
   const url = upstream.info.url
   const results = await alternate([
     { name: 'trivial proxy', run: () => runIdle('passthrough', url, 'bench-model', streams) },
+    { name: 'JS read loop (the floor of reading in JS)', run: () => runIdle('read-loop', url, 'bench-model', streams) },
     { name: 'tollgate, passthrough route', run: () => runIdle('tollgate', url, 'bench-model', streams) },
   ])
   const trivial = results.get('trivial proxy')!
