@@ -10,21 +10,12 @@
 import { heapStats } from 'bun:jsc'
 import { startClient } from './long-streams.ts'
 import { runWithRaisedCeiling } from './processes.ts'
+import { startInProcess } from './in-process.ts'
 
 await runWithRaisedCeiling()
-const { server: upstream } = await import('./upstream.ts')
-process.env.UPSTREAM_URL = `http://127.0.0.1:${upstream.port}`
 const which = process.argv[2] ?? 'tollgate'
 const streamsAt = process.argv.indexOf('--streams')
-let info: { url: string; key?: string }
-if (which === 'tollgate') {
-  const { startBenchGateway } = await import('./bench-gateway.ts')
-  const { gateway, secret } = await startBenchGateway(process.env.UPSTREAM_URL)
-  info = { url: gateway.url, key: secret }
-} else {
-  const { server } = await import('./passthrough.ts')
-  info = { url: `http://127.0.0.1:${server.port}` }
-}
+const info = await startInProcess(which)
 const count = streamsAt === -1 ? 1000 : Number(process.argv[streamsAt + 1])
 const warm = startClient({ info } as Parameters<typeof startClient>[0], 'bench-model', 50, 'hold', true)
 await warm.line

@@ -9,25 +9,16 @@
  */
 import { startClient } from './long-streams.ts'
 import { runWithRaisedCeiling } from './processes.ts'
+import { startInProcess } from './in-process.ts'
 
 await runWithRaisedCeiling()
 
-const { server: upstream } = await import('./upstream.ts')
-process.env.UPSTREAM_URL = `http://127.0.0.1:${upstream.port}`
 const which = process.argv[2] ?? 'tollgate'
 const option = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name)
   return at === -1 ? fallback : process.argv[at + 1]!
 }
-let info: { url: string; key?: string }
-if (which === 'tollgate') {
-  const { startBenchGateway } = await import('./bench-gateway.ts')
-  const { gateway, secret } = await startBenchGateway(process.env.UPSTREAM_URL)
-  info = { url: gateway.url, key: secret }
-} else {
-  const { server } = await import('./passthrough.ts')
-  info = { url: `http://127.0.0.1:${server.port}` }
-}
+const info = await startInProcess(which)
 const count = Number(option('--streams', '200'))
 const server = { info } as Parameters<typeof startClient>[0]
 
