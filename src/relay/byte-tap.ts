@@ -41,41 +41,52 @@ export class ByteTap implements StreamTap {
     }
   }
 
+  /** A Bun direct stream's source is this tap itself (as the passthrough tap's): no source object and closures. */
+  readonly type = 'direct'
+  /** How the stream's end is told, and the write deadline; set by `toStream`. */
+  private ending!: StreamEnding
+  private writeIdleMs = 0
+
   toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
-    return directStream({
-      type: 'direct',
-      pull: async (controller) => {
-        try {
-          while (true) {
-            while (this.pending === undefined && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
-            if (ending.done || this.leaving) return
-            if (this.pending === undefined) break
-            const sent = sendNow(controller, this.pending)
-            this.pending = undefined
-            if (sent && !(await drained(sent, writeIdleMs))) {
-              this.leaving = true
-              await ending.finish({ status: 499, errorType: 'client_closed' })
-              this.chunks.cancel()
-              return controller.close(clientClosed())
-            }
-          }
-          await ending.finish({ status: 200 })
-          controller.close()
-        } catch (error) {
-          if (ending.done || this.leaving) return
-          const failure = toGatewayError(this.chunks.failure(error))
-          // Audio has no error event: the body is cut, which a client's decoder and the missing chunk terminator show.
-          controller.close(failure)
-          await ending.finish(outcomeOf(failure))
+    this.ending = ending
+    this.writeIdleMs = writeIdleMs
+    return directStream(this)
+  }
+
+  /** The direct stream's one pull: each chunk written as it comes, the end held back until the bill is durable. */
+  async pull(controller: ReadableStreamDirectController): Promise<void> {
+    const { ending } = this
+    try {
+      while (true) {
+        while (this.pending === undefined && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+        if (ending.done || this.leaving) return
+        if (this.pending === undefined) break
+        const sent = sendNow(controller, this.pending)
+        this.pending = undefined
+        if (sent && !(await drained(sent, this.writeIdleMs))) {
+          this.leaving = true
+          await ending.finish({ status: 499, errorType: 'client_closed' })
+          this.chunks.cancel()
+          return controller.close(clientClosed())
         }
-      },
-      cancel: async () => {
-        this.leaving = true
-        if (this.scope.readsOn) await this.readOn()
-        await ending.finish({ status: 499, errorType: 'client_closed' })
-        this.chunks.cancel()
-      },
-    })
+      }
+      await ending.finish({ status: 200 })
+      controller.close()
+    } catch (error) {
+      if (ending.done || this.leaving) return
+      const failure = toGatewayError(this.chunks.failure(error))
+      // Audio has no error event: the body is cut, which a client's decoder and the missing chunk terminator show.
+      controller.close(failure)
+      await ending.finish(outcomeOf(failure))
+    }
+  }
+
+  /** The client went away (the direct stream was cancelled). */
+  async cancel(): Promise<void> {
+    this.leaving = true
+    if (this.scope.readsOn) await this.readOn()
+    await this.ending.finish({ status: 499, errorType: 'client_closed' })
+    this.chunks.cancel()
   }
 
   async readOn(): Promise<void> {
