@@ -87,12 +87,18 @@ export function wholeResponse(
  * generations and streams that are silent for minutes) to the write deadline. It then bounds the rest of the
  * writing, the keep-alive wait, and the next request's headers: Bun restarts the timer only once a request's headers
  * are complete, not for header bytes trickling in, so a client trickling its next request is cut here. (A new
- * connection's first headers get Bun's own 10 s.) Bun counts the timeout in whole seconds and checks it every 4 s
- * (uSockets' timer granularity), so a cut comes up to 4 s late.
+ * connection's first headers get Bun's own 10 s.) Bun counts the timeout in ticks of 4 s (uSockets' timer), rounding
+ * up, and a timeout of one tick ends at the *next* tick, which can come at once: a connection answered a moment ago
+ * was then closed as idle just as its client sent the next request on it from its pool (a "Connection error." in
+ * test/hostile-binary with write_idle_ms 2 s). So the timeout is never under two ticks (`minimumIdleSeconds`): an
+ * answered connection stays open at least 4 s, and a cut comes 4–8 s after the deadline at most.
  */
 export function endHandling(server: Server<unknown> | undefined, request: Request, writeIdleMs: number): void {
-  server?.timeout(request, Math.min(255, Math.max(1, Math.ceil(writeIdleMs / 1000))))
+  server?.timeout(request, Math.min(255, Math.max(minimumIdleSeconds, Math.ceil(writeIdleMs / 1000))))
 }
+
+/** Two of uSockets' 4-second ticks (5 s rounds up to 2): the least time an answered connection is kept open. */
+const minimumIdleSeconds = 5
 
 /** Bytes already encoded (the passthrough path). */
 export function rawStreamResponse(body: ReadableStream<Uint8Array>, headers: Record<string, string>): Response {
