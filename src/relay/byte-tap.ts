@@ -1,12 +1,11 @@
 import type { BodyChunks } from '../core/provider.ts'
-import { directStream, drained, sendNow } from '../core/direct-stream.ts'
+import { drained, sendNow } from '../core/direct-stream.ts'
+import { DirectTap } from './direct-tap.ts'
 import { clientClosed, toGatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
-import type { StreamEnding } from './stream-ending.ts'
-import type { StreamTap } from './types.ts'
 
 /** One chunk of a byte stream, as a meter sees it (`Meter.observe`): the meter reads what it needs from the bytes. */
 export interface BytesEvent extends AnswerEvent {
@@ -20,16 +19,17 @@ export interface BytesEvent extends AnswerEvent {
  * first bytes, so a failure before any byte (a cut, a stall) is thrown and may be retried elsewhere. The body's end
  * is held back until the request is settled: a client never holds a complete answer whose bill a crash could lose.
  */
-export class ByteTap implements StreamTap {
+export class ByteTap extends DirectTap {
   private pending: Uint8Array | undefined
   private ended = false
-  private leaving = false
 
   constructor(
     private readonly chunks: BodyChunks,
     private readonly meter: Meter,
     private readonly scope: AbortScope,
-  ) {}
+  ) {
+    super()
+  }
 
   async prime(): Promise<void> {
     try {
@@ -41,19 +41,7 @@ export class ByteTap implements StreamTap {
     }
   }
 
-  /** A Bun direct stream's source is this tap itself (as the passthrough tap's): no source object and closures. */
-  readonly type = 'direct'
-  /** How the stream's end is told, and the write deadline; set by `toStream`. */
-  private ending!: StreamEnding
-  private writeIdleMs = 0
-
-  toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
-    this.ending = ending
-    this.writeIdleMs = writeIdleMs
-    return directStream(this)
-  }
-
-  /** The direct stream's one pull: each chunk written as it comes, the end held back until the bill is durable. */
+  /** The direct stream's one pull (direct-tap.ts): each chunk written as it comes. */
   async pull(controller: ReadableStreamDirectController): Promise<void> {
     const { ending } = this
     try {
@@ -81,7 +69,6 @@ export class ByteTap implements StreamTap {
     }
   }
 
-  /** The client went away (the direct stream was cancelled). */
   async cancel(): Promise<void> {
     this.leaving = true
     if (this.scope.readsOn) await this.readOn()

@@ -1,5 +1,6 @@
 import type { BodyChunks, ForwardedStream, StreamDecoder } from '../core/provider.ts'
-import { directStream, drained, sendNow } from '../core/direct-stream.ts'
+import { drained, sendNow } from '../core/direct-stream.ts'
+import { DirectTap } from './direct-tap.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import { isErrorEvent } from '../core/operation.ts'
 import type { Meter } from './meter.ts'
@@ -21,7 +22,7 @@ const encoder = new TextEncoder()
  * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
  */
-export class PassthroughTap {
+export class PassthroughTap extends DirectTap {
   private readonly parser: SseParser
   /** What prime() may hold back before the answer begins (limits.upstream_body_bytes). */
   private readonly maxHeldBytes: number
@@ -31,8 +32,6 @@ export class PassthroughTap {
   /** Bytes read and ready for the client: usually one chunk. */
   private readonly pending: Uint8Array[] = []
   private ended = false
-  /** The client cancelled: nothing more is sent (a read may still be running, for a request that reads on). */
-  private leaving = false
   /** An error the upstream reported in the stream itself. */
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
@@ -50,6 +49,7 @@ export class PassthroughTap {
     private readonly codec: AnswerCodec,
     private readonly scope: AbortScope,
   ) {
+    super()
     this.decoder = body.decoder
     this.chunks = body.chunks
     this.parser = body.parser
@@ -74,24 +74,7 @@ export class PassthroughTap {
     }
   }
 
-  /** A Bun direct stream's source is this tap itself (`toStream`): no source object and closures per open stream. */
-  readonly type = 'direct'
-  /** How the stream's end is told, and the write deadline; set by `toStream`. */
-  private ending!: StreamEnding
-  private writeIdleMs = 0
-
-  /**
-   * The client's body (a direct stream, direct-stream.ts); `ending` is told once, however the stream ends (it aborts
-   * the upstream and settles). Nothing more is read from the upstream while the client's socket is full; a client
-   * that takes nothing for `writeIdleMs` is treated as gone (499, billed for what was produced).
-   */
-  toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array> {
-    this.ending = ending
-    this.writeIdleMs = writeIdleMs
-    return directStream(this)
-  }
-
-  /** The direct stream's one pull: it writes the answer as it comes, to its end. */
+  /** The direct stream's one pull (direct-tap.ts): the answer written as it comes, to its end. */
   async pull(controller: ReadableStreamDirectController): Promise<void> {
     const { ending } = this
     try {
@@ -123,7 +106,6 @@ export class PassthroughTap {
     }
   }
 
-  /** The client went away (the direct stream was cancelled). */
   async cancel(): Promise<void> {
     this.leaving = true
     if (this.scope.readsOn) await this.readOn()
