@@ -3,6 +3,7 @@ import { addressListHint, readAddressList } from '../address-list.ts'
 import { postJson } from '../api.ts'
 import type { Project } from '../types.ts'
 import { CreateForm } from './create-form.tsx'
+import { BudgetFields } from './budget-fields.tsx'
 import { SelectField, TextField } from './fields.tsx'
 
 // The Budgets page's two creation forms (pages/budgets.tsx): a project, and a budget for the account or a project.
@@ -59,15 +60,7 @@ export function NewBudgetForm({ accountId, projects, onCreated }: { accountId: n
           </option>
         ))}
       </SelectField>
-      <TextField label="Amount (USD)" value={amount} onValue={setAmount} inputMode="decimal" required />
-      <TextField
-        label="Period"
-        value={period}
-        onValue={setPeriod}
-        required
-        hint="day, week, month, total, or a window such as 5h, 30m, 7d"
-      />
-      <TextField label="Time zone" value={zone} onValue={setZone} hint="For day, week and month: an IANA name such as Europe/Berlin" />
+      <BudgetFields amount={amount} setAmount={setAmount} period={period} setPeriod={setPeriod} zone={zone} setZone={setZone} />
     </CreateForm>
   )
 }

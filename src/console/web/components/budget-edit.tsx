@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { callApi } from '../api.ts'
 import type { Budget } from '../types.ts'
 import { CreateForm } from './create-form.tsx'
-import { TextField } from './fields.tsx'
+import { BudgetFields } from './budget-fields.tsx'
 
 /** A budget's amount, period and time zone, changed in place; what it applies to stays (delete it and make another). */
 export function BudgetEditForm({ budget, label, onDone }: { budget: Budget; label: string; onDone: () => void }) {
@@ -19,15 +19,7 @@ export function BudgetEditForm({ budget, label, onDone }: { budget: Budget; labe
         onDone()
       }}
     >
-      <TextField label="Amount (USD)" value={amount} onValue={setAmount} inputMode="decimal" required />
-      <TextField
-        label="Period"
-        value={period}
-        onValue={setPeriod}
-        required
-        hint="day, week, month, total, or a window such as 5h, 30m, 7d"
-      />
-      <TextField label="Time zone" value={zone} onValue={setZone} hint="For day, week and month: an IANA name such as Europe/Berlin" />
+      <BudgetFields amount={amount} setAmount={setAmount} period={period} setPeriod={setPeriod} zone={zone} setZone={setZone} />
     </CreateForm>
   )
 }
