@@ -1,4 +1,5 @@
 import type { FileRecord, ItemOutcome, ItemRecord, TaskRecord } from '../domain/tasks/records.ts'
+import type { FilePage } from '../domain/tasks/repository.ts'
 
 /**
  * The task tables' rows as both dialects return them, and the statements both write alike (`?` placeholders:
@@ -177,6 +178,30 @@ export function counterOf(outcome: ItemOutcome): 'succeeded' | 'failed' | 'cance
 
 /** Statuses in which a task still has work or may end: quoted for SQL. */
 export const activeSql = `('queued', 'in_progress', 'cancelling')`
+
+/**
+ * A page of an account's files, as both dialects ask for it: the order's direction and comparison, and the query's
+ * parameters in order (account; purpose, twice; whether there is a cursor, its time and id; the limit). Each dialect
+ * writes the statement with its own casts.
+ */
+export function filePageQuery(
+  accountId: number,
+  page: FilePage,
+): { direction: string; compare: string; parameters: (string | number | null)[] } {
+  return {
+    direction: page.order === 'asc' ? 'ASC' : 'DESC',
+    compare: page.order === 'asc' ? '>' : '<',
+    parameters: [
+      accountId,
+      page.purpose ?? null,
+      page.purpose ?? null,
+      page.after ? 1 : null,
+      page.after?.createdAt ?? 0,
+      page.after?.id ?? '',
+      page.limit,
+    ],
+  }
+}
 
 /** The statements both dialects write alike. */
 export const taskSql = {

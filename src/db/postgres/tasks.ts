@@ -71,20 +71,11 @@ export function createPostgresTasks(client: SQL): TaskRepository {
       return row ? taskRows.fileOf(row) : undefined
     },
     async listFiles(accountId, page) {
-      const direction = page.order === 'asc' ? 'ASC' : 'DESC'
-      const compare = page.order === 'asc' ? '>' : '<'
+      const { direction, compare, parameters } = taskRows.filePageQuery(accountId, page)
       const rows = await all<taskRows.FileRow>(
         `SELECT * FROM task_files WHERE account_id = ? AND (?::text IS NULL OR purpose = ?::text)
         AND (?::int IS NULL OR (created_at, id) ${compare} (?::bigint, ?::text)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-        [
-          accountId,
-          page.purpose ?? null,
-          page.purpose ?? null,
-          page.after ? 1 : null,
-          page.after?.createdAt ?? 0,
-          page.after?.id ?? '',
-          page.limit,
-        ],
+        parameters,
       )
       return rows.map(taskRows.fileOf)
     },

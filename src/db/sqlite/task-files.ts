@@ -43,18 +43,11 @@ export function createSqliteTaskFiles(
       return row ? taskRows.fileOf(row) : undefined
     },
     async listFiles(accountId, page: FilePage) {
-      const direction = page.order === 'asc' ? 'ASC' : 'DESC'
-      const compare = page.order === 'asc' ? '>' : '<'
+      const { direction, compare, parameters } = taskRows.filePageQuery(accountId, page)
       const rows = all<taskRows.FileRow>(
         `SELECT * FROM task_files WHERE account_id = ? AND (? IS NULL OR purpose = ?)
         AND (? IS NULL OR (created_at, id) ${compare} (?, ?)) ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-        accountId,
-        page.purpose ?? null,
-        page.purpose ?? null,
-        page.after ? 1 : null,
-        page.after?.createdAt ?? 0,
-        page.after?.id ?? '',
-        page.limit,
+        ...parameters,
       )
       return rows.map(taskRows.fileOf)
     },
