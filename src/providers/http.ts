@@ -4,6 +4,7 @@ import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
 import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
+import { type Due, DueList } from '../core/due-list.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
@@ -32,16 +33,40 @@ import {
  * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
  * The timers abort `attempt` — the attempt's own controller, which the relay aborts when the client leaves — so
  * whoever ends the attempt, the fetch stops at once and its abort reason says why.
- * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it (here rather than in a
- * wrapper: one async frame fewer per request).
+ * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it, and a forwarded request's
+ * answer (with `decoder`) is made here too (rather than in wrappers: an async frame fewer each, per request).
  */
+function fetchUpstream(
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
+): Promise<Response>
+function fetchUpstream<Answer, Event extends AnswerEvent>(
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
+  decoder: AnswerDecoder<Answer, Event>,
+): Promise<HttpForwardedAnswer<Answer, Event>>
+function fetchUpstream(
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
+  decoder: AnswerDecoder<unknown, AnswerEvent> | undefined,
+): Promise<Response | HttpForwardedAnswer<unknown, AnswerEvent>>
 async function fetchUpstream(
   provider: ProviderConfig,
   path: string,
   init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
   attempt: AbortController,
   vendor: HttpVendor,
-): Promise<Response> {
+  decoder?: AnswerDecoder<unknown, AnswerEvent>,
+): Promise<Response | HttpForwardedAnswer<unknown, AnswerEvent>> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
   try {
@@ -55,7 +80,8 @@ async function fetchUpstream(
     })
     setAttemptDeadline(response, head.deadline)
     head.stop()
-    return response.ok ? response : await refusal(response, vendor, provider, attempt)
+    if (!response.ok) return await refusal(response, vendor, provider, attempt)
+    return decoder ? new HttpForwardedAnswer(response, provider, decoder, attempt) : response
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
@@ -64,18 +90,21 @@ async function fetchUpstream(
 }
 
 /**
- * The timer that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
- * attempt, handed to setTimeout as its argument, rather than two closures and the scope they share.
+ * The watch that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
+ * attempt, waiting in one list shared by every attempt (`heads`, core/due-list.ts) rather than under a timer of its
+ * own: no Bun timer made and cleared per request.
  */
-class HeadTimer {
+class HeadTimer implements Due {
   readonly started = performance.now()
   readonly deadline: number
   /** Until when the head may take: first_byte_ms, cut to total_ms. */
   readonly headBy: number
-  /** A connect probe is still to be tried when the timer fires. */
+  /** A connect probe is still to be tried when the time comes. */
   probe: boolean
   answered = false
-  timer: ReturnType<typeof setTimeout>
+  dueAt = 0
+  dueBefore: Due | undefined = undefined
+  dueAfter: Due | undefined = undefined
 
   constructor(
     readonly provider: ProviderConfig,
@@ -86,7 +115,7 @@ class HeadTimer {
     this.deadline = this.started + totalMs
     this.headBy = Math.min(firstByteMs, totalMs)
     this.probe = !proxied && connectMs < this.headBy
-    this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
+    heads.add(this, this.started + (this.probe ? connectMs : this.headBy))
   }
 
   end(code: GatewayCode, message: string): void {
@@ -95,24 +124,27 @@ class HeadTimer {
 
   stop(): void {
     this.answered = true
-    clearTimeout(this.timer)
+    heads.remove(this)
+  }
+
+  due(): void {
+    const { connectMs, firstByteMs, totalMs } = this.provider.timeouts
+    const elapsed = performance.now() - this.started
+    if (!this.probe || elapsed >= this.headBy) {
+      if (firstByteMs <= totalMs) this.end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
+      else this.end('total_timeout', `did not finish within ${totalMs} ms`)
+      return
+    }
+    this.probe = false
+    void probeConnect(new URL(this.url), connectMs).then((reachable) => {
+      if (!reachable && !this.answered) this.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
+    })
+    heads.add(this, this.started + this.headBy)
   }
 }
 
-function fireHeadTimer(head: HeadTimer): void {
-  const { connectMs, firstByteMs, totalMs } = head.provider.timeouts
-  const elapsed = performance.now() - head.started
-  if (!head.probe || elapsed >= head.headBy) {
-    if (firstByteMs <= totalMs) head.end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
-    else head.end('total_timeout', `did not finish within ${totalMs} ms`)
-    return
-  }
-  head.probe = false
-  void probeConnect(new URL(head.url), connectMs).then((reachable) => {
-    if (!reachable && !head.answered) head.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
-  })
-  head.timer = setTimeout(fireHeadTimer, head.headBy - elapsed, head)
-}
+/** Every attempt still waiting for its response head. */
+const heads = new DueList()
 
 async function* decodeBody<Event extends AnswerEvent>(
   response: Response,
@@ -224,6 +256,36 @@ export class Transport {
 
   /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
   send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
+    return this.post(request, attempt, traceparent)
+  }
+
+  /**
+   * A forwarded request (passthrough), sent: its answer, read whole or as a stream by `decoder`'s lights. Made by
+   * fetchUpstream itself: a passthrough request's start costs no async frame of its own here (what a stream's start
+   * allocates and drops stays resident while streams are open, front-door.ts BodyRead).
+   */
+  forward<Answer, Event extends AnswerEvent>(
+    request: OutgoingRequest,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+    decoder: AnswerDecoder<Answer, Event>,
+  ): Promise<ForwardedAnswer<Answer, Event>> {
+    return this.post(request, attempt, traceparent, decoder)
+  }
+
+  private post(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response>
+  private post<Answer, Event extends AnswerEvent>(
+    request: OutgoingRequest,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+    decoder: AnswerDecoder<Answer, Event>,
+  ): Promise<ForwardedAnswer<Answer, Event>>
+  private post(
+    request: OutgoingRequest,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+    decoder?: AnswerDecoder<unknown, AnswerEvent>,
+  ): Promise<Response | ForwardedAnswer<unknown, AnswerEvent>> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
     if (typeof body !== 'string') {
@@ -240,6 +302,7 @@ export class Transport {
         { body: body.stream, headers: traceparent ? { ...form, traceparent } : form },
         attempt,
         this.vendor,
+        decoder,
       )
     }
     let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
@@ -248,7 +311,7 @@ export class Transport {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor)
+    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor, decoder)
   }
 
   /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */
@@ -270,14 +333,5 @@ export class Transport {
   readChunks(response: Response, attempt: AbortController): BodyChunks {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
     return new UpstreamChunks(response.body, this.config, attempt, attemptDeadline(response))
-  }
-
-  /** A forwarded request's answer (passthrough), read whole or as a stream by `decoder`'s lights. */
-  forwarded<Answer, Event extends AnswerEvent>(
-    response: Response,
-    decoder: AnswerDecoder<Answer, Event>,
-    attempt: AbortController,
-  ): ForwardedAnswer<Answer, Event> {
-    return new HttpForwardedAnswer(response, this.config, decoder, attempt)
   }
 }

@@ -28,8 +28,8 @@ export function createHttpEmbeddingsUpstream(transport: Transport, codec: Embedd
       ? undefined
       : {
           protocol: codec.nativeProtocol,
-          async forward(request, _target, attempt, traceparent) {
-            return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
+          forward(request, _target, attempt, traceparent) {
+            return transport.forward(request, attempt, traceparent, codec)
           },
         },
   }

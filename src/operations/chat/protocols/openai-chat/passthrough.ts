@@ -22,7 +22,7 @@ export function buildChatForward(text: string, body: Json, target: Target): Forw
   // Both spellings of the output cap may come together, and an upstream may obey either: each is capped.
   const limit = target.model.maxOutputTokens
   let capped = false
-  for (const field of ['max_completion_tokens', 'max_tokens']) {
+  for (const field of outputCaps) {
     if (typeof body[field] !== 'number') continue
     capped = true
     if ((body[field] as number) > limit) edits[field] = limit
@@ -31,6 +31,9 @@ export function buildChatForward(text: string, body: Json, target: Target): Forw
   const forwarded = Object.keys(edits).length === 0 ? text : JSON.stringify({ ...body, ...edits })
   return { path: '/chat/completions', body: forwarded, stream }
 }
+
+/** Both spellings of Chat Completions' output cap (one array, not one per request). */
+const outputCaps = ['max_completion_tokens', 'max_tokens'] as const
 
 /** The usage chunk the gateway asked for on the client's behalf: `choices: []` plus `usage`. */
 export function isUsageChunk(event: SseEvent): boolean {
