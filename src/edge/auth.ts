@@ -7,8 +7,20 @@ import { keyStatus } from '../domain/keys.ts'
 export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get('authorization')
   if (!header) return undefined
+  // The usual header, `Bearer <token>` with nothing else around, is one slice: no match array per request.
+  if (header.startsWith('Bearer ') && plainToken(header, 7)) return header.slice(7)
   const match = /^Bearer\s+(.+)$/i.exec(header.trim())
   return match?.[1]?.trim()
+}
+
+/** Whether `header` from `from` on is one run of visible characters (nothing the regex above would trim or split). */
+function plainToken(header: string, from: number): boolean {
+  if (header.length === from) return false
+  for (let index = from; index < header.length; index++) {
+    const code = header.charCodeAt(index)
+    if (code <= 32 || (code >= 127 && code <= 160) || code > 255) return false
+  }
+  return true
 }
 
 /**

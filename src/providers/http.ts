@@ -67,7 +67,7 @@ async function fetchUpstream(
   vendor: HttpVendor,
   decoder?: AnswerDecoder<unknown, AnswerEvent>,
 ): Promise<Response | HttpForwardedAnswer<unknown, AnswerEvent>> {
-  const url = provider.baseUrl + path
+  const url = urlOf(provider, path)
   const head = new HeadTimer(provider, url, attempt)
   try {
     const response = await fetch(url, {
@@ -88,6 +88,24 @@ async function fetchUpstream(
     head.stop()
   }
 }
+
+/**
+ * A provider's URL for `path`, made once: a concatenation per request is a rope string and its flattened copy,
+ * garbage that stays resident while streams are open (front-door.ts BodyRead). Paths are a handful per provider.
+ */
+function urlOf(provider: ProviderConfig, path: string): string {
+  let urls = urlsOf.get(provider)
+  if (!urls) urlsOf.set(provider, (urls = new Map()))
+  let url = urls.get(path)
+  if (url === undefined) {
+    if (urls.size >= maxUrlsPerProvider) urls.clear() // paths naming a model (Gemini's) are as many as its models
+    urls.set(path, (url = provider.baseUrl + path))
+  }
+  return url
+}
+
+const urlsOf = new WeakMap<ProviderConfig, Map<string, string>>()
+const maxUrlsPerProvider = 256
 
 /**
  * The watch that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
