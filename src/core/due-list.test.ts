@@ -50,4 +50,12 @@ describe('DueList', () => {
     await Bun.sleep(20)
     expect(fired).toEqual(['again', 'again', 'again', 'moved'])
   })
+
+  test('a list left empty holds no timer: a process with nothing waiting can end', async () => {
+    const list = new DueList()
+    const node = new Node('gone', [])
+    list.add(node, performance.now() + 60_000)
+    list.remove(node)
+    expect((list as unknown as { timer: unknown }).timer).toBeUndefined()
+  })
 })

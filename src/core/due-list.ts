@@ -50,7 +50,14 @@ export class DueList {
     else after.dueBefore = before
     node.dueAt = 0
     node.dueBefore = node.dueAfter = undefined
-    // The timer is left as it is: when it fires it finds what is due then, and is set again for what is left.
+    // The timer is left as it is while anything waits (when it fires it finds what is due then, and is set again for
+    // what is left); with nothing left it goes, as each wait's own timer did, so an idle process holds no timer (a
+    // shutdown ends once its work is done, not when a stale timer fires).
+    if (this.first === undefined && this.timer !== undefined) {
+      clearTimeout(this.timer)
+      this.timer = undefined
+      this.timerAt = 0
+    }
   }
 
   /** The timer fired: run every node that is due, then set the timer for the next one. */
