@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util'
 import { runAtRate } from './fixed-rate.ts'
-import { startClient, startWarm, stop } from './long-streams.ts'
+import { chunksWarmUpStreams, startClient, startWarm, stop } from './long-streams.ts'
 import { spawnServer, threadsCpuMs } from './processes.ts'
 
 const { values } = parseArgs({
@@ -34,9 +34,15 @@ const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
 if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough' && values.proxy !== 'read-loop')
   throw new Error(`--proxy must be tollgate, passthrough or read-loop, not ${values.proxy}`)
-const tollgate = await startWarm(values.proxy, upstream.info.url, model, {
-  BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
-})
+const tollgate = await startWarm(
+  values.proxy,
+  upstream.info.url,
+  model,
+  {
+    BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
+  },
+  scenario === 'chunks' ? chunksWarmUpStreams : 0,
+)
 
 /** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
 async function run(): Promise<[number, string]> {
