@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util'
 import { runAtRate } from './fixed-rate.ts'
-import { chunksWarmUpStreams, startClient, startWarm, stop } from './long-streams.ts'
+import { chunksWarmUp, startClient, startWarm, stop } from './long-streams.ts'
 import { spawnServer, threadsCpuMs } from './processes.ts'
 
 const { values } = parseArgs({
@@ -41,7 +41,7 @@ const tollgate = await startWarm(
   {
     BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
   },
-  scenario === 'chunks' ? chunksWarmUpStreams : 0,
+  scenario === 'chunks' ? chunksWarmUp : undefined,
 )
 
 /** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
