@@ -1,9 +1,10 @@
 import type { GatewayCode } from '../core/error-codes.ts'
 import type { ProviderConfig } from '../config/types.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder, WholeForwarded } from '../core/provider.ts'
 import { probeConnect, proxied } from './connect-probe.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
@@ -65,9 +66,10 @@ async function fetchUpstream(
 
 /**
  * The timer that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
- * attempt, handed to setTimeout as its argument, rather than two closures and the scope they share.
+ * attempt, its own entry in the shared lane of its length (core/deadlines.ts) rather than a timer per request; the
+ * rare second wait (after a connect probe) is a timer of its own.
  */
-class HeadTimer {
+class HeadTimer implements Deadline {
   readonly started = performance.now()
   readonly deadline: number
   /** Until when the head may take: first_byte_ms, cut to total_ms. */
@@ -75,7 +77,12 @@ class HeadTimer {
   /** A connect probe is still to be tried when the timer fires. */
   probe: boolean
   answered = false
-  timer: ReturnType<typeof setTimeout>
+  /** The wait after a connect probe. */
+  timer: ReturnType<typeof setTimeout> | undefined
+  dueAt = 0
+  lane: DeadlineLane | undefined
+  laneNext: Deadline | undefined
+  lanePrevious: Deadline | undefined
 
   constructor(
     readonly provider: ProviderConfig,
@@ -86,7 +93,7 @@ class HeadTimer {
     this.deadline = this.started + totalMs
     this.headBy = Math.min(firstByteMs, totalMs)
     this.probe = !proxied && connectMs < this.headBy
-    this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
+    laneOf(this.probe ? connectMs : this.headBy).add(this)
   }
 
   end(code: GatewayCode, message: string): void {
@@ -95,11 +102,18 @@ class HeadTimer {
 
   stop(): void {
     this.answered = true
-    clearTimeout(this.timer)
+    this.lane?.remove(this)
+    if (this.timer) clearTimeout(this.timer)
+  }
+
+  expire(): void {
+    fireHeadTimer(this)
   }
 }
 
 function fireHeadTimer(head: HeadTimer): void {
+  head.timer = undefined
+  if (head.answered) return
   const { connectMs, firstByteMs, totalMs } = head.provider.timeouts
   const elapsed = performance.now() - head.started
   if (!head.probe || elapsed >= head.headBy) {
@@ -169,9 +183,18 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     private readonly attempt: AbortController,
   ) {}
 
-  async readWhole(): Promise<{ body: string; answer: Answer }> {
-    const body = await readBodyText(this.response, this.config, this.attempt)
+  /** At once when the body came with the head (the usual small answer): no promise, no async frame. */
+  readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>> {
+    const body = readBodyText(this.response, this.config, this.attempt)
+    return typeof body === 'string' ? this.decoded(body) : this.decodedLater(body)
+  }
+
+  private decoded(body: string): WholeForwarded<Answer> {
     return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
+  }
+
+  private async decodedLater(body: Promise<string>): Promise<WholeForwarded<Answer>> {
+    return this.decoded(await body)
   }
 
   readStream(): ForwardedStream<Event> {
