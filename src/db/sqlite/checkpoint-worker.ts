@@ -16,11 +16,21 @@ export interface CheckpointStart {
 let database: Database | undefined
 let timer: ReturnType<typeof setInterval> | undefined
 
+/** `PRAGMA data_version` when the WAL was last found all copied back: until another connection commits, nothing to do. */
+let copiedAt: number | undefined
+
 function checkpoint(): void {
+  if (!database) return
   try {
-    database?.exec('PRAGMA wal_checkpoint(PASSIVE)')
+    // An idle server's WAL has nothing new: data_version (read from shared memory) changes only when another
+    // connection commits, so an unchanged one after a complete checkpoint skips the checkpoint's own work.
+    const version = database.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version
+    if (version === copiedAt) return
+    const [busy, frames, copied] = database.query<unknown, []>('PRAGMA wal_checkpoint(PASSIVE)').values()[0] as number[]
+    copiedAt = busy === 0 && frames === copied ? version : undefined
   } catch {
     // Busy or locked for a moment: the next tick tries again, and nothing is lost by waiting.
+    copiedAt = undefined
   }
 }
 
