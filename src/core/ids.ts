@@ -15,19 +15,25 @@ function randomByte(): number {
   return pool[next++]!
 }
 
+/** Where an id's characters are written before they become one string (a `+=` per character made a string each). */
+const spelled = Buffer.alloc(256)
+
 /**
- * `length` characters drawn uniformly from base62 with crypto randomness (rejection sampling, no modulo bias).
- * 22 characters carry 131 bits.
+ * `length` characters drawn uniformly from base62 with crypto randomness (rejection sampling, no modulo bias), after
+ * `prefix` (ASCII). 22 characters carry 131 bits.
  */
-export function randomBase62(length: number): string {
-  let result = ''
-  while (result.length < length) {
+export function randomBase62(length: number, prefix = ''): string {
+  const start = prefix.length
+  const end = start + length
+  const into = end <= spelled.length ? spelled : Buffer.alloc(end)
+  if (start > 0) into.write(prefix, 0, 'latin1')
+  for (let at = start; at < end; ) {
     const byte = randomByte()
-    if (byte < 248) result += alphabet[byte % 62]
+    if (byte < 248) into[at++] = alphabet.charCodeAt(byte % 62)
   }
-  return result
+  return into.toString('latin1', 0, end)
 }
 
 export function newRequestId(): string {
-  return `req_${randomBase62(20)}`
+  return randomBase62(20, 'req_')
 }

@@ -1,10 +1,9 @@
-import type { GatewayCode } from '../core/error-codes.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
-import { probeConnect, proxied } from './connect-probe.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder, WholeForwarded } from '../core/provider.ts'
+import { HeadTimer } from './head-timer.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
@@ -35,13 +34,30 @@ import {
  * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it (here rather than in a
  * wrapper: one async frame fewer per request).
  */
-async function fetchUpstream(
+function fetchUpstream(
   provider: ProviderConfig,
   path: string,
   init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
   attempt: AbortController,
   vendor: HttpVendor,
-): Promise<Response> {
+): Promise<Response>
+function fetchUpstream<Answer, Event extends AnswerEvent>(
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
+  decoder: AnswerDecoder<Answer, Event>,
+): Promise<ForwardedAnswer<Answer, Event>>
+/** With `decoder`, the response comes as a forwarded answer (passthrough): no async wrapper of its own per request. */
+async function fetchUpstream<Answer, Event extends AnswerEvent>(
+  provider: ProviderConfig,
+  path: string,
+  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  attempt: AbortController,
+  vendor: HttpVendor,
+  decoder?: AnswerDecoder<Answer, Event>,
+): Promise<Response | ForwardedAnswer<Answer, Event>> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
   try {
@@ -55,63 +71,13 @@ async function fetchUpstream(
     })
     setAttemptDeadline(response, head.deadline)
     head.stop()
-    return response.ok ? response : await refusal(response, vendor, provider, attempt)
+    if (!response.ok) return await refusal(response, vendor, provider, attempt)
+    return decoder ? new HttpForwardedAnswer(response, provider, decoder, attempt) : response
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
     head.stop()
   }
-}
-
-/**
- * The timer that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
- * attempt, handed to setTimeout as its argument, rather than two closures and the scope they share.
- */
-class HeadTimer {
-  readonly started = performance.now()
-  readonly deadline: number
-  /** Until when the head may take: first_byte_ms, cut to total_ms. */
-  readonly headBy: number
-  /** A connect probe is still to be tried when the timer fires. */
-  probe: boolean
-  answered = false
-  timer: ReturnType<typeof setTimeout>
-
-  constructor(
-    readonly provider: ProviderConfig,
-    readonly url: string,
-    readonly attempt: AbortController,
-  ) {
-    const { connectMs, firstByteMs, totalMs } = provider.timeouts
-    this.deadline = this.started + totalMs
-    this.headBy = Math.min(firstByteMs, totalMs)
-    this.probe = !proxied && connectMs < this.headBy
-    this.timer = setTimeout(fireHeadTimer, this.probe ? connectMs : this.headBy, this)
-  }
-
-  end(code: GatewayCode, message: string): void {
-    this.attempt.abort(new GatewayError('timeout', `Upstream ${this.provider.name} ${message}`, { code }))
-  }
-
-  stop(): void {
-    this.answered = true
-    clearTimeout(this.timer)
-  }
-}
-
-function fireHeadTimer(head: HeadTimer): void {
-  const { connectMs, firstByteMs, totalMs } = head.provider.timeouts
-  const elapsed = performance.now() - head.started
-  if (!head.probe || elapsed >= head.headBy) {
-    if (firstByteMs <= totalMs) head.end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
-    else head.end('total_timeout', `did not finish within ${totalMs} ms`)
-    return
-  }
-  head.probe = false
-  void probeConnect(new URL(head.url), connectMs).then((reachable) => {
-    if (!reachable && !head.answered) head.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
-  })
-  head.timer = setTimeout(fireHeadTimer, head.headBy - elapsed, head)
 }
 
 async function* decodeBody<Event extends AnswerEvent>(
@@ -169,9 +135,18 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     private readonly attempt: AbortController,
   ) {}
 
-  async readWhole(): Promise<{ body: string; answer: Answer }> {
-    const body = await readBodyText(this.response, this.config, this.attempt)
+  /** At once when the body came with the head (the usual small answer): no promise, no async frame. */
+  readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>> {
+    const body = readBodyText(this.response, this.config, this.attempt)
+    return typeof body === 'string' ? this.decoded(body) : this.decodedLater(body)
+  }
+
+  private decoded(body: string): WholeForwarded<Answer> {
     return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
+  }
+
+  private async decodedLater(body: Promise<string>): Promise<WholeForwarded<Answer>> {
+    return this.decoded(await body)
   }
 
   readStream(): ForwardedStream<Event> {
@@ -224,6 +199,32 @@ export class Transport {
 
   /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
   send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
+    return this.fetch(request, attempt, traceparent)
+  }
+
+  /** A forwarded request (passthrough): its answer, read whole or as a stream by `decoder`'s lights. */
+  forward<Answer, Event extends AnswerEvent>(
+    request: OutgoingRequest,
+    decoder: AnswerDecoder<Answer, Event>,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+  ): Promise<ForwardedAnswer<Answer, Event>> {
+    return this.fetch(request, attempt, traceparent, decoder)
+  }
+
+  private fetch(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response>
+  private fetch<Answer, Event extends AnswerEvent>(
+    request: OutgoingRequest,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+    decoder: AnswerDecoder<Answer, Event>,
+  ): Promise<ForwardedAnswer<Answer, Event>>
+  private fetch<Answer, Event extends AnswerEvent>(
+    request: OutgoingRequest,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+    decoder?: AnswerDecoder<Answer, Event>,
+  ): Promise<Response | ForwardedAnswer<Answer, Event>> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
     if (typeof body !== 'string') {
@@ -240,6 +241,7 @@ export class Transport {
         { body: body.stream, headers: traceparent ? { ...form, traceparent } : form },
         attempt,
         this.vendor,
+        decoder as AnswerDecoder<Answer, Event>,
       )
     }
     let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
@@ -248,7 +250,7 @@ export class Transport {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor)
+    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
   }
 
   /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */
@@ -270,14 +272,5 @@ export class Transport {
   readChunks(response: Response, attempt: AbortController): BodyChunks {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
     return new UpstreamChunks(response.body, this.config, attempt, attemptDeadline(response))
-  }
-
-  /** A forwarded request's answer (passthrough), read whole or as a stream by `decoder`'s lights. */
-  forwarded<Answer, Event extends AnswerEvent>(
-    response: Response,
-    decoder: AnswerDecoder<Answer, Event>,
-    attempt: AbortController,
-  ): ForwardedAnswer<Answer, Event> {
-    return new HttpForwardedAnswer(response, this.config, decoder, attempt)
   }
 }

@@ -141,17 +141,39 @@ function checkRead(chunks: UpstreamChunks): void {
  * Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to the total deadline) instead of a
  * timer per chunk: one native read per request when its length is declared and within the cap (the usual case), and
  * a body that stalls still ends the attempt. A body of unknown length is read chunk by chunk and counted.
+ *
+ * A declared body that came with its head (the usual small answer) is Bun's already: its `text()` is settled at once,
+ * and is returned as it is, without a timer, a promise or an async frame.
  */
-export async function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): Promise<string> {
+export function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): string | Promise<string> {
   const cap = provider.caps.bodyBytes
   const declared = response.headers.get('content-length')
   if (declared !== null && Number(declared) > cap) {
     void response.body?.cancel().catch(() => {})
     throw bodyTooLarge(provider, cap)
   }
+  if (declared === null) return readUndeclared(response, provider, attempt, cap)
+  const text = response.text()
+  if (Bun.peek.status(text) === 'fulfilled') return Bun.peek(text) as string
+  return readWatched(text, provider, attempt, attemptDeadline(response))
+}
+
+/** A declared body still coming: awaited under the idle timer. */
+async function readWatched(text: Promise<string>, provider: ProviderConfig, attempt: AbortController, deadline: number): Promise<string> {
+  const timer = watchRead(provider, attempt, deadline)
+  try {
+    return await text
+  } catch (error) {
+    throw upstreamFailure(provider, error, attempt.signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A body of unknown length: read chunk by chunk and counted, under the idle timer. */
+async function readUndeclared(response: Response, provider: ProviderConfig, attempt: AbortController, cap: number): Promise<string> {
   const timer = watchRead(provider, attempt, attemptDeadline(response))
   try {
-    if (declared !== null) return await response.text()
     const text = await readCapped(response, cap)
     if (text === undefined) throw bodyTooLarge(provider, cap)
     return text

@@ -36,9 +36,7 @@ export function createHttpChatUpstream(transport: Transport, codec: ChatHttpCode
         ? undefined
         : {
             protocol,
-            async forward(request, _target, attempt, traceparent) {
-              return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
-            },
+            forward: (request, _target, attempt, traceparent) => transport.forward(request, codec, attempt, traceparent),
           },
   }
 }

@@ -28,9 +28,7 @@ export function createHttpEmbeddingsUpstream(transport: Transport, codec: Embedd
       ? undefined
       : {
           protocol: codec.nativeProtocol,
-          async forward(request, _target, attempt, traceparent) {
-            return transport.forwarded(await transport.send(request, attempt, traceparent), codec, attempt)
-          },
+          forward: (request, _target, attempt, traceparent) => transport.forward(request, codec, attempt, traceparent),
         },
   }
 }
