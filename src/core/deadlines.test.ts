@@ -57,3 +57,20 @@ test('one lane per length, shared', () => {
   expect(laneOf(1234)).toBe(laneOf(1234))
   expect(laneOf(1234)).not.toBe(laneOf(1235))
 })
+
+test('an entry added with an earlier time expires then, before the entries already waiting, and moves the timer', async () => {
+  const lane = new DeadlineLane(200)
+  const started = performance.now()
+  const usual = new Entry('usual')
+  const sooner = new Entry('sooner')
+  const later = new Entry('later')
+  lane.add(usual)
+  lane.add(sooner, started + 30) // a read's idle time cut to its request's total deadline
+  lane.add(later, started + 10_000) // later than the lane's own length: the length wins
+  await Bun.sleep(80)
+  expect(sooner.expiredAt! - started).toBeGreaterThanOrEqual(29)
+  expect(usual.expiredAt).toBeUndefined()
+  await Bun.sleep(300)
+  expect(usual.expiredAt! - started).toBeGreaterThanOrEqual(199)
+  expect(later.expiredAt! - usual.expiredAt!).toBeLessThan(20)
+})

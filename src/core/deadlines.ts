@@ -27,21 +27,38 @@ export class DeadlineLane {
   private first: Deadline | undefined
   private last: Deadline | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** When the armed timer fires (performance.now()). */
+  private timerAt = 0
 
   constructor(readonly delayMs: number) {}
 
-  /** Watch `entry`: its `expire` runs `delayMs` from now unless it is removed first. */
-  add(entry: Deadline): void {
+  /**
+   * Watch `entry`: its `expire` runs `delayMs` from now unless it is removed first — or at `at`, when that is sooner
+   * (a read's idle time cut to its request's total deadline). An entry due sooner than the last is placed by walking
+   * back from the end: rare, and short, as entries of one length come in the order they fall due.
+   */
+  add(entry: Deadline, at?: number): void {
     if (entry.lane) entry.lane.remove(entry)
-    entry.dueAt = performance.now() + this.delayMs
+    const usual = performance.now() + this.delayMs
+    const dueAt = at !== undefined && at < usual ? at : usual
+    entry.dueAt = dueAt
     entry.lane = this
-    entry.laneNext = undefined
-    entry.lanePrevious = this.last
-    if (this.last) this.last.laneNext = entry
+    let before = this.last
+    while (before !== undefined && before.dueAt > dueAt) before = before.lanePrevious
+    const after = before === undefined ? this.first : before.laneNext
+    entry.lanePrevious = before
+    entry.laneNext = after
+    if (before) before.laneNext = entry
     else this.first = entry
-    this.last = entry
-    // A timer already armed fires no later than this entry's time (an earlier entry's): it rearms itself then.
-    this.timer ??= this.arm(this.delayMs)
+    if (after) after.lanePrevious = entry
+    else this.last = entry
+    // A timer already armed fires no later than this entry's time (an earlier entry's): it rearms itself then. An
+    // entry due before the armed time (only one added with `at`) gets the timer moved to it.
+    if (this.timer === undefined) this.timer = this.arm(dueAt)
+    else if (dueAt < this.timerAt) {
+      clearTimeout(this.timer)
+      this.timer = this.arm(dueAt)
+    }
   }
 
   /** Stop watching `entry` (nothing happens if it is not in this lane). The timer is left to find the lane emptier. */
@@ -70,11 +87,13 @@ export class DeadlineLane {
         })
       }
     }
-    if (this.first) this.timer = this.arm(this.first.dueAt - now)
+    if (this.first) this.timer = this.arm(this.first.dueAt)
   }
 
-  private arm(ms: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(fireLane, Math.max(0, ms), this)
+  /** A timer for `at` (performance.now()). */
+  private arm(at: number): ReturnType<typeof setTimeout> {
+    this.timerAt = at
+    const timer = setTimeout(fireLane, Math.max(0, at - performance.now()), this)
     // The lane never keeps a process alive by itself: its entries belong to requests, which the server does.
     timer.unref()
     return timer

@@ -24,6 +24,19 @@ describe('SseParser', () => {
     expect(events[0]!.data).toBe('héllo wörld 😀')
   })
 
+  test('a byte-order mark is dropped at the stream start only, whichever decoder reads the chunk', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    const parser = new SseParser()
+    expect(parser.push(bytes('\ufeffdata: a\n\n'))).toEqual([{ event: undefined, data: 'a' }])
+    expect(parser.push(bytes('data: \ufeffb\n\n'))).toEqual([{ event: undefined, data: '\ufeffb' }])
+    // A character split here makes the parser's own decoder; a mark after that is still text.
+    const split = bytes('data: é\n\ndata: \ufeffc\n\n')
+    expect([...parser.push(split.slice(0, 7)), ...parser.push(split.slice(7))]).toEqual([
+      { event: undefined, data: 'é' },
+      { event: undefined, data: '\ufeffc' },
+    ])
+  })
+
   test('a final event without its blank line is delivered at the end', () => {
     const parser = new SseParser()
     expect(parser.push('data: last')).toEqual([])

@@ -23,7 +23,14 @@ export class SseParser {
   private eventName: string | undefined
   private dataLines: string[] | undefined
   private dataLength = 0
-  private readonly decoder = new TextDecoder()
+  /**
+   * This stream's own streaming decoder, made only when a chunk ends inside a character (or the stream begins with a
+   * byte-order mark): the usual chunk ends with an event's blank line, and the shared decoder reads it as this one
+   * would. An open stream keeps no TextDecoder, and its start makes none (bench/idle-census.ts).
+   */
+  private decoder: TextDecoder | undefined
+  /** Bytes have been decoded: a byte-order mark from here on is text, not the stream's mark. */
+  private decoding = false
 
   /**
    * `maxEventChars`: the longest line or event (`data:` lines together) accepted; a longer one throws a 502
@@ -33,7 +40,7 @@ export class SseParser {
 
   /** Feed bytes or text; returns the events completed by this chunk. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, streaming)
+    let text = typeof chunk === 'string' ? chunk : this.decode(chunk)
     // The usual chunk: one whole `data: …` event and nothing held from before (each vendor write is one event).
     if (this.dataLines === undefined && this.head === undefined && !this.afterCr && this.eventName === undefined) {
       const single = singleEvent(text)
@@ -74,6 +81,19 @@ export class SseParser {
       ;(this.head ??= []).push(start === 0 ? text : text.slice(start))
     }
     return events
+  }
+
+  /**
+   * A chunk's text. With nothing held from the last chunk (no decoder yet) and this one ending in an ASCII byte, no
+   * character spans the boundary, so the shared decoder's text is the streaming decoder's; a stream's first bytes go
+   * to the shared one only without a byte-order mark, which the streaming decoder drops there (and only there).
+   */
+  private decode(chunk: Uint8Array): string {
+    const whole = this.decoder === undefined && chunk[chunk.length - 1]! < 0x80 && (this.decoding || chunk[0] !== 0xef)
+    const decoding = this.decoding
+    this.decoding = true
+    if (whole) return wholeChunks.decode(chunk)
+    return (this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: decoding })).decode(chunk, streaming)
   }
 
   private joinHead(tail: string): string {
@@ -123,6 +143,8 @@ export class SseParser {
 }
 
 const streaming = { stream: true }
+/** Decodes chunks that end whole (SseParser.decode); a mark is never dropped by it, as mid-stream it is text. */
+const wholeChunks = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /**
  * `text` as its one event when it is exactly one event of a `data: ` line, with or without an `event: ` line before

@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { BodyChunks } from '../core/provider.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -65,17 +66,21 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
  * A streamed body's chunks, read under the attempt's timers: a read that waits longer than idle_ms for its chunk, or
  * runs past the total deadline, ends the attempt with a timeout error instead of hanging the client forever.
  *
- * One timer per body, not one per chunk: it fires at the earliest moment the read in progress could be too late and
- * then looks at when that read began, so a chunk that comes in time costs a clock reading instead of setting and
- * clearing a timer (a long stream's chunks come every few milliseconds, for minutes). Between reads — the client is
- * slow to take the last chunk — no silence is counted.
+ * No timer per chunk: the body waits in its idle_ms lane (one timer for every open body, core/deadlines.ts) until the earliest
+ * moment the read in progress could be too late, and then looks at when that read began, so a chunk that comes in
+ * time costs a clock reading instead of setting and clearing a timer (a long stream's chunks come every few
+ * milliseconds, for minutes), and an open stream keeps no timer of its own. Between reads — the client is slow to
+ * take the last chunk — no silence is counted.
  */
-export class UpstreamChunks implements BodyChunks {
+export class UpstreamChunks implements BodyChunks, Deadline {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
-  private timer: ReturnType<typeof setTimeout> | undefined
   /** performance.now() when the read in progress began; 0 when none is. */
   readSince = 0
   readonly idleMs: number
+  dueAt = 0
+  lane: DeadlineLane | undefined = undefined
+  laneNext: Deadline | undefined = undefined
+  lanePrevious: Deadline | undefined = undefined
 
   constructor(
     body: ReadableStream<Uint8Array>,
@@ -88,52 +93,46 @@ export class UpstreamChunks implements BodyChunks {
   }
 
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>> {
-    const now = (this.readSince = performance.now())
-    this.timer ??= setTimeout(checkRead, Math.max(0, Math.min(this.idleMs, this.deadline - now)), this)
+    this.readSince = performance.now()
+    if (this.lane === undefined) laneOf(this.idleMs).add(this, this.deadline)
     return this.reader.read()
   }
 
-  /** The read's outcome, with the timer told that no read is in progress. */
+  /** The read's outcome, with the watch told that no read is in progress. */
   took(result: Bun.ReadableStreamDefaultReadResult<Uint8Array>): Bun.ReadableStreamDefaultReadResult<Uint8Array> {
-    if (result.done) this.stopTimer()
+    if (result.done) this.stopWatch()
     else this.readSince = 0
     return result
   }
 
   failure(error: unknown): unknown {
     const reading = this.readSince !== 0
-    this.stopTimer()
+    this.stopWatch()
     return reading ? upstreamFailure(this.provider, error, this.attempt.signal) : error
   }
 
   /** Stop reading: the rest of the body is not wanted (the upstream connection is released). */
   cancel(): void {
-    this.stopTimer()
+    this.stopWatch()
     this.reader.cancel().catch(() => {})
   }
 
-  private stopTimer(): void {
+  private stopWatch(): void {
     this.readSince = 0
-    clearTimeout(this.timer)
-    this.timer = undefined
+    this.lane?.remove(this)
   }
 
-  /** The timer fired (its argument passed through setTimeout: no closure): end a read that has waited too long. */
-  check(): void {
-    this.timer = undefined
-    if (this.readSince === 0) return // no read in progress: the next one starts the timer again
+  /** The earliest moment the read in progress could be too late has come: end it if it is, else wait again. */
+  expire(): void {
+    if (this.readSince === 0) return // no read in progress: the next one waits again
     const now = performance.now()
     const pastDeadline = now >= this.deadline
     if (pastDeadline || now - this.readSince >= this.idleMs) {
       this.attempt.abort(bodyTimeout(this.provider, pastDeadline))
       return
     }
-    this.timer = setTimeout(checkRead, Math.min(this.readSince + this.idleMs, this.deadline) - now, this)
+    laneOf(this.idleMs).add(this, Math.min(this.readSince + this.idleMs, this.deadline))
   }
-}
-
-function checkRead(chunks: UpstreamChunks): void {
-  chunks.check()
 }
 
 /**

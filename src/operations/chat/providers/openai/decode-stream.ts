@@ -45,6 +45,16 @@ export function createOpenAiStreamDecoder(options: StreamDecoderOptions = {}): S
  * as it is open (minutes, for thousands of streams at once), where closures cost three functions, their scopes and
  * an object to carry them. It is its own block bookkeeping (it extends StreamBlocks) for the same reason.
  */
+/** The choice a stream's answer is (index 0): a loop, not `find` with a closure made for every chunk. */
+function firstChoice(choices: Chunk['choices']): NonNullable<Chunk['choices']>[number] | undefined {
+  if (!choices) return undefined
+  for (const choice of choices) if ((choice.index ?? 0) === 0) return choice
+  return undefined
+}
+
+/** A chunk without tool calls (nearly every one) loops over this instead of a new empty array. */
+const noCalls: readonly never[] = []
+
 class OpenAiStreamDecoder extends StreamBlocks implements StreamDecoder<StreamEvent> {
   private started = false
   /** OpenAI tool_calls[].index → IR block index: made at the first tool call, as most answers have none. */
@@ -82,7 +92,7 @@ class OpenAiStreamDecoder extends StreamBlocks implements StreamDecoder<StreamEv
         created: chunk.created ?? Math.floor(Date.now() / 1000),
       })
     }
-    const choice = chunk.choices?.find((item) => (item.index ?? 0) === 0)
+    const choice = firstChoice(chunk.choices)
     const delta = choice?.delta
     // Log probabilities before the text they describe (as Gemini's decoder): an encoder puts them on that text.
     const logprobs = decodeOpenAiLogprobs(choice?.logprobs)
@@ -91,7 +101,7 @@ class OpenAiStreamDecoder extends StreamBlocks implements StreamDecoder<StreamEv
       events.push({ type: 'reasoning-delta', index: this.open('reasoning', events), text: delta.reasoning_content })
     if (delta?.content) events.push({ type: 'text-delta', index: this.open('text', events), text: delta.content })
     if (delta?.refusal) events.push({ type: 'text-delta', index: this.open('text', events), text: delta.refusal })
-    for (const call of delta?.tool_calls ?? []) {
+    for (const call of delta?.tool_calls ?? noCalls) {
       const key = call.index ?? 0
       const toolBlocks = (this.toolBlocks ??= new Map())
       let index = toolBlocks.get(key)
