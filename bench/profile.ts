@@ -5,16 +5,20 @@
  * (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread. `--proxy` profiles the
  * trivial proxy or the JS read loop instead, for comparison.
  *
- *   bun bench/profile.ts [--scenario rate|chunks|idle] [--proxy tollgate|passthrough|read-loop] [--out /tmp/tollgate-profile] [--model bench-model]
- *     [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50]
+ *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop] [--out /tmp/tollgate-profile]
+ *     [--model bench-model] [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
  *
+ * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process.
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
- * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts. Not part of CI.
+ * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts — or write a
+ * .cpuprofile (`PROFILE_FORMAT=json`) and count them with `bun bench/count-samples.ts`. Not part of CI.
  */
 import { parseArgs } from 'node:util'
 import { runAtRate } from './fixed-rate.ts'
-import { startClient, startWarm, stop } from './long-streams.ts'
+import { chunksWarmUp, startClient, startWarm, stop } from './long-streams.ts'
+import { measure } from './measure.ts'
 import { spawnServer, threadsCpuMs } from './processes.ts'
+import { workload } from './workloads.ts'
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +31,8 @@ const { values } = parseArgs({
     streams: { type: 'string', default: '600' },
     chunks: { type: 'string', default: '150' },
     'interval-ms': { type: 'string', default: '50' },
+    stream: { type: 'boolean', default: false },
+    connections: { type: 'string', default: '50' },
   },
 })
 const { scenario, model, out } = values
@@ -34,12 +40,21 @@ const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
 if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough' && values.proxy !== 'read-loop')
   throw new Error(`--proxy must be tollgate, passthrough or read-loop, not ${values.proxy}`)
-const tollgate = await startWarm(values.proxy, upstream.info.url, model, {
-  BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
-})
+const tollgate = await startWarm(
+  values.proxy,
+  upstream.info.url,
+  model,
+  {
+    BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
+  },
+  scenario === 'chunks' ? chunksWarmUp : undefined,
+)
 
-/** Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, and what they are. */
-async function run(): Promise<[number, string]> {
+/**
+ * Run the scenario; returns how many units (requests, chunks, streams) the CPU is divided by, what they are, and
+ * (saturated) the threads' CPU once its lead-in was over.
+ */
+async function run(): Promise<[number, string, Map<string, number>?]> {
   if (scenario === 'rate') {
     const body = JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
     const result = await runAtRate(tollgate, body, Number(values.rate), Number(values.seconds))
@@ -51,7 +66,19 @@ async function run(): Promise<[number, string]> {
     await Bun.sleep(250) // the last settlements
     return [streams * chunks, 'chunk']
   }
-  if (scenario !== 'idle') throw new Error(`--scenario must be rate, chunks or idle, not ${scenario}`)
+  if (scenario === 'saturated') {
+    // compare.ts's load: wrk with as many connections as it takes to keep the process busy, after 3 s unmeasured.
+    const { path, body } = workload('chat', values.stream)
+    const url = `${tollgate.info.url}${path}`
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${tollgate.info.key ?? 'none'}` }
+    const connections = Number(values.connections)
+    await measure(url, body, headers, 3, connections)
+    const before = await threadsCpuMs(tollgate.child.pid)
+    const result = await measure(url, body, headers, Number(values.seconds), connections)
+    console.log(`saturated: ${result.rps.toFixed(0)} req/s`)
+    return [result.requests, values.stream ? 'streamed request' : 'request', before]
+  }
+  if (scenario !== 'idle') throw new Error(`--scenario must be rate, chunks, idle or saturated, not ${scenario}`)
   const client = startClient(tollgate, model, streams, 'hold', true)
   await client.line
   await Bun.sleep(2000)
@@ -61,8 +88,8 @@ async function run(): Promise<[number, string]> {
 }
 
 try {
-  const before = await threadsCpuMs(tollgate.child.pid)
-  const [units, unit] = await run()
+  const started = await threadsCpuMs(tollgate.child.pid)
+  const [units, unit, before = started] = await run()
   const after = await threadsCpuMs(tollgate.child.pid)
   const rows = [...after]
     .map(([thread, ms]) => [thread, ((ms - (before.get(thread) ?? 0)) * 1000) / units] as const)
@@ -80,5 +107,5 @@ try {
   upstream.child.kill('SIGKILL')
 }
 // Processes Tollgate starts inherit BUN_OPTIONS and write profiles of their own: Tollgate's carries its process id.
-const profiles = [...new Bun.Glob(`CPU.*.${tollgate.child.pid}.*.md`).scanSync(out)]
+const profiles = [...new Bun.Glob(`CPU.*.${tollgate.child.pid}.*.{md,cpuprofile}`).scanSync(out)]
 console.log(`profile: ${profiles.map((name) => `${out}/${name}`).join(', ') || `none written in ${out}`}`)

@@ -15,41 +15,25 @@ function randomByte(): number {
   return pool[next++]!
 }
 
-/**
- * `length` characters drawn uniformly from base62 with crypto randomness (rejection sampling, no modulo bias).
- * 22 characters carry 131 bits.
- */
-export function randomBase62(length: number): string {
-  return base62Into(viewOf(length), 0)
-}
-
-/** `req_` and 20 base62 characters: the request's ID, made at the start of every request. */
-export function newRequestId(): string {
-  return base62Into(requestIdBytes, 4)
-}
+/** Where an id's characters are written before they become one string (a `+=` per character made a string each). */
+const spelled = Buffer.alloc(256)
 
 /**
- * The characters are written into a buffer and read as one string: `+=` a character at a time made a rope string per
- * character, ~20 cells of garbage per request ID (what a request's start drops stays resident while many streams are
- * open: edge/front-door.ts BodyRead).
+ * `length` characters drawn uniformly from base62 with crypto randomness (rejection sampling, no modulo bias), after
+ * `prefix` (ASCII). 22 characters carry 131 bits.
  */
-function base62Into(bytes: Uint8Array, from: number): string {
-  for (let at = from; at < bytes.length; ) {
+export function randomBase62(length: number, prefix = ''): string {
+  const start = prefix.length
+  const end = start + length
+  const into = end <= spelled.length ? spelled : Buffer.alloc(end)
+  if (start > 0) into.write(prefix, 0, 'latin1')
+  for (let at = start; at < end; ) {
     const byte = randomByte()
-    if (byte < 248) bytes[at++] = alphabetCodes[byte % 62]!
+    if (byte < 248) into[at++] = alphabet.charCodeAt(byte % 62)
   }
-  return ascii.decode(bytes)
+  return into.toString('latin1', 0, end)
 }
 
-const alphabetCodes = Uint8Array.from(alphabet, (char) => char.charCodeAt(0))
-/** Every byte written is an ASCII letter or digit (or the `req_` prefix), which any single-byte decoding reads as itself. */
-const ascii = new TextDecoder('latin1')
-const requestIdBytes = Uint8Array.from('req_' + 'x'.repeat(20), (char) => char.charCodeAt(0))
-/** One buffer per length asked for (a handful: IDs, secrets), reused. */
-const views = new Map<number, Uint8Array>()
-
-function viewOf(length: number): Uint8Array {
-  let view = views.get(length)
-  if (!view) views.set(length, (view = new Uint8Array(length)))
-  return view
+export function newRequestId(): string {
+  return randomBase62(20, 'req_')
 }

@@ -70,9 +70,15 @@ export interface ForwardedStream<Event extends AnswerEvent = AnswerEvent> {
   maxHeldBytes: number
 }
 
+/** A non-streamed forwarded answer: the bytes to relay as they are, and what they mean (for the meter). */
+export interface WholeForwarded<Answer> {
+  body: string
+  answer: Answer
+}
+
 export interface ForwardedAnswer<Answer = unknown, Event extends AnswerEvent = AnswerEvent> {
-  /** A non-streamed answer, read whole: the bytes to relay as they are, and what they mean (for the meter). */
-  readWhole(): Promise<{ body: string; answer: Answer }>
+  /** A non-streamed answer, read whole: at once when its body came with its head (a thrown error is a failed read). */
+  readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>>
   /**
    * A streamed answer: its chunks as they come, a decoder that reads the same bytes' events as IR, the SSE parser to
    * read them with (it caps an event's size), and how many bytes may be held back before the answer begins.

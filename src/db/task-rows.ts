@@ -229,6 +229,7 @@ export const taskSql = {
   deferItem: `UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL, not_before = ? WHERE id = ? AND status = 'running' AND owner = ?`,
   renewLeases: `UPDATE task_items SET lease_until = ? WHERE status = 'running' AND owner = ?`,
   requeueItem: `UPDATE task_items SET status = 'pending', owner = NULL, lease_until = NULL, staged = NULL WHERE id = ? AND status = 'running' AND owner = ?`,
+  hasWork: `SELECT EXISTS (SELECT 1 FROM tasks WHERE status IN ${activeSql}) OR EXISTS (SELECT 1 FROM task_items WHERE status = 'running') AS work`,
   finishableTasks: `SELECT * FROM tasks WHERE status IN ${activeSql}
         AND NOT EXISTS (SELECT 1 FROM task_items WHERE task_id = tasks.id AND status IN ('pending', 'running'))`,
   deleteTask: 'DELETE FROM tasks WHERE id = ?',

@@ -144,6 +144,11 @@ export interface LedgerRepository {
    * is skipped whole.
    */
   write(batch: LedgerWrite[], options?: WriteOptions): Promise<void>
+  /**
+   * `write` for a database whose commit is synchronous (SQLite): done when it returns, a failure thrown (and rolled
+   * back). The writer uses it when nothing else is in flight: no promise, no async frame per commit.
+   */
+  writeNow?(batch: LedgerWrite[], options?: WriteOptions): void
   /** One round trip: resolves when the database answers. */
   ping(): Promise<void>
   /** How long this process's leases may be trusted without asking the database (none: always). */

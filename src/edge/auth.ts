@@ -7,20 +7,25 @@ import { keyStatus } from '../domain/keys.ts'
 export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get('authorization')
   if (!header) return undefined
-  // The usual header, `Bearer <token>` with nothing else around, is one slice: no match array per request.
-  if (header.startsWith('Bearer ') && plainToken(header, 7)) return header.slice(7)
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim())
-  return match?.[1]?.trim()
+  // `Bearer` (any case), white space, the secret: read by hand, as a regular expression's match was an array and a
+  // string more a request.
+  const text = header.trim()
+  if (text.length < 8 || !startsWithBearer(text) || !isSpace(text.charCodeAt(6))) return undefined
+  let start = 7
+  while (isSpace(text.charCodeAt(start))) start++
+  return start < text.length ? text.slice(start) : undefined
 }
 
-/** Whether `header` from `from` on is one run of visible characters (nothing the regex above would trim or split). */
-function plainToken(header: string, from: number): boolean {
-  if (header.length === from) return false
-  for (let index = from; index < header.length; index++) {
-    const code = header.charCodeAt(index)
-    if (code <= 32 || (code >= 127 && code <= 160) || code > 255) return false
-  }
+const bearer = 'bearer'
+
+function startsWithBearer(text: string): boolean {
+  for (let index = 0; index < bearer.length; index++) if ((text.charCodeAt(index) | 32) !== bearer.charCodeAt(index)) return false
   return true
+}
+
+/** What `\s` matches in a header value (Latin-1): tab to carriage return, space, no-break space. */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 160
 }
 
 /**

@@ -1,11 +1,9 @@
-import type { GatewayCode } from '../core/error-codes.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder } from '../core/provider.ts'
-import { type Due, DueList } from '../core/due-list.ts'
-import { probeConnect, proxied } from './connect-probe.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder, WholeForwarded } from '../core/provider.ts'
+import { HeadTimer } from './head-timer.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
@@ -33,8 +31,8 @@ import {
  * One timer runs at a time and none outlives the attempt, so a finished request leaves nothing to cancel.
  * The timers abort `attempt` — the attempt's own controller, which the relay aborts when the client leaves — so
  * whoever ends the attempt, the fetch stops at once and its abort reason says why.
- * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it, and a forwarded request's
- * answer (with `decoder`) is made here too (rather than in wrappers: an async frame fewer each, per request).
+ * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it (here rather than in a
+ * wrapper: one async frame fewer per request).
  */
 function fetchUpstream(
   provider: ProviderConfig,
@@ -50,24 +48,17 @@ function fetchUpstream<Answer, Event extends AnswerEvent>(
   attempt: AbortController,
   vendor: HttpVendor,
   decoder: AnswerDecoder<Answer, Event>,
-): Promise<HttpForwardedAnswer<Answer, Event>>
-function fetchUpstream(
+): Promise<ForwardedAnswer<Answer, Event>>
+/** With `decoder`, the response comes as a forwarded answer (passthrough): no async wrapper of its own per request. */
+async function fetchUpstream<Answer, Event extends AnswerEvent>(
   provider: ProviderConfig,
   path: string,
   init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
   attempt: AbortController,
   vendor: HttpVendor,
-  decoder: AnswerDecoder<unknown, AnswerEvent> | undefined,
-): Promise<Response | HttpForwardedAnswer<unknown, AnswerEvent>>
-async function fetchUpstream(
-  provider: ProviderConfig,
-  path: string,
-  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
-  attempt: AbortController,
-  vendor: HttpVendor,
-  decoder?: AnswerDecoder<unknown, AnswerEvent>,
-): Promise<Response | HttpForwardedAnswer<unknown, AnswerEvent>> {
-  const url = urlOf(provider, path)
+  decoder?: AnswerDecoder<Answer, Event>,
+): Promise<Response | ForwardedAnswer<Answer, Event>> {
+  const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
   try {
     const response = await fetch(url, {
@@ -88,81 +79,6 @@ async function fetchUpstream(
     head.stop()
   }
 }
-
-/**
- * A provider's URL for `path`, made once: a concatenation per request is a rope string and its flattened copy,
- * garbage that stays resident while streams are open (front-door.ts BodyRead). Paths are a handful per provider.
- */
-function urlOf(provider: ProviderConfig, path: string): string {
-  let urls = urlsOf.get(provider)
-  if (!urls) urlsOf.set(provider, (urls = new Map()))
-  let url = urls.get(path)
-  if (url === undefined) {
-    if (urls.size >= maxUrlsPerProvider) urls.clear() // paths naming a model (Gemini's) are as many as its models
-    urls.set(path, (url = provider.baseUrl + path))
-  }
-  return url
-}
-
-const urlsOf = new WeakMap<ProviderConfig, Map<string, string>>()
-const maxUrlsPerProvider = 256
-
-/**
- * The watch that runs until the response head comes (connect_ms, first_byte_ms, cut to total_ms): one object per
- * attempt, waiting in one list shared by every attempt (`heads`, core/due-list.ts) rather than under a timer of its
- * own: no Bun timer made and cleared per request.
- */
-class HeadTimer implements Due {
-  readonly started = performance.now()
-  readonly deadline: number
-  /** Until when the head may take: first_byte_ms, cut to total_ms. */
-  readonly headBy: number
-  /** A connect probe is still to be tried when the time comes. */
-  probe: boolean
-  answered = false
-  dueAt = 0
-  dueBefore: Due | undefined = undefined
-  dueAfter: Due | undefined = undefined
-
-  constructor(
-    readonly provider: ProviderConfig,
-    readonly url: string,
-    readonly attempt: AbortController,
-  ) {
-    const { connectMs, firstByteMs, totalMs } = provider.timeouts
-    this.deadline = this.started + totalMs
-    this.headBy = Math.min(firstByteMs, totalMs)
-    this.probe = !proxied && connectMs < this.headBy
-    heads.add(this, this.started + (this.probe ? connectMs : this.headBy))
-  }
-
-  end(code: GatewayCode, message: string): void {
-    this.attempt.abort(new GatewayError('timeout', `Upstream ${this.provider.name} ${message}`, { code }))
-  }
-
-  stop(): void {
-    this.answered = true
-    heads.remove(this)
-  }
-
-  due(): void {
-    const { connectMs, firstByteMs, totalMs } = this.provider.timeouts
-    const elapsed = performance.now() - this.started
-    if (!this.probe || elapsed >= this.headBy) {
-      if (firstByteMs <= totalMs) this.end('first_byte_timeout', `sent no response within ${firstByteMs} ms`)
-      else this.end('total_timeout', `did not finish within ${totalMs} ms`)
-      return
-    }
-    this.probe = false
-    void probeConnect(new URL(this.url), connectMs).then((reachable) => {
-      if (!reachable && !this.answered) this.end('connect_timeout', `could not be connected to within ${connectMs} ms`)
-    })
-    heads.add(this, this.started + this.headBy)
-  }
-}
-
-/** Every attempt still waiting for its response head. */
-const heads = new DueList()
 
 async function* decodeBody<Event extends AnswerEvent>(
   response: Response,
@@ -219,9 +135,18 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     private readonly attempt: AbortController,
   ) {}
 
-  async readWhole(): Promise<{ body: string; answer: Answer }> {
-    const body = await readBodyText(this.response, this.config, this.attempt)
+  /** At once when the body came with the head (the usual small answer): no promise, no async frame. */
+  readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>> {
+    const body = readBodyText(this.response, this.config, this.attempt)
+    return typeof body === 'string' ? this.decoded(body) : this.decodedLater(body)
+  }
+
+  private decoded(body: string): WholeForwarded<Answer> {
     return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
+  }
+
+  private async decodedLater(body: Promise<string>): Promise<WholeForwarded<Answer>> {
+    return this.decoded(await body)
   }
 
   readStream(): ForwardedStream<Event> {
@@ -274,36 +199,32 @@ export class Transport {
 
   /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
   send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
-    return this.post(request, attempt, traceparent)
+    return this.fetch(request, attempt, traceparent)
   }
 
-  /**
-   * A forwarded request (passthrough), sent: its answer, read whole or as a stream by `decoder`'s lights. Made by
-   * fetchUpstream itself: a passthrough request's start costs no async frame of its own here (what a stream's start
-   * allocates and drops stays resident while streams are open, front-door.ts BodyRead).
-   */
+  /** A forwarded request (passthrough): its answer, read whole or as a stream by `decoder`'s lights. */
   forward<Answer, Event extends AnswerEvent>(
     request: OutgoingRequest,
+    decoder: AnswerDecoder<Answer, Event>,
     attempt: AbortController,
     traceparent: string | null | undefined,
-    decoder: AnswerDecoder<Answer, Event>,
   ): Promise<ForwardedAnswer<Answer, Event>> {
-    return this.post(request, attempt, traceparent, decoder)
+    return this.fetch(request, attempt, traceparent, decoder)
   }
 
-  private post(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response>
-  private post<Answer, Event extends AnswerEvent>(
+  private fetch(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response>
+  private fetch<Answer, Event extends AnswerEvent>(
     request: OutgoingRequest,
     attempt: AbortController,
     traceparent: string | null | undefined,
     decoder: AnswerDecoder<Answer, Event>,
   ): Promise<ForwardedAnswer<Answer, Event>>
-  private post(
+  private fetch<Answer, Event extends AnswerEvent>(
     request: OutgoingRequest,
     attempt: AbortController,
     traceparent: string | null | undefined,
-    decoder?: AnswerDecoder<unknown, AnswerEvent>,
-  ): Promise<Response | ForwardedAnswer<unknown, AnswerEvent>> {
+    decoder?: AnswerDecoder<Answer, Event>,
+  ): Promise<Response | ForwardedAnswer<Answer, Event>> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
     if (typeof body !== 'string') {
@@ -320,7 +241,7 @@ export class Transport {
         { body: body.stream, headers: traceparent ? { ...form, traceparent } : form },
         attempt,
         this.vendor,
-        decoder,
+        decoder as AnswerDecoder<Answer, Event>,
       )
     }
     let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
@@ -329,7 +250,7 @@ export class Transport {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor, decoder)
+    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
   }
 
   /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { BodyChunks } from '../core/provider.ts'
-import { type Due, DueList } from '../core/due-list.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -66,20 +66,21 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
  * A streamed body's chunks, read under the attempt's timers: a read that waits longer than idle_ms for its chunk, or
  * runs past the total deadline, ends the attempt with a timeout error instead of hanging the client forever.
  *
- * No timer per chunk: the body waits in `reads` (one timer for every open body, core/due-list.ts) until the earliest
+ * No timer per chunk: the body waits in its idle_ms lane (one timer for every open body, core/deadlines.ts) until the earliest
  * moment the read in progress could be too late, and then looks at when that read began, so a chunk that comes in
  * time costs a clock reading instead of setting and clearing a timer (a long stream's chunks come every few
  * milliseconds, for minutes), and an open stream keeps no timer of its own. Between reads — the client is slow to
  * take the last chunk — no silence is counted.
  */
-export class UpstreamChunks implements BodyChunks, Due {
+export class UpstreamChunks implements BodyChunks, Deadline {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
   /** performance.now() when the read in progress began; 0 when none is. */
   readSince = 0
   readonly idleMs: number
   dueAt = 0
-  dueBefore: Due | undefined = undefined
-  dueAfter: Due | undefined = undefined
+  lane: DeadlineLane | undefined = undefined
+  laneNext: Deadline | undefined = undefined
+  lanePrevious: Deadline | undefined = undefined
 
   constructor(
     body: ReadableStream<Uint8Array>,
@@ -92,8 +93,8 @@ export class UpstreamChunks implements BodyChunks, Due {
   }
 
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>> {
-    const now = (this.readSince = performance.now())
-    if (this.dueAt === 0) reads.add(this, Math.min(now + this.idleMs, this.deadline))
+    this.readSince = performance.now()
+    if (this.lane === undefined) laneOf(this.idleMs).add(this, this.deadline)
     return this.reader.read()
   }
 
@@ -118,11 +119,11 @@ export class UpstreamChunks implements BodyChunks, Due {
 
   private stopWatch(): void {
     this.readSince = 0
-    reads.remove(this)
+    this.lane?.remove(this)
   }
 
   /** The earliest moment the read in progress could be too late has come: end it if it is, else wait again. */
-  due(): void {
+  expire(): void {
     if (this.readSince === 0) return // no read in progress: the next one waits again
     const now = performance.now()
     const pastDeadline = now >= this.deadline
@@ -130,29 +131,48 @@ export class UpstreamChunks implements BodyChunks, Due {
       this.attempt.abort(bodyTimeout(this.provider, pastDeadline))
       return
     }
-    reads.add(this, Math.min(this.readSince + this.idleMs, this.deadline))
+    laneOf(this.idleMs).add(this, Math.min(this.readSince + this.idleMs, this.deadline))
   }
 }
-
-/** Every streamed body with a read to watch. */
-const reads = new DueList()
 
 /**
  * A whole (non-streamed) body as text, at most `caps.bodyBytes` of it (a larger one is a 502 `upstream_malformed`).
  * Its bytes follow the head at once, so the body as a whole gets idle_ms (cut to the total deadline) instead of a
  * timer per chunk: one native read per request when its length is declared and within the cap (the usual case), and
  * a body that stalls still ends the attempt. A body of unknown length is read chunk by chunk and counted.
+ *
+ * A declared body that came with its head (the usual small answer) is Bun's already: its `text()` is settled at once,
+ * and is returned as it is, without a timer, a promise or an async frame.
  */
-export async function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): Promise<string> {
+export function readBodyText(response: Response, provider: ProviderConfig, attempt: AbortController): string | Promise<string> {
   const cap = provider.caps.bodyBytes
   const declared = response.headers.get('content-length')
   if (declared !== null && Number(declared) > cap) {
     void response.body?.cancel().catch(() => {})
     throw bodyTooLarge(provider, cap)
   }
+  if (declared === null) return readUndeclared(response, provider, attempt, cap)
+  const text = response.text()
+  if (Bun.peek.status(text) === 'fulfilled') return Bun.peek(text) as string
+  return readWatched(text, provider, attempt, attemptDeadline(response))
+}
+
+/** A declared body still coming: awaited under the idle timer. */
+async function readWatched(text: Promise<string>, provider: ProviderConfig, attempt: AbortController, deadline: number): Promise<string> {
+  const timer = watchRead(provider, attempt, deadline)
+  try {
+    return await text
+  } catch (error) {
+    throw upstreamFailure(provider, error, attempt.signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A body of unknown length: read chunk by chunk and counted, under the idle timer. */
+async function readUndeclared(response: Response, provider: ProviderConfig, attempt: AbortController, cap: number): Promise<string> {
   const timer = watchRead(provider, attempt, attemptDeadline(response))
   try {
-    if (declared !== null) return await response.text()
     const text = await readCapped(response, cap)
     if (text === undefined) throw bodyTooLarge(provider, cap)
     return text

@@ -1,4 +1,4 @@
-import { type Due, DueList } from '../core/due-list.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { clientClosed, type GatewayError } from '../core/errors.ts'
 
 const once = { once: true }
@@ -28,31 +28,29 @@ export const clientWatchDelayMs = 100
  *
  * Why this and not signals linked layer by layer (or AbortSignal.any): three controllers and three listeners per
  * request measured ~6 µs of main-thread CPU, a tenth of the gateway's own cost (profile of bench/tollgate.ts,
- * 2026-11-23). This costs one controller per attempt, a place in a list shared by every request (no timer of its own), and for a request still running after
- * `clientWatchDelayMs` one listener on the request's own signal.
+ * 2026-11-23). This costs one controller per attempt, and for a request still running after `clientWatchDelayMs` one
+ * listener on the request's own signal. The delay is the scope's own entry in a shared lane (core/deadlines.ts),
+ * not a timer per request.
  */
-export class AbortScope implements Due {
+export class AbortScope implements Deadline {
   /** Why the request was ended: a 499 `client_closed` error, or the shutdown's error. First reason wins. */
   reason: GatewayError | undefined
   private current: AbortController | undefined
 
-  /** The request whose client is to be watched from clientWatchDelayMs on; let go once it is (or the request is over). */
+  /** The request whose client is watched, until the watch has begun (or the request is over). */
   private request: Request | undefined
-  dueAt = 0
-  dueBefore: Due | undefined = undefined
-  dueAfter: Due | undefined = undefined
   /** A client leaving does not stop the attempt in progress (readOnAfterClientLeaves). */
   private readOn = false
+  dueAt = 0
+  lane: DeadlineLane | undefined
+  laneNext: Deadline | undefined
+  lanePrevious: Deadline | undefined
 
-  /**
-   * A scope that ends when Bun aborts the request's signal (its connection closed), watched from clientWatchDelayMs
-   * on. Every scope waits in one list (`watches`) rather than under a Bun timer of its own: no timer made and
-   * cleared per request.
-   */
+  /** A scope that ends when Bun aborts the request's signal (its connection closed), watched from clientWatchDelayMs on. */
   static of(request: Request): AbortScope {
     const scope = new AbortScope()
     scope.request = request
-    watches.add(scope, performance.now() + clientWatchDelayMs)
+    watchLane.add(scope)
     return scope
   }
 
@@ -61,18 +59,21 @@ export class AbortScope implements Due {
 
   /** The request is over: stop watching its client (the relay calls this once the request has settled). */
   close(): void {
-    watches.remove(this)
+    this.lane?.remove(this)
     this.request = undefined
     const after = this.afterClose
     this.afterClose = undefined
     after?.afterClose()
   }
 
-  /** clientWatchDelayMs have passed and the request is still running: listen for its client leaving. */
-  due(): void {
+  /** The request is still running after clientWatchDelayMs: listen for its client leaving (or see it already gone). */
+  expire(): void {
     const request = this.request
     this.request = undefined
-    if (request) watchClient(this, request)
+    if (!request) return
+    const signal = request.signal
+    if (signal.aborted) this.end(clientClosed())
+    else signal.addEventListener('abort', this, once) // the scope itself listens (handleEvent): no closure per request
   }
 
   /** The request's signal fired: its connection closed. */
@@ -124,12 +125,4 @@ export class AbortScope implements Due {
   }
 }
 
-/** Every request's scope, until it is over or clientWatchDelayMs have passed. */
-const watches = new DueList()
-
-/** The request is still running after clientWatchDelayMs: listen for its client leaving (or see it already gone). */
-function watchClient(scope: AbortScope, request: Request): void {
-  const signal = request.signal
-  if (signal.aborted) scope.end(clientClosed())
-  else signal.addEventListener('abort', scope, once) // the scope itself listens (handleEvent): no closure per request
-}
+const watchLane = laneOf(clientWatchDelayMs)

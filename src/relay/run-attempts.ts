@@ -3,7 +3,6 @@ import { Attempt, type AttemptContext, type Route } from './attempt.ts'
 import { clientClosed, GatewayError, toGatewayError } from '../core/errors.ts'
 import type { Usage } from '../core/usage.ts'
 import { reportFailure } from '../core/report-failure.ts'
-import type { Meter } from './meter.ts'
 import { meterEvents, readOn } from './meter-events.ts'
 import type { OpenedAttempt, Outcome, RelayCall, RelayResult } from './types.ts'
 import { outcomeOf } from './outcome.ts'
@@ -43,8 +42,24 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (ticket instanceof Promise) ticket = await ticket // a shared half-open probe slot, claimed in Redis
     if (!ticket) continue
     attempts++
-    const result = await runAttempt(new Attempt(context, choice.at, ticket, attempts), context)
-    if (!(result instanceof AttemptFailure)) return result
+    // The attempt's awaits are this function's own (no async frame of its own per request): opening it, then, for a
+    // whole answer, its settlement; failing to open, or a client gone while it opened, are helpers of their own.
+    const attempt = new Attempt(context, choice.at, ticket, attempts)
+    let opened: OpenedAttempt | AttemptFailure
+    try {
+      opened = await call.operation.open(attempt, call.request)
+    } catch (error) {
+      opened = await openFailed(attempt, context, error)
+    }
+    // A request that reads on (a reasoning answer) whose client left while its answer was being opened: nobody will
+    // read the answer, but it is read to its end, unsent, so that its hidden work is billed from the upstream's report.
+    if (!(opened instanceof AttemptFailure) && call.scope.readsOn) opened = await readUnsent(attempt, opened)
+    if (!(opened instanceof AttemptFailure)) {
+      const answered = answerOf(attempt, opened, context)
+      if (answered.kind === 'whole') await attempt.end(finished)
+      return answered
+    }
+    const result = opened
     const { failure } = result
     const retry = isRetryable(failure)
     if (failure.code !== 'client_closed') {
@@ -128,47 +143,43 @@ class AttemptFailure {
 const finished: Omit<Outcome, 'usage'> = Object.freeze({ status: 200 })
 const clientLeft: Omit<Outcome, 'usage'> = Object.freeze({ status: 499, errorType: 'client_closed' })
 
-/** Read an opened answer to its end without sending it (a whole answer is read already). */
-async function readUnsent(opened: OpenedAttempt, meter: Meter): Promise<void> {
-  if (opened.kind === 'raw-stream') return opened.tap.readOn()
-  if (opened.kind === 'stream') return readOn(opened.events, meter)
+/** An attempt that could not be opened: reported, and billed for what was produced when its client left. */
+async function openFailed(attempt: Attempt, context: AttemptContext, error: unknown): Promise<AttemptFailure> {
+  const { call } = context
+  attempt.upstream.abort()
+  // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
+  const failure = call.scope.clientGone
+    ? clientClosed()
+    : reportFailure(context.logger, error, { request_id: call.requestId, route: attempt.route.route })
+  attempt.report(outcomeOf(failure))
+  // A client that left is billed for what was produced so far (the input, at least, was read upstream).
+  return new AttemptFailure(failure, billsProduced(failure) ? await attempt.meter.estimatedUsage() : undefined)
 }
 
-async function runAttempt(attempt: Attempt, context: AttemptContext): Promise<RelayResult | AttemptFailure> {
-  const { call, settlement } = context
+/** Read an opened answer to its end without sending it (a whole answer is read already), and bill it. */
+async function readUnsent(attempt: Attempt, opened: OpenedAttempt): Promise<AttemptFailure> {
+  if (opened.kind === 'raw-stream') await opened.tap.readOn()
+  else if (opened.kind === 'stream') await readOn(opened.events, attempt.meter)
+  await attempt.end(clientLeft)
+  return new AttemptFailure(clientClosed())
+}
+
+/**
+ * An opened attempt as the relay's result: from here the answer belongs to the client, and how it ends is settled,
+ * never retried. A whole answer is written in the client's wire format before it is settled (by the caller), so that
+ * what is billed is what the client gets; a stream ends when it is read to its end or dropped.
+ */
+function answerOf(attempt: Attempt, opened: OpenedAttempt, context: AttemptContext): RelayResult {
+  const { call } = context
   const { target } = attempt
-  let opened: OpenedAttempt
-  try {
-    opened = await call.operation.open(attempt, call.request)
-  } catch (error) {
-    attempt.upstream.abort()
-    // A bug in a provider is logged here, once: a retry elsewhere may hide it from the client, never from the log.
-    const failure = call.scope.clientGone
-      ? clientClosed()
-      : reportFailure(context.logger, error, { request_id: call.requestId, route: attempt.route.route })
-    attempt.report(outcomeOf(failure))
-    // A client that left is billed for what was produced so far (the input, at least, was read upstream).
-    return new AttemptFailure(failure, billsProduced(failure) ? await attempt.meter.estimatedUsage() : undefined)
-  }
-  // A request that reads on (a reasoning answer) whose client left while its answer was being opened: nobody will
-  // read the answer, but it is read to its end, unsent, so that its hidden work is billed from the upstream's report.
-  if (call.scope.readsOn) {
-    await readUnsent(opened, attempt.meter)
-    await attempt.end(clientLeft)
-    return new AttemptFailure(clientClosed())
-  }
-  // From here the answer belongs to the client: how it ends is settled, never retried. A whole answer ends here,
-  // written in the client's wire format before it is settled, so that what is billed is what the client gets; a
-  // stream ends when it is read to its end or dropped, so only a stream needs `end` as a closure.
   if (opened.kind === 'answer' || opened.kind === 'raw') {
     const body = opened.kind === 'raw' ? opened.body : encodeWhole(call.codec, opened.answer)
     if (typeof body !== 'string') {
       // The upstream answered well (the route is healthy), but the client gets nothing: a 500 that costs nothing.
       attempt.report(finished)
-      void settlement.settle(target, outcomeOf(body), attempt.number)
+      void context.settlement.settle(target, outcomeOf(body), attempt.number)
       throw body
     }
-    await attempt.end(finished)
     return { kind: 'whole', body, target }
   }
   call.codec.answerBegun?.()

@@ -198,6 +198,9 @@ export function createPostgresTasks(client: SQL): TaskRepository {
         }
         return orphans
       }),
+    async hasWork() {
+      return (await first<{ work: boolean }>(taskRows.taskSql.hasWork, []))!.work === true
+    },
     async requeueItem(itemId, owner) {
       await run(taskRows.taskSql.requeueItem, [itemId, owner])
     },

@@ -15,6 +15,7 @@ export function createSqliteLedger(client: Database): LedgerRepository {
   return {
     reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
     write: (batch, options) => (ledger ??= prepareLedger(client)).write(batch, options),
+    writeNow: (batch, options) => (ledger ??= prepareLedger(client)).writeNow!(batch, options),
     ping: () => (ledger ??= prepareLedger(client)).ping(),
     startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
   }
@@ -194,6 +195,9 @@ function prepareLedger(client: Database): LedgerRepository {
       } catch (error) {
         return Promise.reject(error)
       }
+    },
+    writeNow(batch, options) {
+      if (batch.length) write.immediate(batch, options?.batchId, options?.replay ?? false)
     },
     async ping() {
       client.query('SELECT 1').get()

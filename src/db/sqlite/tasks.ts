@@ -192,6 +192,9 @@ export function createSqliteTasks(client: Database): TaskRepository {
     async adoptOrphans(owner, now, leaseUntil, anyOtherOwner) {
       return adoptOrphans(owner, now, leaseUntil, anyOtherOwner)
     },
+    async hasWork() {
+      return get<{ work: number }>(taskRows.taskSql.hasWork)!.work !== 0
+    },
     async requeueItem(itemId, owner) {
       run(taskRows.taskSql.requeueItem, itemId, owner)
     },

@@ -100,6 +100,11 @@ export interface TaskRepository {
    * proves no other server is alive), adopted by `owner`, each with its staged answer and its usage row if billed.
    */
   adoptOrphans(owner: string, now: number, leaseUntil: number, anyOtherOwner: boolean): Promise<OrphanedItem[]>
+  /**
+   * Whether the runner's poll has anything to look at: a task open (queued, in progress, cancelling) or an item
+   * running (whatever its task's state). Two index seeks: an idle store's poll asks only this.
+   */
+  hasWork(): Promise<boolean>
   /** Put an adopted item back to pending (it was never billed). */
   requeueItem(itemId: string, owner: string): Promise<void>
   /** Tasks past their window: pending items end `expired`. Returns the tasks touched. */

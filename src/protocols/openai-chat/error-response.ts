@@ -17,8 +17,9 @@ export function encodeOpenAiRateLimitHeaders(
   state: RateLimitState | undefined,
   headers: Record<string, string> = {},
 ): Record<string, string> {
-  for (const kind of ['requests', 'tokens'] as const) {
-    const window = state?.[kind]
+  if (!state) return headers // a key without limits: nothing to tell (and no loop)
+  for (const kind of limitKinds) {
+    const window = state[kind]
     if (!window) continue
     headers[`x-ratelimit-limit-${kind}`] = String(window.limit)
     headers[`x-ratelimit-remaining-${kind}`] = String(window.remaining)
@@ -26,6 +27,8 @@ export function encodeOpenAiRateLimitHeaders(
   }
   return headers
 }
+
+const limitKinds = ['requests', 'tokens'] as const
 
 /** Go-style durations, the format OpenAI's reset headers use. */
 export function formatResetDuration(ms: number): string {

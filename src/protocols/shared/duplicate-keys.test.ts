@@ -33,3 +33,15 @@ test('nesting deeper than the kept levels is checked the same way', () => {
   expect(duplicateIn(deep('{"k":1}'))).toBeUndefined()
   expect(duplicateIn('{"k":1,"k":2}')).toBe('k')
 })
+
+test('keys that share a hash are told apart by their text, and escaped keys by their meaning', () => {
+  // "Aa" and "BB" have one hash (31 × 65 + 97 = 31 × 66 + 66): different keys, compared as strings from then on.
+  expect(duplicateIn('{"Aa":1,"BB":2}')).toBeUndefined()
+  expect(duplicateIn('{"Aa":1,"BB":2,"Aa":3}')).toBe('Aa')
+  expect(duplicateIn('{"x":{"Aa":1,"BB":2,"c":3,"BB":4}}')).toBe('x.BB')
+  expect(duplicateIn('{"a":1,"\\u0062":2,"b":3}')).toBe('b')
+  expect(duplicateIn('{"\\u0061":1,"a":2}')).toBe('a')
+  expect(duplicateIn('{"m\\u006fdel":{"k":1},"x":{"k":1,"k":2}}')).toBe('x.k')
+  expect(duplicateIn('{"m\\u006fdel":{"k":1,"k":2}}')).toBe('model.k')
+  expect(duplicateIn('{"ab":1,"abc":2,"a":3,"b":4}')).toBeUndefined()
+})

@@ -62,7 +62,14 @@ export function optionalStops(value: unknown, field: string, allowString = true)
   const list = requireArray(value, field)
   if (list.length > 4)
     throw invalidRequest(`Invalid value for '${field}': at most 4 stop sequences are allowed, got ${list.length}.`, field)
-  return list.map((item, index) => requireString(item, `${field}[${index}]`))
+  // A loop, not a `map` closure: a closure over `field` made every call (the usual one, with no stops) build a scope.
+  const stops: string[] = []
+  for (let index = 0; index < list.length; index++) stops.push(requireString(list[index], stopField(field, index)))
+  return stops
+}
+
+function stopField(field: string, index: number): string {
+  return `${field}[${index}]`
 }
 
 export function optionalSchema(value: unknown, field: string): Json {
@@ -143,9 +150,12 @@ export function readMessages(value: unknown, roles: readonly string[], rolesShow
   const list = requireArray(value, 'messages')
   if (list.length === 0) throw invalidRequest("Invalid value for 'messages': it must contain at least one message.", 'messages')
   for (let index = 0; index < list.length; index++) {
-    const message = requireObject(list[index], `messages[${index}]`)
-    const role = requireString(message.role, `messages[${index}].role`)
-    if (!roles.includes(role))
+    // The field names are spelled only for the 400: two strings a message otherwise.
+    const message = list[index]
+    if (!isObject(message)) requireObject(message, `messages[${index}]`)
+    const role = (message as Json).role
+    if (typeof role !== 'string') requireString(role, `messages[${index}].role`)
+    if (!roles.includes(role as string))
       throw invalidRequest(`Invalid value for 'messages[${index}].role': '${role}' is not one of ${rolesShown}.`, `messages[${index}].role`)
   }
   return list as (Json & { role: string })[]

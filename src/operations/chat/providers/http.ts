@@ -36,9 +36,7 @@ export function createHttpChatUpstream(transport: Transport, codec: ChatHttpCode
         ? undefined
         : {
             protocol,
-            forward(request, _target, attempt, traceparent) {
-              return transport.forward(request, attempt, traceparent, codec)
-            },
+            forward: (request, _target, attempt, traceparent) => transport.forward(request, codec, attempt, traceparent),
           },
   }
 }

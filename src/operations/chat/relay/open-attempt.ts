@@ -23,7 +23,9 @@ export async function openChatAttempt(attempt: Attempt, request: ChatRequest): P
     // The forwarded body is capped to the target's output limit by the protocol's own `forward`.
     const answer = await passthrough.forward(codec.forward!(target), target, upstream, traceparent)
     if (!request.stream) {
-      const { body, answer: response } = await answer.readWhole()
+      // Read at once when the body came with the head (the usual case): no await, no promise.
+      const whole = answer.readWhole()
+      const { body, answer: response } = whole instanceof Promise ? await whole : whole
       meter.observeAnswer(response)
       return { kind: 'raw', body }
     }

@@ -28,9 +28,7 @@ export function createHttpEmbeddingsUpstream(transport: Transport, codec: Embedd
       ? undefined
       : {
           protocol: codec.nativeProtocol,
-          forward(request, _target, attempt, traceparent) {
-            return transport.forward(request, attempt, traceparent, codec)
-          },
+          forward: (request, _target, attempt, traceparent) => transport.forward(request, codec, attempt, traceparent),
         },
   }
 }

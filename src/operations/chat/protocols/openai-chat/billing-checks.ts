@@ -5,13 +5,15 @@ import { isObject, type Json } from '../../../../protocols/shared/validate.ts'
 const dearTiers = new Set(['priority', 'scale'])
 
 /** What a Chat Completions body asks for that the hold and the price list must know about (ir.ts). */
-export function inspectChatBilling(body: Json): { externalContent?: string; paidFeatures?: PaidFeatureUse[] } {
-  const paidFeatures: PaidFeatureUse[] = []
+export function inspectChatBilling(body: Json): { externalContent?: string; paidFeatures?: PaidFeatureUse[] } | undefined {
+  let paidFeatures: PaidFeatureUse[] | undefined
   if (typeof body.service_tier === 'string' && dearTiers.has(body.service_tier))
-    paidFeatures.push({ feature: 'priority_tier', field: 'service_tier' })
-  if (body.web_search_options != null) paidFeatures.push({ feature: 'web_search', field: 'web_search_options' })
+    (paidFeatures ??= []).push({ feature: 'priority_tier', field: 'service_tier' })
+  if (body.web_search_options != null) (paidFeatures ??= []).push({ feature: 'web_search', field: 'web_search_options' })
   const externalContent = findExternalContent(body.messages)
-  return { ...(externalContent && { externalContent }), ...(paidFeatures.length && { paidFeatures }) }
+  // The usual request asks for neither: nothing to spread into its IR (no object made).
+  if (!paidFeatures && !externalContent) return undefined
+  return { ...(externalContent && { externalContent }), ...(paidFeatures && { paidFeatures }) }
 }
 
 /** The first image or file part given by URL or file id rather than inline data. */

@@ -86,11 +86,17 @@ function decodeToolCalls(value: unknown, field: string, names: Map<string, strin
 function decodeMessages(value: unknown): { system: string[]; messages: Message[] } {
   const system: string[] = []
   const messages: Message[] = []
-  const toolNames = new Map<string, string>()
+  // Made only for a conversation with tool calls.
+  let toolNames: Map<string, string> | undefined
   const list = readMessages(value, roles, rolesShown)
   for (let index = 0; index < list.length; index++) {
     const message = list[index]!
     const role = message.role
+    // The usual message, a user's text: no field names spelled (they are for a 400's message).
+    if (role === 'user' && typeof message.content === 'string') {
+      messages.push({ role: 'user', content: message.content === '' ? [] : [{ type: 'text', text: message.content }] })
+      continue
+    }
     const field = `messages[${index}]`
     if (role === 'system' || role === 'developer') {
       const text = decodeContent(message.content, `${field}.content`)
@@ -109,7 +115,7 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
       const result: ContentPart = {
         type: 'tool-result',
         toolCallId,
-        name: toolNames.get(toolCallId) ?? optionalString(message.name, `${field}.name`),
+        name: toolNames?.get(toolCallId) ?? optionalString(message.name, `${field}.name`),
         content,
       }
       const previous = messages.at(-1)
@@ -121,7 +127,7 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
       if (typeof message.reasoning_content === 'string' && message.reasoning_content)
         content.push({ type: 'reasoning', text: message.reasoning_content })
       content.push(...decodeContent(message.content, `${field}.content`))
-      content.push(...decodeToolCalls(message.tool_calls, `${field}.tool_calls`, toolNames))
+      if (message.tool_calls != null) content.push(...decodeToolCalls(message.tool_calls, `${field}.tool_calls`, (toolNames ??= new Map())))
       messages.push({ role: 'assistant', content })
     } else {
       if (message.content === undefined || message.content === null)
@@ -179,7 +185,7 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
 /** `logprobs: true` (with `top_logprobs` alternatives) → the IR's request for log probabilities. */
 function decodeLogprobs(body: Json): ChatRequest['logprobs'] {
   const wanted = optionalBoolean(body.logprobs, 'logprobs')
-  const top = optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true })
+  const top = optionalNumber(body.top_logprobs, 'top_logprobs', topLogprobsRange)
   if (top !== undefined && !wanted)
     throw invalidRequest("Invalid value for 'top_logprobs': it needs 'logprobs' set to true.", 'top_logprobs')
   return wanted ? { top: top ?? 0 } : undefined
@@ -191,7 +197,7 @@ export function decodeChatRequest(body: Json): ChatRequest {
   if (body.messages === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
   const model = requireString(body.model, 'model')
   const { system, messages } = decodeMessages(body.messages)
-  const n = optionalNumber(body.n, 'n', { min: 1, integer: true })
+  const n = optionalNumber(body.n, 'n', positiveInteger)
   if (n !== undefined && n > 1) throw invalidRequest("Invalid value for 'n': this gateway returns one choice per request.", 'n')
   if (body.stream_options !== undefined && body.stream_options !== null) requireObject(body.stream_options, 'stream_options')
   const effort = optionalString(body.reasoning_effort, 'reasoning_effort')
@@ -201,10 +207,10 @@ export function decodeChatRequest(body: Json): ChatRequest {
     messages,
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     maxOutputTokens:
-      optionalNumber(body.max_completion_tokens, 'max_completion_tokens', { min: 1, integer: true }) ??
-      optionalNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true }),
-    temperature: optionalNumber(body.temperature, 'temperature', { min: 0, max: 2 }),
-    topP: optionalNumber(body.top_p, 'top_p', { min: 0, max: 1 }),
+      optionalNumber(body.max_completion_tokens, 'max_completion_tokens', positiveInteger) ??
+      optionalNumber(body.max_tokens, 'max_tokens', positiveInteger),
+    temperature: optionalNumber(body.temperature, 'temperature', temperatureRange),
+    topP: optionalNumber(body.top_p, 'top_p', unitRange),
     stop: optionalStops(body.stop, 'stop'),
     tools: decodeTools(body.tools),
     toolChoice: decodeToolChoice(body.tool_choice),
@@ -212,10 +218,18 @@ export function decodeChatRequest(body: Json): ChatRequest {
     responseFormat: decodeResponseFormat(body.response_format),
     reasoning: effort ? { effort: effort as 'low' } : undefined,
     user: optionalString(body.user, 'user'),
-    seed: optionalNumber(body.seed, 'seed', { integer: true }),
-    presencePenalty: optionalNumber(body.presence_penalty, 'presence_penalty', { min: -2, max: 2 }),
-    frequencyPenalty: optionalNumber(body.frequency_penalty, 'frequency_penalty', { min: -2, max: 2 }),
+    seed: optionalNumber(body.seed, 'seed', anyInteger),
+    presencePenalty: optionalNumber(body.presence_penalty, 'presence_penalty', penaltyRange),
+    frequencyPenalty: optionalNumber(body.frequency_penalty, 'frequency_penalty', penaltyRange),
     logprobs: decodeLogprobs(body),
     ...inspectChatBilling(body),
   }
 }
+
+// The ranges the numeric fields are checked against, made once rather than an object per field per request.
+const positiveInteger = { min: 1, integer: true }
+const temperatureRange = { min: 0, max: 2 }
+const unitRange = { min: 0, max: 1 }
+const anyInteger = { integer: true }
+const penaltyRange = { min: -2, max: 2 }
+const topLogprobsRange = { min: 0, max: 20, integer: true }

@@ -14,26 +14,25 @@ import { refuseDuplicateKeys } from '../../../../protocols/shared/duplicate-keys
 export function buildChatForward(text: string, body: Json, target: Target): ForwardRequest {
   refuseDuplicateKeys(text)
   const stream = body.stream === true
-  const edits: Json = {}
-  if (body.model !== target.upstreamModel) edits.model = target.upstreamModel
+  // The body as sent upstream, copied only when something changes (the keys it has keep their places, new ones go last).
+  let edited: Json | undefined
+  if (body.model !== target.upstreamModel) (edited ??= { ...body }).model = target.upstreamModel
   if (stream && !(isObject(body.stream_options) && body.stream_options.include_usage === true)) {
-    edits.stream_options = { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true }
+    ;(edited ??= { ...body }).stream_options = { ...(isObject(body.stream_options) ? body.stream_options : {}), include_usage: true }
   }
   // Both spellings of the output cap may come together, and an upstream may obey either: each is capped.
   const limit = target.model.maxOutputTokens
   let capped = false
-  for (const field of outputCaps) {
+  for (const field of capFields) {
     if (typeof body[field] !== 'number') continue
     capped = true
-    if ((body[field] as number) > limit) edits[field] = limit
+    if ((body[field] as number) > limit) (edited ??= { ...body })[field] = limit
   }
-  if (!capped) edits.max_completion_tokens = limit
-  const forwarded = Object.keys(edits).length === 0 ? text : JSON.stringify({ ...body, ...edits })
-  return { path: '/chat/completions', body: forwarded, stream }
+  if (!capped) (edited ??= { ...body }).max_completion_tokens = limit
+  return { path: '/chat/completions', body: edited ? JSON.stringify(edited) : text, stream }
 }
 
-/** Both spellings of Chat Completions' output cap (one array, not one per request). */
-const outputCaps = ['max_completion_tokens', 'max_tokens'] as const
+const capFields = ['max_completion_tokens', 'max_tokens']
 
 /** The usage chunk the gateway asked for on the client's behalf: `choices: []` plus `usage`. */
 export function isUsageChunk(event: SseEvent): boolean {
