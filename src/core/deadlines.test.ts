@@ -74,3 +74,23 @@ test('an entry added with an earlier time expires then, before the entries alrea
   expect(usual.expiredAt! - started).toBeGreaterThanOrEqual(199)
   expect(later.expiredAt! - usual.expiredAt!).toBeLessThan(20)
 })
+
+test('an entry that adds itself again for a time the firing still counts as due is not expired again at once', async () => {
+  // What a stream's idle watch does when the lane fires within its tolerance of the read's own deadline: it must
+  // count the read as late rather than wait again for a moment already due (which spun until the clock caught up).
+  const lane = new DeadlineLane(20)
+  let expiries = 0
+  const entry: Deadline = {
+    dueAt: 0,
+    lane: undefined,
+    laneNext: undefined,
+    lanePrevious: undefined,
+    expire() {
+      expiries++
+      if (expiries < 1000) lane.add(entry, performance.now() + 0.5)
+    },
+  }
+  lane.add(entry)
+  await Bun.sleep(60)
+  expect(expiries).toBeLessThan(1000)
+})

@@ -20,8 +20,12 @@ export interface Deadline {
   expire(): void
 }
 
-/** A timer that fires this early is taken as on time: rearming it for a fraction of a millisecond would wake twice. */
-const toleranceMs = 1
+/**
+ * A timer that fires this early is taken as on time: rearming it for a fraction of a millisecond would wake twice.
+ * An entry that looks at the clock itself when it expires must allow the same, or it would add itself again for a
+ * moment this very firing still counts as due, and be expired again at once until the clock caught up.
+ */
+export const deadlineToleranceMs = 1
 
 export class DeadlineLane {
   private first: Deadline | undefined
@@ -29,6 +33,8 @@ export class DeadlineLane {
   private timer: ReturnType<typeof setTimeout> | undefined
   /** When the armed timer fires (performance.now()). */
   private timerAt = 0
+  /** While the lane fires: what it counts as due. An entry added meanwhile is due later, so it waits for the next firing. */
+  private firingUntil = Number.NEGATIVE_INFINITY
 
   constructor(readonly delayMs: number) {}
 
@@ -40,7 +46,7 @@ export class DeadlineLane {
   add(entry: Deadline, at?: number): void {
     if (entry.lane) entry.lane.remove(entry)
     const usual = performance.now() + this.delayMs
-    const dueAt = at !== undefined && at < usual ? at : usual
+    const dueAt = Math.max(at !== undefined && at < usual ? at : usual, this.firingUntil + deadlineToleranceMs)
     entry.dueAt = dueAt
     entry.lane = this
     let before = this.last
@@ -76,7 +82,8 @@ export class DeadlineLane {
   fire(): void {
     this.timer = undefined
     const now = performance.now()
-    for (let entry = this.first; entry && entry.dueAt <= now + toleranceMs; entry = this.first) {
+    this.firingUntil = now + deadlineToleranceMs
+    for (let entry = this.first; entry && entry.dueAt <= this.firingUntil; entry = this.first) {
       this.remove(entry)
       try {
         entry.expire()
@@ -87,7 +94,13 @@ export class DeadlineLane {
         })
       }
     }
-    if (this.first) this.timer = this.arm(this.first.dueAt)
+    this.firingUntil = Number.NEGATIVE_INFINITY
+    // An entry added while firing may have armed the timer already (add): one timer, for the first entry, stays.
+    const first = this.first
+    if (first && (this.timer === undefined || first.dueAt < this.timerAt)) {
+      clearTimeout(this.timer)
+      this.timer = this.arm(first.dueAt)
+    }
   }
 
   /** A timer for `at` (performance.now()). */
