@@ -22,10 +22,10 @@ export interface Deadline {
 
 /**
  * A timer that fires this early is taken as on time: rearming it for a fraction of a millisecond would wake twice.
- * An entry that looks at the clock itself when it expires must allow the same, or it would add itself again for a
- * moment this very firing still counts as due, and be expired again at once until the clock caught up.
+ * An entry that looks at the clock itself when it expires and adds itself again for a moment this firing still
+ * counts as due waits for the next firing (add, `firingUntil`), or it would be expired again at once.
  */
-export const deadlineToleranceMs = 1
+const deadlineToleranceMs = 1
 
 export class DeadlineLane {
   private first: Deadline | undefined

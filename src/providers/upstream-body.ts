@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { BodyChunks } from '../core/provider.ts'
-import { type Deadline, type DeadlineLane, deadlineToleranceMs, laneOf } from '../core/deadlines.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -125,8 +125,7 @@ export class UpstreamChunks implements BodyChunks, Deadline {
   /** The earliest moment the read in progress could be too late has come: end it if it is, else wait again. */
   expire(): void {
     if (this.readSince === 0) return // no read in progress: the next one waits again
-    // As early as the lane may fire (deadlineToleranceMs): a read that is that close to too late is too late.
-    const now = performance.now() + deadlineToleranceMs
+    const now = performance.now()
     const pastDeadline = now >= this.deadline
     if (pastDeadline || now - this.readSince >= this.idleMs) {
       this.attempt.abort(bodyTimeout(this.provider, pastDeadline))
