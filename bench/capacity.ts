@@ -3,7 +3,7 @@
  * process with Bun's fetch ceiling raised:
  *
  *   bun bench/capacity.ts [--scenario all|latency|chunks|idle] [--rounds 3]
- *     [--rate 400] [--seconds 5]                             latency: open-loop whole answers at a fixed rate
+ *     [--rate 400] [--seconds 5] [--warm-seconds 24]         latency: open-loop whole answers at a fixed rate
  *     [--streams 600] [--chunks 150] [--interval-ms 50]      chunks: long streams read to their end
  *     [--idle-streams 2000]                                  idle: streams held open after their first chunk
  *
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '400' },
     seconds: { type: 'string', default: '5' },
+    'warm-seconds': { type: 'string', default: '24' },
     streams: { type: 'string', default: '600' },
     chunks: { type: 'string', default: '150' },
     'interval-ms': { type: 'string', default: '50' },
@@ -46,6 +47,7 @@ const row = (...cells: (string | number)[]) => `| ${cells.map((cell) => (typeof 
 async function latencyScenario(): Promise<void> {
   const rate = Number(values.rate)
   const seconds = Number(values.seconds)
+  const warmSeconds = Number(values['warm-seconds'])
   const direct: Server = { child: upstream.child, info: upstream.info }
   const trivial = await spawnServer('passthrough.ts', { UPSTREAM_URL: upstream.info.url })
   const tollgate = await spawnServer('tollgate.ts', { UPSTREAM_URL: upstream.info.url })
@@ -56,13 +58,17 @@ async function latencyScenario(): Promise<void> {
   ]
   const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
   try {
-    // Warm up: 4 s at five times the rate, then 2 s at the rate. Warmed at the rate alone (800 requests), Tollgate's
-    // JIT was still compiling during the measured turns (81 ms of compiles in 6 s, ~30 µs a request, by
-    // BUN_JSC_reportCompileTimes), a one-off cost a running server has long paid; after this warm-up, none.
-    for (const { server } of targets) {
-      await runAtRate(server, body, rate * 5, 4)
-      await runAtRate(server, body, rate, 2)
-    }
+    // Warm up, every target at once: 4 s at five times the rate, then `--warm-seconds` at the rate. A request that
+    // arrives alone runs code that a busy second does not (a bill committed alone, the deadline lanes' timers firing
+    // between requests), and Tollgate's JIT compiles it only at the rate: after 4 s at 5× and 2 s at the rate, it
+    // still compiled 110 ms in the next 10 s and 105 ms in the 10 s after (~27 µs a request), then 2–8 ms per 10 s
+    // (BUN_JSC_reportCompileTimes=1, 2026-11-27). That is a one-off cost a running server has long paid.
+    await Promise.all(
+      targets.map(async ({ server }) => {
+        await runAtRate(server, body, rate * 5, 4)
+        await runAtRate(server, body, rate, warmSeconds)
+      }),
+    )
     const idle = await Promise.all([trivial, tollgate].map((server) => idleCpu(server, 5)))
     const results = targets.map(() => [] as RateResult[])
     for (let round = 0; round < rounds; round++) {

@@ -6,12 +6,14 @@
  * trivial proxy or the JS read loop instead, for comparison.
  *
  *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop] [--out /tmp/tollgate-profile]
- *     [--model bench-model] [--rate 400] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
+ *     [--model bench-model] [--rate 400] [--warm-seconds 24] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
  *
  * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process.
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
  * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts — or write a
- * .cpuprofile (`PROFILE_FORMAT=json`) and count them with `bun bench/count-samples.ts`. Not part of CI.
+ * .cpuprofile (`PROFILE_FORMAT=json`) and count them with `bun bench/count-samples.ts`; `PROFILE_FORMAT=none` runs
+ * without the profiler, for the threads' CPU alone. `rate` warms up as capacity.ts does (4 s at 5×, then
+ * `--warm-seconds` at the rate) before it measures. Not part of CI.
  */
 import { parseArgs } from 'node:util'
 import { runAtRate } from './fixed-rate.ts'
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: '/tmp/tollgate-profile' },
     model: { type: 'string', default: 'bench-model' },
     rate: { type: 'string', default: '400' },
+    'warm-seconds': { type: 'string', default: '24' },
     seconds: { type: 'string', default: '8' },
     streams: { type: 'string', default: '600' },
     chunks: { type: 'string', default: '150' },
@@ -44,9 +47,10 @@ const tollgate = await startWarm(
   values.proxy,
   upstream.info.url,
   model,
-  {
-    BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}`,
-  },
+  // PROFILE_FORMAT=none: no profiler at all, for the threads' CPU alone (the sampler's signals cost the main thread).
+  process.env.PROFILE_FORMAT === 'none'
+    ? {}
+    : { BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}` },
   scenario === 'chunks' ? chunksWarmUp : undefined,
 )
 
@@ -57,6 +61,9 @@ const tollgate = await startWarm(
 async function run(): Promise<[number, string, Map<string, number>?]> {
   if (scenario === 'rate') {
     const body = JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+    // As capacity.ts warms up: until the JIT has compiled what runs at this rate (BUN_JSC_reportCompileTimes).
+    await runAtRate(tollgate, body, Number(values.rate) * 5, 4)
+    await runAtRate(tollgate, body, Number(values.rate), Number(values['warm-seconds']))
     const result = await runAtRate(tollgate, body, Number(values.rate), Number(values.seconds))
     return [result.latencies.length, 'request']
   }
