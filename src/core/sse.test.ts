@@ -93,6 +93,19 @@ describe('SseParser', () => {
       const expected = [...text].flatMap((char) => slow.push(char))
       expect({ text, events: new SseParser().push(new TextEncoder().encode(text)) }).toEqual({ text, events: expected })
     }
+    // Several events in one chunk: the whole ones first, the parse going on line by line from the first that is not.
+    const rest = 'data: more\n\ndata: end'
+    const pieces = [...texts, 'data: [DONE]\n\n', 'event: e\ndata: {"b":2}\n\n']
+    for (const first of pieces)
+      for (const second of pieces)
+        for (const tail of ['', 'data: unfinished', 'event: x\n', 'data: half\n', '\n']) {
+          const text = first + second + first + tail
+          const slow = new SseParser()
+          const expected = [...(text + rest)].flatMap((char) => slow.push(char)).concat(slow.finish())
+          const fast = new SseParser()
+          const events = [...fast.push(new TextEncoder().encode(text)), ...fast.push(rest), ...fast.finish()]
+          expect({ text, events }).toEqual({ text, events: expected })
+        }
     // The cap holds on the short path too.
     expect(() => new SseParser(3).push('data: 0123\n\n')).toThrow(expect.objectContaining({ code: 'upstream_malformed' }))
     expect(new SseParser(4).push('data: 0123\n\n')).toEqual([{ event: undefined, data: '0123' }])

@@ -9,15 +9,17 @@ import { outcomeOf } from './outcome.ts'
 import type { StreamEnding } from './stream-ending.ts'
 import type { AnswerCodec } from './types.ts'
 import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
+import { isUtf8 } from 'node:buffer'
 
 const encoder = new TextEncoder()
 
 /**
  * The passthrough stream: upstream bytes go to the client as they arrive, while a parser on the side feeds the
  * provider's own stream decoder so the meter sees the same IR events as on the translated path.
- * Bytes go as they came, an event once it is complete. Only a read whose events the client must not get as they are
- * is re-framed: one with an event `dropRawEvent` leaves out (the usage chunk a client did not ask for, at the very
- * end), or an upstream error event, always replaced by the protocol's own, scrubbed.
+ * Bytes go as they came, an event once it is complete. A read with an event `dropRawEvent` leaves out (the usage chunk
+ * a client did not ask for, at the very end) goes without that event's bytes, and one with an upstream error event
+ * without it and what follows, replaced by the protocol's own, scrubbed: cut out of the read when its events are
+ * written as the protocol's own writer would (the usual read), else the read's events written anew as before.
  *
  * `prime()` reads until the answer has begun, keeping the bytes: a failure before that point (an error event, a cut,
  * a stall) is thrown so the relay can retry elsewhere, and nothing has reached the client yet.
@@ -200,17 +202,19 @@ export class PassthroughTap extends DirectTap {
 
   /**
    * Meter the events, and queue them for the client: `raw`, their own bytes, when they may go as they came; else
-   * re-framed, without those `dropRawEvent` leaves out. An error event is never relayed as the upstream wrote it: it
-   * is replaced by the protocol's own error event with the decoder's scrubbed text, and nothing after it is sent.
+   * without those `dropRawEvent` leaves out, cut out of `raw` (keptBytes) or, where the cut cannot be shown to send
+   * what re-framing would, re-framed. An error event is never relayed as the upstream wrote it: it is replaced by the
+   * protocol's own error event with the decoder's scrubbed text, and nothing after it is sent.
    */
   private take(events: SseEvent[], raw: Uint8Array | undefined): void {
     let failedAt = -1
     let failure: GatewayError | undefined
     const drop = this.codec.dropRawEvent
-    let dropping = false
+    let dropped: number[] | undefined
     for (let index = 0; index < events.length; index++) {
       const event = events[index]!
-      if (drop !== undefined && !dropping) dropping = drop(event)
+      // Before the decoder: a drop test that parses the event leaves its parse to the decoder (eventJson).
+      if (drop !== undefined && drop(event)) (dropped ??= []).push(index)
       for (const ir of this.decoder.decode(event)) {
         this.observe(ir)
         if (isErrorEvent(ir) && failedAt === -1) {
@@ -220,20 +224,27 @@ export class PassthroughTap extends DirectTap {
       }
     }
     if (this.relayedError) return
-    if (failedAt === -1 && !dropping) {
+    if (failedAt === -1 && dropped === undefined) {
       if (raw !== undefined && raw.byteLength > 0) this.pending.push(raw)
       return
     }
-    // Re-framed events of one read go out as one chunk: one encode per read rather than per event.
-    let kept = ''
     const end = failedAt === -1 ? events.length : failedAt
-    for (let index = 0; index < end; index++) {
-      const event = events[index]!
-      if (!drop?.(event)) kept += formatSse(event.data, event.event)
-    }
+    const kept = raw === undefined ? undefined : keptBytes(raw, events, end, dropped)
+    if (kept === undefined) this.reframe(events, end, dropped)
+    else if (kept.byteLength > 0) this.pending.push(kept)
     if (failure && this.codec.encodeRawError) {
-      kept += this.codec.encodeRawError(failure)
+      this.pending.push(encoder.encode(this.codec.encodeRawError(failure)))
       this.relayedError = true
+    }
+  }
+
+  /** The events before `end` but the dropped ones, written anew: one chunk, one encode per read rather than per event. */
+  private reframe(events: SseEvent[], end: number, dropped: number[] | undefined): void {
+    let kept = ''
+    let next = 0
+    for (let index = 0; index < end; index++) {
+      if (dropped !== undefined && dropped[next] === index) next++
+      else kept += formatSse(events[index]!.data, events[index]!.event)
     }
     if (kept) this.pending.push(encoder.encode(kept))
   }
@@ -266,4 +277,73 @@ export function eventsEnd(chunk: Uint8Array, before?: Uint8Array): number {
     index = start
   }
   return 0
+}
+
+/**
+ * The bytes of `events[0, end)` but those at the `dropped` indexes (ascending), cut out of `raw` in place (the kept
+ * blocks moved down over the dropped ones: one chunk to write): only when that is byte for byte what re-framing them
+ * would send. So every block of `raw` up to the end of event `end - 1` must be one event exactly as formatSse writes
+ * it (`data: X` after an optional `event: E` line, LF line ends and nothing else), block `i` being event `i`, and
+ * `raw` valid UTF-8 (the text the parser decoded is then its bytes); else undefined, `raw` untouched, and the caller
+ * re-frames. Vendors write their events that way: the usual read is cut, not made anew. Moving in place is safe: `raw`
+ * is a read's bytes (or their copy joined with held ones), not yet handed to anyone.
+ */
+export function keptBytes(raw: Uint8Array, events: SseEvent[], end: number, dropped: number[] | undefined): Uint8Array | undefined {
+  if (raw.indexOf(13) !== -1 || !isUtf8(raw)) return undefined
+  // First the blocks are checked, and only then moved: a read that is not all formatted events is left as it came.
+  const ends = blockEnds(raw, events, end)
+  if (ends === undefined) return undefined
+  let written = 0
+  let start = 0
+  let next = 0
+  for (let index = 0; index < end; index++) {
+    const blockEnd = ends[index]!
+    if (dropped !== undefined && dropped[next] === index) next++
+    else {
+      if (start !== written) raw.copyWithin(written, start, blockEnd)
+      written += blockEnd - start
+    }
+    start = blockEnd
+  }
+  return written === raw.length ? raw : raw.subarray(0, written)
+}
+
+/**
+ * Where each of the first `end` events' blocks ends in `raw`, when block `i` is event `i` as formatSse writes it and
+ * (all events sent) nothing else follows them in the read; else undefined.
+ */
+function blockEnds(raw: Uint8Array, events: SseEvent[], end: number): number[] | undefined {
+  const ends: number[] = []
+  let start = 0
+  for (let index = 0; index < end; index++) {
+    start = formattedEventEnd(raw, start, events[index]!.event !== undefined)
+    if (start === -1) return undefined
+    ends.push(start)
+  }
+  return end === events.length && start !== raw.length ? undefined : ends
+}
+
+/**
+ * Where the block at `start` ends (after its blank line) when it is one event as formatSse writes it: `data: X\n\n`,
+ * or `event: E\ndata: X\n\n` when `named`; -1 when it is anything else.
+ */
+function formattedEventEnd(raw: Uint8Array, start: number, named: boolean): number {
+  let data = start
+  if (named) {
+    if (!startsWith(raw, start, eventPrefix)) return -1
+    data = raw.indexOf(10, start + eventPrefix.length) + 1
+    if (data === 0) return -1
+  }
+  if (!startsWith(raw, data, dataPrefix)) return -1
+  const lineEnd = raw.indexOf(10, data + dataPrefix.length)
+  return lineEnd !== -1 && raw[lineEnd + 1] === 10 ? lineEnd + 2 : -1
+}
+
+const eventPrefix = new TextEncoder().encode('event: ')
+const dataPrefix = new TextEncoder().encode('data: ')
+
+function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > bytes.length) return false
+  for (let index = 0; index < prefix.length; index++) if (bytes[at + index] !== prefix[index]) return false
+  return true
 }

@@ -1,5 +1,5 @@
 import type { ForwardRequest, Target } from '../../../../core/provider.ts'
-import { formatSse, type SseEvent } from '../../../../core/sse.ts'
+import { eventJson, formatSse, type SseEvent } from '../../../../core/sse.ts'
 import type { GatewayError } from '../../../../core/errors.ts'
 import type { Json } from '../../../../protocols/shared/validate.ts'
 import { isObject } from '../../../../protocols/shared/validate.ts'
@@ -34,16 +34,27 @@ export function buildChatForward(text: string, body: Json, target: Target): Forw
 
 const capFields = ['max_completion_tokens', 'max_tokens']
 
-/** The usage chunk the gateway asked for on the client's behalf: `choices: []` plus `usage`. */
+/**
+ * The usage chunk the gateway asked for on the client's behalf: `choices: []` plus `usage`, written as an object.
+ * The event is parsed through eventJson, which the stream decoder reads next: one parse between them; the text is
+ * searched only for the chunk whose parse says it is the one.
+ */
 export function isUsageChunk(event: SseEvent): boolean {
-  // OpenAI sends `"usage":null` on every other chunk of such a stream: only a usage object is worth parsing.
-  if (!hasUsageObject(event.data)) return false
+  if (event.data === '[DONE]') return false
+  let chunk: { choices?: unknown[]; usage?: unknown } | null
   try {
-    const chunk = JSON.parse(event.data) as { choices?: unknown[]; usage?: unknown }
-    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null
+    chunk = eventJson(event) as typeof chunk
   } catch {
     return false
   }
+  return (
+    chunk !== null &&
+    Array.isArray(chunk.choices) &&
+    chunk.choices.length === 0 &&
+    chunk.usage != null &&
+    // OpenAI sends `"usage":null` on every other chunk of such a stream; this one's must be an object.
+    hasUsageObject(event.data)
+  )
 }
 
 /** Whether a chunk's text has `"usage"` followed by an object (`{`), whatever the whitespace around the colon. */

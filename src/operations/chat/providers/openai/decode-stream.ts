@@ -1,6 +1,6 @@
 import { GatewayError } from '../../../../core/errors.ts'
 import type { StreamEvent } from '../../core/ir.ts'
-import type { SseEvent } from '../../../../core/sse.ts'
+import { eventJson, type SseEvent } from '../../../../core/sse.ts'
 import type { StreamDecoder } from '../../../../core/provider.ts'
 import { decodeOpenAiLogprobs } from '../../wire/openai/logprobs.ts'
 import { decodeOpenAiUsage } from './decode-usage.ts'
@@ -73,7 +73,8 @@ class OpenAiStreamDecoder extends StreamBlocks implements StreamDecoder<StreamEv
     }
     let chunk: Chunk
     try {
-      chunk = JSON.parse(event.data) as Chunk
+      // Parsed once: a passthrough stream's drop test may have parsed this event already (isUsageChunk).
+      chunk = eventJson(event) as Chunk
     } catch {
       return [{ type: 'error', error: new GatewayError('upstream', 'Upstream sent a malformed stream chunk') }]
     }
