@@ -88,8 +88,8 @@ export class Attempt implements StreamEnding {
     // upstream cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was
     // read to its end, else the report so far and at least the estimate of what was produced.
     const usage = meter.finalReport()
-    if (usage) return settlement.settle(this.target, { ...outcome, usage }, this.number)
-    return meter.estimatedUsage().then((estimated) => settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
+    if (usage) return settlement.settle(this.target, outcome, this.number, usage)
+    return meter.estimatedUsage().then((estimated) => settlement.settle(this.target, outcome, this.number, estimated))
   }
 
   /**

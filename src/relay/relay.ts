@@ -157,7 +157,7 @@ export class Relay {
     const hold =
       this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ??
       (await this.placeHold(call, worstCase, permit, started, span))
-    const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
+    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started, span)
     try {
       const result = await runAttempts({
         call,
