@@ -193,7 +193,7 @@ function answerOf(attempt: Attempt, opened: OpenedAttempt, context: AttemptConte
       void context.settlement.settle(target, outcomeOf(body), attempt.number)
       throw body
     }
-    return { kind: 'whole', body, target, rateLimit: undefined } // relay.ts sets its rateLimit: made with its place, so that setting it does not grow the object
+    return { kind: 'whole', body, target }
   }
   call.codec.answerBegun?.()
   if (opened.kind === 'stream') return { kind: 'stream', events: meterEvents(opened.head, opened.events, attempt), target }
