@@ -19,21 +19,39 @@ function randomByte(): number {
 const spelled = Buffer.alloc(256)
 
 /**
- * `length` characters drawn uniformly from base62 with crypto randomness (rejection sampling, no modulo bias), after
- * `prefix` (ASCII). 22 characters carry 131 bits.
+ * Bun's native Latin-1 read of a buffer (Node's too): `toString('latin1', …)` goes through the encoding's name and
+ * the arguments' checks first. Not in the type declarations, hence the cast.
+ */
+type Latin1Readable = Buffer & { latin1Slice(start: number, end: number): string }
+
+/** Base62 characters drawn uniformly with crypto randomness (rejection sampling, no modulo bias) into `into[start, end)`. */
+function spellRandom(into: Buffer, start: number, end: number): void {
+  for (let at = start; at < end; ) {
+    const byte = randomByte()
+    if (byte < 248) into[at++] = alphabet.charCodeAt(byte % 62)
+  }
+}
+
+/**
+ * `length` characters drawn uniformly from base62 with crypto randomness, after `prefix` (ASCII). 22 characters carry
+ * 131 bits.
  */
 export function randomBase62(length: number, prefix = ''): string {
   const start = prefix.length
   const end = start + length
   const into = end <= spelled.length ? spelled : Buffer.alloc(end)
   if (start > 0) into.write(prefix, 0, 'latin1')
-  for (let at = start; at < end; ) {
-    const byte = randomByte()
-    if (byte < 248) into[at++] = alphabet.charCodeAt(byte % 62)
-  }
-  return into.toString('latin1', 0, end)
+  spellRandom(into, start, end)
+  return (into as Latin1Readable).latin1Slice(0, end)
 }
 
+const requestIdPrefix = 'req_'
+const requestIdLength = requestIdPrefix.length + 20
+/** A request id's own buffer, its prefix written once: each id writes only its random characters (one a request). */
+const requestIdSpelled = Buffer.alloc(requestIdLength)
+requestIdSpelled.write(requestIdPrefix, 0, 'latin1')
+
 export function newRequestId(): string {
-  return randomBase62(20, 'req_')
+  spellRandom(requestIdSpelled, requestIdPrefix.length, requestIdLength)
+  return (requestIdSpelled as Latin1Readable).latin1Slice(0, requestIdLength)
 }

@@ -6,16 +6,16 @@ export const maxBodyBytes = 32 * 1024 * 1024
 /**
  * Bun's own limit answers with an empty 413 no SDK can explain, so it is set above this one (gateway.ts) and the body
  * is checked here, for a 413 the caller renders in its protocol's shape: a body declared too large before it is read
- * (`refuseDeclaredSize`), one sent without a length once read (`refuseReadSize`).
+ * (`refuseDeclaredSize`), one sent without a length once read (`refuseReadSize`). Both take the declared length as
+ * the headers were read already (refuseLargeHeaders), rather than asking the request's headers again.
  */
-export function refuseDeclaredSize(request: Request, limit = maxBodyBytes): void {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw bodyTooLarge(limit)
+export function refuseDeclaredSize(declared: string | undefined, limit = maxBodyBytes): void {
+  if (declared !== undefined && Number(declared) > limit) throw bodyTooLarge(limit)
 }
 
-export function refuseReadSize(request: Request, text: string, limit = maxBodyBytes): void {
+export function refuseReadSize(declared: boolean, text: string, limit = maxBodyBytes): void {
   // Characters are at most bytes: only a text near the limit needs its bytes counted.
-  if (!request.headers.has('content-length') && text.length * 3 > limit && Buffer.byteLength(text) > limit) throw bodyTooLarge(limit)
+  if (!declared && text.length * 3 > limit && Buffer.byteLength(text) > limit) throw bodyTooLarge(limit)
 }
 
 /** `limit`: the route's own, when it takes less than the gateway does (the console and admin API: 1 MiB). */
@@ -34,11 +34,14 @@ export function bodyTooLarge(limit = maxBodyBytes): GatewayError {
 export const maxHeaderBytes = 16 * 1024
 export const bunHeaderLimit = 64 * 1024
 
-export function refuseLargeHeaders(request: Request): void {
+/** The request's headers by (lower-case) name, as refuseLargeHeaders read them: the one native read of them all. */
+export type HeaderValues = Record<string, string | string[]>
+
+export function refuseLargeHeaders(request: Request): HeaderValues {
   // One native call for every header (Bun's toJSON) rather than an iterator step and an entry array each: about half
   // the instructions of a for…of over the headers (callgrind, 8 headers, 2026-11-26). Set-Cookie, the one repeated
   // header that comes as a list, is a response header: a request's list counts by its joined length.
-  const headers = request.headers.toJSON() as Record<string, string | string[]>
+  const headers = request.headers.toJSON() as HeaderValues
   let size = 0
   for (const name in headers) size += name.length + String(headers[name]).length + 4
   if (size > maxHeaderBytes) {
@@ -47,4 +50,5 @@ export function refuseLargeHeaders(request: Request): void {
       status: 431,
     })
   }
+  return headers
 }

@@ -96,13 +96,15 @@ export async function readBody(request: Request, timeoutMs: number, maxBytes = m
  * headers alone (too large, by its declared length or its headers) is thrown at once, with the connection closed.
  */
 export function startBodyRead(request: Request, timeoutMs: number, maxBytes = maxBodyBytes): BodyRead {
+  let declared: string | undefined
   try {
-    refuseLargeHeaders(request)
-    refuseDeclaredSize(request, maxBytes)
+    // The declared length from the headers the size check read (a native call each per request otherwise).
+    declared = refuseLargeHeaders(request)['content-length'] as string | undefined
+    refuseDeclaredSize(declared, maxBytes)
   } catch (error) {
     throw refusedEarly(error) // the body is left unread: the connection must not be reused
   }
-  return new BodyRead(request, timeoutMs, maxBytes)
+  return new BodyRead(request, declared !== undefined, timeoutMs, maxBytes)
 }
 
 // A promise's resolving functions, handed out by its executor: a module function, so no closure is made per read.
@@ -128,7 +130,9 @@ class BodyRead implements Deadline {
   lanePrevious: Deadline | undefined
 
   constructor(
-    private readonly request: Request,
+    request: Request,
+    /** The body's length was declared (Content-Length). */
+    private readonly declared: boolean,
     private readonly timeoutMs: number,
     private readonly maxBytes: number,
   ) {
@@ -139,14 +143,14 @@ class BodyRead implements Deadline {
     laneOf(timeoutMs).add(this)
     // A declared length was checked already: Bun's native text() reads it. A body sent without one (chunked) is
     // counted as it comes, so it is refused at the limit rather than held whole up to Bun's own, larger limit.
-    const text = request.headers.has('content-length') || !request.body ? request.text() : readCounted(request.body, maxBytes)
+    const text = declared || !request.body ? request.text() : readCounted(request.body, maxBytes)
     text.then(resolve, this.reject)
   }
 
   /** The body came: the deadline is off, and its size is checked (a 413 when it is larger than allowed). */
   finish(text: string): string {
     this.stop()
-    refuseReadSize(this.request, text, this.maxBytes)
+    refuseReadSize(this.declared, text, this.maxBytes)
     return text
   }
 

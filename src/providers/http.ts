@@ -37,23 +37,29 @@ import {
 function fetchUpstream(
   provider: ProviderConfig,
   path: string,
-  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  body: string | ReadableStream<Uint8Array>,
+  headers: HeadersInit,
   attempt: AbortController,
   vendor: HttpVendor,
 ): Promise<Response>
 function fetchUpstream<Answer, Event extends AnswerEvent>(
   provider: ProviderConfig,
   path: string,
-  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  body: string | ReadableStream<Uint8Array>,
+  headers: HeadersInit,
   attempt: AbortController,
   vendor: HttpVendor,
   decoder: AnswerDecoder<Answer, Event>,
 ): Promise<ForwardedAnswer<Answer, Event>>
-/** With `decoder`, the response comes as a forwarded answer (passthrough): no async wrapper of its own per request. */
+/**
+ * With `decoder`, the response comes as a forwarded answer (passthrough): no async wrapper of its own per request.
+ * The body and headers come as arguments of their own, not as an object made per request to carry them.
+ */
 async function fetchUpstream<Answer, Event extends AnswerEvent>(
   provider: ProviderConfig,
   path: string,
-  init: { body: string | ReadableStream<Uint8Array>; headers: HeadersInit },
+  body: string | ReadableStream<Uint8Array>,
+  headers: HeadersInit,
   attempt: AbortController,
   vendor: HttpVendor,
   decoder?: AnswerDecoder<Answer, Event>,
@@ -63,8 +69,8 @@ async function fetchUpstream<Answer, Event extends AnswerEvent>(
   try {
     const response = await fetch(url, {
       method: 'POST',
-      body: init.body,
-      headers: init.headers,
+      body,
+      headers,
       signal: attempt.signal,
       // Responses are streamed to the client as they come; never let fetch decompress-and-buffer or follow redirects.
       redirect: 'manual',
@@ -238,7 +244,8 @@ export class Transport {
       return fetchUpstream(
         this.config,
         request.path,
-        { body: body.stream, headers: traceparent ? { ...form, traceparent } : form },
+        body.stream,
+        traceparent ? { ...form, traceparent } : form,
         attempt,
         this.vendor,
         decoder as AnswerDecoder<Answer, Event>,
@@ -250,7 +257,7 @@ export class Transport {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, { body, headers }, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
+    return fetchUpstream(this.config, request.path, body, headers, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
   }
 
   /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */

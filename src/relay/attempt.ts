@@ -88,8 +88,16 @@ export class Attempt implements StreamEnding {
     // upstream cutting it, a timeout), what was produced is billed — the upstream's final report when the answer was
     // read to its end, else the report so far and at least the estimate of what was produced.
     const usage = meter.finalReport()
-    if (usage) return settlement.settle(this.target, { ...outcome, usage }, this.number)
-    return meter.estimatedUsage().then((estimated) => settlement.settle(this.target, { ...outcome, usage: estimated }, this.number))
+    if (usage) return settlement.settle(this.target, outcome, this.number, usage)
+    return this.settleEstimated(outcome)
+  }
+
+  /**
+   * Settled once the meter's estimate is ready. A method of its own: a closure in `end` would make its variables a
+   * scope object on every call, the usual one (a final report, no closure made) included.
+   */
+  private async settleEstimated(outcome: Omit<Outcome, 'usage'>): Promise<void> {
+    await this.settlement.settle(this.target, outcome, this.number, await this.meter.estimatedUsage())
   }
 
   /**

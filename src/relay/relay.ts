@@ -144,7 +144,7 @@ export class Relay {
       const project = call.key.project ? projectLimits(call.key) : undefined
       const tokens = call.key.tpm === null && project?.tpm == null ? 0 : operation.admittedTokens(request)
       permit = this.admit(call.key, tokens) ?? (await this.admitLater(call.key, tokens))
-      if (project) permit = await withProject(permit, async () => this.admit(project, tokens) ?? (await this.admitLater(project, tokens)))
+      if (project) permit = await this.admitProject(permit, project, tokens)
     } catch (error) {
       call.scope.close() // refused before it began: nothing to watch
       span?.end(undefined, outcomeOf(toGatewayError(error)), 0, 0, false)
@@ -157,7 +157,7 @@ export class Relay {
     const hold =
       this.deps.ledger.holdFromLease(call.key.accountId, call.key.id, worstCase, call.key.budget, call.key) ??
       (await this.placeHold(call, worstCase, permit, started, span))
-    const settlement = new Settlement(this.settlementDeps, { call, hold, permit, started, span })
+    const settlement = new Settlement(this.settlementDeps, call, hold, permit, started, span)
     try {
       const result = await runAttempts({
         call,
@@ -216,6 +216,14 @@ export class Relay {
   async admitCount(key: KeyRecord): Promise<Permit> {
     const counted: LimitedKey = { id: key.id, rpm: key.rpm, tpm: null, concurrency: key.concurrency }
     return this.admit(counted, 0) ?? (await this.admitLater(counted, 0))
+  }
+
+  /**
+   * A key of a project: the project's own limits after the key's. A method rather than a closure in `run`, whose
+   * variables the closure would make a scope object on every request, with or without a project.
+   */
+  private admitProject(permit: Permit, project: LimitedKey, tokens: number): Promise<Permit> {
+    return withProject(permit, async () => this.admit(project, tokens) ?? (await this.admitLater(project, tokens)))
   }
 
   /** Per-key rate limits, counted before any money is held; undefined when only `admitLater` can tell. */

@@ -27,24 +27,25 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
   let attempts = 0
   // Rounds bound the loop when a route's probe slot is taken by another request while this one waited.
   for (let round = 0; attempts < routing.maxAttempts && round < routing.maxAttempts + context.plan.length; round++) {
-    const choice = chooseTarget(context, routes, failures, excluded, attempts)
-    if (!choice) break
+    const at = chooseTarget(context, routes, failures, excluded, attempts)
+    if (!at) break
+    const waitMs = chosenWaitMs
     try {
       // No wait (a first attempt) needs no controller, unless the request has already been ended.
-      if (choice.waitMs > 0 || call.scope.ended) await sleep(choice.waitMs, call.scope.attempt().signal)
+      if (waitMs > 0 || call.scope.ended) await sleep(waitMs, call.scope.attempt().signal)
     } catch (error) {
       const failure = toGatewayError(error)
       void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
       throw failure
     }
-    const { route } = choice.at
+    const { route } = at
     let ticket = breaker.acquireShared(route)
     if (ticket instanceof Promise) ticket = await ticket // a shared half-open probe slot, claimed in Redis
     if (!ticket) continue
     attempts++
     // The attempt's awaits are this function's own (no async frame of its own per request): opening it, then, for a
     // whole answer, its settlement; failing to open, or a client gone while it opened, are helpers of their own.
-    const attempt = new Attempt(context, choice.at, ticket, attempts)
+    const attempt = new Attempt(context, at, ticket, attempts)
     let opened: OpenedAttempt | AttemptFailure
     try {
       opened = await call.operation.open(attempt, call.request)
@@ -77,13 +78,13 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
       )
     }
     if (!retry) {
-      void context.settlement.settle(choice.at.target, { ...outcomeOf(failure), usage: result.usage }, attempts)
+      void context.settlement.settle(at.target, outcomeOf(failure), attempts, result.usage)
       throw failure
     }
     ;(failures ??= new Map()).set(route, failure)
     // Our credentials refused: trying this route again in this request cannot help.
     if (excludesRoute(failure)) (excluded ??= new Set()).add(route)
-    last = { target: choice.at.target, failure }
+    last = { target: at.target, failure }
   }
   const failure = last?.failure ?? noRoute(context)
   void context.settlement.settle(last?.target, outcomeOf(failure), attempts)
@@ -108,7 +109,8 @@ const routesOfPlan = new WeakMap<readonly Target[], Route[]>()
 
 /**
  * The next route (the plan's own Route object, shared by every request of the plan, so an attempt keeps none of its
- * own) and how long to wait before trying it, or undefined when nothing is worth trying.
+ * own), or undefined when nothing is worth trying; how long to wait before trying it is left in `chosenWaitMs`, read
+ * at once by the caller (a result object per request otherwise).
  */
 function chooseTarget(
   context: AttemptContext,
@@ -116,21 +118,32 @@ function chooseTarget(
   failures: Map<string, GatewayError> | undefined,
   excluded: Set<string> | undefined,
   attempts: number,
-): { at: Route; waitMs: number } | undefined {
+): Route | undefined {
   const backoff = backoffMs(attempts, context.routing)
-  let best: { at: Route; waitMs: number } | undefined
+  let best: Route | undefined
+  let bestWaitMs = 0
   for (const at of routes) {
     const { route } = at
     if (excluded?.has(route) || context.breaker.waitFor(route) > 0) continue
     const failure = failures?.get(route)
-    if (!failure) return { at, waitMs: backoff }
+    if (!failure) {
+      chosenWaitMs = backoff
+      return at
+    }
     // The same route again: honour what it asked for, unless that is longer than we are willing to keep a client.
     const waitMs = Math.max(backoff, (failure.retryAfter ?? 0) * 1000)
     if (waitMs > context.routing.maxRetryAfterS * 1000) continue
-    if (!best || waitMs < best.waitMs) best = { at, waitMs }
+    if (!best || waitMs < bestWaitMs) {
+      best = at
+      bestWaitMs = waitMs
+    }
   }
+  chosenWaitMs = bestWaitMs
   return best
 }
+
+/** The wait chooseTarget chose with its route (the loop is synchronous up to where the caller reads it). */
+let chosenWaitMs = 0
 
 /** An attempt that failed before its answer began; `usage` is what a client that left is billed for. */
 class AttemptFailure {

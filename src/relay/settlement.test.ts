@@ -32,7 +32,7 @@ function harness(
   } as unknown as RelayCall
   const target = { model: { id: 'm', price }, provider: { name: 'p' }, upstreamModel: 'u' } as unknown as Target
   const deps = { ledger: ledger as Ledger, logger, metrics: new Metrics(), finished: () => finished++ }
-  const settlement = new Settlement(deps, { call, hold, permit: limiter.admit(key, 0), started: performance.now() })
+  const settlement = new Settlement(deps, call, hold, limiter.admit(key, 0), performance.now())
   return { limiter, errors, settlement, target, finished: () => finished }
 }
 

@@ -9,6 +9,7 @@ import { formatUsd } from '../core/money.ts'
 import { reportFailure } from '../core/report-failure.ts'
 import { routeId } from './route-planner.ts'
 import type { Outcome, RelayCall } from './types.ts'
+import type { Usage } from '../core/usage.ts'
 import type { RequestSpan } from './tracing.ts'
 
 const alreadySettled = Promise.resolve()
@@ -21,16 +22,6 @@ export interface SettlementDeps {
   finished(scope: AbortScope): void
 }
 
-/** What a request was admitted with: its hold and rate-limit permit, and when it reached the relay (performance.now()). */
-export interface Admitted {
-  call: RelayCall
-  hold: Hold
-  permit: Permit
-  started: number
-  /** The request's trace span, when it is traced. */
-  span?: RequestSpan
-}
-
 /**
  * The one place a request ends: its usage row and debit (priced at the model that actually served it, which is a
  * fallback model's price after a fallback), its rate-limit permit, its metrics and its log line. Later calls are
@@ -39,42 +30,37 @@ export interface Admitted {
  */
 export class Settlement {
   private settled = false
-  // What it was admitted with, as its own fields: the `Admitted` object itself is not kept, for a stream keeps its
-  // settlement for as long as it is open.
-  private readonly call: RelayCall
-  private readonly hold: Hold
-  private readonly permit: Permit
-  private readonly started: number
-  private readonly span: RequestSpan | undefined
-
-  constructor(
-    private readonly deps: SettlementDeps,
-    admitted: Admitted,
-  ) {
-    this.call = admitted.call
-    this.hold = admitted.hold
-    this.permit = admitted.permit
-    this.started = admitted.started
-    this.span = admitted.span
-  }
 
   /**
-   * The request is over: `target` served it (if any route did), `outcome` says how it ended. Resolves once its bill
-   * is committed (the ledger's group commit): an answer's last bytes wait for it.
+   * What the request was admitted with, each its own argument (no object per request to carry them): its hold and
+   * rate-limit permit, when it reached the relay (performance.now()) and its trace span, when it is traced.
+   */
+  constructor(
+    private readonly deps: SettlementDeps,
+    private readonly call: RelayCall,
+    private readonly hold: Hold,
+    private readonly permit: Permit,
+    private readonly started: number,
+    private readonly span?: RequestSpan,
+  ) {}
+
+  /**
+   * The request is over: `target` served it (if any route did), `outcome` says how it ended, `usage` what it is billed
+   * for (the outcome's own by default; an ended attempt passes its meter's apart rather than copying the outcome with
+   * it). Resolves once its bill is committed (the ledger's group commit): an answer's last bytes wait for it.
    *
    * Never throws, and whatever fails inside (pricing, the ledger, metrics, the log) the permit is released and the
    * relay told, in a `finally`: a request that settled wrongly must not also keep its key's concurrency slot and the
    * drain count forever. A pricing failure bills the hold (the worst case the request was admitted for), flagged
    * estimated; a ledger failure is logged with its stack.
    */
-  settle(target: Target | undefined, outcome: Outcome, attempts: number): Promise<void> {
+  settle(target: Target | undefined, outcome: Outcome, attempts: number, usage: Usage | undefined = outcome.usage): Promise<void> {
     if (this.settled) return alreadySettled
     this.settled = true
     let committed = alreadySettled
     const { deps, call } = this
     // Every path through the relay ends here, so an unexpected failure anywhere in it (a stream's, too) is logged.
     if (outcome.failure) reportFailure(deps.logger, outcome.failure, { request_id: call.requestId, route: target && routeId(target) })
-    const usage = outcome.usage
     let tokensUsed = 0
     try {
       const model = target?.model.id ?? call.request.model

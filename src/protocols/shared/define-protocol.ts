@@ -64,7 +64,7 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
       traceparent: services.relay.tracer && request.headers.get('traceparent'),
     })
     // An upload kept aside is removed once every attempt has sent it; only such requests pay for the extra promise.
-    const result = await (exchange.dispose ? running.finally(() => exchange!.dispose!()) : running)
+    const result = await (exchange.dispose ? disposedAfter(running, exchange) : running)
     if (result.kind === 'whole') {
       // Already the client's bytes (encoded, and billed, by the relay), sent under the write deadline.
       const headers = protocol.answerHeaders(requestId, result.rateLimit)
@@ -97,6 +97,14 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     } else noteUnauthenticated(services, request, requestId, response.status, error)
     return response
   }
+}
+
+/**
+ * The relay's result, once `exchange` has removed what it kept aside. A function of its own: a closure in
+ * relayRequest would make its variables a scope object on every request, with an upload or not.
+ */
+function disposedAfter(running: Promise<RelayResult>, exchange: Exchange): Promise<RelayResult> {
+  return running.finally(() => exchange.dispose!())
 }
 
 /**

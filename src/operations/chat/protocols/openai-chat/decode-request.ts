@@ -83,9 +83,8 @@ function decodeToolCalls(value: unknown, field: string, names: Map<string, strin
   })
 }
 
-function decodeMessages(value: unknown): { system: string[]; messages: Message[] } {
-  const system: string[] = []
-  const messages: Message[] = []
+/** The messages into `system` (system and developer texts) and `messages`: the caller's arrays, no result object. */
+function decodeMessages(value: unknown, system: string[], messages: Message[]): void {
   // Made only for a conversation with tool calls.
   let toolNames: Map<string, string> | undefined
   const list = readMessages(value, roles, rolesShown)
@@ -135,7 +134,6 @@ function decodeMessages(value: unknown): { system: string[]; messages: Message[]
       messages.push({ role: 'user', content: decodeContent(message.content, `${field}.content`) })
     }
   }
-  return { system, messages }
 }
 
 function decodeTools(value: unknown): ToolDefinition[] | undefined {
@@ -196,7 +194,9 @@ export function decodeChatRequest(body: Json): ChatRequest {
   if (body.model === undefined) throw invalidRequest("Missing required parameter: 'model'.", 'model')
   if (body.messages === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages')
   const model = requireString(body.model, 'model')
-  const { system, messages } = decodeMessages(body.messages)
+  const system: string[] = []
+  const messages: Message[] = []
+  decodeMessages(body.messages, system, messages)
   const n = optionalNumber(body.n, 'n', positiveInteger)
   if (n !== undefined && n > 1) throw invalidRequest("Invalid value for 'n': this gateway returns one choice per request.", 'n')
   if (body.stream_options !== undefined && body.stream_options !== null) requireObject(body.stream_options, 'stream_options')
