@@ -20,9 +20,14 @@ const spelled = Buffer.alloc(256)
 
 /**
  * Bun's native Latin-1 read of a buffer (Node's too): `toString('latin1', …)` goes through the encoding's name and
- * the arguments' checks first. Not in the type declarations, hence the cast.
+ * the arguments' checks first. Not in the type declarations, hence the cast; not documented either, so a runtime
+ * without it gets `toString` (ids would otherwise fail every request).
  */
-type Latin1Readable = Buffer & { latin1Slice(start: number, end: number): string }
+type Latin1Readable = Buffer & { latin1Slice?(start: number, end: number): string }
+const readLatin1: (buffer: Buffer, end: number) => string =
+  typeof (Buffer.prototype as Latin1Readable).latin1Slice === 'function'
+    ? (buffer, end) => (buffer as Latin1Readable).latin1Slice!(0, end)
+    : (buffer, end) => buffer.toString('latin1', 0, end)
 
 /** Base62 characters drawn uniformly with crypto randomness (rejection sampling, no modulo bias) into `into[start, end)`. */
 function spellRandom(into: Buffer, start: number, end: number): void {
@@ -42,7 +47,7 @@ export function randomBase62(length: number, prefix = ''): string {
   const into = end <= spelled.length ? spelled : Buffer.alloc(end)
   if (start > 0) into.write(prefix, 0, 'latin1')
   spellRandom(into, start, end)
-  return (into as Latin1Readable).latin1Slice(0, end)
+  return readLatin1(into, end)
 }
 
 const requestIdPrefix = 'req_'
@@ -53,5 +58,5 @@ requestIdSpelled.write(requestIdPrefix, 0, 'latin1')
 
 export function newRequestId(): string {
   spellRandom(requestIdSpelled, requestIdPrefix.length, requestIdLength)
-  return (requestIdSpelled as Latin1Readable).latin1Slice(0, requestIdLength)
+  return readLatin1(requestIdSpelled, requestIdLength)
 }
