@@ -126,7 +126,7 @@ export class Settlement {
         },
         'request',
       )
-      this.span?.end(target, outcome, attempts, cost, estimated)
+      this.span?.end(target, outcome, attempts, cost, estimated, usage)
     } catch (error) {
       reportFailure(deps.logger, error, { request_id: call.requestId, route: 'settlement' })
     } finally {

@@ -2,6 +2,7 @@ import type { ProviderType } from '../config/types.ts'
 import type { Target } from '../core/provider.ts'
 import { formatUsd } from '../core/money.ts'
 import { boundModel } from './refusal.ts'
+import type { Usage } from '../core/usage.ts'
 import type { Outcome, RelayCall } from './types.ts'
 
 /**
@@ -126,8 +127,18 @@ export class RequestSpan {
     })
   }
 
-  /** The request settled (settlement.ts): `target` served it if any route did; `cost` in nano-dollars. */
-  end(target: Target | undefined, outcome: Outcome, attempts: number, cost: number, estimated: boolean): void {
+  /**
+   * The request settled (settlement.ts): `target` served it if any route did; `cost` in nano-dollars; `usage` what it
+   * was billed for (an ended attempt passes its meter's apart from the outcome: Settlement.settle).
+   */
+  end(
+    target: Target | undefined,
+    outcome: Outcome,
+    attempts: number,
+    cost: number,
+    estimated: boolean,
+    usage: Usage | undefined = outcome.usage,
+  ): void {
     const { call } = this
     const { request, operation } = call
     // A refused request's model may be any text the client sent: cut, as its usage row's is.
@@ -152,7 +163,6 @@ export class RequestSpan {
       attributes['gen_ai.response.model'] = target.upstreamModel
     }
     operation.describe?.(request, attributes)
-    const { usage } = outcome
     if (usage) {
       attributes['gen_ai.usage.input_tokens'] = usage.inputTokens
       attributes['gen_ai.usage.output_tokens'] = usage.outputTokens
