@@ -6,7 +6,8 @@ import { ChatMeter } from '../operations/chat/relay/meter.ts'
 import { createOpenAiStreamDecoder } from '../operations/chat/providers/openai/decode-stream.ts'
 import { encodeRawChatError, isUsageChunk } from '../operations/chat/protocols/openai-chat/passthrough.ts'
 import type { AbortScope } from './abort-scope.ts'
-import { eventsEnd, keptBytes, PassthroughTap } from './passthrough-tap.ts'
+import { eventsEnd, keptBytes } from './event-bytes.ts'
+import { PassthroughTap } from './passthrough-tap.ts'
 import type { AnswerCodec } from './types.ts'
 
 /** The tap sends an event's bytes only once the event is complete: its cut must agree with the SSE parser's. */
