@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { UsageCursor, UsageFilter } from '../src/domain/records.ts'
 import { openSqliteStore } from '../src/db/sqlite/store.ts'
+import { UsageInbox } from '../src/db/sqlite/usage-inbox.ts'
 
 const rows = Number(process.argv[2] ?? 1_000_000)
 const pageSize = 50
@@ -71,6 +72,8 @@ const batch = client.transaction((from: number, to: number) => {
   }
 })
 for (let from = 0; from < rows; from += 50_000) batch(from, Math.min(rows, from + 50_000))
+// Rows inserted into usage_records land in the unindexed inbox; a serving ledger would have moved them into the log.
+new UsageInbox(client).moveAll()
 client.exec('ANALYZE')
 client.close()
 console.log(`inserted ${rows} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`)

@@ -81,6 +81,7 @@ async function buildParts(
   // SQLite: takes the file's serve lock, or throws DatabaseInUseError when another server holds it.
   const store = openStore(config.database, {
     serving: true,
+    logger,
     instance: { heartbeatMs: config.ledger.heartbeatMs, timeoutMs: config.ledger.instanceTimeoutMs, logger },
   })
   await store.migrate()

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createAccount } from '../src/domain/accounts.ts'
 import { createKey } from '../src/domain/keys.ts'
-import type { BudgetRecord, UsageRecord } from '../src/domain/records.ts'
+import type { BudgetRecord } from '../src/domain/records.ts'
 import type { Store } from '../src/domain/repositories.ts'
 import { storeBackends } from './support/stores.ts'
+import { bill } from './support/usage-records.ts'
 
 /**
  * The budget arithmetic of the ledger's storage, with the clock injected (each reservation's `at`), on SQLite and
@@ -11,32 +12,6 @@ import { storeBackends } from './support/stores.ts'
  * window opened by its first request, and holds a crash left given back to their periods.
  */
 const at = (iso: string) => Date.parse(iso)
-
-function bill(accountId: number, keyId: string, cost: number): UsageRecord {
-  return {
-    requestId: `req_${crypto.randomUUID()}`,
-    accountId,
-    keyId,
-    model: 'm',
-    provider: 'p',
-    upstreamModel: 'u',
-    protocol: 'openai-chat',
-    operation: 'chat',
-    units: 0,
-    inputTokens: 1,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 1,
-    reasoningTokens: 0,
-    cost,
-    status: 200,
-    errorType: null,
-    latencyMs: 1,
-    stream: false,
-    estimated: false,
-    createdAt: Date.now(),
-  }
-}
 
 for (const [name, prepare] of storeBackends) {
   describe(`budget periods in the ledger: ${name}`, () => {

@@ -11,6 +11,7 @@ import { sqliteMigrations } from '../src/db/sqlite/migrations.ts'
 import { openSqliteStore } from '../src/db/sqlite/store.ts'
 import type { Store } from '../src/domain/repositories.ts'
 import { createTestDatabase } from './support/postgres.ts'
+import { migrateSqliteTo } from './support/usage-records.ts'
 
 /**
  * A database from before usage rows had an operation, upgraded: every row it held is a chat row with no units, its
@@ -58,19 +59,7 @@ describe('upgrading a database from before operations', () => {
   test('SQLite', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'tollgate-upgrade-')), 'old.db')
     const old = new Database(path)
-    await runMigrations(
-      {
-        async appliedNames() {
-          old.run('CREATE TABLE IF NOT EXISTS tollgate_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)')
-          return new Set()
-        },
-        async apply(migration, statements) {
-          for (const statement of statements) old.run(statement)
-          old.run('INSERT INTO tollgate_migrations (name, applied_at) VALUES (?, ?)', [migration.name, Date.now()])
-        },
-      },
-      before(sqliteMigrations),
-    )
+    await migrateSqliteTo(old, before(sqliteMigrations))
     old.run(`INSERT INTO usage_records (${oldColumns}) VALUES (${oldRow.replace('false, false', '0, 0')})`)
     old.run(oldDaily)
     old.close()

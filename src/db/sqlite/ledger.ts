@@ -4,26 +4,32 @@ import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/r
 import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
 import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
+import type { Logger } from '../../core/logger.ts'
+import { UsageInbox } from './usage-inbox.ts'
 
 /**
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
  * ~230 µs per reservation here against ~30 µs for the statement itself (bench/, 2026-11-23).
  */
-export function createSqliteLedger(client: Database): LedgerRepository {
+export function createSqliteLedger(client: Database, logger?: Logger): LedgerRepository & { stop(): void } {
   // Statements are prepared on first use: the tables may not exist until migrations have run.
-  let ledger: LedgerRepository | undefined
+  let ledger: PreparedLedger | undefined
+  const prepared = () => (ledger ??= prepareLedger(client, logger))
   return {
-    reserve: (lease) => (ledger ??= prepareLedger(client)).reserve(lease),
-    write: (batch, options) => (ledger ??= prepareLedger(client)).write(batch, options),
-    writeNow: (batch, options) => (ledger ??= prepareLedger(client)).writeNow!(batch, options),
-    ping: () => (ledger ??= prepareLedger(client)).ping(),
-    startServing: (unownedBefore) => (ledger ??= prepareLedger(client)).startServing(unownedBefore),
+    reserve: (lease) => prepared().reserve(lease),
+    write: (batch, options) => prepared().write(batch, options),
+    writeNow: (batch, options) => prepared().writeNow(batch, options),
+    ping: () => prepared().ping(),
+    startServing: (unownedBefore) => prepared().startServing(unownedBefore),
+    stop: () => ledger?.inbox.stop(),
   }
 }
 
+type PreparedLedger = Required<Pick<LedgerRepository, 'writeNow'>> & LedgerRepository & { inbox: UsageInbox }
+
 const written = Promise.resolve()
 
-function prepareLedger(client: Database): LedgerRepository {
+function prepareLedger(client: Database, logger: Logger | undefined): PreparedLedger {
   const available = client.prepare<{ available: number }, [number]>('SELECT balance - reserved AS available FROM accounts WHERE id = ?')
   const budgetRoom = client.prepare<{ room: number | null }, [string]>(
     'SELECT budget - spent - reserved AS room FROM api_keys WHERE id = ?',
@@ -54,7 +60,8 @@ function prepareLedger(client: Database): LedgerRepository {
   const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
   const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
-  const insertUsage = prepareUsageInserts(client)
+  const inbox = new UsageInbox(client, logger)
+  const insertUsage = prepareUsageInserts(client, inbox)
   // Found through usage_account_time (account, then the very millisecond): a unique index on request_id would make
   // every insert pay ~20 µs (a random key in a growing b-tree, bench/compare.ts 2026-11-27) for the rare replay.
   const billed = client.prepare<{ found: number }, [number, number, string]>(
@@ -150,11 +157,13 @@ function prepareLedger(client: Database): LedgerRepository {
     return markBatch.run(batchId, now).changes > 0
   }
 
-  const write = client.transaction((batch: LedgerWrite[], batchId: string | undefined, replay: boolean) => {
-    if (!firstTime(batchId)) return
+  /** Returns how many usage rows it put into the inbox. */
+  const write = client.transaction((batch: LedgerWrite[], batchId: string | undefined, replay: boolean): number => {
+    if (!firstTime(batchId)) return 0
     const fresh = replay ? unbilled(batch) : batch
-    insertUsage(fresh)
+    const rows = insertUsage(fresh)
     applyMoney(fresh)
+    return rows
   })
 
   /**
@@ -190,53 +199,71 @@ function prepareLedger(client: Database): LedgerRepository {
     // made a generator and a promise a bill). A failure is still a rejected promise, never a throw.
     write(batch, options) {
       try {
-        if (batch.length) write.immediate(batch, options?.batchId, options?.replay ?? false)
+        if (batch.length) inbox.added(write.immediate(batch, options?.batchId, options?.replay ?? false))
         return written
       } catch (error) {
         return Promise.reject(error)
       }
     },
     writeNow(batch, options) {
-      if (batch.length) write.immediate(batch, options?.batchId, options?.replay ?? false)
+      if (batch.length) inbox.added(write.immediate(batch, options?.batchId, options?.replay ?? false))
     },
     async ping() {
       client.query('SELECT 1').get()
     },
-    // Only `serve` calls this, holding the file's serve lock: every hold in the file is a dead server's.
+    // Only `serve` calls this, holding the file's serve lock: every hold in the file is a dead server's, and every
+    // usage row still in the inbox is one it had not moved yet.
     async startServing() {
-      return releaseAll.immediate()
+      const released = releaseAll.immediate()
+      inbox.moveAll()
+      return released
     },
+    inbox,
   }
 }
 
-const usageColumns = `request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
+const usageColumns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
-const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
-/** Rows per INSERT statement: 21 columns × 32 = 672 parameters, far below SQLite's limit. */
+const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
+/** Rows per INSERT statement: 22 columns × 32 = 704 parameters, far below SQLite's limit. */
 const rowsPerInsert = 32
 
 /**
- * The usage rows of a batch, written with multi-row INSERTs (one per 32 rows): a statement call costs more than
- * a row, so this roughly halves the CPU of writing usage (measured ~15 → ~8 µs per row, bench/, 2026-11-23).
+ * A batch of fewer bills than this writes its usage rows into the inbox (usage-inbox.ts); a larger one, as a busy
+ * gateway's group commits are (~20 bills), straight into the indexed log, where its rows share the index pages
+ * anyway: moving them later would cost more than the pages it saves (bench/compare.ts, 2026-11-27: 124.8 against
+ * 118.4 µs a request at saturation with every batch through the inbox).
  */
-function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
-  const statements = new Map<number, Statement>()
-  const statementFor = (rows: number) => {
-    let statement = statements.get(rows)
+const inboxBelow = 4
+
+/**
+ * The usage rows of a batch, written with multi-row INSERTs (one per 32 rows): a statement call costs more than
+ * a row, so this roughly halves the CPU of writing usage (measured ~15 → ~8 µs per row, bench/, 2026-11-23). Each
+ * row's id follows the largest over the log and the inbox. Returns how many rows it put into the inbox.
+ */
+function prepareUsageInserts(client: Database, inbox: UsageInbox): (batch: LedgerWrite[]) => number {
+  const statements = new Map<string, Statement>()
+  const statementFor = (table: 'usage_inbox' | 'usage_log', rows: number) => {
+    let statement = statements.get(table + rows)
     if (!statement) {
       const values = Array.from({ length: rows }, () => `(${usagePlaceholders})`).join(', ')
-      statement = client.prepare(`INSERT INTO usage_records (${usageColumns}) VALUES ${values}`)
-      statements.set(rows, statement)
+      statement = client.prepare(`INSERT INTO ${table} (${usageColumns}) VALUES ${values}`)
+      statements.set(table + rows, statement)
     }
     return statement
   }
   return (batch) => {
+    const table = batch.length < inboxBelow ? 'usage_inbox' : 'usage_log'
     let params: (string | number | null)[] = []
     let rows = 0
+    let id = 0
+    let written = 0
     for (const write of batch) {
       if (write.kind === 'release') continue
+      if (written++ === 0) id = inbox.lastId()
       const row = write.usage
       params.push(
+        ++id,
         row.requestId,
         row.accountId,
         row.keyId,
@@ -260,11 +287,12 @@ function prepareUsageInserts(client: Database): (batch: LedgerWrite[]) => void {
         row.units,
       )
       if (++rows === rowsPerInsert) {
-        statementFor(rows).run(...params)
+        statementFor(table, rows).run(...params)
         params = []
         rows = 0
       }
     }
-    if (rows > 0) statementFor(rows).run(...params)
+    if (rows > 0) statementFor(table, rows).run(...params)
+    return table === 'usage_inbox' ? written : 0
   }
 }

@@ -16,6 +16,7 @@ import budgets from '../../../drizzle/sqlite/0012_budgets.sql' with { type: 'tex
 import alerts from '../../../drizzle/sqlite/0013_alerts.sql' with { type: 'text' }
 import usageRowid from '../../../drizzle/sqlite/0017_usage_rowid.sql' with { type: 'text' }
 import projectAllowedIps from '../../../drizzle/sqlite/0018_project_allowed_ips.sql' with { type: 'text' }
+import usageInbox from '../../../drizzle/sqlite/0019_usage_inbox.sql' with { type: 'text' }
 
 /** Add one line per file in drizzle/sqlite (the registry is explicit: a binary cannot list a folder). */
 export const sqliteMigrations: Migration[] = [
@@ -35,4 +36,5 @@ export const sqliteMigrations: Migration[] = [
   { name: '0013_alerts', sql: alerts },
   { name: '0017_usage_rowid', sql: usageRowid },
   { name: '0018_project_allowed_ips', sql: projectAllowedIps },
+  { name: '0019_usage_inbox', sql: usageInbox },
 ]

@@ -125,6 +125,12 @@ export const budgetPeriods = sqliteTable(
   (table) => [primaryKey({ columns: [table.budgetId, table.periodStart] })],
 )
 
+/**
+ * Every usage row, read as one table. On SQLite `usage_records` is a view of two (drizzle/sqlite/0019_usage_inbox.sql):
+ * `usage_log`, which has these columns and the indexes below, and `usage_inbox`, the same columns and no index, where
+ * bills land until the ledger moves them into the log (db/sqlite/usage-inbox.ts). Inserting into the view puts rows
+ * into the inbox (a trigger).
+ */
 export const usageRecords = sqliteTable(
   'usage_records',
   {

@@ -5,6 +5,7 @@ import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { sql } from 'drizzle-orm'
 import { runMigrations } from '../migrate.ts'
 import type { Store } from '../../domain/repositories.ts'
+import type { Logger } from '../../core/logger.ts'
 import { createSqliteAudit } from './audit.ts'
 import { createSqliteAccounts } from './accounts.ts'
 import { createSqliteAdminTokens } from './admin-tokens.ts'
@@ -32,6 +33,8 @@ export interface SqliteStoreOptions {
    * lock is held until `close` (serve-lock.ts) — a second server on the same file refuses to start.
    */
   serving?: boolean
+  /** Where work the store does on its own (moving usage rows out of the inbox) says that it failed. */
+  logger?: Logger
 }
 
 /** Open (creating if needed) a SQLite file; `:memory:` works for throwaway stores. */
@@ -55,12 +58,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const checkpointer = options.serving && path !== ':memory:' ? startCheckpointer(client, path) : undefined
   const db = drizzle(client, { schema })
   const budgets = createSqliteBudgets(db)
+  const ledger = createSqliteLedger(client, options.logger)
   return {
     dialect: 'sqlite',
     accounts: createSqliteAccounts(db),
     keys: withGovernance(createSqliteKeys(db), budgets),
     budgets,
-    ledger: createSqliteLedger(client),
+    ledger,
     usage: createSqliteUsage(db, client),
     users: createSqliteUsers(db),
     sessions: createSqliteSessions(db),
@@ -90,6 +94,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
     },
     async close() {
+      ledger.stop()
       await checkpointer?.stop()
       client.close()
       releaseLock?.()

@@ -5,6 +5,7 @@ import type { UsageRepository } from '../../domain/repositories.ts'
 import * as usageQuery from '../usage-query.ts'
 import { usageDaily, usageRecords } from './schema.ts'
 import type { SqliteDatabase } from './store.ts'
+import { UsageInbox } from './usage-inbox.ts'
 
 /** The largest id SQLite can hand out: a boundary past every row of a millisecond. */
 const lastId = Number.MAX_SAFE_INTEGER
@@ -93,9 +94,15 @@ export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRe
   }
 }
 
-/** One batch of the fold as one IMMEDIATE transaction on the serving connection (see usage-query.ts for the SQL). */
+/**
+ * One batch of the fold as one IMMEDIATE transaction on the serving connection (see usage-query.ts for the SQL), on
+ * the indexed log: the inbox is moved into it first (drizzle/sqlite/0019_usage_inbox.sql), so no row old enough to
+ * fold is left behind there.
+ */
 function prepareFold(client: Database): (cutoff: number, limit: number) => number {
-  const numbered = (text: string) => text.replaceAll('$', '?') // SQLite's numbered parameters are ?1, ?2
+  const inbox = new UsageInbox(client)
+  // SQLite's numbered parameters are ?1, ?2; the rows are the log's (the view has no index to fold along).
+  const numbered = (text: string) => text.replaceAll('$', '?').replaceAll('usage_records', 'usage_log')
   const boundary = client.prepare<{ created_at: number; id: number }, [number, number]>(numbered(usageQuery.foldBoundarySql))
   const insert: Statement = client.prepare(numbered(usageQuery.foldInsertSql))
   const remove: Statement = client.prepare(numbered(usageQuery.foldDeleteSql))
@@ -106,5 +113,8 @@ function prepareFold(client: Database): (cutoff: number, limit: number) => numbe
     insert.run(until, id)
     return remove.run(until, id).changes
   })
-  return (cutoff, limit) => batch.immediate(cutoff, limit)
+  return (cutoff, limit) => {
+    inbox.moveAll()
+    return batch.immediate(cutoff, limit)
+  }
 }

@@ -1,0 +1,108 @@
+import type { Database, Statement } from 'bun:sqlite'
+import { BackgroundJob } from '../../core/background-failures.ts'
+import { type Logger, silentLogger } from '../../core/logger.ts'
+
+/**
+ * Usage rows move from the inbox to the log once this many are waiting, or a second after the first of fewer came
+ * (drizzle/sqlite/0019_usage_inbox.sql says why bills go to an inbox). At 400 bills a second that is a move every
+ * ~0.6 s, ~1 ms of the event loop; at saturation one every dozen commits. A larger inbox would make every read of
+ * `usage_records` scan more unindexed rows.
+ */
+export const moveRows = 256
+const moveAfterMs = 1000
+/** Rows a move commits at a time: an inbox another connection filled (a test, a tool) moves without a long stall. */
+const rowsPerMove = 5000
+
+const columns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
+  cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
+
+/**
+ * The SQLite ledger's usage inbox: ids for the rows a bill writes there, and the move of waiting rows into the
+ * indexed log — each move one transaction that inserts them into `usage_log` and deletes them from `usage_inbox`, so
+ * every row is in exactly one of them at every commit. Moves run after commits, off every bill's path: a move that
+ * fails (the file busy past the timeout, a full disk) leaves the rows where they are, readable through
+ * `usage_records`, and is logged once and tried again a second later.
+ */
+export class UsageInbox {
+  private readonly lastIdStatement: Statement<{ last: number }, []>
+  private readonly boundary: Statement<{ id: number }, [number]>
+  private readonly newestWaiting: Statement<{ id: number | null }, []>
+  private readonly moveUpTo: (id: number) => number
+  private readonly job: BackgroundJob
+  /** Rows this process put in the inbox since its last move (others' rows are moved with them). */
+  private waiting = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private soon: ReturnType<typeof setImmediate> | undefined
+
+  constructor(client: Database, logger: Logger = silentLogger) {
+    this.lastIdStatement = client.prepare(
+      'SELECT max(coalesce((SELECT max(id) FROM usage_log), 0), coalesce((SELECT max(id) FROM usage_inbox), 0)) AS last',
+    )
+    this.boundary = client.prepare('SELECT id FROM usage_inbox ORDER BY id LIMIT 1 OFFSET ?')
+    this.newestWaiting = client.prepare('SELECT max(id) AS id FROM usage_inbox')
+    const insert = client.prepare(`INSERT INTO usage_log (${columns}) SELECT ${columns} FROM usage_inbox WHERE id <= ? ORDER BY id`)
+    const remove = client.prepare('DELETE FROM usage_inbox WHERE id <= ?')
+    const move = client.transaction((id: number) => {
+      insert.run(id)
+      return remove.run(id).changes
+    })
+    this.moveUpTo = (id) => move.immediate(id)
+    this.job = new BackgroundJob(logger, 'usage inbox move', 'new usage rows wait in usage_inbox, unindexed, until a move works')
+  }
+
+  /** The largest id over both tables: a writing transaction numbers its rows after it (read inside that transaction). */
+  lastId(): number {
+    return this.lastIdStatement.get()!.last
+  }
+
+  /** After a commit that put `rows` into the inbox: a move is due now past `moveRows`, else within a second. */
+  added(rows: number): void {
+    if (rows === 0) return
+    this.waiting += rows
+    if (this.waiting >= moveRows) this.soon ??= setImmediate(moveSoon, this)
+    else if (!this.timer) {
+      this.timer = setTimeout(moveSoon, moveAfterMs, this)
+      // An idle process is not kept alive to move a handful of rows: the next start (or read) finds them all the same.
+      this.timer.unref()
+    }
+  }
+
+  /** Move every waiting row, `rowsPerMove` a transaction; returns how many moved. Throws what the database threw. */
+  moveAll(): number {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    clearImmediate(this.soon)
+    this.soon = undefined
+    this.waiting = 0
+    let moved = 0
+    for (;;) {
+      // The rowsPerMove-th oldest row bounds a move; with fewer waiting, the newest does.
+      const end = this.boundary.get(rowsPerMove - 1)?.id ?? this.newestWaiting.get()!.id
+      if (end === null) return moved
+      moved += this.moveUpTo(end)
+    }
+  }
+
+  /** Stop scheduling moves (the store closes); what waits stays readable and the next start moves it. */
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    clearImmediate(this.soon)
+    this.soon = undefined
+  }
+
+  /** A scheduled move: a failure is logged once and the rows wait for the next try, a second later. */
+  tryMove(): void {
+    try {
+      this.moveAll()
+      this.job.succeeded()
+    } catch (error) {
+      this.job.failed(error)
+      this.added(1) // schedules the next try
+    }
+  }
+}
+
+function moveSoon(inbox: UsageInbox): void {
+  inbox.tryMove()
+}
