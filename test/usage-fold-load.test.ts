@@ -57,12 +57,13 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
   const statuses = [200, 200, 200, 200, 200, 200, 200, 200, 429, 500]
   const now = Date.now()
   const start = now - 200 * dayMs // 200 to 100 days ago: all of it older than the 90-day default
-  // A second connection writes the synthetic rows straight into the file (WAL: the gateway keeps serving).
+  // A second connection writes the synthetic rows straight into the file (WAL: the gateway keeps serving), into the
+  // indexed log where rows this old would long have been moved (usage_records is a view of it and the inbox).
   const client = new Database(databasePath, { strict: true })
   client.exec('PRAGMA busy_timeout = 5000')
   const empty = pageBytes(client)
   const insert =
-    client.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens,
+    client.prepare(`INSERT INTO usage_log (request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens,
     cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at)
     VALUES (?, ?, ?, ?, 'openai', ?, 'openai-chat', ?, ?, 0, ?, 0, ?, ?, ?, ?, 1, 0, ?)`)
   const inserted = performance.now()
@@ -97,7 +98,7 @@ test(`folding ${rows.toLocaleString('en')} rows while serving: summaries equal, 
   const filled = pageBytes(client)
   console.log(
     `inserted ${rows.toLocaleString('en')} rows in ${Math.round(performance.now() - inserted)} ms; database ${mb(empty.file)} → ${mb(filled.file)}; ` +
-      `usage_records with its indexes: ${mb((tableBytes(client, 'usage_records') * 1_000_000) / rows)} per million rows`,
+      `usage rows with their indexes: ${mb((tableBytes(client, 'usage_log') * 1_000_000) / rows)} per million rows`,
   )
 
   const day = (daysAgo: number) => (Math.floor(now / dayMs) - daysAgo) * dayMs

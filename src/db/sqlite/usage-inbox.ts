@@ -10,8 +10,11 @@ import { type Logger, silentLogger } from '../../core/logger.ts'
  */
 export const moveRows = 256
 const moveAfterMs = 1000
-/** Rows a move commits at a time: an inbox another connection filled (a test, a tool) moves without a long stall. */
-const rowsPerMove = 5000
+/**
+ * Rows a move commits at a time, as many as a batch of the usage fold: an inbox another connection filled (a tool, a
+ * test) moves without holding the event loop for long.
+ */
+const rowsPerMove = 2000
 
 const columns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
