@@ -134,17 +134,24 @@ describe('the usage inbox', () => {
     await store.close()
   })
 
-  test('a server that starts moves the rows an earlier one left in the inbox', async () => {
+  test('a server that starts moves the rows a crashed one left in the inbox; one that stops moves its own', async () => {
     const { path, store, ledger, count, settleAlone } = await serving()
     await settleAlone(4)
-    await ledger.drain()
-    await store.close()
+    // The first server "crashes": it never closes, and its rows stay where its last commits put them.
     expect(count('usage_inbox')).toBe(4)
     const next = openSqliteStore(path)
     await next.migrate()
     await next.ledger.startServing(0)
     expect([count('usage_inbox'), count('usage_log')]).toEqual([0, 4])
+    const nextLedger = new Ledger(next.ledger, { flushMs: 60_000 })
+    const [account] = await next.accounts.list()
+    await nextLedger.settle(await nextLedger.placeHold(account!.id, 'k', 1_000), usage(account!.id, 10))
+    expect(count('usage_inbox')).toBe(1)
+    await nextLedger.drain()
     await next.close()
+    expect([count('usage_inbox'), count('usage_log')]).toEqual([0, 5])
+    await ledger.drain()
+    await store.close()
   })
 
   test('upgrading keeps every usage row with its id, in the indexed log, and new bills are numbered after them', async () => {

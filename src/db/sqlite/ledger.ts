@@ -11,7 +11,7 @@ import { UsageInbox } from './usage-inbox.ts'
  * The ledger's SQL, as raw prepared statements: this is the hot path, and Drizzle's query building measured
  * ~230 µs per reservation here against ~30 µs for the statement itself (bench/, 2026-11-23).
  */
-export function createSqliteLedger(client: Database, logger?: Logger): LedgerRepository & { stop(): void } {
+export function createSqliteLedger(client: Database, logger?: Logger): LedgerRepository & { close(): void } {
   // Statements are prepared on first use: the tables may not exist until migrations have run.
   let ledger: PreparedLedger | undefined
   const prepared = () => (ledger ??= prepareLedger(client, logger))
@@ -21,7 +21,7 @@ export function createSqliteLedger(client: Database, logger?: Logger): LedgerRep
     writeNow: (batch, options) => prepared().writeNow(batch, options),
     ping: () => prepared().ping(),
     startServing: (unownedBefore) => prepared().startServing(unownedBefore),
-    stop: () => ledger?.inbox.stop(),
+    close: () => ledger?.inbox.close(),
   }
 }
 

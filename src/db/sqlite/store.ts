@@ -94,7 +94,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
     },
     async close() {
-      ledger.stop()
+      ledger.close()
       await checkpointer?.stop()
       client.close()
       releaseLock?.()

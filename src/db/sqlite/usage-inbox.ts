@@ -86,12 +86,16 @@ export class UsageInbox {
     }
   }
 
-  /** Stop scheduling moves (the store closes); what waits stays readable and the next start moves it. */
-  stop(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    clearImmediate(this.soon)
-    this.soon = undefined
+  /**
+   * The store closes: what waits is moved now, and no move is scheduled after. A move that fails here is logged; its
+   * rows stay readable in the inbox, and the next start moves them.
+   */
+  close(): void {
+    try {
+      this.moveAll()
+    } catch (error) {
+      this.job.failed(error)
+    }
   }
 
   /** A scheduled move: a failure is logged once and the rows wait for the next try, a second later. */
