@@ -10,6 +10,7 @@ import { startGateway, type Gateway } from '../src/gateway.ts'
 import { openPostgresStore } from '../src/db/postgres/store.ts'
 import { mockConfig, startTestGateway, type TestGateway } from './support/gateway.ts'
 import { createTestDatabase } from './support/postgres.ts'
+import { bill } from './support/usage-records.ts'
 import { startServe } from './support/cli.ts'
 
 // Two gateway instances sharing one PostgreSQL database: what "scaling out" means for keys and money.
@@ -94,27 +95,11 @@ test('an instance starting leaves the hold of a live one alone, however long its
     await third.stop(500)
   }
   void ledger.settle(hold, {
+    ...bill(account.id, record.id, 3000),
     requestId: 'req_live',
-    accountId: account.id,
-    keyId: record.id,
     model: 'mock-1',
     provider: 'mock',
     upstreamModel: 'mock-1',
-    protocol: 'openai-chat',
-    operation: 'chat',
-    units: 0,
-    inputTokens: 1,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 1,
-    reasoningTokens: 0,
-    cost: 3000,
-    status: 200,
-    errorType: null,
-    latencyMs: 1,
-    stream: false,
-    estimated: false,
-    createdAt: Date.now(),
   })
   await ledger.drain()
   expect((await store.accounts.findById(account.id))!).toMatchObject({ reserved: 0, balance: 1_000_000_000 - 3000 })

@@ -6,35 +6,14 @@ import { systemActor } from '../src/domain/actor.ts'
 import { createKey, hashKey, rotateKey, updateKey } from '../src/domain/keys.ts'
 import { Ledger } from '../src/domain/ledger.ts'
 import { storeBackends } from './support/stores.ts'
+import { bill } from './support/usage-records.ts'
 
 /**
  * One contract, every backend: the same suite runs against a real SQLite file and the machine's real PostgreSQL,
  * so the relay and the ledger rules can rely on either without knowing which.
  */
 function usage(accountId: number, keyId: string, cost: number): UsageRecord {
-  return {
-    requestId: `req_${Math.random()}`,
-    accountId,
-    keyId,
-    model: 'm',
-    provider: 'p',
-    upstreamModel: 'u',
-    protocol: 'openai-chat',
-    operation: 'chat',
-    units: 0,
-    inputTokens: 10,
-    cachedInputTokens: 2,
-    cacheWriteTokens: 0,
-    outputTokens: 5,
-    reasoningTokens: 0,
-    cost,
-    status: 200,
-    errorType: null,
-    latencyMs: 3,
-    stream: true,
-    estimated: false,
-    createdAt: Date.now(),
-  }
+  return { ...bill(accountId, keyId, cost), inputTokens: 10, cachedInputTokens: 2, outputTokens: 5, latencyMs: 3, stream: true }
 }
 
 const backends = storeBackends

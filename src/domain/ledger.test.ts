@@ -6,32 +6,10 @@ import type { Hold, UsageRecord } from './records.ts'
 import type { LedgerRepository } from './repositories.ts'
 import { openSqliteStore } from '../db/sqlite/store.ts'
 import { Ledger } from './ledger.ts'
+import { bill } from '../../test/support/usage-records.ts'
 
-function usage(accountId: number, cost: number): UsageRecord {
-  return {
-    requestId: `req_${crypto.randomUUID()}`,
-    accountId,
-    keyId: 'k',
-    model: 'm',
-    provider: 'p',
-    upstreamModel: 'u',
-    protocol: 'openai-chat',
-    operation: 'chat',
-    units: 0,
-    inputTokens: 1,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 1,
-    reasoningTokens: 0,
-    cost,
-    status: 200,
-    errorType: null,
-    latencyMs: 1,
-    stream: false,
-    estimated: false,
-    createdAt: Date.now(),
-  }
-}
+/** A plain chat bill of `cost` under key 'k'. */
+const usage = (accountId: number, cost: number): UsageRecord => bill(accountId, 'k', cost)
 
 describe('Ledger with leases over SQLite', () => {
   test('two processes sharing one database never overdraw, and spend equals the usage rows', async () => {
