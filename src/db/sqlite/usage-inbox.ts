@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { BackgroundJob } from '../../core/background-failures.ts'
 import { type Logger, silentLogger } from '../../core/logger.ts'
+import { usageColumns } from './usage-inserts.ts'
 
 /**
  * Usage rows move from the inbox to the log once this many are waiting, or a second after the first of fewer came
@@ -15,9 +16,6 @@ const moveAfterMs = 1000
  * test) moves without holding the event loop for long.
  */
 const rowsPerMove = 2000
-
-const columns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
-  cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
 
 /**
  * The SQLite ledger's usage inbox: ids for the rows a bill writes there, and the move of waiting rows into the
@@ -43,7 +41,9 @@ export class UsageInbox {
     )
     this.boundary = client.prepare('SELECT id FROM usage_inbox ORDER BY id LIMIT 1 OFFSET ?')
     this.newestWaiting = client.prepare('SELECT max(id) AS id FROM usage_inbox')
-    const insert = client.prepare(`INSERT INTO usage_log (${columns}) SELECT ${columns} FROM usage_inbox WHERE id <= ? ORDER BY id`)
+    const insert = client.prepare(
+      `INSERT INTO usage_log (${usageColumns}) SELECT ${usageColumns} FROM usage_inbox WHERE id <= ? ORDER BY id`,
+    )
     const remove = client.prepare('DELETE FROM usage_inbox WHERE id <= ?')
     const move = client.transaction((id: number) => {
       insert.run(id)

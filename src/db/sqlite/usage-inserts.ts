@@ -2,7 +2,8 @@ import type { Database, Statement } from 'bun:sqlite'
 import type { LedgerWrite } from '../../domain/records.ts'
 import type { UsageInbox } from './usage-inbox.ts'
 
-const usageColumns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
+/** Every column of a usage row, in the order of the log's and the inbox's tables. */
+export const usageColumns = `id, request_id, account_id, key_id, model, provider, upstream_model, protocol, input_tokens, cached_input_tokens,
   cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream, estimated, created_at, operation, units`
 const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'
 /** Rows per INSERT statement: 22 columns × 32 = 704 parameters, far below SQLite's limit. */
