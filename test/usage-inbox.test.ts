@@ -106,6 +106,14 @@ describe('the usage inbox', () => {
       { id: 4, request_id: 'req_tool_2', operation: 'chat', units: 0 },
     ])
     expect([count('usage_inbox'), count('usage_log')]).toEqual([0, 15])
+    // An id either table has is refused, as a table's primary key would refuse it.
+    const withId = raw.prepare(`INSERT INTO usage_records (id, request_id, account_id, key_id, model, provider, upstream_model, protocol,
+      input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream,
+      estimated, created_at) VALUES (?, 'req_again', ?, 'k', 'm', 'p', 'u', 'openai-chat', 1, 0, 0, 1, 0, 5, 200, NULL, 1, 0, 0, 0)`)
+    expect(() => withId.run(7, account.id)).toThrow('UNIQUE constraint failed')
+    await settleAlone(1)
+    expect(() => withId.run(16, account.id)).toThrow('UNIQUE constraint failed')
+    expect(count('usage_records')).toBe(16)
     await ledger.drain()
     await store.close()
   })

@@ -44,9 +44,11 @@ SELECT `id`, `request_id`, `account_id`, `key_id`, `model`, `provider`, `upstrea
 	`stream`, `estimated`, `created_at`, `operation`, `units` FROM `usage_inbox`;
 --> statement-breakpoint
 -- Rows written to `usage_records` by anything but the ledger (tools, tests, an older script) land in the inbox with
--- an id over both tables, and the columns' defaults (a view has none of its own).
+-- an id over both tables, and the columns' defaults (a view has none of its own). An id the log already has is
+-- refused as a table's primary key would refuse it: in the inbox it would make every later move fail.
 CREATE TRIGGER `usage_records_insert` INSTEAD OF INSERT ON `usage_records`
 BEGIN
+	SELECT RAISE(ABORT, 'UNIQUE constraint failed: usage_records.id') WHERE NEW.`id` IN (SELECT `id` FROM `usage_log`);
 	INSERT INTO `usage_inbox` (`id`, `request_id`, `account_id`, `key_id`, `model`, `provider`, `upstream_model`, `protocol`,
 		`input_tokens`, `cached_input_tokens`, `cache_write_tokens`, `output_tokens`, `reasoning_tokens`, `cost`, `status`, `error_type`,
 		`latency_ms`, `stream`, `estimated`, `created_at`, `operation`, `units`)
