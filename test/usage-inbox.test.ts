@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Logger } from '../src/core/logger.ts'
 import { sqliteMigrations } from '../src/db/sqlite/migrations.ts'
 import { openSqliteStore } from '../src/db/sqlite/store.ts'
-import { moveRows, UsageInbox } from '../src/db/sqlite/usage-inbox.ts'
+import { moveRows, rowsPerMove, UsageInbox } from '../src/db/sqlite/usage-inbox.ts'
 import { Ledger } from '../src/domain/ledger.ts'
 import type { UsageRecord } from '../src/domain/records.ts'
 import type { Store } from '../src/domain/repositories.ts'
@@ -114,6 +114,28 @@ describe('the usage inbox', () => {
     await settleAlone(1)
     expect(() => withId.run(16, account.id)).toThrow('UNIQUE constraint failed')
     expect(count('usage_records')).toBe(16)
+    await ledger.drain()
+    await store.close()
+  })
+
+  test('a scheduled move commits one chunk a turn of the event loop, so a filled inbox never holds it long', async () => {
+    const { store, account, ledger, raw, count } = await serving()
+    // Another connection fills the inbox with more than two chunks' worth.
+    const insert = raw.prepare(`INSERT INTO usage_records (request_id, account_id, key_id, model, provider, upstream_model, protocol,
+      input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, status, error_type, latency_ms, stream,
+      estimated, created_at) VALUES (?, ?, 'k', 'm', 'p', 'u', 'openai-chat', 1, 0, 0, 1, 0, 5, 200, NULL, 1, 0, 0, 0)`)
+    const rows = rowsPerMove * 2 + 10
+    raw.transaction(() => {
+      for (let index = 0; index < rows; index++) insert.run(`req_filled_${index}`, account.id)
+    })()
+    const inbox = new UsageInbox(raw)
+    const turn = () => new Promise((resolve) => setImmediate(resolve))
+    inbox.tryMove()
+    expect(count('usage_inbox')).toBe(rows - rowsPerMove)
+    await turn()
+    expect(count('usage_inbox')).toBe(10)
+    await turn()
+    expect([count('usage_inbox'), count('usage_log')]).toEqual([0, rows])
     await ledger.drain()
     await store.close()
   })

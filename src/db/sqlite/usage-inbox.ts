@@ -12,10 +12,10 @@ import { usageColumns } from './usage-inserts.ts'
 export const moveRows = 256
 const moveAfterMs = 1000
 /**
- * Rows a move commits at a time, as many as a batch of the usage fold: an inbox another connection filled (a tool, a
- * test) moves without holding the event loop for long.
+ * Rows a move commits at a time, as many as a batch of the usage fold. A scheduled move commits one such chunk a turn
+ * of the event loop, so an inbox another connection filled (a tool, a test) never holds the loop for long.
  */
-const rowsPerMove = 2000
+export const rowsPerMove = 2000
 
 /**
  * The SQLite ledger's usage inbox: ids for the rows a bill writes there, and the move of waiting rows into the
@@ -65,25 +65,27 @@ export class UsageInbox {
     if (this.waiting >= moveRows) this.soon ??= setImmediate(moveSoon, this)
     else if (!this.timer) {
       this.timer = setTimeout(moveSoon, moveAfterMs, this)
-      // An idle process is not kept alive to move a handful of rows: the next start (or read) finds them all the same.
+      // An idle process is not kept alive to move a handful of rows: the next start finds them all the same.
       this.timer.unref()
     }
   }
 
-  /** Move every waiting row, `rowsPerMove` a transaction; returns how many moved. Throws what the database threw. */
+  /** Move the oldest waiting rows, at most `rowsPerMove`, in one transaction; returns how many moved (0: none waited). */
+  moveOldest(): number {
+    // The rowsPerMove-th oldest row bounds a move; with fewer waiting, the newest does.
+    const end = this.boundary.get(rowsPerMove - 1)?.id ?? this.newestWaiting.get()!.id
+    return end === null ? 0 : this.moveUpTo(end)
+  }
+
+  /**
+   * Move every waiting row, a chunk a transaction, without yielding: for a start (before it serves) and a `db copy`.
+   * Returns how many moved; throws what the database threw.
+   */
   moveAll(): number {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    clearImmediate(this.soon)
-    this.soon = undefined
-    this.waiting = 0
+    this.unschedule()
     let moved = 0
-    for (;;) {
-      // The rowsPerMove-th oldest row bounds a move; with fewer waiting, the newest does.
-      const end = this.boundary.get(rowsPerMove - 1)?.id ?? this.newestWaiting.get()!.id
-      if (end === null) return moved
-      moved += this.moveUpTo(end)
-    }
+    for (let chunk = this.moveOldest(); chunk > 0; chunk = this.moveOldest()) moved += chunk
+    return moved
   }
 
   /**
@@ -98,15 +100,27 @@ export class UsageInbox {
     }
   }
 
-  /** A scheduled move: a failure is logged once and the rows wait for the next try, a second later. */
+  /**
+   * A scheduled move: one chunk, and the next in the next turn of the event loop while chunks come full. A failure
+   * is logged once and the rows wait for the next try, a second later.
+   */
   tryMove(): void {
+    this.unschedule()
     try {
-      this.moveAll()
+      if (this.moveOldest() === rowsPerMove) this.soon = setImmediate(moveSoon, this)
       this.job.succeeded()
     } catch (error) {
       this.job.failed(error)
       this.added(1) // schedules the next try
     }
+  }
+
+  private unschedule(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    clearImmediate(this.soon)
+    this.soon = undefined
+    this.waiting = 0
   }
 }
 

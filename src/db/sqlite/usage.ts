@@ -96,8 +96,7 @@ export function createSqliteUsage(db: SqliteDatabase, client: Database): UsageRe
 
 /**
  * One batch of the fold as one IMMEDIATE transaction on the serving connection (see usage-query.ts for the SQL), on
- * the indexed log: the inbox is moved into it first (drizzle/sqlite/0019_usage_inbox.sql), so no row old enough to
- * fold is left behind there.
+ * the indexed log, after moving the oldest of the inbox into it (drizzle/sqlite/0019_usage_inbox.sql).
  */
 function prepareFold(client: Database): (cutoff: number, limit: number) => number {
   const inbox = new UsageInbox(client)
@@ -113,8 +112,10 @@ function prepareFold(client: Database): (cutoff: number, limit: number) => numbe
     insert.run(until, id)
     return remove.run(until, id).changes
   })
+  // A chunk of the inbox a batch, as the fold's own batches go: the inbox holds a second's bills or fewer unless
+  // another connection filled it, and what is left waits for the next batch (every row is counted wherever it is).
   return (cutoff, limit) => {
-    inbox.moveAll()
+    inbox.moveOldest()
     return batch.immediate(cutoff, limit)
   }
 }
