@@ -12,6 +12,9 @@
  * `--postgres URL` adds this checkout serving from a fresh PostgreSQL database made through URL (dropped at the end),
  * and with `--redis` also that with the rpm limit in Redis: the scaled-out set-up, one instance of it.
  *
+ * `--floor` adds bench/floor-proxy.ts: the trivial proxy plus only the work Tollgate's billing rules cannot do without
+ * (key by hash, body parsed, hold in memory, usage read, a bill committed before the answer ends).
+ *
  * `--budgets` adds a target of this checkout whose key is under three budgets (its account's monthly in a zone, its
  * project's 5h window, its own daily; never reached): the cost of budgets on the hot path, against "this" (none).
  *
@@ -43,6 +46,7 @@ const { values, positionals } = parseArgs({
     postgres: { type: 'string' },
     telemetry: { type: 'boolean', default: false },
     budgets: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 })
@@ -68,6 +72,7 @@ async function cpuMs(pid: number): Promise<number> {
 
 const upstream = await spawnServer(here, 'upstream.ts')
 const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough.ts', { UPSTREAM_URL: upstream.info.url })) }]
+if (values.floor) targets.push({ name: 'floor proxy', ...(await spawnServer(here, 'floor-proxy.ts', { UPSTREAM_URL: upstream.info.url })) })
 for (const checkout of checkouts) {
   targets.push({
     name: checkout === here ? `${checkout} (this)` : checkout,

@@ -6,8 +6,13 @@ import { join } from 'node:path'
 import { cpuMs, percentile, rssKb, type Server, spawnServer, raisedCeiling, watchPeakRss } from './processes.ts'
 
 /** The trivial proxy (passthrough.ts), a JS read loop (read-loop.ts), or Tollgate. */
-export type Proxy = 'passthrough' | 'read-loop' | 'tollgate'
-const scripts: Record<Proxy, string> = { passthrough: 'passthrough.ts', 'read-loop': 'read-loop.ts', tollgate: 'tollgate.ts' }
+export type Proxy = 'passthrough' | 'read-loop' | 'tollgate' | 'floor-proxy'
+const scripts: Record<Proxy, string> = {
+  passthrough: 'passthrough.ts',
+  'read-loop': 'read-loop.ts',
+  tollgate: 'tollgate.ts',
+  'floor-proxy': 'floor-proxy.ts',
+}
 
 export interface StreamRun {
   firstChunkP50: number

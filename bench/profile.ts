@@ -3,9 +3,9 @@
  * scenario with `bun --cpu-prof-md` (with `PROFILE_FORMAT=json`, `--cpu-prof`: a .cpuprofile, whose samples a script
  * can count), and each of its threads' CPU per unit of work from /proc — the main (JS) thread, Bun's HTTP client thread
  * (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread. `--proxy` profiles the
- * trivial proxy or the JS read loop instead, for comparison.
+ * trivial proxy, the JS read loop or the billing floor (bench/floor-proxy.ts) instead, for comparison.
  *
- *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop] [--out /tmp/tollgate-profile]
+ *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop|floor-proxy] [--out /tmp/tollgate-profile]
  *     [--model bench-model] [--rate 400] [--warm-seconds 24] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
  *
  * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process.
@@ -17,7 +17,7 @@
  */
 import { parseArgs } from 'node:util'
 import { runAtRate } from './fixed-rate.ts'
-import { chunksWarmUp, startClient, startWarm, stop } from './long-streams.ts'
+import { chunksWarmUp, type Proxy, startClient, startWarm, stop } from './long-streams.ts'
 import { measure } from './measure.ts'
 import { spawnServer, threadsCpuMs } from './processes.ts'
 import { workload } from './workloads.ts'
@@ -41,10 +41,11 @@ const { values } = parseArgs({
 const { scenario, model, out } = values
 const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
-if (values.proxy !== 'tollgate' && values.proxy !== 'passthrough' && values.proxy !== 'read-loop')
-  throw new Error(`--proxy must be tollgate, passthrough or read-loop, not ${values.proxy}`)
+const proxies: Proxy[] = ['tollgate', 'passthrough', 'read-loop', 'floor-proxy']
+const proxy = proxies.find((name) => name === values.proxy)
+if (!proxy) throw new Error(`--proxy must be one of ${proxies.join(', ')}, not ${values.proxy}`)
 const tollgate = await startWarm(
-  values.proxy,
+  proxy,
   upstream.info.url,
   model,
   // PROFILE_FORMAT=none: no profiler at all, for the threads' CPU alone (the sampler's signals cost the main thread).

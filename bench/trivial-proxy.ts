@@ -20,12 +20,13 @@ export async function forwardToUpstream(request: Request): Promise<Response> {
 
 /**
  * `handle` served on loopback, its URL printed as the bench's servers print theirs (a JSON line), with Tollgate's
- * accept queue (src/edge/listen-backlog.ts) so that a burst of connections compares the proxies' work.
+ * accept queue (src/edge/listen-backlog.ts) so that a burst of connections compares the proxies' work. `key`, printed
+ * with the URL, is the bearer secret a proxy that checks one wants (bench/floor-proxy.ts).
  */
-export function serveProxy(handle: (request: Request) => Promise<Response>): Server<undefined> {
+export function serveProxy(handle: (request: Request) => Promise<Response>, key?: string): Server<undefined> {
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: handle })
   deepenListenBacklog(server.port!)
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}`, key }))
   // A clean exit on SIGTERM, so that a profiled run (bench/profile.ts --proxy) writes its profile.
   process.on('SIGTERM', () => process.exit(0))
   // SIGUSR2: a full collection, so that bench/long-streams.ts reads resident memory with no garbage of the warm-up in it.
