@@ -137,7 +137,8 @@ export interface LedgerRepository {
   reserve(lease: LeaseRequest): Promise<Reservation>
   /**
    * Apply settlements, refusal rows and releases in order, in one transaction. A hold row gives up only what it
-   * still holds: a hold another instance released gives nothing, so `reserved` never drops twice. With `replay` (a
+   * still holds: a hold another instance released gives nothing, so `reserved` never drops twice. (SQLite keeps what
+   * a hold still holds in the serving process's memory, its row only marking the lease alive: db/sqlite/held-amounts.ts.) With `replay` (a
    * spool's bills, a batch written again after its first write failed or ran late) a bill or refusal whose request
    * id already has a usage row is skipped whole, so writing a committed one again moves no money. `batchId`, given
    * when the batch releases lease money (which no usage row marks), is recorded with it: a batch whose id is recorded

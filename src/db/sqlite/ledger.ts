@@ -3,8 +3,8 @@ import type { LedgerWrite } from '../../domain/records.ts'
 import type { LeaseRequest, LedgerRepository, Reservation } from '../../domain/repositories.ts'
 import { aggregateLedgerWrites, releasedBy, takeFromHold } from '../aggregate-ledger-writes.ts'
 import { type BudgetRoom, type BudgetRow, budgetGrant, periodAt, periodChanges, periodOf, summarizeRooms } from '../budget-periods.ts'
-import { decodePeriodRefs } from '../../domain/budgets/period-refs.ts'
 import type { Logger } from '../../core/logger.ts'
+import { HeldAmounts } from './held-amounts.ts'
 import { UsageInbox } from './usage-inbox.ts'
 import { prepareUsageInserts } from './usage-inserts.ts'
 
@@ -54,12 +54,11 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     'UPDATE budget_periods SET spent = spent + ?, reserved = reserved - ? WHERE budget_id = ? AND period_start = ?',
   )
   const debitAccount = client.prepare('UPDATE accounts SET balance = balance - ?, reserved = reserved - ? WHERE id = ?')
-  const heldBy = client.prepare<{ amount: number }, [string]>('SELECT amount FROM holds WHERE id = ?')
-  // created_at is left alone: on SQLite nothing reads a hold's age (one server per file, and the next one releases
-  // every hold it finds), so it is not touched and not indexed (0017 dropped holds_created, a page of WAL a bill;
-  // PostgreSQL's instances do read it: db/postgres/ledger.ts still touches it).
-  const shrinkHold = client.prepare('UPDATE holds SET amount = amount - ? WHERE id = ?')
-  const dropEmptyHold = client.prepare('DELETE FROM holds WHERE id = ? AND amount <= 0')
+  // A hold row says its lease is alive; what the lease still holds is kept in memory (held-amounts.ts), so a bill
+  // writes no hold page. Its amount column sums what the lease was granted; nothing on SQLite reads it.
+  const holdRow = client.prepare<{ found: number }, [string]>('SELECT 1 AS found FROM holds WHERE id = ?')
+  const deleteHold = client.prepare('DELETE FROM holds WHERE id = ?')
+  const amounts = new HeldAmounts()
   const chargeKey = client.prepare('UPDATE api_keys SET spent = spent + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
   const inbox = new UsageInbox(client, logger)
   const insertUsage = prepareUsageInserts(client, inbox)
@@ -70,10 +69,10 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
   )
   const markBatch = client.prepare('INSERT INTO ledger_batches (id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
   const pruneBatches = client.prepare('DELETE FROM ledger_batches WHERE applied_at < ?')
-  const allHolds = client.prepare<
-    { id: string; account_id: number; amount: number; budget_key_id: string | null; budget_periods: string | null },
-    []
-  >('DELETE FROM holds RETURNING id, account_id, amount, budget_key_id, budget_periods')
+  const deleteAllHolds = client.prepare('DELETE FROM holds')
+  const zeroAccounts = client.prepare('UPDATE accounts SET reserved = 0 WHERE reserved <> 0')
+  const zeroKeys = client.prepare('UPDATE api_keys SET reserved = 0 WHERE reserved <> 0')
+  const zeroPeriods = client.prepare('UPDATE budget_periods SET reserved = 0 WHERE reserved <> 0')
 
   /** Each scheduled budget's current period at `at` and what is left of it (a deleted budget counts no more). */
   const budgetRooms = (budgetIds: readonly number[], at: number): BudgetRoom[] =>
@@ -92,6 +91,8 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
       ]
     })
 
+  /** Whether the last reservation committed made its lease's hold row (rather than growing one). */
+  let newHoldRow = false
   const reserve = client.transaction((request: LeaseRequest): Reservation => {
     const { leaseId, accountId, keyId, need, want, at } = request
     const budgetKeyId = request.budgetKeyId ?? null
@@ -111,9 +112,21 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     addReserved.run(granted, accountId)
     if (budgetKeyId !== null) addKeyReserved.run(granted, budgetKeyId)
     for (const budget of rooms ?? []) addPeriodReserved.run(budget.budgetId, budget.start, granted)
+    newHoldRow = !holdRow.get(leaseId)
     upsertHold.run(leaseId, accountId, keyId, granted, at, budgetKeyId, summary?.periods ?? null)
     return { granted, ...summary }
   })
+
+  /**
+   * What a lease holds as this transaction sees it; nothing when its row is gone (another start gave its money back:
+   * on SQLite only a second store on the file, as the contract tests open, can do that while this one lives).
+   */
+  const heldNow = (leaseId: string): number | undefined => {
+    const remaining = amounts.remaining(leaseId)
+    if (remaining === undefined || holdRow.get(leaseId)) return remaining
+    amounts.drop(leaseId)
+    return undefined
+  }
 
   /** The money of a batch whose usage rows are written: debits, and holds shrunk as far as they still hold. */
   const applyMoney = (batch: LedgerWrite[]) => {
@@ -122,15 +135,19 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     const totals = aggregateLedgerWrites(batch)
     const taken = new Map<string, number>()
     for (const [leaseId, lease] of totals.leases) {
-      const amount = takeFromHold(heldBy.get(leaseId)?.amount, lease.amount)
-      if (amount > 0) shrinkHold.run(amount, leaseId)
+      const amount = takeFromHold(heldNow(leaseId), lease.amount)
+      if (amount > 0) amounts.take(leaseId, amount)
       taken.set(leaseId, amount)
     }
     const released = releasedBy(totals, taken)
     for (const accountId of new Set([...totals.debits.keys(), ...released.accounts.keys()])) {
       debitAccount.run(totals.debits.get(accountId) ?? 0, released.accounts.get(accountId) ?? 0, accountId)
     }
-    for (const leaseId of totals.releasedLeases) dropEmptyHold.run(leaseId)
+    for (const leaseId of totals.releasedLeases) {
+      if ((amounts.remaining(leaseId) ?? 0) > 0) continue
+      deleteHold.run(leaseId)
+      amounts.drop(leaseId)
+    }
     for (const [keyId, key] of totals.keys) chargeKey.run(key.spent, key.lastUsedAt, keyId)
     for (const [keyId, amount] of released.budgetKeys) addKeyReserved.run(-amount, keyId)
     for (const change of periodChanges(totals, released.periods))
@@ -143,8 +160,8 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
    * objects fewer a request. A bill counted against budget periods takes applyMoney's way, periods included.
    */
   const applyBill = ({ leaseId, usage, budgetKeyId }: Extract<LedgerWrite, { kind: 'settle' }>) => {
-    const taken = takeFromHold(heldBy.get(leaseId)?.amount, usage.cost)
-    if (taken > 0) shrinkHold.run(taken, leaseId)
+    const taken = takeFromHold(heldNow(leaseId), usage.cost)
+    if (taken > 0) amounts.take(leaseId, taken)
     debitAccount.run(usage.cost, taken, usage.accountId)
     chargeKey.run(usage.cost, Math.max(0, usage.createdAt), usage.keyId)
     if (taken > 0 && budgetKeyId !== undefined) addKeyReserved.run(-taken, budgetKeyId)
@@ -160,6 +177,7 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
 
   /** Returns how many usage rows it put into the inbox. */
   const write = client.transaction((batch: LedgerWrite[], batchId: string | undefined, replay: boolean): number => {
+    amounts.begin()
     if (!firstTime(batchId)) return 0
     const fresh = replay ? unbilled(batch) : batch
     const rows = insertUsage(fresh)
@@ -182,32 +200,44 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     })
   }
 
+  /** Commits a batch; what its leases gave up counts in memory once it has. Returns the rows put into the inbox. */
+  const commitWrite = (batch: LedgerWrite[], options: { batchId?: string; replay?: boolean } | undefined): number => {
+    const rows = write.immediate(batch, options?.batchId, options?.replay ?? false)
+    amounts.committed()
+    return rows
+  }
+
+  /**
+   * Every reservation in the file given back: only a server holding the serve lock calls this, so every hold is a
+   * dead one's. `reserved` is zeroed rather than reduced by each hold row, whose amount is what its lease was granted,
+   * not what it still held when the server died. Returns how many holds there were.
+   */
   const releaseAll = client.transaction(() => {
-    const stale = allHolds.all()
-    for (const hold of stale) {
-      addReserved.run(-hold.amount, hold.account_id)
-      if (hold.budget_key_id !== null) addKeyReserved.run(-hold.amount, hold.budget_key_id)
-      for (const ref of decodePeriodRefs(hold.budget_periods)) changePeriod.run(0, hold.amount, ref.budgetId, ref.start)
-    }
-    return stale.length
+    const released = deleteAllHolds.run().changes
+    zeroAccounts.run()
+    zeroKeys.run()
+    zeroPeriods.run()
+    return released
   })
 
   return {
     async reserve(request) {
-      return reserve.immediate(request)
+      const reservation = reserve.immediate(request)
+      if (reservation.granted > 0) amounts.reserved(request.leaseId, reservation.granted, newHoldRow)
+      return reservation
     },
     // Not an async function: the commit is synchronous, and one settled promise serves every write (an async call
     // made a generator and a promise a bill). A failure is still a rejected promise, never a throw.
     write(batch, options) {
       try {
-        if (batch.length) inbox.added(write.immediate(batch, options?.batchId, options?.replay ?? false))
+        if (batch.length) inbox.added(commitWrite(batch, options))
         return written
       } catch (error) {
         return Promise.reject(error)
       }
     },
     writeNow(batch, options) {
-      if (batch.length) inbox.added(write.immediate(batch, options?.batchId, options?.replay ?? false))
+      if (batch.length) inbox.added(commitWrite(batch, options))
     },
     async ping() {
       client.query('SELECT 1').get()
@@ -216,6 +246,7 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     // usage row still in the inbox is one it had not moved yet.
     async startServing() {
       const released = releaseAll.immediate()
+      amounts.clear()
       inbox.moveAll()
       return released
     },

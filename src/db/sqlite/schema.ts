@@ -63,6 +63,10 @@ export const holds = sqliteTable('holds', {
     .notNull()
     .references(() => accounts.id),
   keyId: text('key_id').notNull(),
+  /**
+   * What the lease was granted over its life. What it still holds is kept in the serving process's memory
+   * (db/sqlite/held-amounts.ts): a bill does not write this row, and a start zeroes `reserved` rather than reading it.
+   */
   amount: integer('amount').notNull(),
   createdAt: integer('created_at').notNull(),
   /** Set when the hold also counts against this key's budget (api_keys.reserved). */
