@@ -97,7 +97,7 @@ reader.query('SELECT 1 FROM accounts').get()
 // Frames in the WAL (its `log` count, from a third connection), rather than the file's size, which does not grow
 // while a restarted WAL is written over.
 const counter = new Database(counted)
-const wal = () => (counter.query('PRAGMA wal_checkpoint(PASSIVE)').values()[0]![1] as number)
+const wal = () => counter.query('PRAGMA wal_checkpoint(PASSIVE)').values()[0]![1] as number
 let before = wal()
 // Leases of 1e9 each: a thousand of 1e12 would reserve the whole balance and leave the bills' leases with no hold.
 for (let lease = 0; lease < 1000; lease++) await paged.ledger.reserve({ ...reservation(`new${lease}`), want: 1e9 })
