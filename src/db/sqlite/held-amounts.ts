@@ -8,21 +8,16 @@
  * bill commits (docs/capacity.md, thirteenth round). The row still says the lease is alive: a bill or release for a
  * lease whose row another start deleted gives nothing back (`alive`), as a vanished row did before.
  *
- * Amounts change only with a commit: a write transaction records its changes here as pending (`take`, `drop`) and
- * they count once it has committed (`committed`); a transaction that throws was rolled back, and `begin` forgets what
- * it recorded.
+ * Amounts change only with a commit: a transaction (a reservation or a write) records its changes here as pending
+ * (`grant`, `take`, `drop`) and they count once it has committed (`committed`); a transaction that throws was rolled
+ * back, and the next one's `begin` forgets what it recorded.
  */
 export class HeldAmounts {
   private readonly held = new Map<string, number>()
   /** Changes of the transaction in progress: the new amount, or null for a lease given up. */
   private readonly pending = new Map<string, number | null>()
 
-  /** A reservation committed: `granted` more for the lease, or `granted` alone when its row was new. */
-  reserved(leaseId: string, granted: number, newRow: boolean): void {
-    this.held.set(leaseId, newRow ? granted : (this.held.get(leaseId) ?? 0) + granted)
-  }
-
-  /** A write transaction begins. */
+  /** A transaction begins. */
   begin(): void {
     this.pending.clear()
   }
@@ -32,6 +27,11 @@ export class HeldAmounts {
     const change = this.pending.get(leaseId)
     if (change === null) return undefined
     return change ?? this.held.get(leaseId)
+  }
+
+  /** The lease is granted `amount` more in this transaction; when its hold row is new, that is all it holds. */
+  grant(leaseId: string, amount: number, newRow: boolean): void {
+    this.pending.set(leaseId, (newRow ? 0 : (this.remaining(leaseId) ?? 0)) + amount)
   }
 
   /** The lease gives up `amount` of its hold in this transaction. */
@@ -44,7 +44,7 @@ export class HeldAmounts {
     this.pending.set(leaseId, null)
   }
 
-  /** The write transaction committed: its changes count. */
+  /** The transaction committed: its changes count. */
   committed(): void {
     for (const [leaseId, amount] of this.pending) {
       if (amount === null) this.held.delete(leaseId)

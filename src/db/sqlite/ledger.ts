@@ -91,9 +91,8 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
       ]
     })
 
-  /** Whether the last reservation committed made its lease's hold row (rather than growing one). */
-  let newHoldRow = false
   const reserve = client.transaction((request: LeaseRequest): Reservation => {
+    amounts.begin()
     const { leaseId, accountId, keyId, need, want, at } = request
     const budgetKeyId = request.budgetKeyId ?? null
     const free = available.get(accountId)?.available ?? 0
@@ -112,7 +111,7 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
     addReserved.run(granted, accountId)
     if (budgetKeyId !== null) addKeyReserved.run(granted, budgetKeyId)
     for (const budget of rooms ?? []) addPeriodReserved.run(budget.budgetId, budget.start, granted)
-    newHoldRow = !holdRow.get(leaseId)
+    amounts.grant(leaseId, granted, !holdRow.get(leaseId))
     upsertHold.run(leaseId, accountId, keyId, granted, at, budgetKeyId, summary?.periods ?? null)
     return { granted, ...summary }
   })
@@ -223,7 +222,7 @@ function prepareLedger(client: Database, logger: Logger | undefined): PreparedLe
   return {
     async reserve(request) {
       const reservation = reserve.immediate(request)
-      if (reservation.granted > 0) amounts.reserved(request.leaseId, reservation.granted, newHoldRow)
+      amounts.committed()
       return reservation
     },
     // Not an async function: the commit is synchronous, and one settled promise serves every write (an async call
