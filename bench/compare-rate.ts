@@ -6,9 +6,10 @@
  * Prints each one's CPU per request (all threads, and the main thread alone) as the median of its turns, every turn,
  * and the ratio to the trivial proxy.
  *
- *   bun bench/compare-rate.ts [--rate 400] [--seconds 4] [--rounds 6] [--warm-seconds 24] [--floor] ../tollgate-before [...]
+ *   bun bench/compare-rate.ts [--rate 400] [--seconds 4] [--rounds 6] [--warm-seconds 24] [--floor] [--proxy SCRIPT] ../tollgate-before [...]
  *
  * `--floor` adds bench/floor-proxy.ts: the trivial proxy plus only the work Tollgate's billing rules cannot do without.
+ * `--proxy SCRIPT` (repeatable) adds another of bench/'s proxies, as `--proxy socket-proxy.ts`.
  *
  * At 400/s a request's CPU is mostly fixed costs (a commit of its own, timers, waking threads) and moves by a tenth
  * between runs of the same code as the machine drifts; taking turns makes the drift weigh on every target alike
@@ -28,6 +29,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '6' },
     'warm-seconds': { type: 'string', default: '24' },
     floor: { type: 'boolean', default: false },
+    proxy: { type: 'string', multiple: true, default: [] },
   },
 })
 const rate = Number(values.rate)
@@ -37,6 +39,7 @@ const targets: { name: string; server: Server; all: number[]; main: number[] }[]
   { name: 'trivial proxy', server: await spawnServer('passthrough.ts', env), all: [], main: [] },
 ]
 if (values.floor) targets.push({ name: 'floor proxy', server: await spawnServer('floor-proxy.ts', env), all: [], main: [] })
+for (const script of values.proxy) targets.push({ name: script, server: await spawnServer(script, env), all: [], main: [] })
 for (const checkout of [resolve(import.meta.dir, '..'), ...positionals.map((path) => resolve(path))]) {
   const name = checkout === resolve(import.meta.dir, '..') ? `${checkout} (this)` : checkout
   targets.push({ name, server: await spawnServer('tollgate.ts', env, `${checkout}/bench`, 'ignore'), all: [], main: [] })

@@ -14,6 +14,8 @@
  *
  * `--floor` adds bench/floor-proxy.ts: the trivial proxy plus only the work Tollgate's billing rules cannot do without
  * (key by hash, body parsed, hold in memory, usage read, a bill committed before the answer ends).
+ * `--proxy SCRIPT` (repeatable) adds another of bench/'s proxies, as `--proxy socket-proxy.ts`: the trivial proxy
+ * calling its upstream on plain sockets instead of fetch.
  *
  * `--budgets` adds a target of this checkout whose key is under three budgets (its account's monthly in a zone, its
  * project's 5h window, its own daily; never reached): the cost of budgets on the hot path, against "this" (none).
@@ -47,6 +49,7 @@ const { values, positionals } = parseArgs({
     telemetry: { type: 'boolean', default: false },
     budgets: { type: 'boolean', default: false },
     floor: { type: 'boolean', default: false },
+    proxy: { type: 'string', multiple: true, default: [] },
   },
   allowPositionals: true,
 })
@@ -73,6 +76,7 @@ async function cpuMs(pid: number): Promise<number> {
 const upstream = await spawnServer(here, 'upstream.ts')
 const targets = [{ name: 'passthrough', ...(await spawnServer(here, 'passthrough.ts', { UPSTREAM_URL: upstream.info.url })) }]
 if (values.floor) targets.push({ name: 'floor proxy', ...(await spawnServer(here, 'floor-proxy.ts', { UPSTREAM_URL: upstream.info.url })) })
+for (const script of values.proxy) targets.push({ name: script, ...(await spawnServer(here, script, { UPSTREAM_URL: upstream.info.url })) })
 for (const checkout of checkouts) {
   targets.push({
     name: checkout === here ? `${checkout} (this)` : checkout,

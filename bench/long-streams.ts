@@ -5,13 +5,17 @@
 import { join } from 'node:path'
 import { cpuMs, percentile, rssKb, type Server, spawnServer, raisedCeiling, watchPeakRss } from './processes.ts'
 
-/** The trivial proxy (passthrough.ts), a JS read loop (read-loop.ts), or Tollgate. */
-export type Proxy = 'passthrough' | 'read-loop' | 'tollgate' | 'floor-proxy'
+/**
+ * The trivial proxy (passthrough.ts), a JS read loop (read-loop.ts), the billing floor (floor-proxy.ts), the trivial proxy
+ * on plain sockets (socket-proxy.ts), or Tollgate.
+ */
+export type Proxy = 'passthrough' | 'read-loop' | 'tollgate' | 'floor-proxy' | 'socket-proxy'
 const scripts: Record<Proxy, string> = {
   passthrough: 'passthrough.ts',
   'read-loop': 'read-loop.ts',
   tollgate: 'tollgate.ts',
   'floor-proxy': 'floor-proxy.ts',
+  'socket-proxy': 'socket-proxy.ts',
 }
 
 export interface StreamRun {

@@ -5,14 +5,15 @@
  * (every upstream fetch), the JIT, the collector's helpers and the WAL checkpoint thread. `--proxy` profiles the
  * trivial proxy, the JS read loop or the billing floor (bench/floor-proxy.ts) instead, for comparison.
  *
- *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop|floor-proxy] [--out /tmp/tollgate-profile]
+ *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop|floor-proxy|socket-proxy] [--out /tmp/tollgate-profile]
  *     [--model bench-model] [--rate 400] [--warm-seconds 24] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
  *
  * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process.
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
  * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts — or write a
  * .cpuprofile (`PROFILE_FORMAT=json`) and count them with `bun bench/count-samples.ts`; `PROFILE_FORMAT=none` runs
- * without the profiler, for the threads' CPU alone. `rate` warms up as capacity.ts does (4 s at 5×, then
+ * without the profiler, for the threads' CPU alone; `PROFILE_INTERVAL` sets the sampling interval in µs (1000 unless
+ * set: a burst of a second, as the idle scenario's, wants 100). `rate` warms up as capacity.ts does (4 s at 5×, then
  * `--warm-seconds` at the rate) before it measures. Not part of CI.
  */
 import { parseArgs } from 'node:util'
@@ -41,7 +42,7 @@ const { values } = parseArgs({
 const { scenario, model, out } = values
 const streams = Number(values.streams)
 const upstream = await spawnServer('upstream.ts')
-const proxies: Proxy[] = ['tollgate', 'passthrough', 'read-loop', 'floor-proxy']
+const proxies: Proxy[] = ['tollgate', 'passthrough', 'read-loop', 'floor-proxy', 'socket-proxy']
 const proxy = proxies.find((name) => name === values.proxy)
 if (!proxy) throw new Error(`--proxy must be one of ${proxies.join(', ')}, not ${values.proxy}`)
 const tollgate = await startWarm(
@@ -51,7 +52,9 @@ const tollgate = await startWarm(
   // PROFILE_FORMAT=none: no profiler at all, for the threads' CPU alone (the sampler's signals cost the main thread).
   process.env.PROFILE_FORMAT === 'none'
     ? {}
-    : { BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out}` },
+    : {
+        BUN_OPTIONS: `${process.env.PROFILE_FORMAT === 'json' ? '--cpu-prof' : '--cpu-prof-md'} --cpu-prof-dir=${out} --cpu-prof-interval=${process.env.PROFILE_INTERVAL ?? 1000}`,
+      },
   scenario === 'chunks' ? chunksWarmUp : undefined,
 )
 
