@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import type { TCPSocketListener } from 'bun'
+import { startStalledListener } from '../../test/support/stalled-listener.ts'
 import { type BodySink, ConnectionFailed, defaultHttp1ClientOptions, Http1Client, type Http1ClientOptions } from './http1-client.ts'
 
 /** A loopback upstream: /whole (an echo), /stream (three events 100 ms apart), /slow (after 100 ms), /big (5 MB). */
@@ -227,6 +228,15 @@ describe('aborts and failures', () => {
     await Bun.sleep(10)
     expect(http.connections).toBe(0)
     expect((await (await http.request(post('/whole'))).text()).length).toBeGreaterThan(0)
+  })
+
+  test('an abort while the TCP handshake hangs rejects at once', async () => {
+    const stalled = await startStalledListener()
+    const started = performance.now()
+    const request = client(`http://127.0.0.1:${stalled.port}`).request({ ...post('/'), signal: AbortSignal.timeout(100) })
+    await expect(request).rejects.toThrow('timed out')
+    expect(performance.now() - started).toBeLessThan(1000)
+    stalled.close()
   })
 
   test('an abort while waiting for a connection rejects at once and takes no slot', async () => {

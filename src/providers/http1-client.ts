@@ -113,7 +113,7 @@ export class Http1Client {
       kept.stopIdleTimer()
       return kept
     }
-    if (this.open < this.options.maxConnections) return this.connect()
+    if (this.open < this.options.maxConnections) return this.connectWithin(signal)
     const turn = await new Promise<Connection | undefined>((resolve, reject) => {
       const waiter = { take: resolve }
       this.waiting.push(waiter)
@@ -129,6 +129,35 @@ export class Http1Client {
     })
     if (!turn) return this.connection(signal) // a slot freed by a connection that closed: open one
     return turn
+  }
+
+  /**
+   * A new connection, or the signal's reason as soon as it aborts: a host that never completes the TCP handshake
+   * must not hold the request past its timers. A connection that completes after all is kept for the next request.
+   */
+  private connectWithin(signal: AbortSignal | undefined): Promise<Connection> {
+    const connecting = this.connect()
+    if (!signal) return connecting
+    return new Promise<Connection>((resolve, reject) => {
+      const abort = () => {
+        reject(signal.reason)
+        connecting.then(
+          (connection) => this.reuse(connection),
+          () => {},
+        )
+      }
+      signal.addEventListener('abort', abort, { once: true })
+      connecting.then(
+        (connection) => {
+          signal.removeEventListener('abort', abort)
+          resolve(connection)
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', abort)
+          reject(error)
+        },
+      )
+    })
   }
 
   private async connect(): Promise<Connection> {
