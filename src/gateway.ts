@@ -109,7 +109,7 @@ async function buildParts(
     logger.warn({ replayed: spooled - spool.stats().entries, left: spool.stats().entries }, 'replayed bills a crash left in the spool')
   // With Redis, instances share limits, the sign-in throttle, key changes and route health; without it each keeps its own.
   const shared = config.redis === undefined ? undefined : new SharedState(config.redis, logger)
-  const providers = createProviders(config.providers)
+  const providers = createProviders(config.providers, { upstreamConnections: config.limits.upstreamConnections })
   // Traces only when a collector is configured; without one the relay has no tracer and makes no span at all.
   const telemetry = config.telemetry && new OtlpExporter(config.telemetry, logger, packageJson.version)
   const tracer = telemetry && new Tracer(telemetry, config.telemetry!.sampleRatio)
@@ -246,7 +246,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     reload(next) {
       refuseUnservedModels(next)
       const needsRestart = restartNeeded(services.config, next)
-      const providers = createProviders(next.providers)
+      const providers = createProviders(next.providers, { upstreamConnections: next.limits.upstreamConnections })
       services.relay.reconfigure(next, providers)
       batchRelay.reconfigure(batchConfigOf(next), providers)
       current = next

@@ -3,12 +3,16 @@ import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
 import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder, WholeForwarded } from '../core/provider.ts'
+import { proxied } from './connect-probe.ts'
 import { HeadTimer } from './head-timer.ts'
+import { defaultHttp1ClientOptions, Http1Client } from './http1-client.ts'
+import { forwardOverSocket } from './socket-forward.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { redactKey } from './scrub-upstream-text.ts'
 import {
   attemptDeadline,
+  parseUpstreamJson,
   readBodyText,
   readCapped,
   setAttemptDeadline,
@@ -93,7 +97,7 @@ async function* decodeBody<Event extends AnswerEvent>(
   attempt: AbortController,
 ): AsyncGenerator<Event> {
   const parser = new SseParser(provider.caps.eventBytes)
-  const chunks = new UpstreamChunks(response.body!, provider, attempt, attemptDeadline(response))
+  const chunks = new UpstreamChunks(response.body!.getReader(), provider, attempt, attemptDeadline(response))
   // `for … yield` rather than `yield*` over the decoder's arrays: yield* makes an async wrapper of each array's
   // iterator, a promise more per event.
   try {
@@ -121,15 +125,6 @@ async function refusal(response: Response, vendor: HttpVendor, provider: Provide
   // Our own key out first, whole or in pieces (an upstream may quote what it refused); the vendor's mapping then caps
   // the text and scrubs anything else key-shaped.
   throw vendor.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
-}
-
-/** A whole upstream body as JSON, or a 502 naming the provider. */
-function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
-  }
 }
 
 /** A forwarded request's answer, read under the attempt's timers: one object per passthrough request. */
@@ -160,12 +155,17 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', "This operation's answers are never streamed")
     if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty stream`)
     return {
-      chunks: new UpstreamChunks(response.body, config, this.attempt, attemptDeadline(response)),
+      chunks: new UpstreamChunks(response.body.getReader(), config, this.attempt, attemptDeadline(response)),
       decoder: this.decoder.createStreamDecoder({ apiKey: config.apiKey }),
       parser: new SseParser(config.caps.eventBytes),
       maxHeldBytes: config.caps.bodyBytes,
     }
   }
+}
+
+/** What the socket client of every Transport shares: its ceiling of connections (limits.upstream_connections). */
+export interface TransportOptions {
+  upstreamConnections?: number
 }
 
 /** A request to an HTTP upstream: the path below its base URL (with query), the body as JSON text, extra headers. */
@@ -193,14 +193,33 @@ export class Transport {
    * property (~1 µs a request, bench/, 2026-11-23). Requests with headers of their own get a fresh object.
    */
   private readonly usual: Headers
+  /**
+   * Forwarded requests to an upstream at an `http:` URL go over Tollgate's own HTTP/1.1 client (socket-forward.ts):
+   * no fetch thread between the upstream and the relay. `https:` upstreams, and every upstream when an HTTP proxy is
+   * set in the environment, keep fetch (the client has no TLS or proxy support yet).
+   */
+  private readonly sockets: { client: Http1Client; basePath: string; headers: Record<string, string> } | undefined
 
   constructor(
     readonly config: ProviderConfig,
     private readonly vendor: HttpVendor,
+    options: TransportOptions = {},
   ) {
     this.auth = vendor.authHeaders(config)
     this.common = { 'content-type': 'application/json', ...config.headers }
     this.usual = new Headers({ ...this.common, ...this.auth })
+    const base = new URL(config.baseUrl)
+    if (base.protocol === 'http:' && !proxied && config.client === 'auto') {
+      this.sockets = {
+        client: new Http1Client(new URL(base.origin), {
+          ...defaultHttp1ClientOptions,
+          maxConnections: options.upstreamConnections ?? defaultHttp1ClientOptions.maxConnections,
+        }),
+        // What fetch's URL (base URL + path) has after the origin, so both send the same request line.
+        basePath: config.baseUrl.slice(base.origin.length),
+        headers: { ...this.common, ...this.auth },
+      }
+    }
   }
 
   /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
@@ -215,6 +234,13 @@ export class Transport {
     attempt: AbortController,
     traceparent: string | null | undefined,
   ): Promise<ForwardedAnswer<Answer, Event>> {
+    const { sockets } = this
+    if (sockets && typeof request.body === 'string') {
+      const headers = request.headers ? { ...this.common, ...request.headers, ...this.auth } : sockets.headers
+      const path = sockets.basePath + request.path
+      const sent = traceparent ? { ...headers, traceparent } : headers
+      return forwardOverSocket(sockets.client, this.config, path, request.body, sent, attempt, this.vendor, decoder)
+    }
     return this.fetch(request, attempt, traceparent, decoder)
   }
 
@@ -278,6 +304,6 @@ export class Transport {
   /** A streamed answer's bytes as they come (audio), read under the attempt's timers. */
   readChunks(response: Response, attempt: AbortController): BodyChunks {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
-    return new UpstreamChunks(response.body, this.config, attempt, attemptDeadline(response))
+    return new UpstreamChunks(response.body.getReader(), this.config, attempt, attemptDeadline(response))
   }
 }

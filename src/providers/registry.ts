@@ -12,7 +12,7 @@ import { anthropicVendor } from './anthropic/index.ts'
 import { geminiVendor } from './gemini/index.ts'
 import { openAiVendor } from './openai/index.ts'
 import { type HttpVendor } from './http-codec.ts'
-import { Transport } from './http.ts'
+import { Transport, type TransportOptions } from './http.ts'
 import type { UpstreamFactories } from './upstreams.ts'
 
 /** How each kind of upstream is reached (credentials, refusals); the mock answers in-process and needs none. */
@@ -36,12 +36,16 @@ const operations: Record<string, UpstreamFactories> = {
   transcription: transcriptionUpstreams,
 }
 
-export function createProviders(configs: readonly ProviderConfig[]): Map<string, Provider> {
+/**
+ * Every configured provider's upstream sides. `transport`: how HTTP upstreams are reached (the socket client's
+ * ceiling); a reload makes new ones, and the old ones' idle connections close by themselves (http1-client.ts).
+ */
+export function createProviders(configs: readonly ProviderConfig[], transport: TransportOptions = {}): Map<string, Provider> {
   const providers = new Map<string, Provider>()
   for (const config of configs) {
     if (!(config.type in vendors)) throw new Error(`providers: type "${config.type}" is not available in this build`)
     const vendor = vendors[config.type]
-    const site = { config, transport: vendor && new Transport(config, vendor) }
+    const site = { config, transport: vendor && new Transport(config, vendor, transport) }
     const upstreams = new Map<string, unknown>()
     for (const [operation, factories] of Object.entries(operations)) {
       const make = factories[config.type]

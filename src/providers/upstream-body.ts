@@ -62,6 +62,12 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
   attempt.abort(bodyTimeout(provider, pastDeadline))
 }
 
+/** What a body is read through: a ReadableStream's reader, or an answer of the socket client. */
+export interface BodyReader {
+  read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>>
+  cancel(): Promise<unknown> | void
+}
+
 /**
  * A streamed body's chunks, read under the attempt's timers: a read that waits longer than idle_ms for its chunk, or
  * runs past the total deadline, ends the attempt with a timeout error instead of hanging the client forever.
@@ -73,7 +79,6 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
  * take the last chunk — no silence is counted.
  */
 export class UpstreamChunks implements BodyChunks, Deadline {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
   /** performance.now() when the read in progress began; 0 when none is. */
   readSince = 0
   readonly idleMs: number
@@ -82,13 +87,13 @@ export class UpstreamChunks implements BodyChunks, Deadline {
   laneNext: Deadline | undefined = undefined
   lanePrevious: Deadline | undefined = undefined
 
+  /** `reader`: a fetched body's reader, or an answer of the socket client (providers/http1-client.ts). */
   constructor(
-    body: ReadableStream<Uint8Array>,
+    private readonly reader: BodyReader,
     readonly provider: ProviderConfig,
     readonly attempt: AbortController,
     readonly deadline: number,
   ) {
-    this.reader = body.getReader()
     this.idleMs = provider.timeouts.idleMs
   }
 
@@ -114,7 +119,7 @@ export class UpstreamChunks implements BodyChunks, Deadline {
   /** Stop reading: the rest of the body is not wanted (the upstream connection is released). */
   cancel(): void {
     this.stopWatch()
-    this.reader.cancel().catch(() => {})
+    void Promise.resolve(this.reader.cancel()).catch(() => {})
   }
 
   private stopWatch(): void {
@@ -183,7 +188,7 @@ async function readUndeclared(response: Response, provider: ProviderConfig, atte
   }
 }
 
-function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayError {
+export function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayError {
   return new GatewayError('upstream', `Upstream ${provider.name} sent a body larger than ${cap} bytes`, { code: 'upstream_malformed' })
 }
 
@@ -193,7 +198,11 @@ function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayError {
  */
 export async function readCapped(response: Response, cap: number, truncate = false): Promise<string | undefined> {
   if (!response.body) return ''
-  const reader = response.body.getReader()
+  return readCappedFrom(response.body.getReader(), cap, truncate)
+}
+
+/** readCapped's reading, from any body reader. */
+export async function readCappedFrom(reader: BodyReader, cap: number, truncate = false): Promise<string | undefined> {
   const parts: Uint8Array[] = []
   let size = 0
   try {
@@ -210,7 +219,16 @@ export async function readCapped(response: Response, cap: number, truncate = fal
       size += value.byteLength
     }
   } finally {
-    reader.cancel().catch(() => {})
+    void Promise.resolve(reader.cancel()).catch(() => {})
   }
   return new TextDecoder().decode(Buffer.concat(parts, size))
+}
+
+/** A whole upstream body as JSON, or a 502 naming the provider. */
+export function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new GatewayError('upstream', `Upstream ${config.name} sent a response that is not JSON`, { code: 'upstream_malformed' })
+  }
 }

@@ -60,7 +60,8 @@ export const limitsSchema = renamedSection(
       default: 16_384,
       description:
         'Upstream requests (streams included) this instance runs at once; more wait for a free one. At most 65535, ' +
-        'the most Bun allows; read at start (`serve` applies it by restarting itself once, logged in the `listening` line).',
+        'the most Bun allows; read at start (`serve` applies it by restarting itself once, logged in the `listening` line). ' +
+        "Tollgate's own HTTP/1.1 client (providers' `client: auto`) holds it per upstream address.",
     }),
   },
   { description: 'What one request, client or upstream may make the gateway do.' },

@@ -60,6 +60,13 @@ export const providerSchema = Type.Transform(
         "A request in the upstream's own protocol is forwarded byte for byte; `false` always translates through " +
         "the gateway's internal format.",
     }),
+    client: oneOf(['auto', 'fetch'] as const, {
+      default: 'auto',
+      description:
+        "How requests forwarded byte for byte reach this upstream: `auto` uses Tollgate's own HTTP/1.1 client for an " +
+        '`http://` base URL (no fetch thread between upstream and client: less CPU and memory per request and per ' +
+        "streamed chunk) and Bun's `fetch` for `https://` or through an HTTP proxy; `fetch` always uses `fetch`.",
+    }),
     chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
     embedding_inputs_per_call: Type.Optional(
       Type.Integer({
@@ -92,6 +99,7 @@ export const providerSchema = Type.Transform(
       headers: provider.headers,
       timeouts: provider.timeouts,
       passthrough: provider.passthrough,
+      client: provider.client,
       chunkDelayMs: provider.chunk_delay_ms,
       embeddingInputsPerCall: provider.embedding_inputs_per_call,
       rerankApi: provider.rerank_api ?? 'vllm',

@@ -1,0 +1,97 @@
+import type { ProviderConfig } from '../config/types.ts'
+import type { AnswerEvent } from '../core/operation.ts'
+import type { ForwardedAnswer, ForwardedStream, WholeForwarded } from '../core/provider.ts'
+import { SseParser } from '../core/sse.ts'
+import { HeadTimer } from './head-timer.ts'
+import type { Http1Answer, Http1Client } from './http1-client.ts'
+import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
+import { redactKey } from './scrub-upstream-text.ts'
+import { GatewayError } from '../core/errors.ts'
+import { bodyTooLarge, parseUpstreamJson, readCappedFrom, UpstreamChunks, upstreamFailure, watchRead } from './upstream-body.ts'
+
+/**
+ * A forwarded (passthrough) request sent with Tollgate's own HTTP/1.1 client (http1-client.ts) instead of fetch: the
+ * same four timers as http.ts's fetchUpstream (the head timer until the head, idle_ms and total_ms over the body), the
+ * same refusals and failures, without Bun's HTTP client thread between the upstream and the relay
+ * (docs/capacity.md, fourteenth round). `path` is the full path below the client's origin.
+ */
+export async function forwardOverSocket<Answer, Event extends AnswerEvent>(
+  client: Http1Client,
+  provider: ProviderConfig,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+  attempt: AbortController,
+  vendor: HttpVendor,
+  decoder: AnswerDecoder<Answer, Event>,
+): Promise<ForwardedAnswer<Answer, Event>> {
+  const head = new HeadTimer(provider, client.origin.origin + path, attempt)
+  try {
+    const answer = await client.request({ method: 'POST', path, headers, body, signal: attempt.signal })
+    head.stop()
+    if (!answer.ok) return await refusal(answer, vendor, provider, attempt, head.deadline)
+    return new SocketForwardedAnswer(answer, provider, decoder, attempt, head.deadline)
+  } catch (error) {
+    throw upstreamFailure(provider, error, attempt.signal)
+  } finally {
+    head.stop()
+  }
+}
+
+/** An upstream refusal as the GatewayError its body describes: its first `caps.errorBytes`, the rest not read. */
+async function refusal(
+  answer: Http1Answer,
+  vendor: HttpVendor,
+  provider: ProviderConfig,
+  attempt: AbortController,
+  deadline: number,
+): Promise<never> {
+  const timer = watchRead(provider, attempt, deadline)
+  const text = await readCappedFrom(answer, provider.caps.errorBytes, true)
+    .catch(() => '')
+    .finally(() => clearTimeout(timer))
+  throw vendor.decodeError(answer.status, redactKey(text ?? '', provider.apiKey), answer.headers)
+}
+
+class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements ForwardedAnswer<Answer, Event> {
+  constructor(
+    private readonly answer: Http1Answer,
+    private readonly config: ProviderConfig,
+    private readonly decoder: AnswerDecoder<Answer, Event>,
+    private readonly attempt: AbortController,
+    private readonly deadline: number,
+  ) {}
+
+  /** The whole body, within the body cap, under idle_ms (cut to the total deadline) as a whole. */
+  async readWhole(): Promise<WholeForwarded<Answer>> {
+    const { answer, config, attempt } = this
+    const cap = config.caps.bodyBytes
+    const declared = answer.headers.get('content-length')
+    if (declared !== null && Number(declared) > cap) {
+      answer.cancel()
+      throw bodyTooLarge(config, cap)
+    }
+    const timer = watchRead(config, attempt, this.deadline)
+    let body: string | undefined
+    try {
+      body = await readCappedFrom(answer, cap)
+    } catch (error) {
+      throw upstreamFailure(config, error, attempt.signal)
+    } finally {
+      clearTimeout(timer)
+    }
+    if (body === undefined) throw bodyTooLarge(config, cap)
+    return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, config)) }
+  }
+
+  readStream(): ForwardedStream<Event> {
+    const { config } = this
+    if (!this.decoder.createStreamDecoder) throw new GatewayError('internal', "This operation's answers are never streamed")
+    return {
+      chunks: new UpstreamChunks(this.answer, config, this.attempt, this.deadline),
+      decoder: this.decoder.createStreamDecoder({ apiKey: config.apiKey }),
+      parser: new SseParser(config.caps.eventBytes),
+      maxHeldBytes: config.caps.bodyBytes,
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import OpenAI from 'openai'
+import { startTestGateway, type TestGateway } from './support/gateway.ts'
+
+/**
+ * Forwarded requests to an `http://` upstream go over Tollgate's own HTTP/1.1 client (providers/http1-client.ts)
+ * unless the provider says `client: fetch`; either way the answer and the bill are the same, and the client holds
+ * limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
+ */
+const seen: { model: string; userAgent: string | null }[] = []
+let answering = 0
+let mostAtOnce = 0
+const chunk = (body: object) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', ...body })}\n\n`
+const upstream = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  async fetch(request) {
+    const body = (await request.json()) as { model: string; stream?: boolean }
+    seen.push({ model: body.model, userAgent: request.headers.get('user-agent') })
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
+    if (body.stream) {
+      const events = [
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hello ' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: { content: 'there' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        chunk({ choices: [], usage }),
+        'data: [DONE]\n\n',
+      ]
+      return new Response(events.join(''), { headers: { 'content-type': 'text/event-stream' } })
+    }
+    answering++
+    mostAtOnce = Math.max(mostAtOnce, answering)
+    await Bun.sleep(150)
+    answering--
+    return Response.json({
+      id: 'c1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'up',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'slow answer' }, finish_reason: 'stop' }],
+      usage,
+    })
+  },
+})
+
+let gateway: TestGateway
+let client: OpenAI
+beforeAll(async () => {
+  const baseUrl = `http://127.0.0.1:${upstream.port}/v1`
+  const price = { input: 1, output: 2 }
+  gateway = await startTestGateway({
+    config: {
+      limits: { upstream_connections: 2 },
+      providers: [
+        { name: 'own', type: 'openai', base_url: baseUrl },
+        { name: 'fetched', type: 'openai', base_url: baseUrl, client: 'fetch' },
+      ],
+      models: [
+        { id: 'via-own', price, routes: [{ provider: 'own', upstream_model: 'own' }] },
+        { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
+      ],
+    },
+  })
+  client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: gateway.key, maxRetries: 0 })
+})
+afterAll(async () => {
+  await gateway.stop()
+  upstream.stop(true)
+})
+
+test('a stream forwarded over the own client and one over fetch read the same, and are billed the same', async () => {
+  const before = await gateway.settled()
+  for (const model of ['via-own', 'via-fetch']) {
+    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    let text = ''
+    for await (const part of stream) text += part.choices[0]?.delta?.content ?? ''
+    expect(text).toBe('hello there')
+  }
+  expect(seen.find((request) => request.model === 'own')?.userAgent).toBeNull()
+  expect(seen.find((request) => request.model === 'fetched')?.userAgent).toStartWith('Bun/')
+
+  const after = await gateway.settled()
+  const rows = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 10)
+  expect(rows.map((row) => [row.model, row.status, row.inputTokens, row.outputTokens])).toEqual([
+    ['via-fetch', 200, 10, 5],
+    ['via-own', 200, 10, 5],
+  ])
+  expect(rows[0]!.cost).toBe(rows[1]!.cost)
+  expect(rows[0]!.cost).toBeGreaterThan(0)
+  expect(before.balance - after.balance).toBe(rows[0]!.cost + rows[1]!.cost)
+})
+
+test('the own client runs at most limits.upstream_connections requests at once; the rest wait their turn', async () => {
+  mostAtOnce = 0
+  const answers = await Promise.all(
+    Array.from({ length: 5 }, () => client.chat.completions.create({ model: 'via-own', messages: [{ role: 'user', content: 'hi' }] })),
+  )
+  expect(answers.map((answer) => answer.choices[0]!.message.content)).toEqual(Array(5).fill('slow answer'))
+  expect(mostAtOnce).toBe(2)
+})
