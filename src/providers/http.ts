@@ -163,7 +163,7 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
   }
 }
 
-/** What the socket client of every Transport shares: its ceiling of connections (limits.upstream_connections). */
+/** How Transports reach their upstreams: the socket client's ceiling of connections per upstream address (limits.upstream_connections). */
 export interface TransportOptions {
   upstreamConnections?: number
 }

@@ -206,6 +206,20 @@ describe('connections', () => {
     expect(http.connections).toBe(0)
   })
 
+  test('kept connections do not keep a process alive: one that is done exits at once, not after idleMs', async () => {
+    const script = `
+      import { Http1Client } from '${import.meta.dir}/http1-client.ts'
+      const http = new Http1Client(new URL('${upstream.url.href}'))
+      const answer = await http.request({ method: 'POST', path: '/whole', headers: {}, body: 'x' })
+      await answer.text()
+      console.log(http.connections)`
+    const started = performance.now()
+    const child = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe' })
+    expect((await new Response(child.stdout).text()).trim()).toBe('1')
+    expect(await child.exited).toBe(0)
+    expect(performance.now() - started).toBeLessThan(defaultHttp1ClientOptions.idleMs - 1000)
+  })
+
   test('a refused connection fails the request, and its slot is free again', async () => {
     const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     const port = listener.port

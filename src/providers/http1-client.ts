@@ -110,7 +110,7 @@ export class Http1Client {
     if (this.closed) throw new ConnectionFailed(`The client for ${this.origin.host} is closed`)
     const kept = this.idle.pop()
     if (kept) {
-      kept.stopIdleTimer()
+      kept.wake()
       return kept
     }
     if (this.open < this.options.maxConnections) return this.connectWithin(signal)
@@ -183,7 +183,7 @@ export class Http1Client {
     if (waiter) return waiter.take(connection)
     if (this.closed) return connection.destroy()
     this.idle.push(connection)
-    connection.startIdleTimer(this.options.idleMs)
+    connection.sleep(this.options.idleMs)
   }
 
   /** A connection closed: its slot is free for the next waiter. */
@@ -302,12 +302,23 @@ class Connection implements ResponseSink {
     this.socket.terminate()
   }
 
-  startIdleTimer(idleMs: number): void {
+  /**
+   * Kept idle: closed after `idleMs` unless used again, and neither the timer nor the socket keeps the process alive
+   * (a server that stops does not wait for its idle upstream connections).
+   */
+  sleep(idleMs: number): void {
     this.idleTimer = setTimeout(() => this.destroy(), idleMs)
     this.idleTimer.unref()
+    this.socket.unref()
   }
 
-  stopIdleTimer(): void {
+  /** Taken from the idle ones for a request. */
+  wake(): void {
+    this.stopIdleTimer()
+    this.socket.ref()
+  }
+
+  private stopIdleTimer(): void {
     clearTimeout(this.idleTimer)
     this.idleTimer = undefined
   }
