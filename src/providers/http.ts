@@ -7,19 +7,10 @@ import { proxied } from './connect-probe.ts'
 import { HeadTimer } from './head-timer.ts'
 import { defaultHttp1ClientOptions, Http1Client } from './http1-client.ts'
 import { forwardOverSocket } from './socket-forward.ts'
+import { refusalOf } from './upstream-refusal.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
-import { redactKey } from './scrub-upstream-text.ts'
-import {
-  attemptDeadline,
-  parseUpstreamJson,
-  readBodyText,
-  readCapped,
-  setAttemptDeadline,
-  UpstreamChunks,
-  upstreamFailure,
-  watchRead,
-} from './upstream-body.ts'
+import { attemptDeadline, parseUpstreamJson, readBodyText, setAttemptDeadline, UpstreamChunks, upstreamFailure } from './upstream-body.ts'
 
 /**
  * One upstream HTTP attempt under the provider's four timers (`timeouts:` in the config), each of which ends the
@@ -81,7 +72,8 @@ async function fetchUpstream<Answer, Event extends AnswerEvent>(
     })
     setAttemptDeadline(response, head.deadline)
     head.stop()
-    if (!response.ok) return await refusal(response, vendor, provider, attempt)
+    if (!response.ok)
+      throw await refusalOf(response.body?.getReader(), response.status, response.headers, vendor, provider, attempt, head.deadline)
     return decoder ? new HttpForwardedAnswer(response, provider, decoder, attempt) : response
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
@@ -111,20 +103,6 @@ async function* decodeBody<Event extends AnswerEvent>(
   }
   for (const event of parser.finish()) for (const decoded of decoder.decode(event)) yield decoded
   for (const decoded of decoder.finish()) yield decoded
-}
-
-/**
- * An upstream refusal as the GatewayError its body describes: its first `caps.errorBytes` read (under the same
- * timers as any body), the rest discarded — a refusal is never relayed or held whole, however large.
- */
-async function refusal(response: Response, vendor: HttpVendor, provider: ProviderConfig, attempt: AbortController): Promise<never> {
-  const timer = watchRead(provider, attempt, attemptDeadline(response))
-  const text = await readCapped(response, provider.caps.errorBytes, true)
-    .catch(() => '')
-    .finally(() => clearTimeout(timer))
-  // Our own key out first, whole or in pieces (an upstream may quote what it refused); the vendor's mapping then caps
-  // the text and scrubs anything else key-shaped.
-  throw vendor.decodeError(response.status, redactKey(text ?? '', provider.apiKey), response.headers)
 }
 
 /** A forwarded request's answer, read under the attempt's timers: one object per passthrough request. */

@@ -5,7 +5,7 @@ import { SseParser } from '../core/sse.ts'
 import { HeadTimer } from './head-timer.ts'
 import type { Http1Answer, Http1Client } from './http1-client.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
-import { redactKey } from './scrub-upstream-text.ts'
+import { refusalOf } from './upstream-refusal.ts'
 import { GatewayError } from '../core/errors.ts'
 import { bodyTooLarge, parseUpstreamJson, readCappedFrom, UpstreamChunks, upstreamFailure, watchRead } from './upstream-body.ts'
 
@@ -29,28 +29,13 @@ export async function forwardOverSocket<Answer, Event extends AnswerEvent>(
   try {
     const answer = await client.request({ method: 'POST', path, headers, body, signal: attempt.signal })
     head.stop()
-    if (!answer.ok) return await refusal(answer, vendor, provider, attempt, head.deadline)
+    if (!answer.ok) throw await refusalOf(answer, answer.status, answer.headers, vendor, provider, attempt, head.deadline)
     return new SocketForwardedAnswer(answer, provider, decoder, attempt, head.deadline)
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
     head.stop()
   }
-}
-
-/** An upstream refusal as the GatewayError its body describes: its first `caps.errorBytes`, the rest not read. */
-async function refusal(
-  answer: Http1Answer,
-  vendor: HttpVendor,
-  provider: ProviderConfig,
-  attempt: AbortController,
-  deadline: number,
-): Promise<never> {
-  const timer = watchRead(provider, attempt, deadline)
-  const text = await readCappedFrom(answer, provider.caps.errorBytes, true)
-    .catch(() => '')
-    .finally(() => clearTimeout(timer))
-  throw vendor.decodeError(answer.status, redactKey(text ?? '', provider.apiKey), answer.headers)
 }
 
 class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements ForwardedAnswer<Answer, Event> {

@@ -196,7 +196,7 @@ export function bodyTooLarge(provider: ProviderConfig, cap: number): GatewayErro
  * The body's first `cap` bytes as text; `undefined` when there was more (unless `truncate`, which keeps the first
  * `cap` bytes and discards the rest). The read stops at the cap: the rest is never taken from the upstream.
  */
-export async function readCapped(response: Response, cap: number, truncate = false): Promise<string | undefined> {
+async function readCapped(response: Response, cap: number, truncate = false): Promise<string | undefined> {
   if (!response.body) return ''
   return readCappedFrom(response.body.getReader(), cap, truncate)
 }
