@@ -375,7 +375,7 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
 
   const strangerBodies = floodUnauthenticatedBodies(url, running)
   // ISSUE 22: /healthz measured from a Worker too (its own event loop: the test thread's own load cannot blur it).
-  const workerProbe = await startLatencyProbe([{ name: '/healthz (from a worker)', url: `${url}/healthz` }], 20)
+  const workerProbe = await startLatencyProbe([{ name: '/healthz (from another process)', url: `${url}/healthz` }], 20)
   const [, , , , , , , , batchStall, uploadStall] = await Promise.all([
     sampleMemory(),
     probeHealth(),
@@ -428,8 +428,8 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
     console.log(`hostile upstream, ${what}: ${statuses}; slowest ${Math.max(...results.map((one) => one.ms)).toFixed(0)} ms`)
   }
   console.log(strangerBodies.report())
-  const workerHealthz = probed.samples['/healthz (from a worker)']!
-  console.log(describeLatency('/healthz (from a worker)', workerHealthz))
+  const workerHealthz = probed.samples['/healthz (from another process)']!
+  console.log(describeLatency('/healthz (from another process)', workerHealthz))
   logBatchStalls(batchStall, uploadStall)
   console.log(
     `hostile upstreams: endless line gave ${(endlessLine.written / 1e6).toFixed(1)} MB over ${endlessLine.requests} requests, 50 MB JSON gave ${(hugeJson.written / 1e6).toFixed(1)} MB over ${hugeJson.requests}, the echo ${echo.requests.length} refusals`,

@@ -1,7 +1,9 @@
 /**
- * Latency as another tenant sees it while the gateway (in the test's own thread) works: requests sent from a Worker,
- * whose event loop a stalled gateway cannot hold, so a stall shows as the delay it is. Used by the tests that hold
- * batch and upload work to ISSUE 22's bound (p99 of /healthz and another tenant's requests within 50 ms).
+ * Latency as another tenant sees it while the gateway works: requests sent from a process of their own, whose event
+ * loop a stalled gateway (in the test's own thread, or a binary) cannot hold, so a stall shows as the delay it is.
+ * Not a Worker: a Worker's fetch runs on its process's one HTTP client thread, behind the test's own traffic (the
+ * hostile-binary test's 150 MB bodies among it), which blurred a 50 ms bound into the test's load. Used by the tests
+ * that hold batch and upload work to ISSUE 22's bound (p99 of /healthz and another tenant's requests within 50 ms).
  */
 export interface ProbeTarget {
   name: string
@@ -21,18 +23,21 @@ export interface LatencyProbe {
 }
 
 export async function startLatencyProbe(targets: ProbeTarget[], intervalMs = 10): Promise<LatencyProbe> {
-  const worker = new Worker(new URL('./latency-probe-worker.ts', import.meta.url).href)
-  const started = new Promise<void>((resolve) => worker.addEventListener('message', () => resolve(), { once: true }))
-  worker.postMessage({ start: targets, intervalMs })
+  let answered: ((message: unknown) => void) | undefined
+  const child = Bun.spawn([process.execPath, new URL('./latency-probe-process.ts', import.meta.url).pathname], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    ipc: (message) => answered?.(message),
+  })
+  const next = () => new Promise<unknown>((resolve) => (answered = resolve))
+  const started = next()
+  child.send({ start: targets, intervalMs })
   await started
   return {
     async stop() {
-      const report = new Promise<ProbeReport>((resolve) =>
-        worker.addEventListener('message', (event) => resolve(event.data as ProbeReport), { once: true }),
-      )
-      worker.postMessage({ stop: true })
-      const result = await report
-      worker.terminate()
+      const report = next()
+      child.send({ stop: true })
+      const result = (await report) as ProbeReport
+      child.kill()
       return result
     },
   }

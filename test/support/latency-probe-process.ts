@@ -1,6 +1,7 @@
 /**
- * The probe's own thread (latency-probe.ts): it sends its requests on its own event loop, so a stalled gateway in the
- * test's thread is measured as the delay it is, not hidden because the probe could not even send.
+ * The probe's own process (latency-probe.ts): it sends its requests on its own event loop and its own HTTP client
+ * thread, so a stalled gateway is measured as the delay it is — not hidden because the probe could not even send, and
+ * not blurred by the test's own traffic queued in the same fetch thread (a Worker shares its process's).
  */
 interface Target {
   name: string
@@ -10,7 +11,6 @@ interface Target {
   expect?: string
 }
 
-declare const self: Worker
 export {}
 let running = true
 const samples: Record<string, number[]> = {}
@@ -33,12 +33,12 @@ async function probe(target: Target, intervalMs: number): Promise<void> {
   }
 }
 
-self.onmessage = async (event: MessageEvent) => {
-  const message = event.data as { start: Target[]; intervalMs: number } | { stop: true }
+process.on('message', async (message: { start: Target[]; intervalMs: number } | { stop: true }) => {
   if ('start' in message) {
     const probes = message.start.map((target) => probe(target, message.intervalMs))
-    self.postMessage({ started: true })
+    process.send!({ started: true })
     await Promise.all(probes)
-    self.postMessage({ samples, failures })
+    process.send!({ samples, failures })
+    process.disconnect?.()
   } else running = false
-}
+})
