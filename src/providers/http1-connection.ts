@@ -1,0 +1,163 @@
+import type { Socket } from 'bun'
+import { Http1ResponseParser, MalformedResponse, type ResponseSink } from '../core/http1-response.ts'
+import { ConnectionFailed, Http1Answer } from './http1-answer.ts'
+
+/** What a connection asks of the pool it belongs to (http1-client.ts). */
+export interface ConnectionPool {
+  readonly options: { highWaterBytes: number; headBytes: number }
+  /** The connection finished an answer and may carry another request. */
+  reuse(connection: Connection): void
+  /** The connection closed: its slot is free. */
+  released(): void
+  /** An idle connection closed: it is no longer offered. */
+  forget(connection: Connection): void
+}
+
+/** The socket callbacks of every connection (one object, no closures per socket). */
+export const socketHandlers = {
+  data(socket: Socket<Connection>, data: Uint8Array) {
+    socket.data.received(data)
+  },
+  drain(socket: Socket<Connection>) {
+    socket.data.drained()
+  },
+  close(socket: Socket<Connection>) {
+    socket.data.closed(undefined)
+  },
+  error(socket: Socket<Connection>, error: Error) {
+    socket.data.closed(error)
+  },
+}
+
+/** One socket to the origin, reading one answer at a time. */
+export class Connection implements ResponseSink {
+  socket!: Socket<Connection>
+  private readonly parser: Http1ResponseParser
+  private answer: Http1Answer | undefined
+  private headed: { resolve(answer: Http1Answer): void; reject(error: unknown): void } | undefined
+  private unsent: Uint8Array | undefined
+  private idleTimer: ReturnType<typeof setTimeout> | undefined
+  private gone = false
+
+  constructor(readonly client: ConnectionPool) {
+    this.parser = new Http1ResponseParser(this, { headBytes: client.options.headBytes })
+  }
+
+  send(wire: Uint8Array, method: string, signal: AbortSignal | undefined): Promise<Http1Answer> {
+    this.parser.expect(method)
+    const answer = new Http1Answer(this, this.client.options.highWaterBytes, signal)
+    this.answer = answer
+    const headed = new Promise<Http1Answer>((resolve, reject) => (this.headed = { resolve, reject }))
+    const written = this.socket.write(wire)
+    if (written < wire.byteLength) this.unsent = wire.subarray(Math.max(0, written))
+    return headed
+  }
+
+  drained(): void {
+    if (!this.unsent) return
+    const written = this.socket.write(this.unsent)
+    this.unsent = written < this.unsent.byteLength ? this.unsent.subarray(Math.max(0, written)) : undefined
+  }
+
+  received(data: Uint8Array): void {
+    try {
+      this.parser.push(data)
+    } catch (error) {
+      this.fail(error)
+    }
+  }
+
+  head(status: number, fields: [string, string][]): void {
+    const answer = this.answer!
+    answer.status = status
+    answer.headers = new Headers(fields)
+    this.headed?.resolve(answer)
+    this.headed = undefined
+  }
+
+  body(bytes: Uint8Array): void {
+    this.answer!.arrived(bytes)
+  }
+
+  end(reusable: boolean): void {
+    const answer = this.answer!
+    this.answer = undefined
+    answer.ended()
+    if (reusable && !this.unsent) this.client.reuse(this)
+    else this.destroy()
+  }
+
+  pause(): void {
+    this.socket.pause()
+  }
+
+  resume(): void {
+    this.socket.resume()
+  }
+
+  /** Give up the answer in progress: the connection cannot be reused mid-answer, so it closes. */
+  abandon(reason: unknown): void {
+    if (this.answer === undefined) return
+    this.fail(reason)
+  }
+
+  /** Bun.connect failed: the slot counted for it is free again, once (a close event may follow for the same socket). */
+  neverOpened(): void {
+    if (this.gone) return
+    this.gone = true
+    this.client.released()
+  }
+
+  destroy(): void {
+    if (this.gone) return
+    this.gone = true
+    this.stopIdleTimer()
+    this.client.forget(this)
+    this.client.released()
+    this.socket.terminate()
+  }
+
+  /**
+   * Kept idle: closed after `idleMs` unless used again, and neither the timer nor the socket keeps the process alive
+   * (a server that stops does not wait for its idle upstream connections).
+   */
+  sleep(idleMs: number): void {
+    this.idleTimer = setTimeout(() => this.destroy(), idleMs)
+    this.idleTimer.unref()
+    this.socket.unref()
+  }
+
+  /** Taken from the idle ones for a request. */
+  wake(): void {
+    this.stopIdleTimer()
+    this.socket.ref()
+  }
+
+  private stopIdleTimer(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+  }
+
+  closed(error: Error | undefined): void {
+    if (this.gone) return
+    try {
+      this.parser.close() // a body delimited by the close ends here
+    } catch (malformed) {
+      this.fail(error ? new ConnectionFailed(error.message) : malformed)
+    }
+    if (this.answer !== undefined) this.fail(new ConnectionFailed('The upstream closed the connection before answering'))
+    this.destroy()
+  }
+
+  /** The answer in progress fails with `error` (before its head: the request rejects), and the connection closes. */
+  private fail(error: unknown): void {
+    const failure = error instanceof MalformedResponse ? new ConnectionFailed(error.message) : error
+    const answer = this.answer
+    this.answer = undefined
+    if (this.headed) {
+      this.headed.reject(failure)
+      this.headed = undefined
+    } else answer?.failed(failure)
+    this.destroy()
+  }
+}
