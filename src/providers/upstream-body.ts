@@ -2,6 +2,7 @@ import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { BodyChunks } from '../core/provider.ts'
 import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
+import { isBug } from '../core/background-failures.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -33,9 +34,20 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
     if (signal.reason instanceof GatewayError) return signal.reason
     return clientClosed()
   }
+  if (isOwnBug(error)) return new GatewayError('internal', `Tollgate failed while talking to upstream ${provider.name}`, { cause: error })
   return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, {
     code: 'upstream_unreachable',
   })
+}
+
+/**
+ * A TypeError, RangeError… that no network failure explains: a bug in our code on the way (the socket client's
+ * parser, say), which must reach the log with its stack (reportFailure logs `internal` errors once) rather than pass
+ * as an unreachable upstream. fetch's own network failures are TypeErrors too, but each carries a `code`
+ * (ECONNREFUSED, ECONNRESET, ZlibError, Malformed_HTTP_Response…); the socket client's are ConnectionFailed.
+ */
+function isOwnBug(error: unknown): boolean {
+  return isBug(error) && (error as { code?: unknown }).code === undefined
 }
 
 /** The error for a body that stopped short of the attempt's total deadline, or ran into it. */
