@@ -17,9 +17,11 @@ import { startGateway } from '../src/gateway.ts'
  * `BENCH_REDIS` (a redis:// URL) shares key limits through Redis; `BENCH_RPM` gives the key an rpm limit (high enough
  * never to refuse) so that admission does its counting — in memory, or in Redis with BENCH_REDIS. `BENCH_OTLP` (an
  * OTLP/HTTP endpoint) traces every request to it. `BENCH_BUDGETS` puts the key under three budgets (its account's by
- * month, its project's by 5h window, its own by day; none ever reached): what budgets cost a request.
+ * month, its project's by 5h window, its own by day; none ever reached): what budgets cost a request. `BENCH_CLIENT`
+ * (`fetch` or `auto`) sets the providers' `client`: Bun's fetch, or the own HTTP/1.1 client for http:// upstreams.
  */
 export async function startBenchGateway(upstreamUrl: string, env: Record<string, string | undefined> = process.env) {
+  const client = env.BENCH_CLIENT ? { client: env.BENCH_CLIENT } : {}
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-bench-'))
   const config = parseConfig(
     {
@@ -28,8 +30,8 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
       ...(env.BENCH_REDIS ? { redis: env.BENCH_REDIS } : {}),
       ...(env.BENCH_OTLP ? { telemetry: { otlp_endpoint: env.BENCH_OTLP } } : {}),
       providers: [
-        { name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1` },
-        { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl },
+        { name: 'up', type: 'openai', base_url: `${upstreamUrl}/v1`, ...client },
+        { name: 'up-anthropic', type: 'anthropic', base_url: upstreamUrl, ...client },
       ],
       models: [
         { id: 'bench-model', provider: 'up', upstream_model: 'bench-upstream', price: { input: 1.25, output: 10 }, max_output_tokens: 256 },

@@ -172,9 +172,10 @@ export class Transport {
    */
   private readonly usual: Headers
   /**
-   * Forwarded requests to an upstream at an `http:` URL go over Tollgate's own HTTP/1.1 client (socket-forward.ts):
-   * no fetch thread between the upstream and the relay. `https:` upstreams, and every upstream when an HTTP proxy is
-   * set in the environment, keep fetch (the client has no TLS or proxy support yet).
+   * Forwarded requests go over Tollgate's own HTTP/1.1 client (socket-forward.ts), `http:` and `https:` alike (TLS
+   * verified for the host against the runtime's roots and NODE_EXTRA_CA_CERTS, as fetch's): no fetch thread between
+   * the upstream and the relay. Every upstream keeps fetch when an HTTP proxy is set in the environment (the client
+   * speaks no proxy), or when its provider says `client: fetch`.
    */
   private readonly sockets: { client: Http1Client; basePath: string; headers: Record<string, string> } | undefined
 
@@ -187,7 +188,7 @@ export class Transport {
     this.common = { 'content-type': 'application/json', ...config.headers }
     this.usual = new Headers({ ...this.common, ...this.auth })
     const base = new URL(config.baseUrl)
-    if (base.protocol === 'http:' && !proxied && config.client === 'auto') {
+    if ((base.protocol === 'http:' || base.protocol === 'https:') && !proxied && config.client === 'auto') {
       this.sockets = {
         client: new Http1Client(new URL(base.origin), {
           ...defaultHttp1ClientOptions,

@@ -284,7 +284,7 @@ describe('aborts and failures', () => {
     await expect(http.request(post('/whole', { headers: { 'x a': 'b' } }))).rejects.toBeInstanceOf(TypeError)
   })
 
-  test('only plain http: origins, so far', () => {
-    expect(() => new Http1Client(new URL('https://api.openai.com'))).toThrow('plain http: only')
+  test('http: and https: origins only', () => {
+    expect(() => new Http1Client(new URL('ftp://files.example'))).toThrow('http: and https:, not ftp:')
   })
 })

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { ConnectionFailed, type Http1Answer } from './http1-answer.ts'
 import { Connection, type ConnectionPool, socketHandlers } from './http1-connection.ts'
 
@@ -19,7 +20,8 @@ export { type BodySink, ConnectionFailed, type Http1Answer } from './http1-answe
  * closed. A kept connection idle for `idleMs` is closed before the upstream's own keep-alive timeout can close it
  * under a new request: a request is never sent twice, so one that meets a closed connection fails.
  *
- * Plain `http:` origins only, so far: TLS and proxies are the wiring's to add (docs/capacity.md).
+ * `http:` and `https:` origins (TLS with the certificate verified for the host, SNI sent); no proxies (http.ts keeps
+ * fetch for those).
  */
 export interface Http1ClientOptions {
   maxConnections: number
@@ -29,6 +31,11 @@ export interface Http1ClientOptions {
   highWaterBytes: number
   /** The longest response head (and trailer section) accepted. */
   headBytes: number
+  /**
+   * `https:` origins: certificates the upstream's may chain to, instead of the runtime's roots (Mozilla's, plus
+   * `NODE_EXTRA_CA_CERTS` — the same as fetch trusts). Tests use it for their own loopback CA.
+   */
+  ca?: string
 }
 
 export const defaultHttp1ClientOptions: Http1ClientOptions = {
@@ -56,14 +63,30 @@ export class Http1Client implements ConnectionPool {
   /** Connections open or opening. */
   private open = 0
   private readonly hostHeader: string
+  private readonly hostname: string
+  private readonly port: number
+  /** Bun.connect's TLS settings for an `https:` origin (verification is on, as it is by default). */
+  private readonly tls: { rejectUnauthorized: boolean; serverName?: string; ca?: string } | undefined
   private closed = false
 
   constructor(
     readonly origin: URL,
     readonly options: Http1ClientOptions = defaultHttp1ClientOptions,
   ) {
-    if (origin.protocol !== 'http:') throw new Error(`Http1Client speaks plain http: only, not ${origin.protocol}`)
+    if (origin.protocol !== 'http:' && origin.protocol !== 'https:')
+      throw new Error(`Http1Client speaks http: and https:, not ${origin.protocol}`)
     this.hostHeader = origin.host
+    this.hostname = origin.hostname.replace(/^\[|\]$/g, '') // an IPv6 literal without its brackets
+    this.port = Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80)
+    // SNI names a host, never an address (RFC 6066); the certificate is checked against the address then.
+    const named = isIP(this.hostname) === 0
+    // rejectUnauthorized always said: Bun 1.4 takes a `tls` object with no key it knows (`{}`) for plain TCP.
+    const verified = {
+      rejectUnauthorized: true,
+      ...(named ? { serverName: this.hostname } : {}),
+      ...(options.ca ? { ca: options.ca } : {}),
+    }
+    this.tls = origin.protocol === 'https:' ? verified : undefined
   }
 
   /** Connections open now (in use, idle or opening), for /metrics and tests. */
@@ -158,12 +181,16 @@ export class Http1Client implements ConnectionPool {
     this.open++
     const connection = new Connection(this)
     try {
+      const secured = this.tls ? connection.secured() : undefined
+      secured?.catch(() => {}) // awaited below; a refusal before then must not count as unhandled
       connection.socket = await Bun.connect<Connection>({
-        hostname: this.origin.hostname,
-        port: Number(this.origin.port || 80),
+        hostname: this.hostname,
+        port: this.port,
         data: connection,
         socket: socketHandlers,
+        ...(this.tls ? { tls: this.tls } : {}),
       })
+      await secured
       return connection
     } catch (error) {
       connection.neverOpened()

@@ -27,6 +27,9 @@ export const socketHandlers = {
   error(socket: Socket<Connection>, error: Error) {
     socket.data.closed(error)
   },
+  handshake(socket: Socket<Connection>, success: boolean, authorizationError: Error | null) {
+    socket.data.handshaken(success, authorizationError)
+  },
 }
 
 /** One socket to the origin, reading one answer at a time. */
@@ -38,6 +41,8 @@ export class Connection implements ResponseSink {
   private unsent: Uint8Array | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private gone = false
+  /** An `https:` connection's handshake, until it ends: verified (resolve), or refused or cut (reject). */
+  private securing: { resolve(): void; reject(error: Error): void } | undefined
 
   constructor(readonly client: ConnectionPool) {
     this.parser = new Http1ResponseParser(this, { headBytes: client.options.headBytes })
@@ -103,6 +108,7 @@ export class Connection implements ResponseSink {
 
   /** Bun.connect failed: the slot counted for it is free again, once (a close event may follow for the same socket). */
   neverOpened(): void {
+    this.securing = undefined
     if (this.gone) return
     this.gone = true
     this.client.released()
@@ -138,7 +144,25 @@ export class Connection implements ResponseSink {
     this.idleTimer = undefined
   }
 
+  /** A TLS connection is usable once its handshake ends with the upstream's certificate verified for its host. */
+  secured(): Promise<void> {
+    return new Promise((resolve, reject) => (this.securing = { resolve, reject }))
+  }
+
+  handshaken(success: boolean, authorizationError: Error | null): void {
+    const securing = this.securing
+    this.securing = undefined
+    if (success && !authorizationError) return securing?.resolve()
+    // Never a request over a connection whose certificate did not verify, whatever the socket's own setting did.
+    const reason = (authorizationError as { code?: string } | null)?.code ?? authorizationError?.message ?? 'handshake failed'
+    securing?.reject(new ConnectionFailed(`The upstream's TLS certificate was not accepted: ${reason}`))
+    this.destroy()
+  }
+
   closed(error: Error | undefined): void {
+    const securing = this.securing
+    this.securing = undefined
+    securing?.reject(new ConnectionFailed(`The connection closed during the TLS handshake${error ? `: ${error.message}` : ''}`))
     if (this.gone) return
     try {
       this.parser.close() // a body delimited by the close ends here

@@ -64,8 +64,9 @@ export const providerSchema = Type.Transform(
       default: 'auto',
       description:
         "How requests forwarded byte for byte reach this upstream: `auto` uses Tollgate's own HTTP/1.1 client for an " +
-        '`http://` base URL (no fetch thread between upstream and client: less CPU and memory per request and per ' +
-        "streamed chunk) and Bun's `fetch` for `https://` or through an HTTP proxy; `fetch` always uses `fetch`.",
+        '`http://` or `https://` base URL (no fetch thread between upstream and client: less CPU and memory per request ' +
+        "and per streamed chunk; TLS verified for the host against the same roots as fetch's, `NODE_EXTRA_CA_CERTS` " +
+        "included) and Bun's `fetch` through an HTTP proxy; `fetch` always uses `fetch`.",
     }),
     chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
     embedding_inputs_per_call: Type.Optional(

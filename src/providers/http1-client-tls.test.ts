@@ -1,0 +1,92 @@
+import { afterAll, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConnectionFailed, defaultHttp1ClientOptions, Http1Client } from './http1-client.ts'
+
+/** `https:` origins over the own client: the certificate verified for the host before a byte of the request goes. */
+const fixtures = join(import.meta.dir, '../../test/fixtures/tls')
+const pem = (name: string) => readFileSync(join(fixtures, name), 'utf8')
+const loopbackCa = pem('loopback-cert.pem')
+
+let requests = 0
+function httpsUpstream(name: 'loopback' | 'elsewhere') {
+  return Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    tls: { cert: pem(`${name}-cert.pem`), key: pem(`${name}-key.pem`) },
+    async fetch(request) {
+      requests++
+      if (new URL(request.url).pathname === '/stream') {
+        return new Response(
+          new ReadableStream({
+            async pull(controller) {
+              for (const word of ['one', 'two']) {
+                controller.enqueue(new TextEncoder().encode(`data: ${word}\n\n`))
+                await Bun.sleep(20)
+              }
+              controller.close()
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        )
+      }
+      return Response.json({ echo: await request.text(), host: request.headers.get('host') })
+    },
+  })
+}
+const loopback = httpsUpstream('loopback')
+const elsewhere = httpsUpstream('elsewhere')
+
+const opened: Http1Client[] = []
+function client(url: string, ca?: string): Http1Client {
+  const made = new Http1Client(new URL(url), { ...defaultHttp1ClientOptions, ...(ca ? { ca } : {}) })
+  opened.push(made)
+  return made
+}
+const post = (path: string) => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: '{"q":"é"}' })
+afterAll(() => {
+  for (const made of opened) made.close()
+  loopback.stop(true)
+  elsewhere.stop(true)
+})
+
+test('an https: upstream whose certificate verifies: answered whole and streamed, over one kept connection', async () => {
+  for (const host of ['127.0.0.1', 'localhost']) {
+    const http = client(`https://${host}:${loopback.port}`, loopbackCa)
+    const answer = await http.request(post('/whole'))
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(await answer.text())).toEqual({ echo: '{"q":"é"}', host: `${host}:${loopback.port}` })
+    const stream = await http.request(post('/stream'))
+    let text = ''
+    for (let next = await stream.read(); !next.done; next = await stream.read()) text += new TextDecoder().decode(next.value)
+    expect(text).toBe('data: one\n\ndata: two\n\n')
+    expect(http.connections).toBe(1)
+  }
+})
+
+test("a certificate the runtime's roots do not vouch for is refused before the request is sent", async () => {
+  const before = requests
+  const error = await client(`https://127.0.0.1:${loopback.port}`)
+    .request(post('/whole'))
+    .catch((failure: unknown) => failure)
+  expect(error).toBeInstanceOf(ConnectionFailed)
+  expect(String(error)).toContain('SELF_SIGNED')
+  expect(requests).toBe(before)
+})
+
+test('a trusted certificate for another host is refused: the name is checked, not only the chain', async () => {
+  const before = requests
+  const error = await client(`https://127.0.0.1:${elsewhere.port}`, pem('elsewhere-cert.pem'))
+    .request(post('/whole'))
+    .catch((failure: unknown) => failure)
+  expect(error).toBeInstanceOf(ConnectionFailed)
+  expect(String(error)).toContain('ALTNAME')
+  expect(requests).toBe(before)
+})
+
+test('a refused handshake frees its slot: the next request may connect again', async () => {
+  const http = new Http1Client(new URL(`https://127.0.0.1:${loopback.port}`), { ...defaultHttp1ClientOptions, maxConnections: 1 })
+  opened.push(http)
+  for (let index = 0; index < 3; index++) await expect(http.request(post('/whole'))).rejects.toBeInstanceOf(ConnectionFailed)
+  expect(http.connections).toBe(0)
+})
