@@ -147,10 +147,18 @@ function textOf(content: unknown): string {
 const delayMs = Number(process.env.UPSTREAM_DELAY_MS ?? 0)
 const sse = { 'content-type': 'text/event-stream' }
 
+// BENCH_TLS=1: served over https with the test certificate (test/fixtures/tls), as the public APIs are; every process
+// of the run must trust it: start the bench with NODE_EXTRA_CA_CERTS=test/fixtures/tls/loopback-cert.pem.
+const fixtures = new URL('../test/fixtures/tls/', import.meta.url)
+const tls = process.env.BENCH_TLS
+  ? { cert: Bun.file(new URL('loopback-cert.pem', fixtures)), key: Bun.file(new URL('loopback-key.pem', fixtures)) }
+  : undefined
+
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: Number(process.env.PORT ?? 0),
   idleTimeout: 0,
+  ...(tls ? { tls } : {}),
   async fetch(request) {
     const body = (await request.json()) as { stream?: boolean; messages?: { content?: unknown }[]; encoding_format?: 'base64' | 'float' }
     if (delayMs > 0) await Bun.sleep(delayMs)
@@ -168,6 +176,6 @@ const server = Bun.serve({
     return new Response(anthropic ? message : completion, { headers: { 'content-type': 'application/json' } })
   },
 })
-console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }))
+console.log(JSON.stringify({ url: `${tls ? 'https' : 'http'}://127.0.0.1:${server.port}` }))
 
 export { server }

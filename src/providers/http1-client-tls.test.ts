@@ -38,8 +38,8 @@ const loopback = httpsUpstream('loopback')
 const elsewhere = httpsUpstream('elsewhere')
 
 const opened: Http1Client[] = []
-function client(url: string, ca?: string): Http1Client {
-  const made = new Http1Client(new URL(url), { ...defaultHttp1ClientOptions, ...(ca ? { ca } : {}) })
+function client(url: string, ca?: string, idle: { idleMs?: number; tlsIdleMs?: number } = {}): Http1Client {
+  const made = new Http1Client(new URL(url), { ...defaultHttp1ClientOptions, ...idle, ...(ca ? { ca } : {}) })
   opened.push(made)
   return made
 }
@@ -89,4 +89,17 @@ test('a refused handshake frees its slot: the next request may connect again', a
   opened.push(http)
   for (let index = 0; index < 3; index++) await expect(http.request(post('/whole'))).rejects.toBeInstanceOf(ConnectionFailed)
   expect(http.connections).toBe(0)
+})
+
+test('an https: connection is kept idle for tlsIdleMs (a new one costs a TLS handshake), an http: one for idleMs', async () => {
+  const idle = { idleMs: 50, tlsIdleMs: 10_000 }
+  const secure = client(`https://127.0.0.1:${loopback.port}`, loopbackCa, idle)
+  await (await secure.request(post('/whole'))).text()
+  const plain = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('ok') })
+  const bare = client(plain.url.href, undefined, idle)
+  await (await bare.request(post('/whole'))).text()
+  await Bun.sleep(200)
+  expect(secure.connections).toBe(1)
+  expect(bare.connections).toBe(0)
+  plain.stop(true)
 })

@@ -17,16 +17,26 @@ export { type BodySink, ConnectionFailed, type Http1Answer } from './http1-answe
  * An answer resolves at its head; its body is read chunk by chunk (`read`) or whole (`text`). While more than
  * `highWaterBytes` wait unread, the socket is paused: a slow reader slows the upstream instead of filling memory.
  * A connection is reused only after its answer was read to the end; one given up mid-answer (`cancel`, an abort) is
- * closed. A kept connection idle for `idleMs` is closed before the upstream's own keep-alive timeout can close it
- * under a new request: a request is never sent twice, so one that meets a closed connection fails.
+ * closed. A kept connection idle for `idleMs` (`tlsIdleMs` on https:, either cut by the upstream's Keep-Alive hint) is
+ * closed before the upstream's own keep-alive timeout can close it under a new request: a request is never sent
+ * twice, so one that meets a closed connection fails. One the upstream closes while idle is dropped at its close.
  *
  * `http:` and `https:` origins (TLS with the certificate verified for the host, SNI sent); no proxies (http.ts keeps
  * fetch for those).
  */
 export interface Http1ClientOptions {
   maxConnections: number
-  /** How long a kept-alive connection may wait unused. */
+  /**
+   * How long a kept-alive connection may wait unused, on an `http:` origin: shorter than the 5 s that Node's and
+   * uvicorn's servers (local inference servers) keep one, so the upstream never closes it under a new request.
+   */
   idleMs: number
+  /**
+   * The same on an `https:` origin: a new connection there costs a TCP and a TLS handshake, two round trips to a
+   * distant API, so it is kept as fetch keeps its own (minutes); under the 60 s idle of the usual load balancers.
+   * Either is cut to a second below what the upstream's `Keep-Alive: timeout=N` says, when it says it.
+   */
+  tlsIdleMs: number
   /** Unread body bytes past which the socket is paused. */
   highWaterBytes: number
   /** The longest response head (and trailer section) accepted. */
@@ -41,6 +51,7 @@ export interface Http1ClientOptions {
 export const defaultHttp1ClientOptions: Http1ClientOptions = {
   maxConnections: 10_000,
   idleMs: 4000,
+  tlsIdleMs: 55_000,
   highWaterBytes: 256 * 1024,
   headBytes: 64 * 1024,
 }
@@ -203,8 +214,14 @@ export class Http1Client implements ConnectionPool {
     const waiter = this.waiting.shift()
     if (waiter) return waiter.take(connection)
     if (this.closed) return connection.destroy()
+    const { keepAliveMs } = connection
+    const idleMs = Math.min(
+      this.tls ? this.options.tlsIdleMs : this.options.idleMs,
+      keepAliveMs === undefined ? Infinity : keepAliveMs - 1000,
+    )
+    if (idleMs <= 0) return connection.destroy() // the upstream keeps it a second or less: not worth the race
     this.idle.push(connection)
-    connection.sleep(this.options.idleMs)
+    connection.sleep(idleMs)
   }
 
   /** A connection closed: its slot is free for the next waiter. */

@@ -32,6 +32,16 @@ export const socketHandlers = {
   },
 }
 
+/**
+ * A `Keep-Alive: timeout=N` header's N, in ms (RFC 9112 leaves the header to HTTP/1.0's practice: Node's servers send
+ * it). The connection must be used again well before the server closes it, so the caller takes a second off.
+ */
+function keepAliveHint(header: string | null): number | undefined {
+  if (header === null) return undefined
+  const timeout = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i.exec(header)
+  return timeout ? Number(timeout[1]) * 1000 : undefined
+}
+
 /** One socket to the origin, reading one answer at a time. */
 export class Connection implements ResponseSink {
   socket!: Socket<Connection>
@@ -41,6 +51,8 @@ export class Connection implements ResponseSink {
   private unsent: Uint8Array | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private gone = false
+  /** How long the upstream said it keeps an idle connection (`Keep-Alive: timeout=N`), in ms; undefined: it did not say. */
+  keepAliveMs: number | undefined
   /** An `https:` connection's handshake, until it ends: verified (resolve), or refused or cut (reject). */
   private securing: { resolve(): void; reject(error: Error): void } | undefined
 
@@ -76,6 +88,7 @@ export class Connection implements ResponseSink {
     const answer = this.answer!
     answer.status = status
     answer.headers = new Headers(fields)
+    this.keepAliveMs = keepAliveHint(answer.headers.get('keep-alive'))
     this.headed?.resolve(answer)
     this.headed = undefined
   }
