@@ -3,9 +3,9 @@ import OpenAI from 'openai'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
- * Forwarded requests to an `http://` upstream go over Tollgate's own HTTP/1.1 client (providers/http1-client.ts)
- * unless the provider says `client: fetch`; either way the answer and the bill are the same, and the client holds
- * limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
+ * Chat requests to an `http://` upstream, forwarded or translated, go over Tollgate's own HTTP/1.1 client
+ * (providers/http1-client.ts) unless the provider says `client: fetch`; either way the answer and the bill are the
+ * same, and the client holds limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
  */
 const seen: { model: string; userAgent: string | null }[] = []
 let answering = 0
@@ -55,10 +55,13 @@ beforeAll(async () => {
       providers: [
         { name: 'own', type: 'openai', base_url: baseUrl },
         { name: 'fetched', type: 'openai', base_url: baseUrl, client: 'fetch' },
+        // Every request translated through the IR (encoded anew), as between two protocols: the own client too.
+        { name: 'translated', type: 'openai', base_url: baseUrl, passthrough: false },
       ],
       models: [
         { id: 'via-own', price, routes: [{ provider: 'own', upstream_model: 'own' }] },
         { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
+        { id: 'via-translated', price, routes: [{ provider: 'translated', upstream_model: 'translated' }] },
       ],
     },
   })
@@ -98,4 +101,27 @@ test('the own client runs at most limits.upstream_connections requests at once; 
   )
   expect(answers.map((answer) => answer.choices[0]!.message.content)).toEqual(Array(5).fill('slow answer'))
   expect(mostAtOnce).toBe(2)
+})
+
+test('a translated request, whole and streamed, goes over the own client too, and is billed as a forwarded one', async () => {
+  const before = await gateway.settled()
+  const stream = await client.chat.completions.create({
+    model: 'via-translated',
+    stream: true,
+    messages: [{ role: 'user', content: 'hi' }],
+  })
+  let text = ''
+  for await (const part of stream) text += part.choices[0]?.delta?.content ?? ''
+  expect(text).toBe('hello there')
+  const whole = await client.chat.completions.create({ model: 'via-translated', messages: [{ role: 'user', content: 'hi' }] })
+  expect(whole.choices[0]!.message.content).toBe('slow answer')
+  const translated = seen.filter((request) => request.model === 'translated')
+  expect(translated.map((request) => request.userAgent)).toEqual([null, null])
+  const after = await gateway.settled()
+  const rows = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 2)
+  expect(rows.map((row) => [row.model, row.status, row.inputTokens, row.outputTokens])).toEqual([
+    ['via-translated', 200, 10, 5],
+    ['via-translated', 200, 10, 5],
+  ])
+  expect(before.balance - after.balance).toBe(rows[0]!.cost + rows[1]!.cost)
 })

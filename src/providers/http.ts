@@ -2,7 +2,7 @@ import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import { SseParser } from '../core/sse.ts'
-import type { BodyChunks, ForwardedAnswer, ForwardedStream, StreamDecoder, WholeForwarded } from '../core/provider.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, WholeForwarded } from '../core/provider.ts'
 import { proxied } from './connect-probe.ts'
 import { HeadTimer } from './head-timer.ts'
 import { defaultHttp1ClientOptions, Http1Client } from './http1-client.ts'
@@ -82,14 +82,8 @@ async function fetchUpstream<Answer, Event extends AnswerEvent>(
   }
 }
 
-async function* decodeBody<Event extends AnswerEvent>(
-  response: Response,
-  decoder: StreamDecoder<Event>,
-  provider: ProviderConfig,
-  attempt: AbortController,
-): AsyncGenerator<Event> {
-  const parser = new SseParser(provider.caps.eventBytes)
-  const chunks = new UpstreamChunks(response.body!.getReader(), provider, attempt, attemptDeadline(response))
+/** A streamed answer's events, its chunks read under the attempt's timers and parsed as `decoder` reads its SSE. */
+async function* decodeEvents<Event extends AnswerEvent>({ chunks, parser, decoder }: ForwardedStream<Event>): AsyncGenerator<Event> {
   // `for … yield` rather than `yield*` over the decoder's arrays: yield* makes an async wrapper of each array's
   // iterator, a promise more per event.
   try {
@@ -206,7 +200,10 @@ export class Transport {
     return this.fetch(request, attempt, traceparent)
   }
 
-  /** A forwarded request (passthrough): its answer, read whole or as a stream by `decoder`'s lights. */
+  /**
+   * A request whose answer `decoder` reads, whole or as a stream: a request forwarded as the client sent it
+   * (passthrough), or one encoded from the IR (chat's translated route). Over the own client where it applies.
+   */
   forward<Answer, Event extends AnswerEvent>(
     request: OutgoingRequest,
     decoder: AnswerDecoder<Answer, Event>,
@@ -270,14 +267,9 @@ export class Transport {
     return parseUpstreamJson(await readBodyText(response, this.config, attempt), this.config)
   }
 
-  /** A streamed answer's events, as `decoder` reads its SSE. */
-  readEvents<Event extends AnswerEvent>(
-    response: Response,
-    decoder: StreamDecoder<Event>,
-    attempt: AbortController,
-  ): AsyncGenerator<Event> {
-    if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty stream`)
-    return decodeBody(response, decoder, this.config, attempt)
+  /** A streamed answer's events (`forward(…).readStream()`), decoded as they come, for the translated route. */
+  eventsOf<Event extends AnswerEvent>(stream: ForwardedStream<Event>): AsyncGenerator<Event> {
+    return decodeEvents(stream)
   }
 
   /** A streamed answer's bytes as they come (audio), read under the attempt's timers. */

@@ -16,20 +16,22 @@ export interface ChatHttpCodec extends Required<AnswerDecoder<ChatResponse, Stre
 export function createHttpChatUpstream(transport: Transport, codec: ChatHttpCodec): ChatUpstream {
   const { config } = transport
 
+  /** The IR request encoded, sent, and its answer to be read by the codec: over the own client, as a forwarded one's. */
   function send(request: ChatRequest, target: Target, attempt: AbortController, traceparent: string | null | undefined) {
     const encoded = codec.encodeRequest(request, target)
-    return transport.send({ path: encoded.path, body: JSON.stringify(encoded.body), headers: encoded.headers }, attempt, traceparent)
+    const outgoing = { path: encoded.path, body: JSON.stringify(encoded.body), headers: encoded.headers }
+    return transport.forward(outgoing, codec, attempt, traceparent)
   }
 
   const protocol = config.passthrough ? codec.nativeProtocol : undefined
   return {
     async complete(request, target, attempt, traceparent) {
-      const response = await send({ ...request, stream: false }, target, attempt, traceparent)
-      return codec.decodeResponse(await transport.readJson(response, attempt))
+      const answer = await send({ ...request, stream: false }, target, attempt, traceparent)
+      return (await answer.readWhole()).answer
     },
     async stream(request, target, attempt, traceparent) {
-      const response = await send({ ...request, stream: true }, target, attempt, traceparent)
-      return transport.readEvents(response, codec.createStreamDecoder({ apiKey: config.apiKey }), attempt)
+      const answer = await send({ ...request, stream: true }, target, attempt, traceparent)
+      return transport.eventsOf(answer.readStream())
     },
     passthrough:
       protocol === undefined
