@@ -3,7 +3,7 @@ import OpenAI from 'openai'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
- * Chat requests to an `http://` upstream, forwarded or translated, go over Tollgate's own HTTP/1.1 client
+ * Chat and embeddings requests to an `http://` upstream, forwarded or translated, go over Tollgate's own HTTP/1.1 client
  * (providers/http1-client.ts) unless the provider says `client: fetch`; either way the answer and the bill are the
  * same, and the client holds limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
  */
@@ -18,6 +18,10 @@ const upstream = Bun.serve({
   async fetch(request) {
     const body = (await request.json()) as { model: string; stream?: boolean }
     seen.push({ model: body.model, userAgent: request.headers.get('user-agent') })
+    if (request.url.endsWith('/embeddings')) {
+      const data = [{ object: 'embedding', index: 0, embedding: [0.25, -0.5] }]
+      return Response.json({ object: 'list', data, model: body.model, usage: { prompt_tokens: 4, total_tokens: 4 } })
+    }
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
     if (body.stream) {
       const events = [
@@ -62,6 +66,12 @@ beforeAll(async () => {
         { id: 'via-own', price, routes: [{ provider: 'own', upstream_model: 'own' }] },
         { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
         { id: 'via-translated', price, routes: [{ provider: 'translated', upstream_model: 'translated' }] },
+        {
+          id: 'embed-translated',
+          kind: 'embedding',
+          price: { input: 1 },
+          routes: [{ provider: 'translated', upstream_model: 'translated-embed' }],
+        },
       ],
     },
   })
@@ -124,4 +134,16 @@ test('a translated request, whole and streamed, goes over the own client too, an
     ['via-translated', 200, 10, 5],
   ])
   expect(before.balance - after.balance).toBe(rows[0]!.cost + rows[1]!.cost)
+})
+
+test('an embeddings request encoded from the IR goes over the own client too, and is billed for its tokens', async () => {
+  const before = await gateway.settled()
+  const answer = await client.embeddings.create({ model: 'embed-translated', input: 'hi', encoding_format: 'float' })
+  expect(answer.data[0]!.embedding).toEqual([0.25, -0.5])
+  expect(seen.filter((request) => request.model === 'translated-embed').map((request) => request.userAgent)).toEqual([null])
+  const after = await gateway.settled()
+  const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
+  expect([row!.model, row!.status, row!.inputTokens]).toEqual(['embed-translated', 200, 4])
+  expect(before.balance - after.balance).toBe(row!.cost)
+  expect(row!.cost).toBeGreaterThan(0)
 })

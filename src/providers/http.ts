@@ -262,9 +262,18 @@ export class Transport {
     return fetchUpstream(this.config, request.path, body, headers, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
   }
 
-  /** A whole answer's body as JSON, read under the attempt's timers and within the body cap. */
-  async readJson(response: Response, attempt: AbortController): Promise<unknown> {
-    return parseUpstreamJson(await readBodyText(response, this.config, attempt), this.config)
+  /**
+   * A request's whole answer as `decoder` reads its JSON (embeddings, images, rerank): sent and read as a forwarded
+   * one's, over the own client where it applies, under the attempt's timers and within the body cap.
+   */
+  async answer<Answer>(
+    request: OutgoingRequest,
+    decoder: AnswerDecoder<Answer>,
+    attempt: AbortController,
+    traceparent: string | null | undefined,
+  ): Promise<Answer> {
+    const answered = await this.forward(request, decoder, attempt, traceparent)
+    return (await answered.readWhole()).answer
   }
 
   /** A streamed answer's events (`forward(…).readStream()`), decoded as they come, for the translated route. */

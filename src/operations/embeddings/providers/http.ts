@@ -21,8 +21,7 @@ export function createHttpEmbeddingsUpstream(transport: Transport, codec: Embedd
     inputsPerCall: config.embeddingInputsPerCall ?? codec.inputsPerCall,
     async embed(request, target, attempt, traceparent) {
       const encoded = codec.encodeRequest(request, target)
-      const response = await transport.send({ path: encoded.path, body: JSON.stringify(encoded.body) }, attempt, traceparent)
-      return codec.decodeResponse(await transport.readJson(response, attempt))
+      return transport.answer({ path: encoded.path, body: JSON.stringify(encoded.body) }, codec, attempt, traceparent)
     },
     passthrough: !config.passthrough
       ? undefined

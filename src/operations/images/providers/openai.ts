@@ -83,12 +83,13 @@ function decodeOpenAiImages(body: unknown): ImagesAnswer {
   }
 }
 
+const imagesDecoder = { decodeResponse: decodeOpenAiImages }
+
 /** Images toward an OpenAI (or compatible) upstream: `/images/generations` and `/images/edits`. */
 export function createOpenAiImagesUpstream(transport: Transport): ImagesUpstream {
   return {
     async create(request, target, attempt, traceparent) {
-      const response = await transport.send(encodeOpenAiImages(request, target), attempt, traceparent)
-      return decodeOpenAiImages(await transport.readJson(response, attempt))
+      return transport.answer(encodeOpenAiImages(request, target), imagesDecoder, attempt, traceparent)
     },
   }
 }

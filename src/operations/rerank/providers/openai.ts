@@ -67,11 +67,10 @@ function decodeTeiRerank(body: unknown): RerankAnswer {
 /** Rerank toward an OpenAI-kind upstream that serves it: vLLM (and servers of its shape), or TEI (`rerank_api: tei`). */
 export function createOpenAiRerankUpstream(transport: Transport): RerankUpstream {
   const tei = transport.config.rerankApi === 'tei'
+  const decoder = { decodeResponse: tei ? decodeTeiRerank : decodeRerank }
   return {
     async rerank(request, target, attempt, traceparent) {
-      const response = await transport.send(tei ? encodeTeiRerank(request) : encodeRerank(request, target), attempt, traceparent)
-      const body = await transport.readJson(response, attempt)
-      return tei ? decodeTeiRerank(body) : decodeRerank(body)
+      return transport.answer(tei ? encodeTeiRerank(request) : encodeRerank(request, target), decoder, attempt, traceparent)
     },
   }
 }
