@@ -103,3 +103,11 @@ test('an https: connection is kept idle for tlsIdleMs (a new one costs a TLS han
   expect(bare.connections).toBe(0)
   plain.stop(true)
 })
+
+test('https: to a port that speaks plain HTTP fails the request at once, as a connection failure', async () => {
+  const plain = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('not tls') })
+  const started = performance.now()
+  await expect(client(`https://127.0.0.1:${plain.port}`, loopbackCa).request(post('/whole'))).rejects.toBeInstanceOf(ConnectionFailed)
+  expect(performance.now() - started).toBeLessThan(1000)
+  plain.stop(true)
+})

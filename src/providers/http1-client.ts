@@ -87,7 +87,7 @@ export class Http1Client implements ConnectionPool {
     if (origin.protocol !== 'http:' && origin.protocol !== 'https:')
       throw new Error(`Http1Client speaks http: and https:, not ${origin.protocol}`)
     this.hostHeader = origin.host
-    this.hostname = origin.hostname.replace(/^\[|\]$/g, '') // an IPv6 literal without its brackets
+    this.hostname = origin.hostname.replace(/^\[|\]$/g, '') // an IPv6 literal without its brackets, so isIP below knows it
     this.port = Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80)
     // SNI names a host, never an address (RFC 6066); the certificate is checked against the address then.
     const named = isIP(this.hostname) === 0
