@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { startHttpsServer, type TlsFixture, tlsFixtures } from './support/tls-fixtures.ts'
 
 /**
  * `https://` upstreams — every public API — go over Tollgate's own client too (providers/http1-client.ts), trusting
@@ -11,42 +11,35 @@ import { makeWorkspace, runCli, startServe } from './support/cli.ts'
  * never sent the request, and the client is told 503 and not billed. The upstream tells the clients apart by fetch's
  * User-Agent.
  */
-const fixtures = join(import.meta.dir, 'fixtures/tls')
-const pem = (name: string) => readFileSync(join(fixtures, name), 'utf8')
 const agents: Record<string, string | null> = {}
 let wrongHostAsked = 0
 
 const chunk = (body: object) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', ...body })}\n\n`
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
-function httpsUpstream(name: 'loopback' | 'elsewhere') {
-  return Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    tls: { cert: pem(`${name}-cert.pem`), key: pem(`${name}-key.pem`) },
-    async fetch(request) {
-      if (name === 'elsewhere') wrongHostAsked++
-      const body = (await request.json()) as { model: string; stream?: boolean }
-      agents[body.model] = request.headers.get('user-agent')
-      if (!body.stream) {
-        const message = { role: 'assistant', content: 'hello there' }
-        return Response.json({
-          id: 'c1',
-          object: 'chat.completion',
-          created: 1,
-          model: 'up',
-          choices: [{ index: 0, message, finish_reason: 'stop' }],
-          usage,
-        })
-      }
-      const events = [
-        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hello ' }, finish_reason: null }] }),
-        chunk({ choices: [{ index: 0, delta: { content: 'there' }, finish_reason: 'stop' }] }),
-        chunk({ choices: [], usage }),
-        'data: [DONE]\n\n',
-      ]
-      return new Response(events.join(''), { headers: { 'content-type': 'text/event-stream' } })
-    },
+function httpsUpstream(name: TlsFixture) {
+  return startHttpsServer(name, async (request) => {
+    if (name === 'elsewhere') wrongHostAsked++
+    const body = (await request.json()) as { model: string; stream?: boolean }
+    agents[body.model] = request.headers.get('user-agent')
+    if (!body.stream) {
+      const message = { role: 'assistant', content: 'hello there' }
+      return Response.json({
+        id: 'c1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'up',
+        choices: [{ index: 0, message, finish_reason: 'stop' }],
+        usage,
+      })
+    }
+    const events = [
+      chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hello ' }, finish_reason: null }] }),
+      chunk({ choices: [{ index: 0, delta: { content: 'there' }, finish_reason: 'stop' }] }),
+      chunk({ choices: [], usage }),
+      'data: [DONE]\n\n',
+    ]
+    return new Response(events.join(''), { headers: { 'content-type': 'text/event-stream' } })
   })
 }
 const trusted = httpsUpstream('loopback')
@@ -72,7 +65,7 @@ beforeAll(async () => {
   expect(run('migrate').code).toBe(0)
   expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   const key = run('key', 'create', '--account', 'acme', '--json').json().key as string
-  server = await startServe(cli, config, { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(fixtures, 'loopback-cert.pem') } })
+  server = await startServe(cli, config, { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(tlsFixtures, 'loopback-cert.pem') } })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 })
 }, 30_000)
 afterAll(async () => {

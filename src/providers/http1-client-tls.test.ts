@@ -1,37 +1,29 @@
 import { afterAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { fixtureCertificate, startHttpsServer, type TlsFixture } from '../../test/support/tls-fixtures.ts'
 import { ConnectionFailed, defaultHttp1ClientOptions, Http1Client } from './http1-client.ts'
 
 /** `https:` origins over the own client: the certificate verified for the host before a byte of the request goes. */
-const fixtures = join(import.meta.dir, '../../test/fixtures/tls')
-const pem = (name: string) => readFileSync(join(fixtures, name), 'utf8')
-const loopbackCa = pem('loopback-cert.pem')
+const loopbackCa = fixtureCertificate('loopback')
 
 let requests = 0
-function httpsUpstream(name: 'loopback' | 'elsewhere') {
-  return Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    tls: { cert: pem(`${name}-cert.pem`), key: pem(`${name}-key.pem`) },
-    async fetch(request) {
-      requests++
-      if (new URL(request.url).pathname === '/stream') {
-        return new Response(
-          new ReadableStream({
-            async pull(controller) {
-              for (const word of ['one', 'two']) {
-                controller.enqueue(new TextEncoder().encode(`data: ${word}\n\n`))
-                await Bun.sleep(20)
-              }
-              controller.close()
-            },
-          }),
-          { headers: { 'content-type': 'text/event-stream' } },
-        )
-      }
-      return Response.json({ echo: await request.text(), host: request.headers.get('host') })
-    },
+function httpsUpstream(name: TlsFixture) {
+  return startHttpsServer(name, async (request) => {
+    requests++
+    if (new URL(request.url).pathname === '/stream') {
+      return new Response(
+        new ReadableStream({
+          async pull(controller) {
+            for (const word of ['one', 'two']) {
+              controller.enqueue(new TextEncoder().encode(`data: ${word}\n\n`))
+              await Bun.sleep(20)
+            }
+            controller.close()
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )
+    }
+    return Response.json({ echo: await request.text(), host: request.headers.get('host') })
   })
 }
 const loopback = httpsUpstream('loopback')
@@ -76,7 +68,7 @@ test("a certificate the runtime's roots do not vouch for is refused before the r
 
 test('a trusted certificate for another host is refused: the name is checked, not only the chain', async () => {
   const before = requests
-  const error = await client(`https://127.0.0.1:${elsewhere.port}`, pem('elsewhere-cert.pem'))
+  const error = await client(`https://127.0.0.1:${elsewhere.port}`, fixtureCertificate('elsewhere'))
     .request(post('/whole'))
     .catch((failure: unknown) => failure)
   expect(error).toBeInstanceOf(ConnectionFailed)
