@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from './support/gateway.ts'
  * (providers/http1-client.ts) unless the provider says `client: fetch`; either way the answer and the bill are the
  * same, and the client holds limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
  */
-const seen: { model: string; userAgent: string | null }[] = []
+const seen: { model: string; userAgent: string | null; acceptEncoding: string | null }[] = []
 let answering = 0
 let mostAtOnce = 0
 const chunk = (body: object) =>
@@ -17,7 +17,12 @@ const upstream = Bun.serve({
   port: 0,
   async fetch(request) {
     const body = (await request.json()) as { model: string; stream?: boolean }
-    seen.push({ model: body.model, userAgent: request.headers.get('user-agent') })
+    seen.push({ model: body.model, userAgent: request.headers.get('user-agent'), acceptEncoding: request.headers.get('accept-encoding') })
+    if (body.model === 'gzip') {
+      // A server that compresses whatever it was asked.
+      const compressed = Bun.gzipSync(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'up', choices: [] }))
+      return new Response(compressed, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+    }
     if (request.url.endsWith('/embeddings')) {
       const data = [{ object: 'embedding', index: 0, embedding: [0.25, -0.5] }]
       return Response.json({ object: 'list', data, model: body.model, usage: { prompt_tokens: 4, total_tokens: 4 } })
@@ -66,6 +71,7 @@ beforeAll(async () => {
         { id: 'via-own', price, routes: [{ provider: 'own', upstream_model: 'own' }] },
         { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
         { id: 'via-translated', price, routes: [{ provider: 'translated', upstream_model: 'translated' }] },
+        { id: 'via-gzip', price, routes: [{ provider: 'own', upstream_model: 'gzip' }] },
         {
           id: 'embed-translated',
           kind: 'embedding',
@@ -146,4 +152,17 @@ test('an embeddings request encoded from the IR goes over the own client too, an
   expect([row!.model, row!.status, row!.inputTokens]).toEqual(['embed-translated', 200, 4])
   expect(before.balance - after.balance).toBe(row!.cost)
   expect(row!.cost).toBeGreaterThan(0)
+})
+
+test('the own client asks for no content coding; an answer encoded anyway is a 502, not relayed, not billed', async () => {
+  expect(seen.find((request) => request.model === 'own')?.acceptEncoding).toBe('identity')
+  const before = await gateway.settled()
+  const error = await client.chat.completions
+    .create({ model: 'via-gzip', messages: [{ role: 'user', content: 'hi' }] })
+    .catch((failure) => failure)
+  expect(error).toBeInstanceOf(OpenAI.APIError)
+  expect(error.status).toBe(502)
+  expect(error.message).toContain('encoded as gzip')
+  const after = await gateway.settled()
+  expect(after.balance).toBe(before.balance)
 })

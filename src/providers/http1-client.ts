@@ -121,9 +121,11 @@ export class Http1Client implements ConnectionPool {
   }
 
   private wire({ method, path, headers, body }: Http1Request): Uint8Array {
-    let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`
+    // The client decodes no content coding, so it asks for none (a caller's own accept-encoding is not sent).
+    let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\naccept-encoding: identity\r\n`
     for (const name in headers) {
       const value = headers[name]!
+      if (name.toLowerCase() === 'accept-encoding') continue
       // A name or value that could end the line would let a caller's text write headers (or a request) of its own.
       if (!token.test(name) || /[\r\n\0]/.test(value)) throw new TypeError(`Header ${JSON.stringify(name)} is not a valid header field`)
       head += `${name}: ${value}\r\n`

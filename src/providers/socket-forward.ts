@@ -30,6 +30,14 @@ export async function forwardOverSocket<Answer, Event extends AnswerEvent>(
     const answer = await client.request({ method: 'POST', path, headers, body, signal: attempt.signal })
     head.stop()
     if (!answer.ok) throw await refusalOf(answer, answer.status, answer.headers, vendor, provider, attempt, head.deadline)
+    const coding = answer.headers.get('content-encoding')
+    if (coding !== null && coding.toLowerCase() !== 'identity') {
+      // Asked for none (accept-encoding: identity); relayed, its bytes would reach a client that was told JSON or SSE.
+      answer.cancel()
+      throw new GatewayError('upstream', `Upstream ${provider.name} sent its answer encoded as ${coding}, which was not asked for`, {
+        code: 'upstream_malformed',
+      })
+    }
     return new SocketForwardedAnswer(answer, provider, decoder, attempt, head.deadline)
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
