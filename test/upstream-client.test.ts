@@ -3,7 +3,7 @@ import OpenAI from 'openai'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
- * Chat and embeddings requests to an `http://` upstream, forwarded or translated, go over Tollgate's own HTTP/1.1 client
+ * Chat, embeddings and speech requests to an `http://` upstream, forwarded or translated, go over Tollgate's own HTTP/1.1 client
  * (providers/http1-client.ts) unless the provider says `client: fetch`; either way the answer and the bill are the
  * same, and the client holds limits.upstream_connections. The upstream tells the two apart by what fetch adds: its User-Agent.
  */
@@ -23,6 +23,8 @@ const upstream = Bun.serve({
       const compressed = Bun.gzipSync(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'up', choices: [] }))
       return new Response(compressed, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
     }
+    if (request.url.endsWith('/audio/speech'))
+      return new Response(new Uint8Array(4096).fill(7), { headers: { 'content-type': 'audio/mpeg' } })
     if (request.url.endsWith('/embeddings')) {
       const data = [{ object: 'embedding', index: 0, embedding: [0.25, -0.5] }]
       return Response.json({ object: 'list', data, model: body.model, usage: { prompt_tokens: 4, total_tokens: 4 } })
@@ -72,6 +74,7 @@ beforeAll(async () => {
         { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
         { id: 'via-translated', price, routes: [{ provider: 'translated', upstream_model: 'translated' }] },
         { id: 'via-gzip', price, routes: [{ provider: 'own', upstream_model: 'gzip' }] },
+        { id: 'speak-own', kind: 'speech', price: { characters: 1000 }, routes: [{ provider: 'own', upstream_model: 'speech' }] },
         {
           id: 'embed-translated',
           kind: 'embedding',
@@ -165,4 +168,16 @@ test('the own client asks for no content coding; an answer encoded anyway is a 5
   expect(error.message).toContain('encoded as gzip')
   const after = await gateway.settled()
   expect(after.balance).toBe(before.balance)
+})
+
+test("speech's audio comes over the own client as it is, and is billed for its characters", async () => {
+  const before = await gateway.settled()
+  const audio = await client.audio.speech.create({ model: 'speak-own', input: 'hello there', voice: 'alloy' })
+  expect(new Uint8Array(await audio.arrayBuffer())).toEqual(new Uint8Array(4096).fill(7))
+  expect(seen.filter((request) => request.model === 'speech').map((request) => request.userAgent)).toEqual([null])
+  const after = await gateway.settled()
+  const [row] = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 1)
+  expect([row!.model, row!.status]).toEqual(['speak-own', 200])
+  expect(row!.cost).toBeGreaterThan(0)
+  expect(before.balance - after.balance).toBe(row!.cost)
 })

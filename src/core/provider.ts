@@ -84,6 +84,8 @@ export interface ForwardedAnswer<Answer = unknown, Event extends AnswerEvent = A
    * read them with (it caps an event's size), and how many bytes may be held back before the answer begins.
    */
   readStream(): ForwardedStream<Event>
+  /** The answer's bytes as they come, undecoded (audio), under the attempt's timers. */
+  readBytes(): BodyChunks
 }
 
 /** An upstream that speaks one client protocol natively, so requests in that protocol may be forwarded as bytes. */

@@ -133,7 +133,16 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
       maxHeldBytes: config.caps.bodyBytes,
     }
   }
+
+  readBytes(): BodyChunks {
+    const { response, config } = this
+    if (!response.body) throw new GatewayError('upstream', `Upstream ${config.name} sent an empty body`)
+    return new UpstreamChunks(response.body.getReader(), config, this.attempt, attemptDeadline(response))
+  }
 }
+
+/** What a request whose answer is read as bytes (Transport.stream) is given as its decoder: nothing is decoded. */
+const undecoded: AnswerDecoder<unknown> = { decodeResponse: (body) => body }
 
 /** How Transports reach their upstreams: the socket client's ceiling of connections per upstream address (limits.upstream_connections). */
 export interface TransportOptions {
@@ -281,7 +290,15 @@ export class Transport {
     return decodeEvents(stream)
   }
 
-  /** A streamed answer's bytes as they come (audio), read under the attempt's timers. */
+  /**
+   * A request whose answer is wanted as its bytes, as they come (audio): over the own client where it applies, under
+   * the attempt's timers.
+   */
+  async stream(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<BodyChunks> {
+    return (await this.forward(request, undecoded, attempt, traceparent)).readBytes()
+  }
+
+  /** A streamed answer's bytes as they come (a transcription's SSE), read under the attempt's timers. */
   readChunks(response: Response, attempt: AbortController): BodyChunks {
     if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
     return new UpstreamChunks(response.body.getReader(), this.config, attempt, attemptDeadline(response))

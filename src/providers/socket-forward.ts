@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/types.ts'
 import type { AnswerEvent } from '../core/operation.ts'
-import type { ForwardedAnswer, ForwardedStream, WholeForwarded } from '../core/provider.ts'
+import type { BodyChunks, ForwardedAnswer, ForwardedStream, WholeForwarded } from '../core/provider.ts'
 import { SseParser } from '../core/sse.ts'
 import { HeadTimer } from './head-timer.ts'
 import type { Http1Answer, Http1Client } from './http1-client.ts'
@@ -75,6 +75,10 @@ class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwar
     }
     if (body === undefined) throw bodyTooLarge(config, cap)
     return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, config)) }
+  }
+
+  readBytes(): BodyChunks {
+    return new UpstreamChunks(this.answer, this.config, this.attempt, this.deadline)
   }
 
   readStream(): ForwardedStream<Event> {

@@ -23,8 +23,7 @@ export function createOpenAiSpeechUpstream(transport: Transport): SpeechUpstream
   return {
     async speak(request, target, attempt, traceparent): Promise<BodyChunks> {
       const body = JSON.stringify(encodeOpenAiSpeech(request, target))
-      const response = await transport.send({ path: '/audio/speech', body }, attempt, traceparent)
-      return transport.readChunks(response, attempt)
+      return transport.stream({ path: '/audio/speech', body }, attempt, traceparent)
     },
   }
 }
