@@ -46,8 +46,22 @@ export interface ForwardRequest {
  * The read's own promise is awaited with nothing chained on it: a promise and a job fewer per streamed chunk (~1 µs
  * of the main thread's ~20 a chunk, bench/, 2026-11-27). `cancel` when the rest is not wanted.
  */
+/** Where a piped body goes as it arrives (BodyChunks.pipeTo). */
+export interface ChunkSink {
+  /** A piece of the body (a view, valid during the call); a promise when the sink is full: reading waits for it. */
+  chunk(bytes: Uint8Array): void | Promise<unknown>
+  end(): void
+  /** The body failed: `error` is what the client should see (a GatewayError). */
+  fail(error: unknown): void
+}
+
 export interface BodyChunks {
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>>
+  /**
+   * Hand every piece from now on to `sink` as it arrives, under the same timers as reads, instead of a promise a
+   * read; false when this body cannot (a fetched one: then read it). After a pipe, `read` is not called again.
+   */
+  pipeTo?(sink: ChunkSink): boolean
   /** A read's result, with the body's timers told that no read is in progress (or, at its end, stopped). */
   took(result: Bun.ReadableStreamDefaultReadResult<Uint8Array>): Bun.ReadableStreamDefaultReadResult<Uint8Array>
   /**

@@ -1,3 +1,5 @@
+import type { ChunkSink } from '../core/provider.ts'
+
 /** What an answer asks of the connection it is read from (http1-client.ts). */
 export interface AnswerConnection {
   pause(): void
@@ -15,12 +17,7 @@ type ReadResult = { done: false; value: Uint8Array } | { done: true; value: unde
 const doneResult: ReadResult = { done: true, value: undefined }
 
 /** Where `Http1Answer.pipe` hands a body as it arrives. */
-export interface BodySink {
-  /** A piece of the body (a view, valid during the call); a promise when the sink is full: reading waits for it. */
-  chunk(bytes: Uint8Array): void | Promise<unknown>
-  end(): void
-  fail(error: unknown): void
-}
+export type BodySink = ChunkSink
 
 /**
  * An answer whose head has come. Its body is read with `read` (a promise a piece) or `text` (whole), or handed as it

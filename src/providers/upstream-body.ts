@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/types.ts'
 import { clientClosed, GatewayError } from '../core/errors.ts'
-import type { BodyChunks } from '../core/provider.ts'
+import type { BodyChunks, ChunkSink } from '../core/provider.ts'
 import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { isBug } from '../core/background-failures.ts'
 
@@ -74,10 +74,11 @@ function endRead(provider: ProviderConfig, attempt: AbortController, pastDeadlin
   attempt.abort(bodyTimeout(provider, pastDeadline))
 }
 
-/** What a body is read through: a ReadableStream's reader, or an answer of the socket client. */
+/** What a body is read through: a ReadableStream's reader, or an answer of the socket client (which can also pipe). */
 export interface BodyReader {
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>>
   cancel(): Promise<unknown> | void
+  pipe?(sink: ChunkSink): void
 }
 
 /**
@@ -120,6 +121,48 @@ export class UpstreamChunks implements BodyChunks, Deadline {
     if (result.done) this.stopWatch()
     else this.readSince = 0
     return result
+  }
+
+  /**
+   * The body piped to `sink` (the socket client's answers can): each piece in the socket's own callback. The idle
+   * watch counts silence while the sink takes pieces as they come, and none while it is full (the client is slow, as
+   * between two reads). A failure reaches the sink as what the client should see.
+   */
+  pipeTo(sink: ChunkSink): boolean {
+    const { reader } = this
+    if (reader.pipe === undefined) return false
+    let over = false // ended or failed: a sink that drains afterwards starts no watch
+    this.watchFrom(performance.now())
+    reader.pipe({
+      chunk: (bytes) => {
+        const full = sink.chunk(bytes)
+        if (full === undefined) {
+          this.readSince = performance.now()
+          return
+        }
+        this.readSince = 0
+        return full.finally(() => {
+          if (!over) this.watchFrom(performance.now())
+        })
+      },
+      end: () => {
+        over = true
+        this.stopWatch()
+        sink.end()
+      },
+      fail: (error) => {
+        over = true
+        this.stopWatch()
+        sink.fail(upstreamFailure(this.provider, error, this.attempt.signal))
+      },
+    })
+    return true
+  }
+
+  /** A read (or a pipe's wait for its next piece) in progress since `since`, watched in its idle_ms lane. */
+  private watchFrom(since: number): void {
+    this.readSince = since
+    if (this.lane === undefined) laneOf(this.idleMs).add(this, this.deadline)
   }
 
   failure(error: unknown): unknown {

@@ -12,6 +12,7 @@ import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
 import { eventsEnd, keptBytes } from './event-bytes.ts'
 
 const encoder = new TextEncoder()
+const bodyDone: Bun.ReadableStreamDefaultReadResult<Uint8Array> = { done: true, value: undefined }
 
 /**
  * The passthrough stream: upstream bytes go to the client as they arrive, while a parser on the side feeds the
@@ -43,6 +44,8 @@ export class PassthroughTap extends DirectTap {
   private tailBytes = 0
   /** An error event was sent in the protocol's own shape: the stream is over for the client. */
   private relayedError = false
+  /** The body piped (startPipe): settles at its end. */
+  private piping: Promise<void> | undefined
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
   constructor(
@@ -80,17 +83,15 @@ export class PassthroughTap extends DirectTap {
   async pull(controller: ReadableStreamDirectController): Promise<void> {
     const { ending } = this
     try {
-      while (true) {
-        while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
-        if (ending.done || this.leaving) return // the client left while a read was pending
-        // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
-        // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
-        if (this.ended || this.meter.finishReason !== undefined) break
+      // What prime() held back goes at once, unless the answer finished within it (then it waits for the bill).
+      if (this.pending.length > 0 && !this.ended && this.meter.finishReason === undefined) {
         const sent = this.sendPending(controller)
-        // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
         if (sent && !(await drained(sent, this.writeIdleMs))) return await this.abandon(controller, ending)
+        if (ending.done || this.leaving) return
       }
-      while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+      const piping = this.ended ? undefined : this.startPipe(controller)
+      if (piping !== undefined) await piping
+      else await this.readToEnd(controller)
       if (ending.done || this.leaving) return
       await ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
       if (this.leaving) return
@@ -106,6 +107,70 @@ export class PassthroughTap extends DirectTap {
       } else controller.close(failure)
       await ending.finish(outcomeOf(failure))
     }
+  }
+
+  /** The rest of the answer read a promise a chunk (a fetched body, which cannot be piped), written as it comes. */
+  private async readToEnd(controller: ReadableStreamDirectController): Promise<void> {
+    const { ending } = this
+    while (true) {
+      while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+      if (ending.done || this.leaving) return // the client left while a read was pending
+      // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
+      // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
+      if (this.ended || this.meter.finishReason !== undefined) break
+      const sent = this.sendPending(controller)
+      // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
+      if (sent && !(await drained(sent, this.writeIdleMs))) return await this.abandon(controller, ending)
+    }
+    while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+  }
+
+  /**
+   * The rest of the answer piped (the own client's answers: BodyChunks.pipeTo): each chunk taken, metered and written
+   * in the socket's own callback, as readToEnd does a read at a time but without a promise a chunk. Resolves at the
+   * body's end; rejects with what failed. Undefined when the body cannot be piped.
+   */
+  private startPipe(controller: ReadableStreamDirectController): Promise<void> | undefined {
+    const { ending } = this
+    let ended!: () => void
+    let failed!: (error: unknown) => void
+    const piping = new Promise<void>((resolve, reject) => {
+      ended = resolve
+      failed = reject
+    })
+    const piped = this.chunks.pipeTo?.({
+      chunk: (bytes) => {
+        try {
+          this.receive({ done: false, value: bytes })
+          if (ending.done || this.leaving) {
+            this.pending.length = 0 // the client left: read on unsent (readOn), or until the end aborts the upstream
+            return
+          }
+          if (this.meter.finishReason !== undefined) return // held back until the bill is durable, as in readToEnd
+          const sent = this.sendPending(controller)
+          if (sent === undefined) return
+          // The socket waits while the client's is full; a client that takes nothing for writeIdleMs has gone.
+          return drained(sent, this.writeIdleMs).then((took) => {
+            if (!took) void this.abandon(controller, ending)
+          })
+        } catch (error) {
+          failed(error)
+          this.chunks.cancel()
+        }
+      },
+      end: () => {
+        try {
+          this.receive(bodyDone)
+          ended()
+        } catch (error) {
+          failed(error)
+        }
+      },
+      fail: failed,
+    })
+    if (!piped) return undefined
+    this.piping = piping
+    return piping
   }
 
   async cancel(): Promise<void> {
@@ -136,6 +201,10 @@ export class PassthroughTap extends DirectTap {
 
   /** The client left a reasoning answer: read the rest, unsent, so the bill is the upstream's own final report. */
   async readOn(): Promise<void> {
+    if (this.piping !== undefined) {
+      await this.piping.catch(() => {}) // the pipe reads on by itself, sending nothing once the client has left
+      return
+    }
     try {
       while (!this.ended) {
         this.receive(this.chunks.took(await this.chunks.read()))
