@@ -84,10 +84,10 @@ export class PassthroughTap extends DirectTap {
     const { ending } = this
     try {
       // What prime() held back goes at once, unless the answer finished within it (then it waits for the bill).
-      if (this.pending.length > 0 && !this.ended && this.meter.finishReason === undefined) {
-        const sent = this.sendPending(controller)
-        if (sent && !(await drained(sent, this.writeIdleMs))) return await this.abandon(controller, ending)
-        if (ending.done || this.leaving) return
+      if (this.pending.length > 0) {
+        const passed = this.pass(controller)
+        if (passed === 'left') return
+        if (passed instanceof Promise && !(await drained(passed, this.writeIdleMs))) return await this.abandon(controller, ending)
       }
       const piping = this.ended ? undefined : this.startPipe(controller)
       if (piping !== undefined) await piping
@@ -114,15 +114,24 @@ export class PassthroughTap extends DirectTap {
     const { ending } = this
     while (true) {
       while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
-      if (ending.done || this.leaving) return // the client left while a read was pending
-      // From the answer's finish on, what is left (the finish itself, usage, the closing event) is held back
-      // until the bill is durable: a client never holds a complete answer whose bill a crash could lose.
-      if (this.ended || this.meter.finishReason !== undefined) break
-      const sent = this.sendPending(controller)
+      const passed = this.pass(controller)
+      if (passed === 'left') return // the client left while a read was pending
+      if (passed === 'held') break
       // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
-      if (sent && !(await drained(sent, this.writeIdleMs))) return await this.abandon(controller, ending)
+      if (passed instanceof Promise && !(await drained(passed, this.writeIdleMs))) return await this.abandon(controller, ending)
     }
     while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+  }
+
+  /**
+   * What the bytes taken so far become: nothing, once the client has left; held back from the answer's finish on (the
+   * finish itself, usage, the closing event) until the bill is durable — a client never holds a complete answer whose
+   * bill a crash could lose; else written now (a promise while the client's socket is full).
+   */
+  private pass(controller: ReadableStreamDirectController): 'left' | 'held' | undefined | Promise<unknown> {
+    if (this.ending.done || this.leaving) return 'left'
+    if (this.ended || this.meter.finishReason !== undefined) return 'held'
+    return this.sendPending(controller) ?? undefined
   }
 
   /**
@@ -142,15 +151,12 @@ export class PassthroughTap extends DirectTap {
       chunk: (bytes) => {
         try {
           this.receive({ done: false, value: bytes })
-          if (ending.done || this.leaving) {
-            this.pending.length = 0 // the client left: read on unsent (readOn), or until the end aborts the upstream
-            return
-          }
-          if (this.meter.finishReason !== undefined) return // held back until the bill is durable, as in readToEnd
-          const sent = this.sendPending(controller)
-          if (sent === undefined) return
+          const passed = this.pass(controller)
+          // The client left: read on unsent (readOn), or until the stream's end aborts the upstream.
+          if (passed === 'left') this.pending.length = 0
+          if (!(passed instanceof Promise)) return
           // The socket waits while the client's is full; a client that takes nothing for writeIdleMs has gone.
-          return drained(sent, this.writeIdleMs).then((took) => {
+          return drained(passed, this.writeIdleMs).then((took) => {
             if (!took) void this.abandon(controller, ending)
           })
         } catch (error) {
