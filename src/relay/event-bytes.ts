@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer'
+import { GatewayError } from '../core/errors.ts'
 import type { SseEvent } from '../core/sse.ts'
 
 // The bytes of a passthrough stream's reads, seen as SSE blocks: where a read's complete events end, and a read with
@@ -93,4 +94,45 @@ function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean 
   if (at + prefix.length > bytes.length) return false
   for (let index = 0; index < prefix.length; index++) if (bytes[at + index] !== prefix[index]) return false
   return true
+}
+
+/**
+ * A stream's bytes handed on an event at a time: the bytes of the events a chunk completes (those held before it
+ * included), the bytes of an event not yet complete held until its end comes. So no byte of an event is sent before
+ * the whole event is known: an upstream error event, which may quote a credential, can be replaced before any of it
+ * leaves (passthrough-tap.ts).
+ */
+export class EventBytes {
+  /** The bytes of an event not yet complete; made when first needed. */
+  private tail: Uint8Array[] | undefined
+  private tailBytes = 0
+
+  constructor(private readonly maxEventChars: number) {}
+
+  complete(chunk: Uint8Array): Uint8Array | undefined {
+    const end = eventsEnd(chunk, this.tail?.at(-1))
+    if (end === 0) {
+      ;(this.tail ??= []).push(chunk)
+      this.tailBytes += chunk.byteLength
+      // Lines the parser ignores (comments, unknown fields) are not counted by it: an event of them is capped here.
+      if (this.tailBytes > 8 * this.maxEventChars)
+        throw new GatewayError('upstream', `Upstream sent a stream event longer than ${this.maxEventChars} characters`, {
+          code: 'upstream_malformed',
+        })
+      return undefined
+    }
+    const complete = end === chunk.byteLength ? chunk : chunk.subarray(0, end)
+    const bytes = this.tail === undefined ? complete : Buffer.concat([...this.tail, complete])
+    this.tail = end === chunk.byteLength ? undefined : [chunk.subarray(end)]
+    this.tailBytes = chunk.byteLength - end
+    return bytes
+  }
+
+  /** What is held when the body ends (the last event may end with the body rather than a blank line). */
+  rest(): Uint8Array | undefined {
+    const bytes = this.tail === undefined ? undefined : Buffer.concat(this.tail)
+    this.tail = undefined
+    this.tailBytes = 0
+    return bytes
+  }
 }

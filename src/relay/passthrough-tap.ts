@@ -9,7 +9,7 @@ import { outcomeOf } from './outcome.ts'
 import type { StreamEnding } from './stream-ending.ts'
 import type { AnswerCodec } from './types.ts'
 import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
-import { eventsEnd, keptBytes } from './event-bytes.ts'
+import { EventBytes, keptBytes } from './event-bytes.ts'
 
 const encoder = new TextEncoder()
 const bodyDone: Bun.ReadableStreamDefaultReadResult<Uint8Array> = { done: true, value: undefined }
@@ -39,9 +39,8 @@ export class PassthroughTap extends DirectTap {
   private failure: GatewayError | undefined
   /** The failure came after the answer began (in the same network read, maybe): it goes to the client, not to a retry. */
   private failedMidAnswer = false
-  /** The bytes of an event not yet complete, held back (completeEvents); made when first needed. */
-  private tail: Uint8Array[] | undefined
-  private tailBytes = 0
+  /** Where the bytes of an event not yet complete wait for its end. */
+  private readonly eventBytes: EventBytes
   /** An error event was sent in the protocol's own shape: the stream is over for the client. */
   private relayedError = false
   /** The body piped (startPipe): settles at its end. */
@@ -58,6 +57,7 @@ export class PassthroughTap extends DirectTap {
     this.decoder = body.decoder
     this.chunks = body.chunks
     this.parser = body.parser
+    this.eventBytes = new EventBytes(body.parser.maxEventChars)
     this.maxHeldBytes = body.maxHeldBytes
   }
 
@@ -229,7 +229,7 @@ export class PassthroughTap extends DirectTap {
     if (next.done) {
       const relayedError = this.failure !== undefined
       // The last event may end with the body rather than a blank line (Gemini's does): it goes out now.
-      this.take(this.parser.finish(), this.takeTail())
+      this.take(this.parser.finish(), this.eventBytes.rest())
       for (const event of this.decoder.finish()) this.observe(event)
       // The body ended before the protocol's own end (a dropped connection) and the upstream sent no error event
       // of its own: the client gets ours rather than a silent cut.
@@ -240,39 +240,8 @@ export class PassthroughTap extends DirectTap {
       return 0
     }
     const events = this.parser.push(next.value)
-    this.take(events, this.completeEvents(next.value))
+    this.take(events, this.eventBytes.complete(next.value))
     return next.value.byteLength
-  }
-
-  /**
-   * The bytes of the events this chunk completes (those before it held back included); the bytes of an event not
-   * yet complete are held until its end comes. So no byte of an event is sent before the whole event is known: an
-   * upstream error event, which may quote a credential, can be replaced before any of it leaves.
-   */
-  private completeEvents(chunk: Uint8Array): Uint8Array | undefined {
-    const end = eventsEnd(chunk, this.tail?.at(-1))
-    if (end === 0) {
-      ;(this.tail ??= []).push(chunk)
-      this.tailBytes += chunk.byteLength
-      // Lines the parser ignores (comments, unknown fields) are not counted by it: an event of them is capped here.
-      if (this.tailBytes > 8 * this.parser.maxEventChars)
-        throw new GatewayError('upstream', `Upstream sent a stream event longer than ${this.parser.maxEventChars} characters`, {
-          code: 'upstream_malformed',
-        })
-      return undefined
-    }
-    const complete = end === chunk.byteLength ? chunk : chunk.subarray(0, end)
-    const bytes = this.tail === undefined ? complete : Buffer.concat([...this.tail, complete])
-    this.tail = end === chunk.byteLength ? undefined : [chunk.subarray(end)]
-    this.tailBytes = chunk.byteLength - end
-    return bytes
-  }
-
-  private takeTail(): Uint8Array | undefined {
-    const bytes = this.tail === undefined ? undefined : Buffer.concat(this.tail)
-    this.tail = undefined
-    this.tailBytes = 0
-    return bytes
   }
 
   /**
