@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import { GatewayError } from '../core/errors.ts'
-import type { SseEvent } from '../core/sse.ts'
+import { formatSse, type SseEvent } from '../core/sse.ts'
 
 // The bytes of a passthrough stream's reads, seen as SSE blocks: where a read's complete events end, and a read with
 // some events cut out of it in place (passthrough-tap.ts sends upstream bytes as they came, less what it must not).
@@ -135,4 +135,17 @@ export class EventBytes {
     this.tailBytes = 0
     return bytes
   }
+}
+
+const encoder = new TextEncoder()
+
+/** The events before `end` but those at the `dropped` indexes, written anew: one encode per read rather than per event. */
+export function reframed(events: SseEvent[], end: number, dropped: number[] | undefined): Uint8Array | undefined {
+  let kept = ''
+  let next = 0
+  for (let index = 0; index < end; index++) {
+    if (dropped !== undefined && dropped[next] === index) next++
+    else kept += formatSse(events[index]!.data, events[index]!.event)
+  }
+  return kept ? encoder.encode(kept) : undefined
 }

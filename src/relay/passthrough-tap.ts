@@ -8,8 +8,8 @@ import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
 import type { StreamEnding } from './stream-ending.ts'
 import type { AnswerCodec } from './types.ts'
-import { formatSse, type SseParser, type SseEvent } from '../core/sse.ts'
-import { EventBytes, keptBytes } from './event-bytes.ts'
+import type { SseParser, SseEvent } from '../core/sse.ts'
+import { EventBytes, keptBytes, reframed } from './event-bytes.ts'
 
 const encoder = new TextEncoder()
 const bodyDone: Bun.ReadableStreamDefaultReadResult<Uint8Array> = { done: true, value: undefined }
@@ -274,23 +274,13 @@ export class PassthroughTap extends DirectTap {
     }
     const end = failedAt === -1 ? events.length : failedAt
     const kept = raw === undefined ? undefined : keptBytes(raw, events, end, dropped)
-    if (kept === undefined) this.reframe(events, end, dropped)
-    else if (kept.byteLength > 0) this.pending.push(kept)
+    // Where the cut cannot be shown to send what re-framing would, the kept events are written anew (reframed).
+    const bytes = kept ?? reframed(events, end, dropped)
+    if (bytes !== undefined && bytes.byteLength > 0) this.pending.push(bytes)
     if (failure && this.codec.encodeRawError) {
       this.pending.push(encoder.encode(this.codec.encodeRawError(failure)))
       this.relayedError = true
     }
-  }
-
-  /** The events before `end` but the dropped ones, written anew: one chunk, one encode per read rather than per event. */
-  private reframe(events: SseEvent[], end: number, dropped: number[] | undefined): void {
-    let kept = ''
-    let next = 0
-    for (let index = 0; index < end; index++) {
-      if (dropped !== undefined && dropped[next] === index) next++
-      else kept += formatSse(events[index]!.data, events[index]!.event)
-    }
-    if (kept) this.pending.push(encoder.encode(kept))
   }
 
   private observe(event: Parameters<Meter['observe']>[0]): void {
