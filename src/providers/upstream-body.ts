@@ -111,8 +111,7 @@ export class UpstreamChunks implements BodyChunks, Deadline {
   }
 
   read(): Promise<Bun.ReadableStreamDefaultReadResult<Uint8Array>> {
-    this.readSince = performance.now()
-    if (this.lane === undefined) laneOf(this.idleMs).add(this, this.deadline)
+    this.watchFrom(performance.now())
     return this.reader.read()
   }
 
