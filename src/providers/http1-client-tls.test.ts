@@ -103,3 +103,38 @@ test('https: to a port that speaks plain HTTP fails the request at once, as a co
   expect(performance.now() - started).toBeLessThan(1000)
   plain.stop(true)
 })
+
+/** Two requests at once: the kept connection takes one, a new connection the other. */
+async function twoAtOnce(http: Http1Client): Promise<void> {
+  const answers = await Promise.all([http.request(post('/whole')), http.request(post('/whole'))])
+  for (const answer of answers) expect(answer.status).toBe(200)
+  await Promise.all(answers.map((answer) => answer.text()))
+}
+
+test("a new connection resumes the TLS session of one already answered: the certificate's checks are not paid twice", async () => {
+  const http = client(`https://127.0.0.1:${loopback.port}`, loopbackCa)
+  await (await http.request(post('/whole'))).text()
+  expect(http.session?.byteLength).toBeGreaterThan(0)
+  expect(http.resumedHandshakes).toBe(0)
+  await twoAtOnce(http)
+  expect(http.connections).toBe(2)
+  expect(http.resumedHandshakes).toBe(1)
+})
+
+test('an upstream that no longer knows the session (restarted, new ticket keys) is met with a full handshake', async () => {
+  const first = startHttpsServer('loopback', () => new Response('first'))
+  const port = first.port
+  const http = client(`https://127.0.0.1:${port}`, loopbackCa)
+  await (await http.request(post('/whole'))).text()
+  expect(http.session).toBeDefined()
+  first.stop(true)
+  await Bun.sleep(50) // the kept connection's close is read
+  const second = startHttpsServer('loopback', () => new Response('second'), port)
+  try {
+    const answer = await http.request(post('/whole'))
+    expect(await answer.text()).toBe('second')
+    expect(http.resumedHandshakes).toBe(0)
+  } finally {
+    second.stop(true)
+  }
+})

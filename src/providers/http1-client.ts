@@ -79,6 +79,10 @@ export class Http1Client implements ConnectionPool {
   /** Bun.connect's TLS settings for an `https:` origin (verification is on, as it is by default). */
   private readonly tls: { rejectUnauthorized: boolean; serverName?: string; ca?: string } | undefined
   private closed = false
+  /** The newest TLS session an answered connection had: what the next new connection offers to resume. */
+  session: Buffer | undefined
+  /** New TLS connections whose handshake resumed a kept session (tests read it). */
+  resumedHandshakes = 0
 
   constructor(
     readonly origin: URL,
@@ -224,6 +228,10 @@ export class Http1Client implements ConnectionPool {
     if (idleMs <= 0) return connection.destroy() // the upstream keeps it a second or less: not worth the race
     this.idle.push(connection)
     connection.sleep(idleMs)
+  }
+
+  keepSession(session: Buffer | undefined): void {
+    this.session = session
   }
 
   /** A connection closed: its slot is free for the next waiter. */

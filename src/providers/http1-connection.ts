@@ -11,10 +11,22 @@ export interface ConnectionPool {
   released(): void
   /** An idle connection closed: it is no longer offered. */
   forget(connection: Connection): void
+  /** `https:` origins: the TLS session a new connection offers to resume (the newest one kept), if any. */
+  readonly session: Buffer | undefined
+  /** A TLS session to offer next (undefined: none; a refused handshake forgets the one it offered). */
+  keepSession(session: Buffer | undefined): void
+  /** New TLS connections whose handshake resumed a kept session. */
+  resumedHandshakes: number
 }
 
 /** The socket callbacks of every connection (one object, no closures per socket). */
 export const socketHandlers = {
+  open(socket: Socket<Connection>) {
+    // Offered before the handshake starts (Bun reads it only here): a resumed handshake skips the certificate's
+    // chain and signature checks, ~a fifth of a new connection's CPU on the main thread (docs/capacity.md).
+    const { session } = socket.data.client
+    if (session) socket.setSession(session)
+  },
   data(socket: Socket<Connection>, data: Uint8Array) {
     socket.data.received(data)
   },
@@ -51,6 +63,8 @@ export class Connection implements ResponseSink {
   private unsent: Uint8Array | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private gone = false
+  /** A TLS connection whose session has not yet been handed to the pool (it is, once, after the first answer). */
+  private unkeptSession = false
   /** How long the upstream said it keeps an idle connection (`Keep-Alive: timeout=N`), in ms; undefined: it did not say. */
   keepAliveMs: number | undefined
   /** An `https:` connection's handshake, until it ends: verified (resolve), or refused or cut (reject). */
@@ -101,6 +115,7 @@ export class Connection implements ResponseSink {
     const answer = this.answer!
     this.answer = undefined
     answer.ended()
+    if (this.unkeptSession) this.keepSession()
     if (reusable && !this.unsent) this.client.reuse(this)
     else this.destroy()
   }
@@ -159,15 +174,31 @@ export class Connection implements ResponseSink {
 
   /** A TLS connection is usable once its handshake ends with the upstream's certificate verified for its host. */
   secured(): Promise<void> {
+    this.unkeptSession = true
     return new Promise((resolve, reject) => (this.securing = { resolve, reject }))
+  }
+
+  /**
+   * Hands this connection's TLS session to the pool, for the next new connection to resume. Taken after the first
+   * answer, not at the handshake: TLS 1.3 sends its resumption ticket after the handshake, and by the end of an
+   * answer the ticket (sent before it) has been read.
+   */
+  private keepSession(): void {
+    this.unkeptSession = false
+    const session = this.socket.getSession() as unknown as Buffer | undefined
+    if (session?.byteLength) this.client.keepSession(session)
   }
 
   handshaken(success: boolean, authorizationError: Error | null): void {
     const securing = this.securing
     this.securing = undefined
-    if (success && !authorizationError) return securing?.resolve()
+    if (success && !authorizationError) {
+      if (this.socket.isSessionReused()) this.client.resumedHandshakes++
+      return securing?.resolve()
+    }
     // Never a request over a connection whose certificate did not verify, whatever the socket's own setting did.
     const reason = (authorizationError as { code?: string } | null)?.code ?? authorizationError?.message ?? 'handshake failed'
+    this.client.keepSession(undefined) // the session it offered, if any, is not offered again
     securing?.reject(new ConnectionFailed(`The upstream's TLS certificate was not accepted: ${reason}`))
     this.destroy()
   }

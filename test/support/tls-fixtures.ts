@@ -12,8 +12,8 @@ export function fixtureCertificate(name: TlsFixture): string {
   return readFileSync(join(tlsFixtures, `${name}-cert.pem`), 'utf8')
 }
 
-/** A loopback HTTPS server with a fixture's certificate, answering with `fetch`. */
-export function startHttpsServer(name: TlsFixture, fetch: (request: Request) => Response | Promise<Response>) {
+/** A loopback HTTPS server with a fixture's certificate, answering with `fetch` (on `port`, or any free one). */
+export function startHttpsServer(name: TlsFixture, fetch: (request: Request) => Response | Promise<Response>, port = 0) {
   const key = readFileSync(join(tlsFixtures, `${name}-key.pem`), 'utf8')
-  return Bun.serve({ hostname: '127.0.0.1', port: 0, tls: { cert: fixtureCertificate(name), key }, fetch })
+  return Bun.serve({ hostname: '127.0.0.1', port, tls: { cert: fixtureCertificate(name), key }, fetch })
 }
