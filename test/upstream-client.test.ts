@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import OpenAI from 'openai'
+import { readFileSync } from 'node:fs'
+import OpenAI, { toFile } from 'openai'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -16,6 +17,7 @@ const upstream = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
   async fetch(request) {
+    if (request.url.endsWith('/audio/transcriptions')) return transcribe(request)
     const body = (await request.json()) as { model: string; stream?: boolean }
     seen.push({ model: body.model, userAgent: request.headers.get('user-agent'), acceptEncoding: request.headers.get('accept-encoding') })
     if (body.model === 'gzip') {
@@ -55,6 +57,27 @@ const upstream = Bun.serve({
   },
 })
 
+/** What transcription uploads arrived as: the model, who sent them, and the file's bytes. */
+const uploads: { model: string; userAgent: string | null; file: Uint8Array }[] = []
+async function transcribe(request: Request): Promise<Response> {
+  const form = await request.formData()
+  const model = String(form.get('model'))
+  uploads.push({
+    model,
+    userAgent: request.headers.get('user-agent'),
+    file: new Uint8Array(await (form.get('file') as File).arrayBuffer()),
+  })
+  if (model === 'too-big') return Response.json({ error: { message: 'file too large', type: 'invalid_request_error' } }, { status: 413 })
+  if (form.get('stream') !== 'true') return Response.json({ text: 'heard you' })
+  const events = [
+    { type: 'transcript.text.delta', delta: 'heard ' },
+    { type: 'transcript.text.done', text: 'heard you' },
+  ]
+  return new Response(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''), {
+    headers: { 'content-type': 'text/event-stream' },
+  })
+}
+
 let gateway: TestGateway
 let client: OpenAI
 beforeAll(async () => {
@@ -74,6 +97,8 @@ beforeAll(async () => {
         { id: 'via-fetch', price, routes: [{ provider: 'fetched', upstream_model: 'fetched' }] },
         { id: 'via-translated', price, routes: [{ provider: 'translated', upstream_model: 'translated' }] },
         { id: 'via-gzip', price, routes: [{ provider: 'own', upstream_model: 'gzip' }] },
+        { id: 'hear-own', kind: 'transcription', price: { audio_minute: 6 }, routes: [{ provider: 'own', upstream_model: 'hear' }] },
+        { id: 'hear-too-big', kind: 'transcription', price: { audio_minute: 6 }, routes: [{ provider: 'own', upstream_model: 'too-big' }] },
         { id: 'speak-own', kind: 'speech', price: { characters: 1000 }, routes: [{ provider: 'own', upstream_model: 'speech' }] },
         {
           id: 'embed-translated',
@@ -180,4 +205,42 @@ test("speech's audio comes over the own client as it is, and is billed for its c
   expect([row!.model, row!.status]).toEqual(['speak-own', 200])
   expect(row!.cost).toBeGreaterThan(0)
   expect(before.balance - after.balance).toBe(row!.cost)
+})
+
+test("a transcription's upload goes over the own client whole, whole and streamed answers alike, each billed its seconds", async () => {
+  const wav = readFileSync('test/fixtures/audio/wav-pcm16.wav') // 1.5 s: billed as 2
+  const before = await gateway.settled()
+  const whole = await client.audio.transcriptions.create({ model: 'hear-own', file: await toFile(wav, 'a.wav') })
+  expect(whole.text).toBe('heard you')
+  const stream = await client.audio.transcriptions.create({ model: 'hear-own', file: await toFile(wav, 'a.wav'), stream: true })
+  let text = ''
+  for await (const event of stream) if (event.type === 'transcript.text.delta') text += event.delta
+  expect(text).toBe('heard ')
+  expect(uploads.map((upload) => [upload.model, upload.userAgent])).toEqual([
+    ['hear', null],
+    ['hear', null],
+  ])
+  for (const upload of uploads) expect(upload.file).toEqual(new Uint8Array(wav))
+  const after = await gateway.settled()
+  const rows = await gateway.gateway.services.store.usage.listRequests({ accountId: gateway.account.id }, 2)
+  expect(rows.map((row) => [row.model, row.status])).toEqual([
+    ['hear-own', 200],
+    ['hear-own', 200],
+  ])
+  // $6 a minute: 2 seconds are $0.2, in nano-dollars.
+  expect(rows.map((row) => row.cost)).toEqual([200_000_000, 200_000_000])
+  expect(before.balance - after.balance).toBe(400_000_000)
+})
+
+test("an upload the upstream refuses is an error in OpenAI's shape, not billed", async () => {
+  const wav = readFileSync('test/fixtures/audio/wav-pcm16.wav')
+  const before = await gateway.settled()
+  const error = await client.audio.transcriptions
+    .create({ model: 'hear-too-big', file: await toFile(wav, 'a.wav') })
+    .catch((failure) => failure)
+  expect(error).toBeInstanceOf(OpenAI.APIError)
+  expect(error.status).toBeGreaterThanOrEqual(400)
+  expect(error.message).toContain('file too large')
+  const after = await gateway.settled()
+  expect(after.balance).toBe(before.balance)
 })

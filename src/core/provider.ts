@@ -91,8 +91,12 @@ export interface WholeForwarded<Answer> {
 }
 
 export interface ForwardedAnswer<Answer = unknown, Event extends AnswerEvent = AnswerEvent> {
+  /** The answer's Content-Type, for an operation whose answers come in several (a transcript as JSON, text or SSE). */
+  readonly contentType: string | null
   /** A non-streamed answer, read whole: at once when its body came with its head (a thrown error is a failed read). */
   readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>>
+  /** The same, as the upstream's text, undecoded (a transcript in SRT), within the body cap. */
+  readText(): string | Promise<string>
   /**
    * A streamed answer: its chunks as they come, a decoder that reads the same bytes' events as IR, the SSE parser to
    * read them with (it caps an event's size), and how many bytes may be held back before the answer begins.

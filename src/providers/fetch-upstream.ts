@@ -28,26 +28,9 @@ import { refusalOf } from './upstream-refusal.ts'
  * A response that is not 2xx is read and thrown as the GatewayError the vendor makes of it (here rather than in a
  * wrapper: one async frame fewer per request).
  */
-export function fetchUpstream(
-  provider: ProviderConfig,
-  path: string,
-  body: string | ReadableStream<Uint8Array>,
-  headers: HeadersInit,
-  attempt: AbortController,
-  vendor: HttpVendor,
-): Promise<Response>
-export function fetchUpstream<Answer, Event extends AnswerEvent>(
-  provider: ProviderConfig,
-  path: string,
-  body: string | ReadableStream<Uint8Array>,
-  headers: HeadersInit,
-  attempt: AbortController,
-  vendor: HttpVendor,
-  decoder: AnswerDecoder<Answer, Event>,
-): Promise<ForwardedAnswer<Answer, Event>>
 /**
- * With `decoder`, the response comes as a forwarded answer (passthrough): no async wrapper of its own per request.
- * The body and headers come as arguments of their own, not as an object made per request to carry them.
+ * The response comes as a forwarded answer that `decoder` reads: no async wrapper of its own per request. The body
+ * and headers come as arguments of their own, not as an object made per request to carry them.
  */
 export async function fetchUpstream<Answer, Event extends AnswerEvent>(
   provider: ProviderConfig,
@@ -56,8 +39,8 @@ export async function fetchUpstream<Answer, Event extends AnswerEvent>(
   headers: HeadersInit,
   attempt: AbortController,
   vendor: HttpVendor,
-  decoder?: AnswerDecoder<Answer, Event>,
-): Promise<Response | ForwardedAnswer<Answer, Event>> {
+  decoder: AnswerDecoder<Answer, Event>,
+): Promise<ForwardedAnswer<Answer, Event>> {
   const url = provider.baseUrl + path
   const head = new HeadTimer(provider, url, attempt)
   try {
@@ -73,7 +56,7 @@ export async function fetchUpstream<Answer, Event extends AnswerEvent>(
     head.stop()
     if (!response.ok)
       throw await refusalOf(response.body?.getReader(), response.status, response.headers, vendor, provider, attempt, head.deadline)
-    return decoder ? new HttpForwardedAnswer(response, provider, decoder, attempt) : response
+    return new HttpForwardedAnswer(response, provider, decoder, attempt)
   } catch (error) {
     throw upstreamFailure(provider, error, attempt.signal)
   } finally {
@@ -90,10 +73,18 @@ class HttpForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwarde
     private readonly attempt: AbortController,
   ) {}
 
+  get contentType(): string | null {
+    return this.response.headers.get('content-type')
+  }
+
   /** At once when the body came with the head (the usual small answer): no promise, no async frame. */
   readWhole(): WholeForwarded<Answer> | Promise<WholeForwarded<Answer>> {
-    const body = readBodyText(this.response, this.config, this.attempt)
+    const body = this.readText()
     return typeof body === 'string' ? this.decoded(body) : this.decodedLater(body)
+  }
+
+  readText(): string | Promise<string> {
+    return readBodyText(this.response, this.config, this.attempt)
   }
 
   private decoded(body: string): WholeForwarded<Answer> {

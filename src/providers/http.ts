@@ -1,5 +1,4 @@
 import type { ProviderConfig } from '../config/types.ts'
-import { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
 import type { BodyChunks, ForwardedAnswer, ForwardedStream } from '../core/provider.ts'
 import { proxied } from './connect-probe.ts'
@@ -8,7 +7,6 @@ import { fetchUpstream } from './fetch-upstream.ts'
 import { forwardOverSocket } from './socket-forward.ts'
 import type { FileForm } from './file-form.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
-import { attemptDeadline, UpstreamChunks } from './upstream-body.ts'
 
 /** A streamed answer's events, its chunks read under the attempt's timers and parsed as `decoder` reads its SSE. */
 async function* decodeEvents<Event extends AnswerEvent>({ chunks, parser, decoder }: ForwardedStream<Event>): AsyncGenerator<Event> {
@@ -90,9 +88,13 @@ export class Transport {
     }
   }
 
-  /** Resolves once the upstream accepted the request (status and headers in); a refusal is thrown as a GatewayError. */
-  send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response> {
-    return this.fetch(request, attempt, traceparent)
+  /**
+   * A request whose answer the caller reads as it comes (`contentType`, then `readText` or `readBytes`): a
+   * transcription's, whole in one of several formats or streamed. Resolves once the upstream accepted it (status and
+   * headers in); a refusal is thrown as a GatewayError.
+   */
+  send(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<ForwardedAnswer> {
+    return this.forward(request, undecoded, attempt, traceparent)
   }
 
   /**
@@ -106,38 +108,36 @@ export class Transport {
     traceparent: string | null | undefined,
   ): Promise<ForwardedAnswer<Answer, Event>> {
     const { sockets } = this
-    if (sockets && typeof request.body === 'string') {
-      const headers = request.headers ? { ...this.common, ...request.headers, ...this.auth } : sockets.headers
+    if (sockets) {
+      const { body } = request
+      const headers =
+        typeof body !== 'string'
+          ? this.formHeaders(body, request)
+          : request.headers
+            ? { ...this.common, ...request.headers, ...this.auth }
+            : sockets.headers
       const path = sockets.basePath + request.path
       const sent = traceparent ? { ...headers, traceparent } : headers
-      return forwardOverSocket(sockets.client, this.config, path, request.body, sent, attempt, this.vendor, decoder)
+      return forwardOverSocket(sockets.client, this.config, path, body, sent, attempt, this.vendor, decoder)
     }
     return this.fetch(request, attempt, traceparent, decoder)
   }
 
-  private fetch(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<Response>
+  /** A form's headers: a request's own (a client's meaning-changing ones), the form's type, then our credentials. */
+  private formHeaders(form: FileForm, request: OutgoingRequest): Record<string, string> {
+    return { ...this.config.headers, ...request.headers, 'content-type': form.contentType, ...this.auth }
+  }
+
   private fetch<Answer, Event extends AnswerEvent>(
     request: OutgoingRequest,
     attempt: AbortController,
     traceparent: string | null | undefined,
     decoder: AnswerDecoder<Answer, Event>,
-  ): Promise<ForwardedAnswer<Answer, Event>>
-  private fetch<Answer, Event extends AnswerEvent>(
-    request: OutgoingRequest,
-    attempt: AbortController,
-    traceparent: string | null | undefined,
-    decoder?: AnswerDecoder<Answer, Event>,
-  ): Promise<Response | ForwardedAnswer<Answer, Event>> {
+  ): Promise<ForwardedAnswer<Answer, Event>> {
     // A request's own headers (a client's meaning-changing ones), then our credentials: nothing replaces them.
     const { body } = request
     if (typeof body !== 'string') {
-      const form = {
-        ...this.config.headers,
-        ...request.headers,
-        'content-type': body.contentType,
-        'content-length': String(body.length),
-        ...this.auth,
-      }
+      const form = { ...this.formHeaders(body, request), 'content-length': String(body.length) }
       return fetchUpstream(
         this.config,
         request.path,
@@ -145,7 +145,7 @@ export class Transport {
         traceparent ? { ...form, traceparent } : form,
         attempt,
         this.vendor,
-        decoder as AnswerDecoder<Answer, Event>,
+        decoder,
       )
     }
     let headers: HeadersInit = request.headers ? { ...this.common, ...request.headers, ...this.auth } : this.usual
@@ -154,7 +154,7 @@ export class Transport {
       headers = new Headers(headers)
       headers.set('traceparent', traceparent)
     }
-    return fetchUpstream(this.config, request.path, body, headers, attempt, this.vendor, decoder as AnswerDecoder<Answer, Event>)
+    return fetchUpstream(this.config, request.path, body, headers, attempt, this.vendor, decoder)
   }
 
   /**
@@ -182,11 +182,5 @@ export class Transport {
    */
   async stream(request: OutgoingRequest, attempt: AbortController, traceparent: string | null | undefined): Promise<BodyChunks> {
     return (await this.forward(request, undecoded, attempt, traceparent)).readBytes()
-  }
-
-  /** A streamed answer's bytes as they come (a transcription's SSE), read under the attempt's timers. */
-  readChunks(response: Response, attempt: AbortController): BodyChunks {
-    if (!response.body) throw new GatewayError('upstream', `Upstream ${this.config.name} sent an empty body`)
-    return new UpstreamChunks(response.body.getReader(), this.config, attempt, attemptDeadline(response))
   }
 }

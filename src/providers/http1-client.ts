@@ -56,12 +56,18 @@ export const defaultHttp1ClientOptions: Http1ClientOptions = {
   headBytes: 64 * 1024,
 }
 
+/** A body sent as it is read (an upload from disk), its length declared up front. */
+export interface StreamedBody {
+  stream: ReadableStream<Uint8Array>
+  length: number
+}
+
 export interface Http1Request {
   method: string
   /** Path and query. */
   path: string
   headers: Record<string, string>
-  body: string | Uint8Array
+  body: string | Uint8Array | StreamedBody
   signal?: AbortSignal
 }
 
@@ -109,12 +115,18 @@ export class Http1Client implements ConnectionPool {
     return this.open
   }
 
-  /** Send `request` (its `host` header is the origin's); resolves with the answer once its head has come, rejects with the signal's reason on an abort. */
+  /**
+   * Send `request` (its `host` header is the origin's); resolves with the answer once its head has come, rejects with
+   * the signal's reason on an abort. A streamed body is written after the head as it is read, no faster than the
+   * upstream takes it.
+   */
   async request(request: Http1Request): Promise<Http1Answer> {
     const { signal } = request
     signal?.throwIfAborted()
     const connection = await this.connection(signal)
-    return connection.send(this.wire(request), request.method, signal)
+    const { body } = request
+    const streamed = typeof body === 'string' || body instanceof Uint8Array ? undefined : body.stream
+    return connection.send(this.wire(request), request.method, signal, streamed)
   }
 
   /** Close every idle connection and refuse new requests (requests in flight run to their end). */
@@ -134,6 +146,8 @@ export class Http1Client implements ConnectionPool {
       if (!token.test(name) || /[\r\n\0]/.test(value)) throw new TypeError(`Header ${JSON.stringify(name)} is not a valid header field`)
       head += `${name}: ${value}\r\n`
     }
+    if (typeof body !== 'string' && !(body instanceof Uint8Array))
+      return Buffer.from(`${head}content-length: ${body.length}\r\n\r\n`, 'latin1')
     const bytes = typeof body === 'string' ? Buffer.from(body) : body
     head += `content-length: ${bytes.byteLength}\r\n\r\n`
     return Buffer.concat([Buffer.from(head, 'latin1'), bytes])

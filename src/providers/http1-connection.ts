@@ -61,6 +61,10 @@ export class Connection implements ResponseSink {
   private answer: Http1Answer | undefined
   private headed: { resolve(answer: Http1Answer): void; reject(error: unknown): void } | undefined
   private unsent: Uint8Array | undefined
+  /** A streamed body is being written (pump): the connection cannot carry another request until it has been. */
+  private sending = false
+  /** The pump, waiting for the socket to take what it could not yet. */
+  private pumpWaits: (() => void) | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private gone = false
   /** A TLS connection whose session has not yet been handed to the pool (it is, once, after the first answer). */
@@ -74,20 +78,59 @@ export class Connection implements ResponseSink {
     this.parser = new Http1ResponseParser(this, { headBytes: client.options.headBytes })
   }
 
-  send(wire: Uint8Array, method: string, signal: AbortSignal | undefined): Promise<Http1Answer> {
+  /** `wire` is the request, or with `rest` its head: `rest` is written after it as it is read (pump). */
+  send(wire: Uint8Array, method: string, signal: AbortSignal | undefined, rest?: ReadableStream<Uint8Array>): Promise<Http1Answer> {
     this.parser.expect(method)
     const answer = new Http1Answer(this, this.client.options.highWaterBytes, signal)
     this.answer = answer
     const headed = new Promise<Http1Answer>((resolve, reject) => (this.headed = { resolve, reject }))
-    const written = this.socket.write(wire)
-    if (written < wire.byteLength) this.unsent = wire.subarray(Math.max(0, written))
+    this.write(wire)
+    if (rest) void this.pump(rest.getReader(), answer)
     return headed
+  }
+
+  private write(bytes: Uint8Array): void {
+    const written = this.socket.write(bytes)
+    this.unsent = written < bytes.byteLength ? bytes.subarray(Math.max(0, written)) : undefined
   }
 
   drained(): void {
     if (!this.unsent) return
-    const written = this.socket.write(this.unsent)
-    this.unsent = written < this.unsent.byteLength ? this.unsent.subarray(Math.max(0, written)) : undefined
+    this.write(this.unsent)
+    if (!this.unsent) this.wakePump()
+  }
+
+  /**
+   * A streamed body written a read at a time, the next read only once the socket took the last (an upload is held
+   * in memory no more than a read of it). It stops when the answer ends or fails first (an upstream may refuse
+   * before reading the whole body); a connection whose body was not sent whole is not reused. A body that fails to
+   * read (a spooled file that shrank) fails the request.
+   */
+  private async pump(reader: ReadableStreamDefaultReader<Uint8Array>, answer: Http1Answer): Promise<void> {
+    this.sending = true
+    const current = () => this.answer === answer && !this.gone
+    try {
+      while (current()) {
+        if (this.unsent) await new Promise<void>((resolve) => (this.pumpWaits = resolve))
+        if (!current()) break
+        const { done, value } = await reader.read()
+        if (done) {
+          this.sending = false
+          return
+        }
+        if (current()) this.write(value)
+      }
+    } catch (error) {
+      if (current()) this.fail(error)
+    } finally {
+      reader.cancel().catch(() => {}) // the file it reads is closed when the body stopped short
+    }
+  }
+
+  private wakePump(): void {
+    const wake = this.pumpWaits
+    this.pumpWaits = undefined
+    wake?.()
   }
 
   received(data: Uint8Array): void {
@@ -116,7 +159,7 @@ export class Connection implements ResponseSink {
     this.answer = undefined
     answer.ended()
     if (this.unkeptSession) this.keepSession()
-    if (reusable && !this.unsent) this.client.reuse(this)
+    if (reusable && !this.unsent && !this.sending) this.client.reuse(this)
     else this.destroy()
   }
 
@@ -146,6 +189,7 @@ export class Connection implements ResponseSink {
     if (this.gone) return
     this.gone = true
     this.stopIdleTimer()
+    this.wakePump()
     this.client.forget(this)
     this.client.released()
     this.socket.terminate()

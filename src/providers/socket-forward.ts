@@ -3,7 +3,7 @@ import type { AnswerEvent } from '../core/operation.ts'
 import type { BodyChunks, ForwardedAnswer, ForwardedStream, WholeForwarded } from '../core/provider.ts'
 import { SseParser } from '../core/sse.ts'
 import { HeadTimer } from './head-timer.ts'
-import type { Http1Answer, Http1Client } from './http1-client.ts'
+import type { Http1Answer, Http1Client, StreamedBody } from './http1-client.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { refusalOf } from './upstream-refusal.ts'
 import { GatewayError } from '../core/errors.ts'
@@ -13,13 +13,14 @@ import { bodyTooLarge, parseUpstreamJson, readCappedFrom, UpstreamChunks, upstre
  * A forwarded (passthrough) request sent with Tollgate's own HTTP/1.1 client (http1-client.ts) instead of fetch: the
  * same four timers as http.ts's fetchUpstream (the head timer until the head, idle_ms and total_ms over the body), the
  * same refusals and failures, without Bun's HTTP client thread between the upstream and the relay
- * (docs/capacity.md, fourteenth round). `path` is the full path below the client's origin.
+ * (docs/capacity.md, fourteenth round). `path` is the full path below the client's origin; `body` is JSON text, or a
+ * form streamed from disk as the upstream takes it (file-form.ts: transcriptions, image edits).
  */
 export async function forwardOverSocket<Answer, Event extends AnswerEvent>(
   client: Http1Client,
   provider: ProviderConfig,
   path: string,
-  body: string,
+  body: string | StreamedBody,
   headers: Record<string, string>,
   attempt: AbortController,
   vendor: HttpVendor,
@@ -55,8 +56,17 @@ class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwar
     private readonly deadline: number,
   ) {}
 
-  /** The whole body, within the body cap, under idle_ms (cut to the total deadline) as a whole. */
+  get contentType(): string | null {
+    return this.answer.headers.get('content-type')
+  }
+
   async readWhole(): Promise<WholeForwarded<Answer>> {
+    const body = await this.readText()
+    return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
+  }
+
+  /** The whole body, within the body cap, under idle_ms (cut to the total deadline) as a whole. */
+  async readText(): Promise<string> {
     const { answer, config, attempt } = this
     const cap = config.caps.bodyBytes
     const declared = answer.headers.get('content-length')
@@ -74,7 +84,7 @@ class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwar
       clearTimeout(timer)
     }
     if (body === undefined) throw bodyTooLarge(config, cap)
-    return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, config)) }
+    return body
   }
 
   readBytes(): BodyChunks {

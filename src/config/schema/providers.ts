@@ -63,12 +63,12 @@ export const providerSchema = Type.Transform(
     client: oneOf(['auto', 'fetch'] as const, {
       default: 'auto',
       description:
-        'How chat, embeddings, image, rerank and speech requests (forwarded byte for byte or translated) reach this ' +
-        'upstream: ' +
+        'How requests (chat, embeddings, images, rerank, speech, transcription; forwarded byte for byte or ' +
+        'translated; uploads streamed from disk as they are sent) reach this upstream: ' +
         "`auto` uses Tollgate's own HTTP/1.1 client for an `http://` or `https://` base URL (no fetch thread between " +
         'upstream and client: less CPU and memory per request and per streamed chunk; TLS verified for the host against ' +
         "the same roots as fetch's, `NODE_EXTRA_CA_CERTS` included) and Bun's `fetch` through an HTTP proxy; `fetch` " +
-        "always uses `fetch`. Transcription and uploads (a form's body) use `fetch`.",
+        'always uses `fetch`.',
     }),
     chunk_delay_ms: Type.Number({ minimum: 0, default: 0, description: 'Mock only: milliseconds between streamed chunks.' }),
     embedding_inputs_per_call: Type.Optional(

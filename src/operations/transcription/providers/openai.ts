@@ -1,7 +1,6 @@
 import type { Target } from '../../../core/provider.ts'
 import type { Transport } from '../../../providers/http.ts'
 import { type FileForm, fileForm } from '../../../providers/file-form.ts'
-import { readBodyText } from '../../../providers/upstream-body.ts'
 import type { TranscriptionRequest } from '../core/ir.ts'
 import type { TranscriptionReply, TranscriptionUpstream } from '../core/upstream.ts'
 import { decodeTranscriptionAnswer } from './decode-answer.ts'
@@ -27,11 +26,9 @@ function encodeOpenAiTranscription(request: TranscriptionRequest, target: Target
 export function createOpenAiTranscriptionUpstream(transport: Transport): TranscriptionUpstream {
   return {
     async transcribe(request, target, attempt, traceparent): Promise<TranscriptionReply> {
-      const response = await transport.send(encodeOpenAiTranscription(request, target), attempt, traceparent)
-      if (request.stream && response.headers.get('content-type')?.includes('text/event-stream')) {
-        return { kind: 'stream', chunks: transport.readChunks(response, attempt) }
-      }
-      const body = await readBodyText(response, transport.config, attempt)
+      const answer = await transport.send(encodeOpenAiTranscription(request, target), attempt, traceparent)
+      if (request.stream && answer.contentType?.includes('text/event-stream')) return { kind: 'stream', chunks: answer.readBytes() }
+      const body = await answer.readText()
       return { kind: 'whole', answer: decodeTranscriptionAnswer(body, request.format, transport.config.name) }
     },
   }
