@@ -288,3 +288,19 @@ describe('aborts and failures', () => {
     expect(() => new Http1Client(new URL('ftp://files.example'))).toThrow('http: and https:, not ftp:')
   })
 })
+
+test('a host name with an address of each family: the connection is made to whichever listens (IPv6 or IPv4)', async () => {
+  // `localhost` is both ::1 and 127.0.0.1 here; Bun.connect tries the addresses at once and keeps the first to answer,
+  // so a host whose IPv6 is broken still reaches an upstream over IPv4 (and the other way round).
+  for (const hostname of ['127.0.0.1', '::1']) {
+    const only = Bun.serve({ hostname, port: 0, fetch: () => new Response(`over ${hostname}`) })
+    const client = new Http1Client(new URL(`http://localhost:${only.port}`))
+    try {
+      const answer = await client.request({ method: 'POST', path: '/', headers: {}, body: '', signal: AbortSignal.timeout(2000) })
+      expect(await answer.text()).toBe(`over ${hostname}`)
+    } finally {
+      client.close()
+      only.stop(true)
+    }
+  }
+})
