@@ -23,6 +23,10 @@ function httpsUpstream(name: TlsFixture) {
         { headers: { 'content-type': 'text/event-stream' } },
       )
     }
+    if (new URL(request.url).pathname === '/upload') {
+      const bytes = new Uint8Array(await request.arrayBuffer())
+      return Response.json({ length: bytes.length, sha: new Bun.CryptoHasher('sha256').update(bytes).digest('hex') })
+    }
     return Response.json({ echo: await request.text(), host: request.headers.get('host') })
   })
 }
@@ -137,4 +141,21 @@ test('an upstream that no longer knows the session (restarted, new ticket keys) 
   } finally {
     second.stop(true)
   }
+})
+
+test('a streamed body (an upload) goes whole over TLS, no faster than the socket takes it, and the connection is kept', async () => {
+  const http = client(`https://127.0.0.1:${loopback.port}`, loopbackCa)
+  const piece = (index: number) => new Uint8Array(256 * 1024).fill(index)
+  const hasher = new Bun.CryptoHasher('sha256')
+  for (let index = 0; index < 48; index++) hasher.update(piece(index))
+  for (let round = 0; round < 2; round++) {
+    let index = 0
+    const stream = new ReadableStream<Uint8Array>(
+      { pull: (controller) => (index === 48 ? controller.close() : controller.enqueue(piece(index++))) },
+      { highWaterMark: 0 },
+    )
+    const answer = await http.request({ method: 'POST', path: '/upload', headers: {}, body: { stream, length: 48 * 256 * 1024 } })
+    expect(JSON.parse(await answer.text())).toEqual({ length: 48 * 256 * 1024, sha: hasher.copy().digest('hex') })
+  }
+  expect(http.connections).toBe(1)
 })
