@@ -27,6 +27,30 @@ export function stripCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line
 }
 
+/** What reads a response's headers by name: fetch's `Headers`, or the own client's HeaderFields. */
+export type HeaderReader = Pick<Headers, 'get'>
+
+/**
+ * A response head's fields as headerFields read them (names lowercased), read by name as `Headers.get` reads them
+ * (repeated fields joined with ", "): a native Headers built for every answer cost more than the few lookups an
+ * answer gets (content-type, content-length, content-encoding, keep-alive).
+ */
+export class HeaderFields implements HeaderReader {
+  constructor(private readonly fields: [string, string][]) {}
+
+  get(name: string): string | null {
+    const wanted = name.toLowerCase()
+    let value: string | null = null
+    for (const [field, text] of this.fields) if (field === wanted) value = value === null ? text : `${value}, ${text}`
+    return value
+  }
+
+  /** Every field, name (lowercased) and value, in the order received. */
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.fields[Symbol.iterator]()
+  }
+}
+
 /** The header fields of a head's lines (the status line first): obsolete folded lines joined to the field before. */
 export function headerFields(lines: string[]): [string, string][] {
   const fields: [string, string][] = []

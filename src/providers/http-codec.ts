@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../core/http1-head.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import type { GatewayError } from '../core/errors.ts'
 import type { AnswerEvent } from '../core/operation.ts'
@@ -14,7 +15,7 @@ export interface StreamDecoderOptions {
  */
 export interface HttpVendor {
   authHeaders(provider: ProviderConfig): Record<string, string>
-  decodeError(status: number, body: string, headers: Headers): GatewayError
+  decodeError(status: number, body: string, headers: HeaderReader): GatewayError
 }
 
 /** An operation's answers as one kind of upstream writes them: a whole JSON body, and SSE when it streams. */

@@ -1,4 +1,5 @@
 import type { ChunkSink } from '../core/provider.ts'
+import type { HeaderFields } from '../core/http1-head.ts'
 
 /** What an answer asks of the connection it is read from (http1-client.ts). */
 export interface AnswerConnection {
@@ -27,7 +28,7 @@ export type BodySink = ChunkSink
  */
 export class Http1Answer {
   status = 0
-  headers!: Headers
+  headers!: HeaderFields
   private readonly queue: Uint8Array[] = []
   private queuedBytes = 0
   private finished = false

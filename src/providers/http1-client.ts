@@ -148,9 +148,14 @@ export class Http1Client implements ConnectionPool {
     }
     if (typeof body !== 'string' && !(body instanceof Uint8Array))
       return Buffer.from(`${head}content-length: ${body.length}\r\n\r\n`, 'latin1')
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body
-    head += `content-length: ${bytes.byteLength}\r\n\r\n`
-    return Buffer.concat([Buffer.from(head, 'latin1'), bytes])
+    // Head and body written into one buffer: one allocation and one copy, not three and two.
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+    head += `content-length: ${length}\r\n\r\n`
+    const wire = Buffer.allocUnsafe(head.length + length)
+    wire.write(head, 0, 'latin1')
+    if (typeof body === 'string') wire.write(body, head.length, 'utf8')
+    else wire.set(body, head.length)
+    return wire
   }
 
   /** An idle connection, a new one within the limit, or the next one freed. */

@@ -1,5 +1,6 @@
 import type { Socket } from 'bun'
 import { Http1ResponseParser, MalformedResponse, type ResponseSink } from '../core/http1-response.ts'
+import { HeaderFields } from '../core/http1-head.ts'
 import { ConnectionFailed, Http1Answer } from './http1-answer.ts'
 
 /** What a connection asks of the pool it belongs to (http1-client.ts). */
@@ -144,7 +145,7 @@ export class Connection implements ResponseSink {
   head(status: number, fields: [string, string][]): void {
     const answer = this.answer!
     answer.status = status
-    answer.headers = new Headers(fields)
+    answer.headers = new HeaderFields(fields)
     this.keepAliveMs = keepAliveHint(answer.headers.get('keep-alive'))
     this.headed?.resolve(answer)
     this.headed = undefined

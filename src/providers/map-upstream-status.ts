@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../core/http1-head.ts'
 import { readErrorCode } from '../core/error-codes.ts'
 import { GatewayError } from '../core/errors.ts'
 import { scrubUpstreamText } from './scrub-upstream-text.ts'
@@ -13,7 +14,7 @@ export function mapUpstreamStatus(
   status: number,
   message: string | undefined,
   detail: { code?: string; param?: string } = {},
-  headers?: Headers,
+  headers?: HeaderReader,
 ): GatewayError {
   const code = detail.code === undefined ? undefined : readErrorCode(scrubUpstreamText(detail.code))
   const param = detail.param === undefined ? undefined : scrubUpstreamText(detail.param)
@@ -40,7 +41,7 @@ export const upstreamRefusedCredentials =
   "The upstream refused the gateway's credentials; the gateway's operator must check this provider's API key."
 
 /** Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-function parseRetryAfter(headers?: Headers): number | undefined {
+function parseRetryAfter(headers?: HeaderReader): number | undefined {
   if (!headers) return undefined
   const milliseconds = Number(headers.get('retry-after-ms'))
   if (headers.get('retry-after-ms') && Number.isFinite(milliseconds)) return milliseconds / 1000

@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../core/http1-head.ts'
 import type { ProviderConfig } from '../config/types.ts'
 import type { GatewayError } from '../core/errors.ts'
 import type { HttpVendor } from './http-codec.ts'
@@ -12,7 +13,7 @@ import { type BodyReader, readCappedFrom, watchRead } from './upstream-body.ts'
 export async function refusalOf(
   body: BodyReader | undefined,
   status: number,
-  headers: Headers,
+  headers: HeaderReader,
   vendor: HttpVendor,
   provider: ProviderConfig,
   attempt: AbortController,

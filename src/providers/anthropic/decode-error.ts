@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../../core/http1-head.ts'
 import { GatewayError } from '../../core/errors.ts'
 import { mapUpstreamStatus } from '../map-upstream-status.ts'
 
@@ -26,7 +27,7 @@ function readError(body: string): { type?: string; message?: string } {
 }
 
 /** `{"type":"error","error":{"type","message"}}` from an HTTP error response. */
-export function decodeAnthropicError(status: number, body: string, headers?: Headers): GatewayError {
+export function decodeAnthropicError(status: number, body: string, headers?: HeaderReader): GatewayError {
   const error = readError(body)
   return mapUpstreamStatus(status, error.message, { code: error.type }, headers)
 }

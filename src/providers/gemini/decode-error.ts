@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../../core/http1-head.ts'
 import { GatewayError } from '../../core/errors.ts'
 import { mapUpstreamStatus } from '../map-upstream-status.ts'
 
@@ -9,7 +10,7 @@ interface GeminiErrorBody {
  * `{"error":{"code","message","status"}}`, sometimes wrapped in an array (the JSON-array stream format), or
  * anything else an upstream sent. A RetryInfo detail (`"retryDelay":"17s"`) says how long to wait on a 429.
  */
-export function decodeGeminiError(status: number, body: string, headers?: Headers): GatewayError {
+export function decodeGeminiError(status: number, body: string, headers?: HeaderReader): GatewayError {
   let error: GeminiErrorBody['error']
   try {
     const parsed = JSON.parse(body) as GeminiErrorBody | GeminiErrorBody[]

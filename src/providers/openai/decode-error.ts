@@ -1,8 +1,9 @@
+import type { HeaderReader } from '../../core/http1-head.ts'
 import { GatewayError } from '../../core/errors.ts'
 import { mapUpstreamStatus } from '../map-upstream-status.ts'
 
 /** An OpenAI-style error body (`{"error":{"message","type","code"}}`) or anything else an upstream sent. */
-export function decodeOpenAiError(status: number, body: string, headers?: Headers): GatewayError {
+export function decodeOpenAiError(status: number, body: string, headers?: HeaderReader): GatewayError {
   let message: string | undefined
   let code: string | undefined
   let param: string | undefined
