@@ -85,7 +85,12 @@ export class Http1Client implements ConnectionPool {
   /** Bun.connect's TLS settings for an `https:` origin (verification is on, as it is by default). */
   private readonly tls: { rejectUnauthorized: boolean; serverName?: string; ca?: string } | undefined
   private closed = false
-  /** The newest TLS session an answered connection had: what the next new connection offers to resume. */
+  /**
+   * The newest TLS session an answered connection had: what every new connection offers to resume until a newer one
+   * replaces it. RFC 8446 asks a client not to offer one ticket twice, so that its connections cannot be linked; a
+   * gateway's connections to one origin under one API key are linked anyway, and a server that refuses a ticket
+   * seen before answers with a full handshake.
+   */
   session: Buffer | undefined
   /** New TLS connections whose handshake resumed a kept session (tests read it). */
   resumedHandshakes = 0
