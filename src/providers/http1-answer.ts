@@ -14,6 +14,14 @@ export class ConnectionFailed extends Error {
   override readonly name = 'ConnectionFailed'
 }
 
+/**
+ * The request's own body failed to read while it was written (a spooled upload's file that shrank or went away): a
+ * fault on our side, not the upstream's, so it is not mistaken for an unreachable upstream.
+ */
+export class RequestBodyFailed extends Error {
+  override readonly name = 'RequestBodyFailed'
+}
+
 type ReadResult = { done: false; value: Uint8Array } | { done: true; value: undefined }
 const doneResult: ReadResult = { done: true, value: undefined }
 

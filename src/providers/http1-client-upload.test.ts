@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { defaultHttp1ClientOptions, Http1Client, type StreamedBody } from './http1-client.ts'
+import { defaultHttp1ClientOptions, Http1Client, RequestBodyFailed, type StreamedBody } from './http1-client.ts'
 
 /**
  * A streamed request body (an upload read from disk, file-form.ts) over the own client: written after the head as it
@@ -97,6 +97,7 @@ test('a body that fails to read fails the request, and frees its connection', as
   const error = await client
     .request({ method: 'POST', path: '/upload', headers: {}, body: pieces(8, 64 * 1024, 3) })
     .catch((failure: unknown) => failure)
+  expect(error).toBeInstanceOf(RequestBodyFailed)
   expect(String(error)).toContain('ended early')
   expect(client.connections).toBe(0)
   const answer = await client.request({ method: 'POST', path: '/upload', headers: {}, body: 'abc' })

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { ConnectionFailed, type Http1Answer } from './http1-answer.ts'
 import { Connection, type ConnectionPool, socketHandlers } from './http1-connection.ts'
 
-export { type BodySink, ConnectionFailed, type Http1Answer } from './http1-answer.ts'
+export { type BodySink, ConnectionFailed, type Http1Answer, RequestBodyFailed } from './http1-answer.ts'
 
 /**
  * An HTTP/1.1 client for one upstream origin on plain sockets (`Bun.connect`), connections kept alive in a pool of at

@@ -1,7 +1,7 @@
 import type { Socket } from 'bun'
 import { Http1ResponseParser, MalformedResponse, type ResponseSink } from '../core/http1-response.ts'
 import { HeaderFields } from '../core/http1-head.ts'
-import { ConnectionFailed, Http1Answer } from './http1-answer.ts'
+import { ConnectionFailed, Http1Answer, RequestBodyFailed } from './http1-answer.ts'
 
 /** What a connection asks of the pool it belongs to (http1-client.ts). */
 export interface ConnectionPool {
@@ -122,7 +122,8 @@ export class Connection implements ResponseSink {
         if (current()) this.write(value)
       }
     } catch (error) {
-      if (current()) this.fail(error)
+      if (current())
+        this.fail(new RequestBodyFailed(`The request body failed to read: ${(error as Error)?.message ?? error}`, { cause: error }))
     } finally {
       reader.cancel().catch(() => {}) // the file it reads is closed when the body stopped short
     }

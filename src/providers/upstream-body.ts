@@ -3,6 +3,7 @@ import { clientClosed, GatewayError } from '../core/errors.ts'
 import type { BodyChunks, ChunkSink } from '../core/provider.ts'
 import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { isBug } from '../core/background-failures.ts'
+import { RequestBodyFailed } from './http1-answer.ts'
 
 /**
  * Reading an upstream's body under the attempt's timers (idle_ms between chunks, total_ms in all) and within the
@@ -34,7 +35,9 @@ export function upstreamFailure(provider: ProviderConfig, error: unknown, signal
     if (signal.reason instanceof GatewayError) return signal.reason
     return clientClosed()
   }
-  if (isOwnBug(error)) return new GatewayError('internal', `Tollgate failed while talking to upstream ${provider.name}`, { cause: error })
+  if (isOwnBug(error) || error instanceof RequestBodyFailed) {
+    return new GatewayError('internal', `Tollgate failed while talking to upstream ${provider.name}`, { cause: error })
+  }
   return new GatewayError('upstream_unavailable', `Upstream ${provider.name} could not be reached or closed the connection`, {
     code: 'upstream_unreachable',
   })

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import type { ProviderConfig } from '../config/types.ts'
 import { GatewayError } from '../core/errors.ts'
-import { ConnectionFailed } from './http1-client.ts'
+import { ConnectionFailed, RequestBodyFailed } from './http1-client.ts'
 import { upstreamFailure } from './upstream-body.ts'
 
 const provider = { name: 'up' } as ProviderConfig
@@ -23,6 +23,15 @@ test('a TypeError no network explains is our bug: an internal error that keeps i
   const failure = upstreamFailure(provider, bug, live)
   expect(failure).toMatchObject({ kind: 'internal', status: 500 })
   expect(failure.cause).toBe(bug)
+})
+
+test('a request body that failed to read (a spooled upload gone short) is ours to log, not an unreachable upstream', () => {
+  const shrank = new RequestBodyFailed('The request body failed to read: ENOENT', {
+    cause: Object.assign(new Error('ENOENT'), { code: 'ENOENT' }),
+  })
+  const failure = upstreamFailure(provider, shrank, live)
+  expect(failure).toMatchObject({ kind: 'internal', status: 500 })
+  expect(failure.cause).toBe(shrank)
 })
 
 test('after an abort the abort decides: its own reason, or the client that left', () => {
