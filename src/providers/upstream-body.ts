@@ -276,10 +276,14 @@ export async function readCappedFrom(reader: BodyReader, cap: number, truncate =
       size += value.byteLength
     }
   } finally {
-    void Promise.resolve(reader.cancel()).catch(() => {})
+    // The socket client's answer cancels synchronously (and, read to its end, does nothing); a stream's returns a promise.
+    reader.cancel()?.catch(() => {})
   }
-  return new TextDecoder().decode(Buffer.concat(parts, size))
+  return bodyText.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts, size))
 }
+
+/** One decoder for every whole body: `decode` without `stream` keeps no state between calls (a BOM is dropped). */
+const bodyText = new TextDecoder()
 
 /** A whole upstream body as JSON, or a 502 naming the provider. */
 export function parseUpstreamJson(text: string, config: ProviderConfig): unknown {
