@@ -83,6 +83,17 @@ export class Http1Answer {
     return new Promise<ReadResult>((resolve, reject) => (this.waiter = { resolve, reject }))
   }
 
+  /**
+   * The whole body's pieces when all of it has already arrived — the usual small answer, which comes with its head —
+   * taken at once, without a read, a promise or a timer; else undefined, and nothing is taken.
+   */
+  takeArrived(): Uint8Array[] | undefined {
+    if (!this.finished || this.failure !== undefined || this.sink !== undefined) return undefined
+    const pieces = this.queue.splice(0)
+    this.queuedBytes = 0
+    return pieces
+  }
+
   /** The whole body as text (UTF-8). */
   async text(): Promise<string> {
     const parts: Uint8Array[] = []

@@ -61,3 +61,30 @@ test('an idle connection the upstream closes is dropped: the next request opens 
   expect(await ask(http)).toBe('ok')
   expect(connections - before).toBe(2)
 })
+
+test('a connection taken from the idle ones is not closed by its idle time while it carries a request', async () => {
+  let delayMs = 0
+  const slow = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      open() {
+        connections++
+      },
+      data(socket) {
+        setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'), delayMs)
+      },
+    },
+  })
+  const http = clientOf(slow, { idleMs: 300 })
+  const before = connections
+  expect(await ask(http)).toBe('ok')
+  await Bun.sleep(200)
+  delayMs = 250 // answered 450 ms after the connection first went idle: past that wait's 300 ms
+  expect(await ask(http)).toBe('ok')
+  expect(connections - before).toBe(1)
+  await Bun.sleep(150) // idle anew: 150 of its 300 ms
+  expect(http.connections).toBe(1)
+  await Bun.sleep(250)
+  expect(http.connections).toBe(0)
+})

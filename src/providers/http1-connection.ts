@@ -1,6 +1,7 @@
 import type { Socket } from 'bun'
 import { Http1ResponseParser, MalformedResponse, type ResponseSink } from '../core/http1-response.ts'
 import { HeaderFields } from '../core/http1-head.ts'
+import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { ConnectionFailed, Http1Answer, RequestBodyFailed } from './http1-answer.ts'
 
 /** What a connection asks of the pool it belongs to (http1-client.ts). */
@@ -55,8 +56,11 @@ function keepAliveHint(header: string | null): number | undefined {
   return timeout ? Number(timeout[1]) * 1000 : undefined
 }
 
-/** One socket to the origin, reading one answer at a time. */
-export class Connection implements ResponseSink {
+/**
+ * One socket to the origin, reading one answer at a time. Kept idle, it waits in the lane of its idle time
+ * (core/deadlines.ts) rather than on a timer of its own, set and cleared on every request.
+ */
+export class Connection implements ResponseSink, Deadline {
   socket!: Socket<Connection>
   private readonly parser: Http1ResponseParser
   private answer: Http1Answer | undefined
@@ -66,7 +70,10 @@ export class Connection implements ResponseSink {
   private sending = false
   /** The pump, waiting for the socket to take what it could not yet. */
   private pumpWaits: (() => void) | undefined
-  private idleTimer: ReturnType<typeof setTimeout> | undefined
+  dueAt = 0
+  lane: DeadlineLane | undefined = undefined
+  laneNext: Deadline | undefined = undefined
+  lanePrevious: Deadline | undefined = undefined
   private gone = false
   /** A TLS connection whose session has not yet been handed to the pool (it is, once, after the first answer). */
   private unkeptSession = false
@@ -202,9 +209,14 @@ export class Connection implements ResponseSink {
    * (a server that stops does not wait for its idle upstream connections).
    */
   sleep(idleMs: number): void {
-    this.idleTimer = setTimeout(() => this.destroy(), idleMs)
-    this.idleTimer.unref()
+    // Idle times are few (the config's two, cut by whole seconds of an upstream's Keep-Alive hint): a lane each.
+    laneOf(idleMs).add(this)
     this.socket.unref()
+  }
+
+  /** Idle for its whole idle time: closed. */
+  expire(): void {
+    this.destroy()
   }
 
   /** Taken from the idle ones for a request. */
@@ -214,8 +226,7 @@ export class Connection implements ResponseSink {
   }
 
   private stopIdleTimer(): void {
-    clearTimeout(this.idleTimer)
-    this.idleTimer = undefined
+    this.lane?.remove(this)
   }
 
   /** A TLS connection is usable once its handshake ends with the upstream's certificate verified for its host. */

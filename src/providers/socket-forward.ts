@@ -7,7 +7,7 @@ import type { Http1Answer, Http1Client, StreamedBody } from './http1-client.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { refusalOf } from './upstream-refusal.ts'
 import { GatewayError } from '../core/errors.ts'
-import { bodyTooLarge, parseUpstreamJson, readCappedFrom, UpstreamChunks, upstreamFailure, watchRead } from './upstream-body.ts'
+import { bodyTooLarge, parseUpstreamJson, readCappedFrom, textOf, UpstreamChunks, upstreamFailure, watchRead } from './upstream-body.ts'
 
 /**
  * A forwarded (passthrough) request sent with Tollgate's own HTTP/1.1 client (http1-client.ts) instead of fetch: the
@@ -65,7 +65,10 @@ class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwar
     return { body, answer: this.decoder.decodeResponse(parseUpstreamJson(body, this.config)) }
   }
 
-  /** The whole body, within the body cap, under idle_ms (cut to the total deadline) as a whole. */
+  /**
+   * The whole body, within the body cap: taken at once when all of it came with the head (the usual small answer),
+   * else read under idle_ms (cut to the total deadline) as a whole.
+   */
   async readText(): Promise<string> {
     const { answer, config, attempt } = this
     const cap = config.caps.bodyBytes
@@ -73,6 +76,12 @@ class SocketForwardedAnswer<Answer, Event extends AnswerEvent> implements Forwar
     if (declared !== null && Number(declared) > cap) {
       answer.cancel()
       throw bodyTooLarge(config, cap)
+    }
+    const arrived = answer.takeArrived()
+    if (arrived !== undefined) {
+      const size = arrived.reduce((sum, piece) => sum + piece.byteLength, 0)
+      if (size > cap) throw bodyTooLarge(config, cap)
+      return textOf(arrived, size)
     }
     const timer = watchRead(config, attempt, this.deadline)
     let body: string | undefined

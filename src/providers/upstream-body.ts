@@ -279,6 +279,11 @@ export async function readCappedFrom(reader: BodyReader, cap: number, truncate =
     // The socket client's answer cancels synchronously (and, read to its end, does nothing); a stream's returns a promise.
     reader.cancel()?.catch(() => {})
   }
+  return textOf(parts, size)
+}
+
+/** A whole body's pieces (`size` bytes in all) as text. */
+export function textOf(parts: Uint8Array[], size: number): string {
   return bodyText.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts, size))
 }
 
