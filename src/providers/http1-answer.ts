@@ -1,5 +1,6 @@
 import type { ChunkSink } from '../core/provider.ts'
 import type { HeaderFields } from '../core/http1-head.ts'
+import { type AbortWatcher, AttemptController } from '../core/attempt-controller.ts'
 
 /** What an answer asks of the connection it is read from (http1-client.ts). */
 export interface AnswerConnection {
@@ -34,7 +35,7 @@ export type BodySink = ChunkSink
  * a chunk — which is most of what reading a stream in JS costs (bench/socket-proxy.ts: 1.01× the native pipe's CPU a
  * chunk piped, 1.21× read a promise at a time).
  */
-export class Http1Answer {
+export class Http1Answer implements AbortWatcher {
   status = 0
   headers!: HeaderFields
   private readonly queue: Uint8Array[] = []
@@ -53,9 +54,11 @@ export class Http1Answer {
   constructor(
     private readonly connection: AnswerConnection,
     private readonly highWaterBytes: number,
-    private readonly signal: AbortSignal | undefined,
+    private readonly abort: AbortSignal | AttemptController | undefined,
   ) {
-    signal?.addEventListener('abort', this, { once: true })
+    // An attempt's controller tells the answer itself: no listener added and removed per request (attempt-controller.ts).
+    if (abort instanceof AttemptController) abort.watch(this)
+    else abort?.addEventListener('abort', this, { once: true })
   }
 
   get ok(): boolean {
@@ -64,7 +67,18 @@ export class Http1Answer {
 
   /** The signal was aborted: the answer fails with its reason and the connection closes. */
   handleEvent(): void {
-    if (!this.finished) this.connection.abandon(this.signal!.reason)
+    this.attemptAborted((this.abort as AbortSignal).reason)
+  }
+
+  attemptAborted(reason: unknown): void {
+    if (!this.finished) this.connection.abandon(reason)
+  }
+
+  /** The answer is over: nothing to abort any more. */
+  private unwatch(): void {
+    const { abort } = this
+    if (abort instanceof AttemptController) abort.unwatch(this)
+    else abort?.removeEventListener('abort', this)
   }
 
   /** The next piece of the body, or done. Rejects when the connection failed, or the signal aborted, first. */
@@ -152,7 +166,7 @@ export class Http1Answer {
 
   ended(): void {
     this.finished = true
-    this.signal?.removeEventListener('abort', this)
+    this.unwatch()
     this.sink?.end()
     this.waiter?.resolve(doneResult)
     this.waiter = undefined
@@ -161,7 +175,7 @@ export class Http1Answer {
   failed(error: unknown): void {
     this.finished = true
     this.failure = error
-    this.signal?.removeEventListener('abort', this)
+    this.unwatch()
     this.sink?.fail(error)
     this.waiter?.reject(error)
     this.waiter = undefined

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { AttemptController } from '../core/attempt-controller.ts'
 import { ConnectionFailed, type Http1Answer } from './http1-answer.ts'
 import { Connection, type ConnectionPool, socketHandlers } from './http1-connection.ts'
 
@@ -68,7 +69,8 @@ export interface Http1Request {
   path: string
   headers: Record<string, string>
   body: string | Uint8Array | StreamedBody
-  signal?: AbortSignal
+  /** Aborts the request: a signal, or an attempt's controller, which tells the answer directly (no listener). */
+  signal?: AbortSignal | AttemptController
 }
 
 /** What a header field's name may be made of (RFC 9110 token). */
@@ -126,12 +128,13 @@ export class Http1Client implements ConnectionPool {
    * upstream takes it.
    */
   async request(request: Http1Request): Promise<Http1Answer> {
-    const { signal } = request
+    const abort = request.signal
+    const signal = abort instanceof AttemptController ? abort.signal : abort
     signal?.throwIfAborted()
     const connection = await this.connection(signal)
     const { body } = request
     const streamed = typeof body === 'string' || body instanceof Uint8Array ? undefined : body.stream
-    return connection.send(this.wire(request), request.method, signal, streamed)
+    return connection.send(this.wire(request), request.method, abort, streamed)
   }
 
   /** Close every idle connection and refuse new requests (requests in flight run to their end). */

@@ -2,6 +2,7 @@ import type { Socket } from 'bun'
 import { Http1ResponseParser, MalformedResponse, type ResponseSink } from '../core/http1-response.ts'
 import { HeaderFields } from '../core/http1-head.ts'
 import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
+import type { AttemptController } from '../core/attempt-controller.ts'
 import { ConnectionFailed, Http1Answer, RequestBodyFailed } from './http1-answer.ts'
 
 /** What a connection asks of the pool it belongs to (http1-client.ts). */
@@ -87,7 +88,12 @@ export class Connection implements ResponseSink, Deadline {
   }
 
   /** `wire` is the request, or with `rest` its head: `rest` is written after it as it is read (pump). */
-  send(wire: Uint8Array, method: string, signal: AbortSignal | undefined, rest?: ReadableStream<Uint8Array>): Promise<Http1Answer> {
+  send(
+    wire: Uint8Array,
+    method: string,
+    signal: AbortSignal | AttemptController | undefined,
+    rest?: ReadableStream<Uint8Array>,
+  ): Promise<Http1Answer> {
     this.parser.expect(method)
     const answer = new Http1Answer(this, this.client.options.highWaterBytes, signal)
     this.answer = answer

@@ -7,6 +7,7 @@ import type { Http1Answer, Http1Client, StreamedBody } from './http1-client.ts'
 import type { AnswerDecoder, HttpVendor } from './http-codec.ts'
 import { refusalOf } from './upstream-refusal.ts'
 import { GatewayError } from '../core/errors.ts'
+import { AttemptController } from '../core/attempt-controller.ts'
 import { bodyTooLarge, parseUpstreamJson, readCappedFrom, textOf, UpstreamChunks, upstreamFailure, watchRead } from './upstream-body.ts'
 
 /**
@@ -28,7 +29,9 @@ export async function forwardOverSocket<Answer, Event extends AnswerEvent>(
 ): Promise<ForwardedAnswer<Answer, Event>> {
   const head = new HeadTimer(provider, client.origin.origin + path, attempt)
   try {
-    const answer = await client.request({ method: 'POST', path, headers, body, signal: attempt.signal })
+    // An attempt's own controller (relay/abort-scope.ts) is watched by the answer directly; any other, through its signal.
+    const abort = attempt instanceof AttemptController ? attempt : attempt.signal
+    const answer = await client.request({ method: 'POST', path, headers, body, signal: abort })
     head.stop()
     if (!answer.ok) throw await refusalOf(answer, answer.status, answer.headers, vendor, provider, attempt, head.deadline)
     const coding = answer.headers.get('content-encoding')

@@ -1,3 +1,4 @@
+import { AttemptController } from '../core/attempt-controller.ts'
 import { type Deadline, type DeadlineLane, laneOf } from '../core/deadlines.ts'
 import { clientClosed, type GatewayError } from '../core/errors.ts'
 
@@ -35,7 +36,7 @@ export const clientWatchDelayMs = 100
 export class AbortScope implements Deadline {
   /** Why the request was ended: a 499 `client_closed` error, or the shutdown's error. First reason wins. */
   reason: GatewayError | undefined
-  private current: AbortController | undefined
+  private current: AttemptController | undefined
 
   /** The request whose client is watched, until the watch has begun (or the request is over). */
   private request: Request | undefined
@@ -117,8 +118,8 @@ export class AbortScope implements Deadline {
   }
 
   /** The controller of the next attempt (or wait); it replaces the previous one as the one in progress. */
-  attempt(): AbortController {
-    const controller = new AbortController()
+  attempt(): AttemptController {
+    const controller = new AttemptController()
     if (this.reason) controller.abort(this.reason)
     this.current = controller
     return controller
