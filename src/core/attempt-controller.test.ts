@@ -13,6 +13,21 @@ test("an attempt's abort tells its watcher once, with the reason, and its signal
   expect(told).toEqual([reason])
   expect(heard).toEqual([reason])
   expect(attempt.signal.aborted).toBe(true)
+  expect(attempt.reason).toBe(reason)
+})
+
+test('a signal first read after the abort is born aborted, with the same reason; no reason is an AbortError', () => {
+  const attempt = new AttemptController()
+  const reason = new Error('client closed')
+  attempt.abort(reason)
+  expect(attempt.signal.aborted).toBe(true)
+  expect(attempt.signal.reason).toBe(reason)
+  const bare = new AttemptController()
+  bare.abort()
+  expect(bare.aborted).toBe(true)
+  expect((bare.reason as DOMException).name).toBe('AbortError')
+  expect(bare.signal.reason).toBe(bare.reason)
+  expect(() => bare.signal.throwIfAborted()).toThrow()
 })
 
 test('a watcher that stopped watching is not told; one that replaced it is left watching', () => {

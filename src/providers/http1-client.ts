@@ -129,9 +129,10 @@ export class Http1Client implements ConnectionPool {
    */
   async request(request: Http1Request): Promise<Http1Answer> {
     const abort = request.signal
-    const signal = abort instanceof AttemptController ? abort.signal : abort
-    signal?.throwIfAborted()
-    const connection = await this.connection(signal)
+    if (abort instanceof AttemptController) {
+      if (abort.aborted) throw abort.reason
+    } else abort?.throwIfAborted()
+    const connection = await this.connection(abort)
     const { body } = request
     const streamed = typeof body === 'string' || body instanceof Uint8Array ? undefined : body.stream
     return connection.send(this.wire(request), request.method, abort, streamed)
@@ -167,13 +168,15 @@ export class Http1Client implements ConnectionPool {
   }
 
   /** An idle connection, a new one within the limit, or the next one freed. */
-  private async connection(signal: AbortSignal | undefined): Promise<Connection> {
+  private async connection(abort: AbortSignal | AttemptController | undefined): Promise<Connection> {
     if (this.closed) throw new ConnectionFailed(`The client for ${this.origin.host} is closed`)
     const kept = this.idle.pop()
     if (kept) {
       kept.wake()
       return kept
     }
+    // Only a wait or a new connection listens for the abort: an attempt's controller makes its signal for it then.
+    const signal = abort instanceof AttemptController ? abort.signal : abort
     if (this.open < this.options.maxConnections) return this.connectWithin(signal)
     const turn = await new Promise<Connection | undefined>((resolve, reject) => {
       const waiter = { take: resolve }
