@@ -10,12 +10,12 @@ import { createAccount } from '../src/domain/accounts.ts'
 import { createKey } from '../src/domain/keys.ts'
 import { startGateway } from '../src/gateway.ts'
 import { createLogger } from '../src/edge/logger.ts'
-import { applyUpstreamConnections, upstreamConnections } from '../src/cli/upstream-connections.ts'
+import { applyLaunchEnvironment, upstreamConnections } from '../src/cli/launch-environment.ts'
 
 const database = 'sqlite:./data/demo/tollgate.db'
 const config = loadConfig({ builtIn: true, env: { ...process.env, TOLLGATE_DATABASE: database } })
 // As `serve` does: the process restarts itself once so that Bun's fetch may run that many upstream requests at once.
-const notApplied = await applyUpstreamConnections(config.limits.upstreamConnections)
+const notApplied = await applyLaunchEnvironment(config.limits.upstreamConnections)
 if (notApplied)
   console.warn(`limits.upstream_connections not applied (${notApplied}): at most ${upstreamConnections()} upstream requests at once`)
 const gateway = await startGateway(config, createLogger('warn'))

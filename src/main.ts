@@ -17,7 +17,7 @@ import { runServe } from './cli/serve.ts'
 import { runStatusCommand } from './cli/status.ts'
 import { runUsageCommand } from './cli/usage.ts'
 import { runUserCommand } from './cli/users.ts'
-import { applyUpstreamConnections } from './cli/upstream-connections.ts'
+import { applyLaunchEnvironment } from './cli/launch-environment.ts'
 import { runTaskCommand } from './cli/tasks.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { openAnnouncer } from './db/redis/shared-state.ts'
@@ -66,8 +66,8 @@ async function main(argv: string[]): Promise<number> {
   checkArgs(args, spec)
   const config = (loaded = loadConfig({ path: flagString(args, 'config') }))
   if (command === 'serve') {
-    // Before anything is opened: the process may replace itself to raise Bun's upstream ceiling (upstream-connections.ts).
-    const notApplied = await applyUpstreamConnections(config.limits.upstreamConnections)
+    // Before anything is opened: the process may replace itself to start with what Bun reads at start (launch-environment.ts).
+    const notApplied = await applyLaunchEnvironment(config.limits.upstreamConnections)
     await runServe(config, () => loadConfig({ path: flagString(args, 'config') }), notApplied)
     return -1 // keep running
   }

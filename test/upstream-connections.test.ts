@@ -140,6 +140,7 @@ test('2,000 streams held open all begin through the binary started as the README
   const server = await startServe([binary], 'tollgate.yaml', { cwd: dir, env: withoutCeiling(process.env) })
   stops.push(() => server.process.kill('SIGTERM'))
   expect(server.output()).toContain('"upstream_connections":16384')
+  expect(server.output()).toContain('"memory_purge_delay":"-1"')
   const gateway = await openStreams(`${server.url}/v1`, key, count)
 
   const [trivialP50, trivialP99] = [percentile(trivial.firstChunkMs, 0.5), percentile(trivial.firstChunkMs, 0.99)]
@@ -171,6 +172,7 @@ test("the systemd unit's command line gets the ceiling too, with only the enviro
   const server = await startServe([binary], config, { cwd: dir, env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' } })
   stops.push(() => server.process.kill('SIGTERM'))
   expect(server.output()).toContain('"upstream_connections":16384')
+  expect(server.output()).toContain('"memory_purge_delay":"-1"')
   // More than Bun's default of 256, all at once.
   const gateway = await openStreams(`${server.url}/v1`, key, 400)
   expect(gateway.firstChunkMs.length).toBe(400)
@@ -184,3 +186,13 @@ test("the systemd unit's command line gets the ceiling too, with only the enviro
   expect(await server.process.exited).toBe(0)
   expect(server.output()).toContain('stopped; all usage written')
 }, 120_000)
+
+test("an operator's own MIMALLOC_PURGE_DELAY is kept (Bun's default back with 100), the ceiling applied all the same", async () => {
+  const { dir, config } = prepare()
+  const server = await startServe([binary], config, { cwd: dir, env: { ...withoutCeiling(process.env), MIMALLOC_PURGE_DELAY: '100' } })
+  stops.push(() => server.process.kill('SIGTERM'))
+  expect(server.output()).toContain('"upstream_connections":16384')
+  expect(server.output()).toContain('"memory_purge_delay":"100"')
+  server.process.kill('SIGTERM')
+  expect(await server.process.exited).toBe(0)
+}, 60_000)

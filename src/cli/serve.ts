@@ -3,7 +3,7 @@ import { startGateway } from '../gateway.ts'
 import { createLogger } from '../edge/logger.ts'
 import { pidFileOf, removePidFile, writePidFile } from './pid-file.ts'
 import { describeDatabase } from '../db/open.ts'
-import { ceilingVariable, upstreamConnections } from './upstream-connections.ts'
+import { ceilingVariable, memoryPurgeDelay, upstreamConnections } from './launch-environment.ts'
 import { takeReloadRequester } from './reload.ts'
 import { cliActor, systemActor } from '../domain/actor.ts'
 import { configReloadEntry } from '../domain/audit/settings.ts'
@@ -94,6 +94,8 @@ export async function runServe(config: Config, reread: () => Config, ceilingNotA
       models: config.models.map((model) => model.id),
       // Upstream requests at once; more wait in Bun's queue (limits.upstream_connections, changed by a restart).
       upstream_connections: upstreamConnections(),
+      // When freed memory goes back to the system (-1: kept for reuse; launch-environment.ts).
+      memory_purge_delay: memoryPurgeDelay(),
       // New connections that may wait to be accepted (Bun's own is 512: a larger burst would be dropped and retried).
       listen_backlog: gateway.listenBacklog,
     },
