@@ -6,8 +6,11 @@ import { defaultHttp1ClientOptions, Http1Client, type Http1ClientOptions } from 
  * (`Keep-Alive: timeout=N`, less a second), and an idle connection the upstream closes is never used again.
  */
 let connections = 0
-/** Answers every request with `keepAlive` as its Keep-Alive header; with `closeAfterMs`, closes each connection that long after answering. */
-function upstreamSaying(keepAlive: string | undefined, closeAfterMs?: number) {
+/**
+ * Answers every request with `keepAlive` as its Keep-Alive header, `answerDelayMs()` after it came; with
+ * `closeAfterMs`, closes each connection that long after answering.
+ */
+function upstreamSaying(keepAlive: string | undefined, closeAfterMs?: number, answerDelayMs = () => 0) {
   return Bun.listen({
     hostname: '127.0.0.1',
     port: 0,
@@ -17,8 +20,10 @@ function upstreamSaying(keepAlive: string | undefined, closeAfterMs?: number) {
       },
       data(socket) {
         const hint = keepAlive === undefined ? '' : `Keep-Alive: ${keepAlive}\r\n`
-        socket.write(`HTTP/1.1 200 OK\r\n${hint}Content-Length: 2\r\n\r\nok`)
-        if (closeAfterMs !== undefined) setTimeout(() => socket.end(), closeAfterMs)
+        setTimeout(() => {
+          socket.write(`HTTP/1.1 200 OK\r\n${hint}Content-Length: 2\r\n\r\nok`)
+          if (closeAfterMs !== undefined) setTimeout(() => socket.end(), closeAfterMs)
+        }, answerDelayMs())
       },
     },
   })
@@ -64,19 +69,10 @@ test('an idle connection the upstream closes is dropped: the next request opens 
 
 test('a connection taken from the idle ones is not closed by its idle time while it carries a request', async () => {
   let delayMs = 0
-  const slow = Bun.listen({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      open() {
-        connections++
-      },
-      data(socket) {
-        setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'), delayMs)
-      },
-    },
-  })
-  const http = clientOf(slow, { idleMs: 300 })
+  const http = clientOf(
+    upstreamSaying(undefined, undefined, () => delayMs),
+    { idleMs: 300 },
+  )
   const before = connections
   expect(await ask(http)).toBe('ok')
   await Bun.sleep(200)
