@@ -43,7 +43,9 @@ models:
   expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
   key = run('key', 'create', '--account', 'acme', '--json').json().key as string
   // The gateway's temporary files go to a folder of this test's own, so it can tell they were removed.
-  server = await startServe(cli, config, { env: { ...process.env, TMPDIR: spool } })
+  // Bun's default purge (serve keeps freed memory for reuse otherwise: launch-environment.ts), so that what the
+  // gateway's memory shows is what the upload path holds, not what the allocator kept of earlier work.
+  server = await startServe(cli, config, { env: { ...process.env, TMPDIR: spool, MIMALLOC_PURGE_DELAY: '100' } })
 })
 
 afterAll(async () => {
