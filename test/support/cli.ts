@@ -63,7 +63,10 @@ export async function startServe(
  * `serve` as its own process on a fresh workspace (`yaml`, else the mock's), migrated, with an account holding $100
  * and a key of it: how the upload tests measure the gateway's memory apart from the test's own.
  */
-export async function serveWithKey(yaml = ''): Promise<{ server: Awaited<ReturnType<typeof startServe>>; key: string }> {
+export async function serveWithKey(
+  yaml = '',
+  env?: Record<string, string | undefined>,
+): Promise<{ server: Awaited<ReturnType<typeof startServe>>; key: string }> {
   const cli = ['bun', 'src/main.ts']
   const { config } = makeWorkspace(yaml)
   const run = (...args: string[]) => {
@@ -74,5 +77,5 @@ export async function serveWithKey(yaml = ''): Promise<{ server: Awaited<ReturnT
   run('migrate')
   run('account', 'create', 'acme', '--balance', '100')
   const key = run('key', 'create', '--account', 'acme', '--json').json().key as string
-  return { server: await startServe(cli, config), key }
+  return { server: await startServe(cli, config, env ? { env } : undefined), key }
 }
