@@ -63,9 +63,7 @@ let client: OpenAI
 
 beforeAll(async () => {
   expect(run('migrate').code).toBe(0)
-  // Far more than a request's hold (a worst case of ~$8 at this price): a hold still held from the test before must
-  // not make the next request's a 403 (CI saw it once), which is not what these tests are about.
-  expect(run('account', 'create', 'acme', '--balance', '100').code).toBe(0)
+  expect(run('account', 'create', 'acme', '--balance', '10').code).toBe(0)
   const key = run('key', 'create', '--account', 'acme', '--json').json().key as string
   server = await startServe(cli, config, { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(tlsFixtures, 'loopback-cert.pem') } })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 })
@@ -88,7 +86,7 @@ test('over https, a whole answer and a stream read and bill the same on the own 
   }
   expect(agents.own).toBeNull() // the own client sends no User-Agent of its own
   expect(agents.fetched).toContain('Bun')
-  expect(balance()).toBe('99.92') // four requests at $0.02, two on each client
+  expect(balance()).toBe('9.92') // four requests at $0.02, two on each client
 }, 30_000)
 
 test('an upstream whose certificate names another host is never sent the request: a 503, not billed', async () => {

@@ -73,6 +73,8 @@ export class LedgerWriter {
   private flushing: Promise<void> = Promise.resolve()
   /** Refusal rows queued or kept for a retry: beyond a cap they are dropped (ledger.ts). */
   pendingRefusals = 0
+  /** Lease releases queued, in flight or kept for a retry, by account: money on its way back to the balance. */
+  private readonly releasesPending = new Map<number, number>()
 
   constructor(
     private readonly repository: LedgerRepository,
@@ -91,9 +93,18 @@ export class LedgerWriter {
   /** Queue what nobody waits for: it rides the next batch, at most `flushMs` later. */
   enqueue(write: LedgerWrite): void {
     if (write.kind === 'refusal') this.pendingRefusals++
+    else if (write.kind === 'release') this.releasesPending.set(write.accountId, (this.releasesPending.get(write.accountId) ?? 0) + 1)
     this.queue.push(write)
     if (this.queue.length >= this.options.maxBatch) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs)
+  }
+
+  /**
+   * Whether a lease of this account was given back and its money is not in the database's balance yet: a reservation
+   * made meanwhile sees less than the account has (ledger.ts flushes and asks again before refusing).
+   */
+  releasing(accountId: number): boolean {
+    return this.releasesPending.has(accountId)
   }
 
   get pending(): number {
@@ -224,7 +235,14 @@ export class LedgerWriter {
   }
 
   private written(batch: LedgerWrite[]): void {
-    for (const write of batch) if (write.kind === 'refusal') this.pendingRefusals--
+    for (const write of batch) {
+      if (write.kind === 'refusal') this.pendingRefusals--
+      else if (write.kind === 'release') {
+        const left = this.releasesPending.get(write.accountId)! - 1
+        if (left > 0) this.releasesPending.set(write.accountId, left)
+        else this.releasesPending.delete(write.accountId)
+      }
+    }
     this.told(batch)
   }
 

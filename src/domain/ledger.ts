@@ -152,10 +152,13 @@ export class Ledger {
         continue
       }
       // The balance (or a budget shared with other keys) may be short only because this account's other leases here
-      // took it for later requests: give their unused room back (written at once) and try again. Bounded: their own
-      // requests may take it back.
+      // took it for later requests: give their unused room back (written at once) and try again. Or because a lease
+      // given back here (idle) is still on its way to the database: its release rides a batch up to `flushMs` later,
+      // and a request in between saw the money still reserved (a 403 with the balance nearly whole). Bounded: other
+      // requests may take the room first.
       const shared = short === 'balance' || (short === 'budget' && lease.shortBy?.budgetId !== undefined)
-      if (shared && reclaims < maxReclaims && this.leases.reclaimRoom(accountId, lease) > 0) {
+      const freed = shared && reclaims < maxReclaims ? this.leases.reclaimRoom(accountId, lease) : 0
+      if (reclaims < maxReclaims && (freed > 0 || this.writer.releasing(accountId))) {
         reclaims++
         await this.flush()
         continue
