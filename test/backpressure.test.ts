@@ -1,9 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { memoryOf } from './support/memory.ts'
 import { startHostileUpstream } from './support/hostile-upstream.ts'
 
 /**
@@ -14,11 +14,6 @@ import { startHostileUpstream } from './support/hostile-upstream.ts'
 const cli = ['bun', 'src/main.ts']
 const upstream = startHostileUpstream({ kind: 'endless-stream' })
 afterAll(() => upstream.stop())
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return match ? Number(match[1]) / 1024 : 0
-}
 
 /** A raw client that sends one request and never reads a byte of the answer. */
 function sendAndNeverRead(url: string, path: string, headers: Record<string, string>, body: unknown): Socket {
@@ -56,7 +51,7 @@ models:
     const pid = server.process.pid
     const closedBefore = upstream.closed
     try {
-      const startRss = rssMb(pid)
+      const startRss = memoryOf(pid).rss
       const writtenBefore = upstream.written
       const socket =
         mode === 'passthrough'
@@ -77,7 +72,7 @@ models:
       const deadline = performance.now() + 6000
       while (performance.now() < deadline) {
         await Bun.sleep(100)
-        peak = Math.max(peak, rssMb(pid))
+        peak = Math.max(peak, memoryOf(pid).rss)
         samples.push(upstream.written - writtenBefore)
         if (upstream.closed > closedBefore) break
       }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { serveWithKey, type startServe } from './support/cli.ts'
-import { memoryOf } from './support/memory.ts'
+import { memoryOf, withAllocatorPurge } from './support/memory.ts'
 
 /**
  * A large upload is parsed and stored as it streams in, not held whole: the gateway (its own process) takes a 100 MB
@@ -11,7 +11,7 @@ let server: Awaited<ReturnType<typeof startServe>>
 let key: string
 
 beforeAll(async () => {
-  ;({ server, key } = await serveWithKey())
+  ;({ server, key } = await serveWithKey('', withAllocatorPurge()))
 })
 afterAll(async () => {
   // This file measures memory, not shutdown (test/shutdown.test.ts): a refused upload's client may still be sending

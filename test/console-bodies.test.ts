@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { memoryOf } from './support/memory.ts'
 import { sendHugeBody } from './support/huge-body.ts'
 
 /**
@@ -33,13 +33,8 @@ afterAll(async () => {
   await server?.process.exited
 })
 
-function memoryMb(field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))
-  return Number(match![1]) / 1024
-}
-
 test('six concurrent 150 MB bodies without credentials: each a 401 or 403 before its body is read, memory unmoved', async () => {
-  const before = memoryMb('VmRSS')
+  const before = memoryOf(server.process.pid).rss
   const strangers = [
     ['/admin/api/accounts', {}],
     ['/admin/api/accounts', { authorization: 'Bearer tga-made-up-token' }],
@@ -49,7 +44,7 @@ test('six concurrent 150 MB bodies without credentials: each a 401 or 403 before
     ['/console/api/users', { origin: 'https://elsewhere.example' }],
   ] as const
   const results = await Promise.all(strangers.map(([path, headers]) => sendHugeBody(server.url, path, headers, 150 * mb)))
-  const peak = memoryMb('VmHWM')
+  const peak = memoryOf(server.process.pid).peak
   console.log(
     `RSS ${before.toFixed(0)} MB before, kernel peak ${peak.toFixed(0)} MB; body MB taken before each answer: ${results.map((one) => (one.sentBeforeAnswer / mb).toFixed(1)).join(' ')}`,
   )

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
+import { memoryOf } from './support/memory.ts'
 import { ensureBinary } from './support/binary.ts'
 import { startFaultyUpstream } from './support/faulty-upstream.ts'
 import { startHostileUpstream } from './support/hostile-upstream.ts'
@@ -93,15 +93,6 @@ afterAll(async () => {
   for (const upstream of [healthy, endlessLine, hugeJson, endlessStream]) upstream.stop()
   await echo.stop()
 })
-
-function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  try {
-    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return match ? Number(match[1]) / 1024 : 0
-  } catch {
-    return 0 // the process has exited
-  }
-}
 
 const percentile = (values: number[], share: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!
@@ -215,12 +206,12 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   const running = () => performance.now() < until
   /** Every response body any client received, to search for secrets at the end. */
   const bodies: string[] = []
-  const rssStart = memoryMb(pid, 'VmRSS')
+  const rssStart = memoryOf(pid).rss
   let rssPeak = rssStart
 
   const sampleMemory = async () => {
     while (running()) {
-      rssPeak = Math.max(rssPeak, memoryMb(pid, 'VmRSS'))
+      rssPeak = Math.max(rssPeak, memoryOf(pid).rss)
       await Bun.sleep(100)
     }
   }
@@ -393,7 +384,7 @@ test('the compiled binary under every abuse at once: B served, /healthz in time,
   const probed = await workerProbe.stop()
   const elapsed = performance.now() - startedAt
   for (const { exchange } of trickled) exchange.socket.destroy()
-  const rssPeakKernel = memoryMb(pid, 'VmHWM')
+  const rssPeakKernel = memoryOf(pid).peak
   await Bun.sleep(200)
   server!.process.kill('SIGTERM')
   await server!.process.exited

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPng } from '../src/core/png.ts'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
-import { memoryOf } from './support/memory.ts'
+import { memoryOf, withAllocatorPurge } from './support/memory.ts'
 
 /**
  * An edit's upload is read as it streams in and its files written to disk, then sent upstream from disk a read at a
@@ -45,7 +45,7 @@ models:
   // The gateway's temporary files go to a folder of this test's own, so it can tell they were removed.
   // Bun's default purge (serve keeps freed memory for reuse otherwise: launch-environment.ts), so that what the
   // gateway's memory shows is what the upload path holds, not what the allocator kept of earlier work.
-  server = await startServe(cli, config, { env: { ...process.env, TMPDIR: spool, MIMALLOC_PURGE_DELAY: '100' } })
+  server = await startServe(cli, config, { env: withAllocatorPurge({ ...process.env, TMPDIR: spool }) })
 })
 
 afterAll(async () => {

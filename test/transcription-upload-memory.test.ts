@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { type AudioUpstream, startAudioUpstream, transcriptOf } from './support/audio-upstream.ts'
 import { serveWithKey, type startServe } from './support/cli.ts'
-import { memoryOf } from './support/memory.ts'
+import { memoryOf, withAllocatorPurge } from './support/memory.ts'
 
 /**
  * A large audio upload is spooled to disk as it streams in and sent upstream from there, never held whole: the
@@ -25,7 +25,7 @@ tasks: { max_file_bytes: 209715200 }
 `
   // Bun's default purge (serve keeps freed memory for reuse otherwise: launch-environment.ts): what the gateway's memory
   // shows is then what the upload path holds, not what the allocator kept of earlier work.
-  ;({ server, key } = await serveWithKey(yaml, { ...process.env, MIMALLOC_PURGE_DELAY: '100' }))
+  ;({ server, key } = await serveWithKey(yaml, withAllocatorPurge()))
 }, 30_000)
 afterAll(async () => {
   server.process.kill('SIGTERM')
