@@ -14,6 +14,7 @@ import type { BatchItemCodec } from '../protocols/shared/batch-item.ts'
 import { AbortScope } from '../relay/abort-scope.ts'
 import type { Relay } from '../relay/relay.ts'
 import { ItemEnds } from './item-ends.ts'
+import { RunnerTurns } from './runner-turns.ts'
 
 export interface RunnerDeps {
   tasks: TaskService
@@ -28,15 +29,6 @@ export interface RunnerDeps {
   pollMs?: number
   leaseMs?: number
 }
-
-/**
- * How much longer the poll waits while the store has nothing to do (no task open, no item running anywhere): work
- * stored here wakes the runner at once (`onWork`), so an idle poll only looks for work another instance stored and
- * for retention's hour. Polling an idle store four times a second woke the event loop eight times a second, ~0.8 ms
- * of CPU a second on the main thread and as much on the collector's and JIT's threads, whatever the traffic
- * (bench/capacity.ts, 2026-11-28: ~4 µs of every request at 400/s).
- */
-const idlePollFactor = 8
 
 const retentionSweepMs = 3600_000
 const serialMs = 30_000
@@ -56,38 +48,31 @@ export class TaskRunner {
   /** Accounts whose balance covers one item's hold at a time: until then, one item at a time. */
   private readonly serialUntil = new Map<number, number>()
   private readonly keyCache = new Map<string, { key: KeyRecord | undefined; at: number }>()
-  private timer: ReturnType<typeof setTimeout> | undefined
   private leaseTimer: ReturnType<typeof setInterval> | undefined
-  private ticking = false
-  /** The housekeeping (orphans, expiry, tasks to end, retention) runs once per poll, not on every item's wake. */
-  private sweepDue = true
-  private again = false
   private stopping = false
   private lastPurge = 0
-  /** The last sweep found the store with nothing to do: polls come `idlePollFactor` times further apart. */
-  private quiet = false
-  private readonly pollMs: number
+  private readonly turns: RunnerTurns
   private readonly leaseMs: number
 
   constructor(private readonly deps: RunnerDeps) {
-    this.pollMs = deps.pollMs ?? 250
     this.leaseMs = deps.leaseMs ?? 60_000
     this.ends = new ItemEnds(deps.tasks.repository, this.owner)
+    const reportTurnFailure = (error: unknown) => void reportFailure(this.deps.logger, error, { route: 'tasks' })
+    this.turns = new RunnerTurns(() => this.tick(), reportTurnFailure, deps.pollMs ?? 250)
   }
 
   async start(): Promise<void> {
     await this.recover(true)
-    this.schedulePoll()
     this.leaseTimer = setInterval(() => void this.renew(), this.leaseMs / 3)
     this.leaseTimer.unref?.()
-    this.deps.tasks.onWork = () => this.wake()
-    this.wake()
+    this.deps.tasks.onWork = () => this.turns.wake()
+    this.turns.start()
   }
 
   /** Stop starting items; wait up to `drainMs` for those running (each still settles), then end them. */
   async stop(drainMs: number): Promise<void> {
     this.stopping = true
-    clearTimeout(this.timer)
+    this.turns.stop()
     clearInterval(this.leaseTimer)
     const drained = Promise.all(this.running)
     let deadline: ReturnType<typeof setTimeout> | undefined
@@ -102,64 +87,18 @@ export class TaskRunner {
     }
   }
 
-  /** Work may have come (a task stored here, an item ended): a turn now, and polls at the busy pace again. */
-  wake(): void {
-    if (this.quiet) {
-      this.quiet = false
-      this.schedulePoll()
-    }
-    this.turnSoon()
-  }
-
-  private schedulePoll(): void {
-    clearTimeout(this.timer)
-    if (this.stopping) return
-    this.timer = setTimeout(this.poll, this.quiet ? this.pollMs * idlePollFactor : this.pollMs)
-    this.timer.unref?.()
-  }
-
-  private readonly poll = () => {
-    this.sweepDue = true
-    this.turnSoon()
-    this.schedulePoll()
-  }
-
-  private turnSoon(): void {
-    if (this.stopping) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    this.ticking = true
-    // A turn of its own, never inside the chain that woke it: on SQLite an item's claim, run and finish resolve without
-    // I/O, so a wake from an item's end, run at once, would start the next item in the same turn, and so on through the
-    // whole batch (20,000 items refused for money held every tenant for 7.7 s).
-    const turn = () =>
-      void this.tick()
-        .catch((error) => void reportFailure(this.deps.logger, error, { route: 'tasks' }))
-        .finally(() => {
-          this.ticking = false
-          if (this.again) {
-            this.again = false
-            this.turnSoon()
-          }
-        })
-    // setImmediate, not a timer: I/O is served between two turns either way, and a timer's extra millisecond per turn
-    // made a 20,000-item batch refused for money take 27 s instead of 4.5 s (measured: /healthz p99 under 10 ms both).
-    setImmediate(turn)
-  }
-
   private async tick(): Promise<void> {
     if (this.stopping) return // a turn scheduled before stop(): the store may be closing
     const { tasks, config } = this.deps
-    if (this.sweepDue) {
-      this.sweepDue = false
+    if (this.turns.sweepDue) {
+      this.turns.sweepDue = false
       // An idle store (no task open, no item running anywhere) has nothing to sweep or claim: its poll is one query
-      // instead of five and two transactions, four times a second (the idle gateway's largest cost). Retention
+      // instead of five and two transactions, and the polls slow down until a wake (runner-turns.ts). Retention
       // still runs on its own schedule.
       const purgeDue = Date.now() - this.lastPurge > retentionSweepMs
-      this.quiet = this.running.size === 0 && !purgeDue && !(await tasks.repository.hasWork())
-      if (this.quiet) return
+      const work = this.running.size > 0 || purgeDue || (await tasks.repository.hasWork())
+      this.turns.found(work)
+      if (!work) return
       await this.sweep()
     }
     // What there is room for, claimed in one transaction: at most `concurrency` items a turn (items that end within
@@ -209,7 +148,7 @@ export class TaskRunner {
         const left = (this.perAccount.get(account) ?? 1) - 1
         if (left > 0) this.perAccount.set(account, left)
         else this.perAccount.delete(account)
-        this.wake()
+        this.turns.wake()
       })
     this.running.add(run)
   }
