@@ -10,31 +10,31 @@ const usagePlaceholders = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 const rowsPerInsert = 32
 
 /**
- * A batch of fewer bills than this writes its usage rows into the inbox (usage-inbox.ts); a larger one, as a busy
- * gateway's group commits are (~20 bills), straight into the indexed log, where its rows share the index pages
- * anyway: moving them later would cost more than the pages it saves (bench/compare.ts, 2026-11-27: 124.8 against
- * 118.4 µs a request at saturation with every batch through the inbox).
- */
-const inboxBelow = 4
-
-/**
- * The usage rows of a batch, written with multi-row INSERTs (one per 32 rows): a statement call costs more than
- * a row, so this roughly halves the CPU of writing usage (measured ~15 → ~8 µs per row, bench/, 2026-11-23). Each
- * row's id follows the largest over the log and the inbox. Returns how many rows it put into the inbox.
+ * The usage rows of a batch, written into the unindexed inbox (usage-inbox.ts) with multi-row INSERTs (one per 32
+ * rows): a statement call costs more than a row, so this roughly halves the CPU of writing usage (measured ~15 → ~8
+ * µs per row, bench/, 2026-11-23). Each row's id follows the largest over the log and the inbox. Returns how many
+ * rows it wrote.
+ *
+ * Every batch goes to the inbox, a busy gateway's group commits (~20 bills) too. Straight into the log, each row
+ * lands in four indexes at the places of its account, key, model and time: with many tenants a group of 19 dirties a
+ * page of each index per tenant in it, every commit. Moved 256 at a time, rows of one tenant share their pages
+ * (2026-11-28, groups of 19 committed on the real schema: spread over 50 keys, 20 accounts and 5 models 33–36 µs a
+ * row straight into the log, 11 µs through the inbox with its moves; one key and account 10 against 5; 500 keys 31
+ * against 26. bench/compare.ts saturated, one key, in turns with the commit before: whole answers 24,804 against
+ * 23,945 req/s, streamed 17,368 against 17,114).
  */
 export function prepareUsageInserts(client: Database, inbox: UsageInbox): (batch: LedgerWrite[]) => number {
-  const statements = new Map<string, Statement>()
-  const statementFor = (table: 'usage_inbox' | 'usage_log', rows: number) => {
-    let statement = statements.get(table + rows)
+  const statements = new Map<number, Statement>()
+  const statementFor = (rows: number) => {
+    let statement = statements.get(rows)
     if (!statement) {
       const values = Array.from({ length: rows }, () => `(${usagePlaceholders})`).join(', ')
-      statement = client.prepare(`INSERT INTO ${table} (${usageColumns}) VALUES ${values}`)
-      statements.set(table + rows, statement)
+      statement = client.prepare(`INSERT INTO usage_inbox (${usageColumns}) VALUES ${values}`)
+      statements.set(rows, statement)
     }
     return statement
   }
   return (batch) => {
-    const table = batch.length < inboxBelow ? 'usage_inbox' : 'usage_log'
     let params: (string | number | null)[] = []
     let rows = 0
     let id = 0
@@ -68,12 +68,12 @@ export function prepareUsageInserts(client: Database, inbox: UsageInbox): (batch
         row.units,
       )
       if (++rows === rowsPerInsert) {
-        statementFor(table, rows).run(...params)
+        statementFor(rows).run(...params)
         params = []
         rows = 0
       }
     }
-    if (rows > 0) statementFor(table, rows).run(...params)
-    return table === 'usage_inbox' ? written : 0
+    if (rows > 0) statementFor(rows).run(...params)
+    return written
   }
 }
