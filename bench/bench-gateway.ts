@@ -19,6 +19,9 @@ import { startGateway } from '../src/gateway.ts'
  * OTLP/HTTP endpoint) traces every request to it. `BENCH_BUDGETS` puts the key under three budgets (its account's by
  * month, its project's by 5h window, its own by day; none ever reached): what budgets cost a request. `BENCH_CLIENT`
  * (`fetch` or `auto`) sets the providers' `client`: Bun's fetch, or the own HTTP/1.1 client for http:// upstreams.
+ * `BENCH_TENANTS` (a count, default 1) makes that many accounts with a key each (`secrets`, in order; `secret` is the
+ * first's): a load spread over them writes usage rows, leases and key rows where many tenants' would land, not all at
+ * one place (the rpm limit applies to each; the budgets to the first only).
  */
 export async function startBenchGateway(upstreamUrl: string, env: Record<string, string | undefined> = process.env) {
   const client = env.BENCH_CLIENT ? { client: env.BENCH_CLIENT } : {}
@@ -58,22 +61,26 @@ export async function startBenchGateway(upstreamUrl: string, env: Record<string,
     'bench',
   )
   const gateway = await startGateway(config, silentLogger)
-  const account = await createAccount(
-    gateway.services.store.accounts,
-    `bench-${crypto.randomUUID().slice(0, 8)}`,
-    parseUsd('1000000'),
-    'bench',
-  )
   const rpm = env.BENCH_RPM ? Number(env.BENCH_RPM) : null
-  const budgeted = env.BENCH_BUDGETS ? await underThreeBudgets(gateway, account.id) : {}
-  const { secret, record } = await createKey(gateway.services.store.keys, { accountId: account.id, rpm, ...budgeted })
-  if (budgeted.projectId !== undefined) {
-    await gateway.services.budgetService.createBudget(
-      { accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('100000'), period: 'day' },
-      systemActor('bench'),
+  const secrets: string[] = []
+  for (let tenant = 0; tenant < Math.max(1, Number(env.BENCH_TENANTS ?? 1)); tenant++) {
+    const account = await createAccount(
+      gateway.services.store.accounts,
+      `bench-${crypto.randomUUID().slice(0, 8)}`,
+      parseUsd('1000000'),
+      'bench',
     )
+    const budgeted = env.BENCH_BUDGETS && tenant === 0 ? await underThreeBudgets(gateway, account.id) : {}
+    const { secret, record } = await createKey(gateway.services.store.keys, { accountId: account.id, rpm, ...budgeted })
+    if (budgeted.projectId !== undefined) {
+      await gateway.services.budgetService.createBudget(
+        { accountId: account.id, scope: 'key', keyId: record.id, amount: parseUsd('100000'), period: 'day' },
+        systemActor('bench'),
+      )
+    }
+    secrets.push(secret)
   }
-  return { gateway, secret }
+  return { gateway, secret: secrets[0]!, secrets }
 }
 
 async function underThreeBudgets(gateway: Awaited<ReturnType<typeof startGateway>>, accountId: number): Promise<{ projectId?: number }> {

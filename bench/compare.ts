@@ -2,9 +2,12 @@
  * CPU per request of Tollgate in this checkout and in others (say, a `git worktree` of main before a change), and of
  * the raw passthrough, measured side by side:
  *
- *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--operation embeddings] [--redis redis://127.0.0.1:6379/15]
+ *   bun bench/compare.ts [--slices 20] [--connections 50] [--stream] [--tenants 50] [--operation embeddings] [--redis redis://127.0.0.1:6379/15]
  *     [--postgres postgres://postgres@127.0.0.1:5432/test] ../tollgate-before [...]
  *
+ * `--tenants N` spreads the load over N accounts with a key each, every request the next key in turn (wrk), as a
+ * gateway of many tenants is used: their usage rows, leases and keys land in many places, not at one. A checkout
+ * from before this option serves them all with its one key.
  * `--operation embeddings` sends OpenAI embeddings requests instead of chat completions (bench/workloads.ts); a
  * checkout from before embeddings answers them with 404s, so compare such a run with this checkout alone.
  * `--redis URL` adds two targets of this checkout whose key has an rpm limit (never reached): one counting it in
@@ -50,6 +53,7 @@ const { values, positionals } = parseArgs({
     budgets: { type: 'boolean', default: false },
     floor: { type: 'boolean', default: false },
     proxy: { type: 'string', multiple: true, default: [] },
+    tenants: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 })
@@ -63,7 +67,7 @@ async function spawnServer(directory: string, script: string, env: Record<string
   const reader = child.stdout.getReader()
   const { value } = await reader.read()
   reader.releaseLock()
-  return { child, info: JSON.parse(new TextDecoder().decode(value).split('\n')[0]!) as { url: string; key?: string } }
+  return { child, info: JSON.parse(new TextDecoder().decode(value).split('\n')[0]!) as { url: string; key?: string; keys?: string[] } }
 }
 
 /** User + system CPU time of a whole process so far, in ms (Linux: /proc/<pid>/stat, USER_HZ = 100). */
@@ -80,7 +84,7 @@ for (const script of values.proxy) targets.push({ name: script, ...(await spawnS
 for (const checkout of checkouts) {
   targets.push({
     name: checkout === here ? `${checkout} (this)` : checkout,
-    ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url })),
+    ...(await spawnServer(checkout, 'tollgate.ts', { UPSTREAM_URL: upstream.info.url, BENCH_TENANTS: values.tenants })),
   })
 }
 if (values.redis) {
@@ -128,6 +132,7 @@ const load = (target: (typeof targets)[number], seconds: number) =>
     { 'content-type': 'application/json', authorization: `Bearer ${target.info.key ?? 'none'}` },
     seconds,
     connections,
+    target.info.keys,
   )
 
 try {

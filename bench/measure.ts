@@ -12,16 +12,21 @@ export interface Measurement {
   tool: 'wrk' | 'autocannon'
 }
 
-/** Drive `url` with POSTs for `seconds`, preferring wrk (a C load generator steals less CPU from the servers). */
+/**
+ * Drive `url` with POSTs for `seconds`, preferring wrk (a C load generator steals less CPU from the servers). With
+ * `keys` (more than one), wrk sends each request with the next of them as its bearer token, in turn (autocannon
+ * sends `headers` as they are).
+ */
 export async function measure(
   url: string,
   body: string,
   headers: Record<string, string>,
   seconds: number,
   connections: number,
+  keys: string[] = [],
 ): Promise<Measurement> {
   return Bun.which('wrk')
-    ? measureWithWrk(url, body, headers, seconds, connections)
+    ? measureWithWrk(url, body, headers, seconds, connections, keys)
     : measureWithAutocannon(url, body, headers, seconds, connections)
 }
 
@@ -31,14 +36,28 @@ async function measureWithWrk(
   headers: Record<string, string>,
   seconds: number,
   connections: number,
+  keys: string[],
 ): Promise<Measurement> {
   const script = join(tmpdir(), `tollgate-bench-${process.pid}.lua`)
+  const rotation =
+    keys.length > 1
+      ? [
+          `local keys = { ${keys.map((key) => JSON.stringify(`Bearer ${key}`)).join(', ')} }`,
+          `local sent = 0`,
+          `request = function()`,
+          `  sent = sent + 1`,
+          `  wrk.headers["authorization"] = keys[(sent % #keys) + 1]`,
+          `  return wrk.format()`,
+          `end`,
+        ]
+      : []
   writeFileSync(
     script,
     [
       `wrk.method = "POST"`,
       `wrk.body = ${JSON.stringify(body)}`,
       ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+      ...rotation,
       `done = function(summary, latency, requests)`,
       `  io.write(string.format("RESULT %f %f %f %d %d\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.requests))`,
       `end`,

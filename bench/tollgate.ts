@@ -7,8 +7,8 @@ import { startBenchGateway } from './bench-gateway.ts'
 const notApplied = await applyLaunchEnvironment(Number(process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 65_535))
 if (notApplied) console.error(`bench/tollgate.ts: the launch environment was not applied: ${notApplied}`)
 
-const { gateway, secret } = await startBenchGateway(process.env.UPSTREAM_URL!)
-console.log(JSON.stringify({ url: gateway.url, key: secret }))
+const { gateway, secret, secrets } = await startBenchGateway(process.env.UPSTREAM_URL!)
+console.log(JSON.stringify({ url: gateway.url, key: secret, keys: secrets }))
 process.on('SIGTERM', async () => {
   await gateway.services.ledger.drain()
   const summary = await gateway.services.store.usage.summarize({})
