@@ -26,7 +26,7 @@ export async function runWithRaisedCeiling(): Promise<void> {
 
 export interface Server {
   child: Subprocess<'ignore', 'pipe', 'inherit' | 'ignore'>
-  info: { url: string; key?: string }
+  info: { url: string; key?: string; keys?: string[] }
 }
 
 /** Start `bun script` (in `directory`, default bench/) and read the JSON line it prints once listening. */

@@ -8,7 +8,8 @@
  *   bun bench/profile.ts [--scenario rate|chunks|idle|saturated] [--proxy tollgate|passthrough|read-loop|floor-proxy|socket-proxy] [--out /tmp/tollgate-profile]
  *     [--model bench-model] [--rate 400] [--warm-seconds 24] [--seconds 8] [--streams 600] [--chunks 150] [--interval-ms 50] [--stream] [--connections 50]
  *
- * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process.
+ * `saturated` is compare.ts's load (wrk, whole answers or with `--stream` streamed ones) on this one process; with
+ * `BENCH_TENANTS=N` in the environment, spread over N keys as `compare.ts --tenants N` does.
  * The profile (Markdown, written when Tollgate stops) counts a function's samples under "Samples:"; its time
  * columns weigh each sample by the gap before it, idle gaps included, so read the sample counts — or write a
  * .cpuprofile (`PROFILE_FORMAT=json`) and count them with `bun bench/count-samples.ts`; `PROFILE_FORMAT=none` runs
@@ -85,9 +86,9 @@ async function run(): Promise<[number, string, Map<string, number>?]> {
     const url = `${tollgate.info.url}${path}`
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${tollgate.info.key ?? 'none'}` }
     const connections = Number(values.connections)
-    await measure(url, body, headers, 3, connections)
+    await measure(url, body, headers, 3, connections, tollgate.info.keys)
     const before = await threadsCpuMs(tollgate.child.pid)
-    const result = await measure(url, body, headers, Number(values.seconds), connections)
+    const result = await measure(url, body, headers, Number(values.seconds), connections, tollgate.info.keys)
     console.log(`saturated: ${result.rps.toFixed(0)} req/s`)
     return [result.requests, values.stream ? 'streamed request' : 'request', before]
   }
