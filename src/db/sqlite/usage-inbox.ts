@@ -5,11 +5,14 @@ import { usageColumns } from './usage-inserts.ts'
 
 /**
  * Usage rows move from the inbox to the log once this many are waiting, or a second after the first of fewer came
- * (drizzle/sqlite/0019_usage_inbox.sql says why bills go to an inbox). At 400 bills a second that is a move every
- * ~0.6 s, ~1 ms of the event loop; at saturation one every dozen commits. A larger inbox would make every read of
- * `usage_records` scan more unindexed rows.
+ * (drizzle/sqlite/0019_usage_inbox.sql says why bills go to an inbox). At 400 bills a second that is a move a second;
+ * at saturation one every ~50 group commits. The more rows a move takes, the more of a tenant's rows share each index
+ * page it writes: with 50 tenants a move of 1024 took ~4 ms of the event loop (3.8 µs a row; 256 rows 4.1–7.3 µs),
+ * and `compare.ts --tenants 50` in turns with 256: 22,742 against 21,115 whole answers a second (44.8 against 48.6
+ * µs), streamed 16,852 against 15,467; one tenant 26,786 against 26,205 (2026-11-28). A larger inbox would make every
+ * read of `usage_records` scan more unindexed rows, and a longer move hold the loop past a paced slice (core/pace.ts).
  */
-export const moveRows = 256
+export const moveRows = 1024
 const moveAfterMs = 1000
 /**
  * Rows a move commits at a time, as many as a batch of the usage fold. A scheduled move commits one such chunk a turn
