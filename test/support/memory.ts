@@ -25,3 +25,22 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
 export function withAllocatorPurge(env: Record<string, string | undefined> = process.env): Record<string, string | undefined> {
   return { ...env, MIMALLOC_PURGE_DELAY: '100' }
 }
+
+/**
+ * A process's memory once what it still holds has settled: read again every 100 ms, up to 3 s, until its resident
+ * memory has grown less than `rssGrowthBelowMb` since `before`. Right after a large body the collector may not have
+ * caught up yet on a loaded machine; a body held whole stays resident however long this waits.
+ */
+export async function settledMemory(
+  pid: number,
+  before: { rss: number },
+  rssGrowthBelowMb: number,
+): Promise<{ rss: number; peak: number }> {
+  const until = Date.now() + 3000
+  let after = memoryOf(pid)
+  while (after.rss - before.rss >= rssGrowthBelowMb && Date.now() < until) {
+    await Bun.sleep(100)
+    after = memoryOf(pid)
+  }
+  return after
+}
