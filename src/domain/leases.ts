@@ -4,7 +4,8 @@ import type { Logger } from '../core/logger.ts'
 import { randomBase62 } from '../core/ids.ts'
 import { type Lease, slotOf } from './lease.ts'
 import { LeaseReleases } from './lease-releases.ts'
-import { type LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
+import type { LedgerWriter } from './ledger-writer.ts'
+import { overdue, withinDeadline } from './within-deadline.ts'
 
 export interface LeasesOptions {
   leaseFactor: number

@@ -4,6 +4,8 @@ import type { LedgerRepository, WriteOptions } from './repositories.ts'
 import type { BillSpool } from './bill-spool.ts'
 import type { Logger } from '../core/logger.ts'
 import { randomBase62 } from '../core/ids.ts'
+import { UnwrittenWrites } from './unwritten-writes.ts'
+import { overdue, withinDeadline } from './within-deadline.ts'
 
 export interface WriterOptions {
   /** How long writes nobody waits for (lease releases, refusal rows) may wait to share a transaction. */
@@ -33,18 +35,6 @@ interface Retry {
   commit?: PromiseWithResolvers<void>
 }
 
-/** A promise's value, or `overdue` once `ms` have passed without one (the promise runs on, unwatched). */
-export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof overdue> {
-  // Already settled (SQLite's writes are synchronous): no deadline to watch. The timer, the race and their promises
-  // were ~9 of the objects a bill committed alone left to the collector (bench/census.ts).
-  if (Bun.peek.status(promise) !== 'pending') return promise
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<typeof overdue>((resolve) => (timer = setTimeout(resolve, ms, overdue)))
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
-}
-
-export const overdue = Symbol('overdue')
-
 /**
  * The ledger's writes: group-committed settlements, batched releases and refusal rows, and what becomes of them when
  * the database does not answer.
@@ -71,10 +61,8 @@ export class LedgerWriter {
   /** Resolved when what is queued now is durable: one promise per batch, shared by all of its settlements. */
   private commit: PromiseWithResolvers<void> | undefined
   private flushing: Promise<void> = Promise.resolve()
-  /** Refusal rows queued or kept for a retry: beyond a cap they are dropped (ledger.ts). */
-  pendingRefusals = 0
-  /** Lease releases queued, in flight or kept for a retry, by account: money on its way back to the balance. */
-  private readonly releasesPending = new Map<number, number>()
+  /** Refusal rows and lease releases not written yet (ledger.ts decides by them). */
+  readonly unwritten = new UnwrittenWrites()
 
   constructor(
     private readonly repository: LedgerRepository,
@@ -92,19 +80,10 @@ export class LedgerWriter {
 
   /** Queue what nobody waits for: it rides the next batch, at most `flushMs` later. */
   enqueue(write: LedgerWrite): void {
-    if (write.kind === 'refusal') this.pendingRefusals++
-    else if (write.kind === 'release') this.releasesPending.set(write.accountId, (this.releasesPending.get(write.accountId) ?? 0) + 1)
+    this.unwritten.queued(write)
     this.queue.push(write)
     if (this.queue.length >= this.options.maxBatch) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs)
-  }
-
-  /**
-   * Whether a lease of this account was given back and its money is not in the database's balance yet: a reservation
-   * made meanwhile sees less than the account has (ledger.ts flushes and asks again before refusing).
-   */
-  releasing(accountId: number): boolean {
-    return this.releasesPending.has(accountId)
   }
 
   get pending(): number {
@@ -235,14 +214,7 @@ export class LedgerWriter {
   }
 
   private written(batch: LedgerWrite[]): void {
-    for (const write of batch) {
-      if (write.kind === 'refusal') this.pendingRefusals--
-      else if (write.kind === 'release') {
-        const left = this.releasesPending.get(write.accountId)! - 1
-        if (left > 0) this.releasesPending.set(write.accountId, left)
-        else this.releasesPending.delete(write.accountId)
-      }
-    }
+    this.unwritten.written(batch)
     this.told(batch)
   }
 

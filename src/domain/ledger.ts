@@ -8,7 +8,8 @@ import { formatUsd } from '../core/money.ts'
 import { carve, type LeaseTerm } from './lease.ts'
 import { type GovernedKey, Leases } from './leases.ts'
 import { budgetExceeded } from './budgets/refusal.ts'
-import { LedgerWriter, overdue, withinDeadline } from './ledger-writer.ts'
+import { LedgerWriter } from './ledger-writer.ts'
+import { overdue, withinDeadline } from './within-deadline.ts'
 import { sanitizeCounts } from './usage-counts.ts'
 
 export interface LedgerOptions {
@@ -158,7 +159,7 @@ export class Ledger {
       // requests may take the room first.
       const shared = short === 'balance' || (short === 'budget' && lease.shortBy?.budgetId !== undefined)
       const freed = shared && reclaims < maxReclaims ? this.leases.reclaimRoom(accountId, lease) : 0
-      if (reclaims < maxReclaims && (freed > 0 || this.writer.releasing(accountId))) {
+      if (reclaims < maxReclaims && (freed > 0 || this.writer.unwritten.releasing(accountId))) {
         reclaims++
         await this.flush()
         continue
@@ -221,7 +222,7 @@ export class Ledger {
    * refusals beyond `maxPendingRefusals` are dropped and counted rather than grow memory without end.
    */
   recordRefusal(usage: UsageRecord): void {
-    if (this.writer.pendingRefusals >= maxPendingRefusals) {
+    if (this.writer.unwritten.refusals >= maxPendingRefusals) {
       this.droppedRefusals++
       return
     }

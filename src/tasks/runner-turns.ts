@@ -10,11 +10,11 @@ const idlePollFactor = 8
 /**
  * When the batch runner (runner.ts) takes a turn: one at a time, each in a turn of the event loop of its own, when
  * woken (work stored, an item ended) and at every poll — every `pollMs` while there is batch work anywhere,
- * `idlePollFactor` times less often while the last poll found none. A poll's turn also sweeps (`sweepDue`).
+ * `idlePollFactor` times less often while the last poll found none. The first turn after a poll sweeps (`turn(true)`).
  */
 export class RunnerTurns {
   /** The housekeeping (orphans, expiry, tasks to end, retention) runs once per poll, not on every item's wake. */
-  sweepDue = true
+  private sweepDue = true
   private quiet = false
   private ticking = false
   private again = false
@@ -22,7 +22,7 @@ export class RunnerTurns {
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
-    private readonly turn: () => Promise<void>,
+    private readonly turn: (sweep: boolean) => Promise<void>,
     private readonly onError: (error: unknown) => void,
     private readonly pollMs: number,
   ) {}
@@ -81,7 +81,9 @@ export class RunnerTurns {
 
   /** The turn itself (setImmediate's callback). */
   taken(): void {
-    void this.turn()
+    const sweep = this.sweepDue
+    this.sweepDue = false
+    void this.turn(sweep)
       .catch(this.onError)
       .finally(() => {
         this.ticking = false

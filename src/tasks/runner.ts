@@ -58,7 +58,7 @@ export class TaskRunner {
     this.leaseMs = deps.leaseMs ?? 60_000
     this.ends = new ItemEnds(deps.tasks.repository, this.owner)
     const reportTurnFailure = (error: unknown) => void reportFailure(this.deps.logger, error, { route: 'tasks' })
-    this.turns = new RunnerTurns(() => this.tick(), reportTurnFailure, deps.pollMs ?? 250)
+    this.turns = new RunnerTurns((sweep) => this.tick(sweep), reportTurnFailure, deps.pollMs ?? 250)
   }
 
   async start(): Promise<void> {
@@ -87,11 +87,11 @@ export class TaskRunner {
     }
   }
 
-  private async tick(): Promise<void> {
+  /** One turn: with `sweep` (a poll's), the housekeeping first; then the items there is room for. */
+  private async tick(sweep: boolean): Promise<void> {
     if (this.stopping) return // a turn scheduled before stop(): the store may be closing
     const { tasks, config } = this.deps
-    if (this.turns.sweepDue) {
-      this.turns.sweepDue = false
+    if (sweep) {
       // An idle store (no task open, no item running anywhere) has nothing to sweep or claim: its poll is one query
       // instead of five and two transactions, and the polls slow down until a wake (runner-turns.ts). Retention
       // still runs on its own schedule.

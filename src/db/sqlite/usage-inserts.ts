@@ -17,8 +17,8 @@ const rowsPerInsert = 32
  *
  * Every batch goes to the inbox, a busy gateway's group commits (~20 bills) too. Straight into the log, each row
  * lands in four indexes at the places of its account, key, model and time: with many tenants a group of 19 dirties a
- * page of each index per tenant in it, every commit. Moved 256 at a time, rows of one tenant share their pages
- * (2026-11-28, groups of 19 committed on the real schema: spread over 50 keys, 20 accounts and 5 models 33–36 µs a
+ * page of each index per tenant in it, every commit. Moved in batches (usage-inbox.ts), rows of one tenant share their
+ * pages (2026-11-28, moves of 256, groups of 19 committed on the real schema: spread over 50 keys, 20 accounts and 5 models 33–36 µs a
  * row straight into the log, 11 µs through the inbox with its moves; one key and account 10 against 5; 500 keys 31
  * against 26. bench/compare.ts saturated, one key, in turns with the commit before: whole answers 24,804 against
  * 23,945 req/s, streamed 17,368 against 17,114).
