@@ -58,6 +58,8 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (!(opened instanceof AttemptFailure)) {
       const answered = answerOf(attempt, opened, context)
       if (answered.kind === 'whole') await attempt.end(finished)
+      else if (answered.kind === 'raw-stream' && opened.kind === 'raw-stream' && opened.tap.endBeforeAnswer)
+        answered.ended = await opened.tap.endBeforeAnswer()
       return answered
     }
     const result = opened

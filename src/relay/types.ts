@@ -68,6 +68,11 @@ export interface StreamTap {
   toStream(ending: StreamEnding, writeIdleMs: number): ReadableStream<Uint8Array>
   /** Read the rest unsent (a request that reads on after its client left). */
   readOn(): Promise<void>
+  /**
+   * After `toStream`, before the response begins: an answer whose finish came with its beginning (a short one) is
+   * read to its end and its stream ended now, billed; true when it was. Its response then goes out in one write.
+   */
+  endBeforeAnswer?(): Promise<boolean>
 }
 
 /**
@@ -118,13 +123,14 @@ export interface RelayCall {
 
 /**
  * `whole`: a non-streamed answer, already in the client's wire format (encoded, or forwarded as the upstream wrote
- * it) and settled as such. `target`: the route that served the answer. `rateLimit`: the key's limits after this
+ * it) and settled as such. `ended`: a raw stream read to its end and settled before its response began
+ * (StreamTap.endBeforeAnswer). `target`: the route that served the answer. `rateLimit`: the key's limits after this
  * request, for headers.
  */
 export type RelayResult = (
   | { kind: 'whole'; body: string; target: Target }
   | { kind: 'stream'; events: AsyncIterable<AnswerEvent>; target: Target }
-  | { kind: 'raw-stream'; body: ReadableStream<Uint8Array>; target: Target }
+  | { kind: 'raw-stream'; body: ReadableStream<Uint8Array>; target: Target; ended?: boolean }
 ) & { rateLimit?: RateLimitState }
 
 /** How a request ended, for its usage row. */

@@ -74,8 +74,10 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts). The
     // watcher is what the scope runs then: an object, not a closure, which would keep this function's scopes (the
     // exchange, the services, the protocol) for as long as the stream is open.
-    const watcher = new StreamWatcher(scope, services, request, requestId)
-    scope.afterClose = watcher
+    let watcher: StreamWatcher | undefined
+    // A stream read to its end and billed before its response (StreamTap.endBeforeAnswer) is a whole answer's writing.
+    if (result.kind === 'raw-stream' && result.ended) endHandling(services.server, request, services.config.limits.writeIdleMs)
+    else scope.afterClose = watcher = new StreamWatcher(scope, services, request, requestId)
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     endHandling(services.server, request, services.config.limits.writeIdleMs)
@@ -116,7 +118,7 @@ function answer(
   exchange: Exchange,
   result: Exclude<RelayResult, { kind: 'whole' }>,
   requestId: string,
-  watcher: StreamWatcher,
+  watcher: StreamWatcher | undefined,
 ): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
@@ -127,7 +129,7 @@ function answer(
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream!(result.events), headers, watcher)
+      return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
   }
 }
 

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import type { TCPSocketListener } from 'bun'
+import { startTestGateway, type TestGateway } from './support/gateway.ts'
+
+/**
+ * A passthrough stream whose finish comes with its beginning (a short answer the upstream writes at once) is read to
+ * its end and billed before its response begins, and goes out in one write: its head no longer leaves alone ahead of
+ * the bill. Its bill is durable before the client's first byte, and an upstream that stalls or cuts after the finish
+ * still ends it as a failure the client is told of, billed for the words it got.
+ */
+
+/** How the upstream ends the stream it writes at once (head, role, words and finish in one write): whole, or not. */
+let ending: 'whole' | 'stall' | 'cut' = 'whole'
+let upstream: TCPSocketListener<{ received: string }>
+let gateway: TestGateway
+const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }
+const databasePath = join(mkdtempSync(join(tmpdir(), 'tollgate-short-streams-')), 'tollgate.db')
+// $1 and $2 per 1M tokens: 1000 and 2000 nano-dollars per token.
+const price = { input: 1, output: 2 }
+const config = () => ({
+  routing: { max_attempts: 1 },
+  providers: [{ name: 'up', type: 'openai', base_url: `http://127.0.0.1:${upstream.port}/v1`, timeouts: { idle_ms: 300 } }],
+  models: [{ id: 'short', provider: 'up', upstream_model: 'u', price }],
+})
+
+function chunked(event: string): string {
+  return `${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`
+}
+
+/**
+ * A Chat Completions stream of `text` as one chunk of its body, written at once with the head, as a fast upstream
+ * sends a short answer: role, words and finish, then the usage report and `[DONE]` unless it stalls or cuts there.
+ */
+function answer(text: string): string {
+  const base = { id: 'chatcmpl-short', object: 'chat.completion.chunk', created: 1700000000, model: 'u' }
+  const event = (fields: object) => `data: ${JSON.stringify({ ...base, ...fields })}\n\n`
+  const choice = (delta: object, finish: string | null = null) => event({ choices: [{ index: 0, delta, finish_reason: finish }] })
+  let events = choice({ role: 'assistant', content: '' })
+  for (const word of text.split(/(?= )/)) events += choice({ content: word })
+  events += choice({}, 'stop')
+  const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n'
+  if (ending !== 'whole') return head + chunked(events)
+  return `${head}${chunked(`${events}${event({ choices: [], usage })}data: [DONE]\n\n`)}0\r\n\r\n`
+}
+
+beforeAll(async () => {
+  upstream = Bun.listen<{ received: string }>({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      open: (socket) => void (socket.data = { received: '' }),
+      data(socket, chunk) {
+        socket.data.received += chunk.toString()
+        const end = socket.data.received.indexOf('\r\n\r\n')
+        const length = Number(/content-length:\s*(\d+)/i.exec(socket.data.received)?.[1] ?? -1)
+        if (end === -1 || socket.data.received.length < end + 4 + length) return
+        const { messages } = JSON.parse(socket.data.received.slice(end + 4)) as { messages: { content: string }[] }
+        socket.data.received = ''
+        socket.write(answer(messages[0]!.content))
+        if (ending === 'cut') socket.end() // no final chunk: a broken body
+      },
+    },
+  })
+  gateway = await startTestGateway({ databasePath, config: config() })
+})
+
+afterAll(async () => {
+  await gateway.stop()
+  upstream.stop(true)
+})
+
+async function freshKey() {
+  const { secret, record } = await gateway.createKey()
+  return { secret, keyId: record.id }
+}
+
+function usageRows(keyId: string) {
+  const database = new Database(databasePath, { readonly: true })
+  try {
+    return database.query('SELECT status, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?').all(keyId) as {
+      status: number
+      output_tokens: number
+      cost: number
+      estimated: number
+    }[]
+  } finally {
+    database.close()
+  }
+}
+
+/** The key's usage rows once written: a failed stream's bill rides the next batch, a moment after its end. */
+async function settledRows(keyId: string) {
+  for (let tries = 0; tries < 300; tries++) {
+    await gateway.gateway.services.ledger.drain()
+    const rows = usageRows(keyId)
+    if (rows.length) return rows
+    await Bun.sleep(10)
+  }
+  throw new Error(`no usage row for ${keyId}`)
+}
+
+/** A streamed Chat Completions request as its bytes, closing the connection after its answer. */
+function rawRequest(secret: string, content: string): string {
+  const body = JSON.stringify({ model: 'short', stream: true, messages: [{ role: 'user', content }] })
+  return `POST /v1/chat/completions HTTP/1.1\r\nhost: ${new URL(gateway.baseUrl).host}\r\nauthorization: Bearer ${secret}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+}
+
+/** The gateway's response on a raw socket: what the first read brought, and, at that moment, the key's usage rows. */
+async function firstRead(secret: string, content: string): Promise<{ first: string; whole: string; rowsAtFirst: number; keyId?: string }> {
+  const url = new URL(gateway.baseUrl)
+  const request = rawRequest(secret, content)
+  return new Promise((resolve, reject) => {
+    let whole = ''
+    let first: string | undefined
+    let rowsAtFirst = -1
+    void Bun.connect({
+      hostname: url.hostname,
+      port: Number(url.port),
+      socket: {
+        open: (socket) => void socket.write(request),
+        data(_socket, chunk) {
+          const text = chunk.toString()
+          if (first === undefined) {
+            first = text
+            rowsAtFirst = usageRows(keyOf.get(secret)!).length
+          }
+          whole += text
+        },
+        close: () => resolve({ first: first ?? '', whole, rowsAtFirst }),
+        error: (_socket, error) => reject(error),
+      },
+    }).catch(reject)
+  })
+}
+const keyOf = new Map<string, string>()
+
+describe('a stream whose finish came with its beginning', () => {
+  test('is billed before its first byte, and its head and answer arrive together', async () => {
+    ending = 'whole'
+    const { secret, keyId } = await freshKey()
+    keyOf.set(secret, keyId)
+    const { first, whole, rowsAtFirst } = await firstRead(secret, 'Short and sweet')
+    expect(whole).toStartWith('HTTP/1.1 200')
+    expect(whole).toContain('data: [DONE]')
+    // One write: the first read already holds the head, the text and the stream's end.
+    expect(first).toContain('"content":" sweet"')
+    expect(first).toContain('data: [DONE]')
+    // The bill was durable before any of it reached the client.
+    expect(rowsAtFirst).toBe(1)
+    const [row] = usageRows(keyId)
+    expect(row!.status).toBe(200)
+    expect(row!.estimated).toBe(0)
+  })
+
+  test('reaches a client in one write: its head does not go ahead of its answer', async () => {
+    ending = 'whole'
+    const { secret } = await freshKey()
+    const child = Bun.spawn(
+      ['bun', join(import.meta.dir, 'support/first-read.ts'), gateway.baseUrl, rawRequest(secret, 'Short and sweet')],
+      {
+        stdout: 'pipe',
+      },
+    )
+    const { first, whole } = JSON.parse(await new Response(child.stdout).text()) as { first: string; whole: string }
+    expect(whole).toContain('data: [DONE]')
+    expect(first).toBe(whole)
+  })
+
+  test('reads through the SDK as before, billed from the upstream report', async () => {
+    ending = 'whole'
+    const { secret, keyId } = await freshKey()
+    const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
+    let text = ''
+    let usage: unknown
+    const stream = await client.chat.completions.create({
+      model: 'short',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Short and sweet' }],
+    })
+    for await (const part of stream) {
+      text += part.choices[0]?.delta?.content ?? ''
+      usage = part.usage ?? usage
+    }
+    expect(text).toBe('Short and sweet')
+    expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 })
+    const [row] = usageRows(keyId)
+    expect(row).toMatchObject({ status: 200, output_tokens: 7, cost: 11 * 1000 + 7 * 2000, estimated: 0 })
+  })
+
+  for (const how of ['stall', 'cut'] as const) {
+    test(`an upstream that ${how}s after the finish fails it, billed for the words the client got`, async () => {
+      // Role, three words and the finish at once, then no usage report and no end: silence past idle_ms, or a cut.
+      ending = how
+      const { secret, keyId } = await freshKey()
+      const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
+      let text = ''
+      const error = await (async () => {
+        for await (const part of await client.chat.completions.create({
+          model: 'short',
+          stream: true,
+          messages: [{ role: 'user', content: 'Rivers carve valleys' }],
+        }))
+          text += part.choices[0]?.delta?.content ?? ''
+      })().catch((caught) => caught)
+      expect(error).toBeInstanceOf(Error)
+      expect(text).toBe('Rivers carve valleys')
+      const [row] = await settledRows(keyId)
+      expect(row!.status).toBeGreaterThanOrEqual(500)
+      expect(row!.estimated).toBe(1)
+      expect(row!.output_tokens).toBeGreaterThan(0)
+      expect(row!.cost).toBeGreaterThan(row!.output_tokens * 2000 - 1)
+    })
+  }
+})
