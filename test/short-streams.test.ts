@@ -15,7 +15,7 @@ import { startTestGateway, type TestGateway } from './support/gateway.ts'
  */
 
 /** How the upstream ends the stream it writes at once (head, role, words and finish in one write): whole, or not. */
-let ending: 'whole' | 'stall' | 'cut' = 'whole'
+let ending: 'whole' | 'stall' | 'cut' | 'late-stall' = 'whole'
 let upstream: TCPSocketListener<{ received: string }>
 let gateway: TestGateway
 const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }
@@ -36,14 +36,16 @@ function chunked(event: string): string {
  * A Chat Completions stream of `text` as one chunk of its body, written at once with the head, as a fast upstream
  * sends a short answer: role, words and finish, then the usage report and `[DONE]` unless it stalls or cuts there.
  */
+const base = { id: 'chatcmpl-short', object: 'chat.completion.chunk', created: 1700000000, model: 'u' }
+const event = (fields: object) => `data: ${JSON.stringify({ ...base, ...fields })}\n\n`
+const choice = (delta: object, finish: string | null = null) => event({ choices: [{ index: 0, delta, finish_reason: finish }] })
+const stop = choice({}, 'stop')
+const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n'
+
 function answer(text: string): string {
-  const base = { id: 'chatcmpl-short', object: 'chat.completion.chunk', created: 1700000000, model: 'u' }
-  const event = (fields: object) => `data: ${JSON.stringify({ ...base, ...fields })}\n\n`
-  const choice = (delta: object, finish: string | null = null) => event({ choices: [{ index: 0, delta, finish_reason: finish }] })
   let events = choice({ role: 'assistant', content: '' })
   for (const word of text.split(/(?= )/)) events += choice({ content: word })
-  events += choice({}, 'stop')
-  const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n'
+  events += stop
   if (ending !== 'whole') return head + chunked(events)
   return `${head}${chunked(`${events}${event({ choices: [], usage })}data: [DONE]\n\n`)}0\r\n\r\n`
 }
@@ -61,7 +63,15 @@ beforeAll(async () => {
         if (end === -1 || socket.data.received.length < end + 4 + length) return
         const { messages } = JSON.parse(socket.data.received.slice(end + 4)) as { messages: { content: string }[] }
         socket.data.received = ''
-        socket.write(answer(messages[0]!.content))
+        const text = messages[0]!.content
+        if (ending === 'late-stall') {
+          // The answer begins with its first word; the rest and the finish come a moment later, then silence.
+          const [first, ...rest] = text.split(/(?= )/)
+          socket.write(head + chunked(choice({ role: 'assistant', content: '' }) + choice({ content: first })))
+          setTimeout(() => socket.write(chunked(rest.map((word) => choice({ content: word })).join('') + stop)), 30)
+          return
+        }
+        socket.write(answer(text))
         if (ending === 'cut') socket.end() // no final chunk: a broken body
       },
     },
@@ -191,6 +201,29 @@ describe('a stream whose finish came with its beginning', () => {
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 })
     const [row] = usageRows(keyId)
     expect(row).toMatchObject({ status: 200, output_tokens: 7, cost: 11 * 1000 + 7 * 2000, estimated: 0 })
+  })
+
+  test('a longer stream whose upstream stalls after its finish gives the client the held words it is billed for', async () => {
+    // Not one of these short streams: its first word goes out at once; the rest and the finish come in a later read,
+    // held back for the bill, and then the upstream falls silent past idle_ms.
+    ending = 'late-stall'
+    const { secret, keyId } = await freshKey()
+    const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
+    let text = ''
+    const error = await (async () => {
+      for await (const part of await client.chat.completions.create({
+        model: 'short',
+        stream: true,
+        messages: [{ role: 'user', content: 'Rivers carve valleys' }],
+      }))
+        text += part.choices[0]?.delta?.content ?? ''
+    })().catch((caught) => caught)
+    expect(error).toBeInstanceOf(Error)
+    expect(text).toBe('Rivers carve valleys')
+    const [row] = await settledRows(keyId)
+    expect(row!.status).toBeGreaterThanOrEqual(500)
+    expect(row!.estimated).toBe(1)
+    expect(row!.output_tokens).toBeGreaterThan(0)
   })
 
   for (const how of ['stall', 'cut'] as const) {

@@ -31,7 +31,7 @@ export class PassthroughTap extends PassthroughEvents {
   private piping: Promise<void> | undefined
   /** Read to its end and ended before the response began (endBeforeAnswer): pull only writes what is pending. */
   private endedEarly = false
-  /** endBeforeAnswer's failure, for a protocol without an error event of its own: the stream is closed with it. */
+  /** A failed read's failure (endFailed), for a protocol without an error event of its own: the stream closes with it. */
   private closeWith: GatewayError | undefined
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
@@ -69,9 +69,7 @@ export class PassthroughTap extends PassthroughEvents {
    * is read to its end and ended here, billed, before its response begins. Its bytes were held from the finish on
    * anyway; ended first, the response's head goes out with them in one write, where a pull that waits for the bill
    * sends the head alone (one more system call and packet a stream: ~9 µs of the main thread on loopback). True when
-   * it ended so. A read that fails after the finish (the upstream stalls or cuts before its end) is billed as failed,
-   * for what was produced; as that bill is durable before anything is sent, the client gets the text it pays for,
-   * then the protocol's error event.
+   * it ended so, a failed read included (endFailed).
    */
   async endBeforeAnswer(): Promise<boolean> {
     if (this.meter.finishReason === undefined || this.failure) return false
@@ -79,10 +77,7 @@ export class PassthroughTap extends PassthroughEvents {
     try {
       while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
     } catch (error) {
-      const failure = toGatewayError(this.chunks.failure(error))
-      if (this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(failure)))
-      else this.closeWith = failure
-      await this.ending.finish(outcomeOf(failure))
+      await this.endFailed(error)
       return true
     }
     await this.ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
@@ -110,17 +105,24 @@ export class PassthroughTap extends PassthroughEvents {
       controller.close()
     } catch (error) {
       if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
-      const failure = toGatewayError(this.chunks.failure(error))
-      // A mid-stream failure ends with the protocol's own error event, never a silent cut.
-      if (this.codec.encodeRawError) {
-        controller.write(encoder.encode(this.codec.encodeRawError(failure)))
-        controller.close()
-      } else controller.close(failure)
-      await ending.finish(outcomeOf(failure))
+      await this.endFailed(error)
+      this.writeEnded(controller)
     }
   }
 
-  /** An answer ended before its response began (endBeforeAnswer): written in one go, unless the client has left. */
+  /**
+   * A read failed after the answer began (a stall, a cut, a timeout): billed as failed, for what was produced —
+   * the text held back with the finish included — and once that bill is settled, the client gets what was held, then
+   * the protocol's own error event (never a silent cut), or the stream closed with the failure where it has none.
+   */
+  private async endFailed(error: unknown): Promise<void> {
+    const failure = toGatewayError(this.chunks.failure(error))
+    if (this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(failure)))
+    else this.closeWith = failure
+    await this.ending.finish(outcomeOf(failure))
+  }
+
+  /** An answer ended (before its response began, or by a failed read): what is pending written and the stream closed. */
   private writeEnded(controller: ReadableStreamDirectController): void {
     if (this.leaving) return
     void this.sendPending(controller) // close() ends the stream after these bytes
