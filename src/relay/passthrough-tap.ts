@@ -5,7 +5,7 @@ import type { Meter } from './meter.ts'
 import type { AbortScope } from './abort-scope.ts'
 import { outcomeOf } from './outcome.ts'
 import type { StreamEnding } from './stream-ending.ts'
-import type { AnswerCodec } from './types.ts'
+import type { AnswerCodec, Outcome } from './types.ts'
 import { PassthroughEvents } from './passthrough-events.ts'
 
 const encoder = new TextEncoder()
@@ -31,7 +31,7 @@ export class PassthroughTap extends PassthroughEvents {
   private piping: Promise<void> | undefined
   /** Read to its end and ended before the response began (endBeforeAnswer): pull only writes what is pending. */
   private endedEarly = false
-  /** A failed read's failure (endFailed), for a protocol without an error event of its own: the stream closes with it. */
+  /** A failed read's failure (`failed`), for a protocol without an error event of its own: the stream closes with it. */
   private closeWith: GatewayError | undefined
 
   /** `body`: the forwarded answer's chunks, read under the provider's timers, and its decoder (ForwardedAnswer). */
@@ -69,7 +69,7 @@ export class PassthroughTap extends PassthroughEvents {
    * is read to its end and ended here, billed, before its response begins. Its bytes were held from the finish on
    * anyway; ended first, the response's head goes out with them in one write, where a pull that waits for the bill
    * sends the head alone (one more system call and packet a stream: ~9 µs of the main thread on loopback). True when
-   * it ended so, a failed read included (endFailed).
+   * it ended so, a failed read included (`failed`).
    */
   async endBeforeAnswer(): Promise<boolean> {
     if (this.meter.finishReason === undefined || this.failure) return false
@@ -77,7 +77,7 @@ export class PassthroughTap extends PassthroughEvents {
     try {
       while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
     } catch (error) {
-      await this.endFailed(error)
+      await this.ending.finish(this.failed(error))
       return true
     }
     await this.ending.finish(this.failure ? outcomeOf(this.failure) : { status: 200 })
@@ -105,21 +105,24 @@ export class PassthroughTap extends PassthroughEvents {
       controller.close()
     } catch (error) {
       if (ending.done || this.leaving) return // the client left while a read was pending; that read's failure is ours alone
-      await this.endFailed(error)
+      const outcome = this.failed(error)
+      // Written at once, the bill after: a failed answer is not a complete one, and a shutdown past its drain
+      // deadline must still get its error event out before the connections close.
       this.writeEnded(controller)
+      await ending.finish(outcome)
     }
   }
 
   /**
-   * A read failed after the answer began (a stall, a cut, a timeout): billed as failed, for what was produced —
-   * the text held back with the finish included — and once that bill is settled, the client gets what was held, then
-   * the protocol's own error event (never a silent cut), or the stream closed with the failure where it has none.
+   * A read failed after the answer began (a stall, a cut, a timeout): what was held back with the finish goes to the
+   * client too — it is billed as produced — then the protocol's own error event (never a silent cut), or the stream
+   * closes with the failure where the protocol has none. Returns the outcome to bill.
    */
-  private async endFailed(error: unknown): Promise<void> {
+  private failed(error: unknown): Omit<Outcome, 'usage'> {
     const failure = toGatewayError(this.chunks.failure(error))
     if (this.codec.encodeRawError) this.pending.push(encoder.encode(this.codec.encodeRawError(failure)))
     else this.closeWith = failure
-    await this.ending.finish(outcomeOf(failure))
+    return outcomeOf(failure)
   }
 
   /** An answer ended (before its response began, or by a failed read): what is pending written and the stream closed. */
