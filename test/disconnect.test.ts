@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +7,7 @@ import { clientWatchDelayMs } from '../src/relay/abort-scope.ts'
 import { countTokens } from '../src/core/estimate.ts'
 import { promptText } from '../src/operations/chat/core/prompt-text.ts'
 import { startFaultyUpstream, type FaultyUpstream } from './support/faulty-upstream.ts'
+import { settledRowsOf } from './support/settled-rows.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 let upstream: FaultyUpstream
@@ -62,34 +62,7 @@ async function freshClient() {
   return { client: new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 }), keyId: record.id }
 }
 
-async function usageRows(keyId: string) {
-  await gateway.gateway.services.ledger.drain()
-  const database = new Database(databasePath, { readonly: true })
-  try {
-    return database
-      .query('SELECT status, error_type, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?')
-      .all(keyId) as {
-      status: number
-      error_type: string | null
-      input_tokens: number
-      output_tokens: number
-      cost: number
-      estimated: number
-    }[]
-  } finally {
-    database.close()
-  }
-}
-
-/** The key's usage rows once its request has settled. */
-async function settledRows(keyId: string) {
-  for (let tries = 0; tries < 200; tries++) {
-    const rows = await usageRows(keyId)
-    if (rows.length) return rows
-    await Bun.sleep(10)
-  }
-  throw new Error(`no usage row for ${keyId}`)
-}
+const settledRows = (keyId: string) => settledRowsOf(gateway, databasePath, keyId)
 
 async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
   for (let tries = 0; tries < 400; tries++) {

@@ -1,11 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { startFaultyUpstream, type FaultyUpstream } from './support/faulty-upstream.ts'
+import { settledRowsOf } from './support/settled-rows.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 import { sseResponse, startUpstream, type TestUpstream } from './support/upstream.ts'
 
@@ -76,23 +76,7 @@ async function freshKey() {
   return { secret, keyId: record.id }
 }
 
-/** The key's usage rows once written (settlement comes just after the stream ends). */
-async function settledRows(keyId: string) {
-  for (let tries = 0; tries < 300; tries++) {
-    await gateway.gateway.services.ledger.drain()
-    const database = new Database(databasePath, { readonly: true })
-    try {
-      const rows = database
-        .query('SELECT status, input_tokens, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?')
-        .all(keyId) as { status: number; input_tokens: number; output_tokens: number; cost: number; estimated: number }[]
-      if (rows.length) return rows
-    } finally {
-      database.close()
-    }
-    await Bun.sleep(10)
-  }
-  throw new Error(`no usage row for ${keyId}`)
-}
+const settledRows = (keyId: string) => settledRowsOf(gateway, databasePath, keyId)
 
 /** Read `count` text deltas of an OpenAI stream, then leave. */
 async function leaveAfter(model: string, count: number, secret: string): Promise<string> {
@@ -116,7 +100,7 @@ describe('a client leaving a reasoning answer', () => {
       const text = await leaveAfter(model, 19, secret)
       expect(text.trim().split(' ').length).toBe(19)
       const [row] = await settledRows(keyId)
-      expect(row).toEqual({ status: 499, input_tokens: 10, output_tokens: 5000, cost: fullCost, estimated: 0 })
+      expect(row).toEqual({ status: 499, error_type: 'client_closed', input_tokens: 10, output_tokens: 5000, cost: fullCost, estimated: 0 })
     })
   }
 

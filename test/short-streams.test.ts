@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import type { TCPSocketListener } from 'bun'
+import { settledRowsOf } from './support/settled-rows.ts'
 import { startTestGateway, type TestGateway } from './support/gateway.ts'
 
 /**
@@ -89,29 +89,32 @@ async function freshKey() {
   return { secret, keyId: record.id }
 }
 
-function usageRows(keyId: string) {
-  const database = new Database(databasePath, { readonly: true })
-  try {
-    return database.query('SELECT status, output_tokens, cost, estimated FROM usage_records WHERE key_id = ?').all(keyId) as {
-      status: number
-      output_tokens: number
-      cost: number
-      estimated: number
-    }[]
-  } finally {
-    database.close()
-  }
-}
+const settledRows = (keyId: string) => settledRowsOf(gateway, databasePath, keyId)
 
-/** The key's usage rows once written: a failed stream's bill rides the next batch, a moment after its end. */
-async function settledRows(keyId: string) {
-  for (let tries = 0; tries < 300; tries++) {
-    await gateway.gateway.services.ledger.drain()
-    const rows = usageRows(keyId)
-    if (rows.length) return rows
-    await Bun.sleep(10)
-  }
-  throw new Error(`no usage row for ${keyId}`)
+/**
+ * A stream of 'Rivers carve valleys' whose upstream ends it `how`, past its finish: the client gets all three words and
+ * then an error, and the request is billed as failed, for an estimate of those words.
+ */
+async function expectFailedButDelivered(how: typeof ending): Promise<void> {
+  ending = how
+  const { secret, keyId } = await freshKey()
+  const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
+  let text = ''
+  const error = await (async () => {
+    const stream = await client.chat.completions.create({
+      model: 'short',
+      stream: true,
+      messages: [{ role: 'user', content: 'Rivers carve valleys' }],
+    })
+    for await (const part of stream) text += part.choices[0]?.delta?.content ?? ''
+  })().catch((caught) => caught)
+  expect(error).toBeInstanceOf(Error)
+  expect(text).toBe('Rivers carve valleys')
+  const [row] = await settledRows(keyId)
+  expect(row!.status).toBeGreaterThanOrEqual(500)
+  expect(row!.estimated).toBe(1)
+  expect(row!.output_tokens).toBeGreaterThan(0)
+  expect(row!.cost).toBe(row!.input_tokens * 1000 + row!.output_tokens * 2000)
 }
 
 /** A streamed Chat Completions request as its bytes, closing the connection after its answer. */
@@ -120,65 +123,30 @@ function rawRequest(secret: string, content: string): string {
   return `POST /v1/chat/completions HTTP/1.1\r\nhost: ${new URL(gateway.baseUrl).host}\r\nauthorization: Bearer ${secret}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
 }
 
-/** The gateway's response on a raw socket: what the first read brought, and, at that moment, the key's usage rows. */
-async function firstRead(secret: string, content: string): Promise<{ first: string; whole: string; rowsAtFirst: number; keyId?: string }> {
-  const url = new URL(gateway.baseUrl)
-  const request = rawRequest(secret, content)
-  return new Promise((resolve, reject) => {
-    let whole = ''
-    let first: string | undefined
-    let rowsAtFirst = -1
-    void Bun.connect({
-      hostname: url.hostname,
-      port: Number(url.port),
-      socket: {
-        open: (socket) => void socket.write(request),
-        data(_socket, chunk) {
-          const text = chunk.toString()
-          if (first === undefined) {
-            first = text
-            rowsAtFirst = usageRows(keyOf.get(secret)!).length
-          }
-          whole += text
-        },
-        close: () => resolve({ first: first ?? '', whole, rowsAtFirst }),
-        error: (_socket, error) => reject(error),
-      },
-    }).catch(reject)
-  })
+/**
+ * The response as a client in a process of its own reads it (test/support/first-read.ts): its first read, the whole
+ * response, and how many usage rows the key had in the file when that first read came.
+ */
+async function readApart(secret: string, keyId: string, content: string) {
+  const script = join(import.meta.dir, 'support/first-read.ts')
+  const child = Bun.spawn(['bun', script, gateway.baseUrl, rawRequest(secret, content), databasePath, keyId], { stdout: 'pipe' })
+  return JSON.parse(await new Response(child.stdout).text()) as { first: string; whole: string; rowsAtFirst: number }
 }
-const keyOf = new Map<string, string>()
 
 describe('a stream whose finish came with its beginning', () => {
-  test('is billed before its first byte, and its head and answer arrive together', async () => {
+  test('is billed before its first byte, and reaches the client in one write: its head does not go ahead', async () => {
     ending = 'whole'
     const { secret, keyId } = await freshKey()
-    keyOf.set(secret, keyId)
-    const { first, whole, rowsAtFirst } = await firstRead(secret, 'Short and sweet')
+    const { first, whole, rowsAtFirst } = await readApart(secret, keyId, 'Short and sweet')
     expect(whole).toStartWith('HTTP/1.1 200')
+    expect(whole).toContain('"content":" sweet"')
     expect(whole).toContain('data: [DONE]')
     // One write: the first read already holds the head, the text and the stream's end.
-    expect(first).toContain('"content":" sweet"')
-    expect(first).toContain('data: [DONE]')
+    expect(first).toBe(whole)
     // The bill was durable before any of it reached the client.
     expect(rowsAtFirst).toBe(1)
-    const [row] = usageRows(keyId)
-    expect(row!.status).toBe(200)
-    expect(row!.estimated).toBe(0)
-  })
-
-  test('reaches a client in one write: its head does not go ahead of its answer', async () => {
-    ending = 'whole'
-    const { secret } = await freshKey()
-    const child = Bun.spawn(
-      ['bun', join(import.meta.dir, 'support/first-read.ts'), gateway.baseUrl, rawRequest(secret, 'Short and sweet')],
-      {
-        stdout: 'pipe',
-      },
-    )
-    const { first, whole } = JSON.parse(await new Response(child.stdout).text()) as { first: string; whole: string }
-    expect(whole).toContain('data: [DONE]')
-    expect(first).toBe(whole)
+    const [row] = await settledRows(keyId)
+    expect(row).toMatchObject({ status: 200, estimated: 0 })
   })
 
   test('reads through the SDK as before, billed from the upstream report', async () => {
@@ -199,55 +167,20 @@ describe('a stream whose finish came with its beginning', () => {
     }
     expect(text).toBe('Short and sweet')
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 })
-    const [row] = usageRows(keyId)
+    const [row] = await settledRows(keyId)
     expect(row).toMatchObject({ status: 200, output_tokens: 7, cost: 11 * 1000 + 7 * 2000, estimated: 0 })
   })
 
   test('a longer stream whose upstream stalls after its finish gives the client the held words it is billed for', async () => {
     // Not one of these short streams: its first word goes out at once; the rest and the finish come in a later read,
     // held back for the bill, and then the upstream falls silent past idle_ms.
-    ending = 'late-stall'
-    const { secret, keyId } = await freshKey()
-    const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
-    let text = ''
-    const error = await (async () => {
-      for await (const part of await client.chat.completions.create({
-        model: 'short',
-        stream: true,
-        messages: [{ role: 'user', content: 'Rivers carve valleys' }],
-      }))
-        text += part.choices[0]?.delta?.content ?? ''
-    })().catch((caught) => caught)
-    expect(error).toBeInstanceOf(Error)
-    expect(text).toBe('Rivers carve valleys')
-    const [row] = await settledRows(keyId)
-    expect(row!.status).toBeGreaterThanOrEqual(500)
-    expect(row!.estimated).toBe(1)
-    expect(row!.output_tokens).toBeGreaterThan(0)
+    await expectFailedButDelivered('late-stall')
   })
 
   for (const how of ['stall', 'cut'] as const) {
     test(`an upstream that ${how}s after the finish fails it, billed for the words the client got`, async () => {
       // Role, three words and the finish at once, then no usage report and no end: silence past idle_ms, or a cut.
-      ending = how
-      const { secret, keyId } = await freshKey()
-      const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: secret, maxRetries: 0 })
-      let text = ''
-      const error = await (async () => {
-        for await (const part of await client.chat.completions.create({
-          model: 'short',
-          stream: true,
-          messages: [{ role: 'user', content: 'Rivers carve valleys' }],
-        }))
-          text += part.choices[0]?.delta?.content ?? ''
-      })().catch((caught) => caught)
-      expect(error).toBeInstanceOf(Error)
-      expect(text).toBe('Rivers carve valleys')
-      const [row] = await settledRows(keyId)
-      expect(row!.status).toBeGreaterThanOrEqual(500)
-      expect(row!.estimated).toBe(1)
-      expect(row!.output_tokens).toBeGreaterThan(0)
-      expect(row!.cost).toBeGreaterThan(row!.output_tokens * 2000 - 1)
+      await expectFailedButDelivered(how)
     })
   }
 })
