@@ -5,8 +5,10 @@
  * with the machine's speed, so a change that allocates less shows here even when a noisy box hides it in req/s.
  * The counts include the in-process client's own objects (the same for both targets).
  *
- *   bun bench/census.ts [--requests 500] [--concurrency 10]
+ *   bun bench/census.ts [--requests 500] [--concurrency 10] [--stream]
  *
+ * `--stream` asks for streamed answers (the upstream's six chunks each). Keep `--requests` low enough that no
+ * collection runs between the two counts (a few hundred streams): one that does makes the count far too low.
  * `--concurrency 1` is the fixed-rate case (bench/capacity.ts latency, 400/s): requests arriving one by one, each
  * bill committed alone.
  */
@@ -14,7 +16,13 @@ import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
 import { startBenchGateway } from './bench-gateway.ts'
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '500' }, concurrency: { type: 'string', default: '10' } } })
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '10' },
+    stream: { type: 'boolean', default: false },
+  },
+})
 const requests = Number(values.requests)
 const concurrency = Number(values.concurrency)
 
@@ -24,7 +32,11 @@ process.env.UPSTREAM_URL = `http://127.0.0.1:${upstream.port}`
 const { server: passthrough } = await import('./passthrough.ts')
 const { gateway, secret } = await startBenchGateway(process.env.UPSTREAM_URL)
 
-const body = JSON.stringify({ model: 'bench-model', stream: false, messages: [{ role: 'user', content: 'How fast is this gateway?' }] })
+const body = JSON.stringify({
+  model: 'bench-model',
+  stream: values.stream,
+  messages: [{ role: 'user', content: 'How fast is this gateway?' }],
+})
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${secret}` }
 
 async function load(url: string, count: number): Promise<void> {
