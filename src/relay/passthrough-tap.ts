@@ -49,19 +49,26 @@ export class PassthroughTap extends PassthroughEvents {
   async prime(): Promise<void> {
     try {
       while (!this.meter.begun && !this.ended) {
-        this.heldBytes += this.receive(this.chunks.took(await this.chunks.read()))
+        this.hold(this.chunks.took(await this.chunks.read()))
         if (this.failure && !this.failedMidAnswer) throw this.failure
-        // An upstream that sends and sends without beginning its answer is not held without end.
-        if (this.heldBytes > this.maxHeldBytes)
-          throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes without beginning its answer`, {
-            code: 'upstream_malformed',
-          })
       }
     } catch (error) {
       const failure = this.chunks.failure(error)
       this.chunks.cancel()
       throw failure
     }
+  }
+
+  /**
+   * Take a read whose bytes may stay unsent for a while: before the answer begins (prime) and from its finish on (held
+   * for the bill). An upstream that sends and sends then is not held without end: past `maxHeldBytes` unsent
+   * (limits.upstream_body_bytes), a 502 `upstream_malformed`. Writing what is pending starts the count again.
+   */
+  private hold(next: Bun.ReadableStreamDefaultReadResult<Uint8Array>): void {
+    this.heldBytes += this.receive(next)
+    if (this.heldBytes <= this.maxHeldBytes) return
+    const when = this.meter.begun ? 'after its finish' : 'without beginning its answer'
+    throw new GatewayError('upstream', `Upstream sent more than ${this.maxHeldBytes} bytes ${when}`, { code: 'upstream_malformed' })
   }
 
   /**
@@ -75,7 +82,7 @@ export class PassthroughTap extends PassthroughEvents {
     if (this.meter.finishReason === undefined || this.failure) return false
     this.endedEarly = true
     try {
-      while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+      while (!this.ended) this.hold(this.chunks.took(await this.chunks.read()))
     } catch (error) {
       await this.ending.finish(this.failed(error))
       return true
@@ -137,14 +144,14 @@ export class PassthroughTap extends PassthroughEvents {
   private async readToEnd(controller: ReadableStreamDirectController): Promise<void> {
     const { ending } = this
     while (true) {
-      while (this.pending.length === 0 && !this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+      while (this.pending.length === 0 && !this.ended) this.hold(this.chunks.took(await this.chunks.read()))
       const passed = this.pass(controller)
       if (passed === 'left') return // the client left while a read was pending
       if (passed === 'held') break
       // No extra tick unless the client is slow; one that takes nothing for writeIdleMs has gone.
       if (passed instanceof Promise && !(await drained(passed, this.writeIdleMs))) return await this.abandon(controller, ending)
     }
-    while (!this.ended) this.receive(this.chunks.took(await this.chunks.read()))
+    while (!this.ended) this.hold(this.chunks.took(await this.chunks.read()))
   }
 
   /**
@@ -174,10 +181,10 @@ export class PassthroughTap extends PassthroughEvents {
     const piped = this.chunks.pipeTo?.({
       chunk: (bytes) => {
         try {
-          this.receive({ done: false, value: bytes })
+          this.hold({ done: false, value: bytes })
           const passed = this.pass(controller)
           // The client left: read on unsent (readOn), or until the stream's end aborts the upstream.
-          if (passed === 'left') this.pending.length = 0
+          if (passed === 'left') this.dropPending()
           if (!(passed instanceof Promise)) return
           // The socket waits while the client's is full; a client that takes nothing for writeIdleMs has gone.
           return drained(passed, this.writeIdleMs).then((took) => {
@@ -212,9 +219,16 @@ export class PassthroughTap extends PassthroughEvents {
     this.chunks.cancel()
   }
 
+  /** The client has left: what is pending will never be sent, so none of it counts as held. */
+  private dropPending(): void {
+    this.pending.length = 0
+    this.heldBytes = 0
+  }
+
   /** Write what is ready, at once: a promise when the client's socket is full (sendNow). */
   private sendPending(controller: ReadableStreamDirectController): void | Promise<unknown> {
     const pending = this.pending
+    this.heldBytes = 0
     const sent = pending.length === 1 ? sendNow(controller, pending[0]!) : sendNow(controller, ...pending)
     pending.length = 0
     return sent
@@ -238,7 +252,7 @@ export class PassthroughTap extends PassthroughEvents {
     try {
       while (!this.ended) {
         this.receive(this.chunks.took(await this.chunks.read()))
-        this.pending.length = 0
+        this.dropPending()
       }
     } catch {
       // The upstream failed or one of its timers ended the attempt: the bill is what was seen.
