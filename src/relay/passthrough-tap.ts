@@ -75,12 +75,17 @@ export class PassthroughTap extends PassthroughEvents {
    * An answer whose finish came with its beginning (prime read it: a short answer, or one the upstream wrote at once)
    * is read to its end and ended here, billed, before its response begins. Its bytes were held from the finish on
    * anyway; ended first, the response's head goes out with them in one write, where a pull that waits for the bill
-   * sends the head alone (one more system call and packet a stream: ~9 µs of the main thread on loopback). True when
-   * it ended so, a failed read included (`failed`).
+   * sends the head alone (one more system call and packet a stream: ~9 µs of the main thread on loopback). Resolves
+   * once it has ended so, a failed read included (`failed`); undefined, at once and without a promise, for the usual
+   * stream, whose finish is still to come.
    */
-  async endBeforeAnswer(): Promise<boolean> {
-    if (this.meter.finishReason === undefined || this.failure) return false
+  endBeforeAnswer(): Promise<true> | undefined {
+    if (this.meter.finishReason === undefined || this.failure) return undefined
     this.endedEarly = true
+    return this.readToEndAndSettle()
+  }
+
+  private async readToEndAndSettle(): Promise<true> {
     try {
       while (!this.ended) this.hold(this.chunks.took(await this.chunks.read()))
     } catch (error) {

@@ -58,8 +58,11 @@ export async function runAttempts(context: AttemptContext): Promise<RelayResult>
     if (!(opened instanceof AttemptFailure)) {
       const answered = answerOf(attempt, opened, context)
       if (answered.kind === 'whole') await attempt.end(finished)
-      else if (answered.kind === 'raw-stream' && opened.kind === 'raw-stream' && opened.tap.endBeforeAnswer)
-        answered.ended = await opened.tap.endBeforeAnswer()
+      else if (answered.kind === 'raw-stream' && opened.kind === 'raw-stream') {
+        // A short stream, finished with its beginning, is ended and billed before its response (one write).
+        const ending = opened.tap.endBeforeAnswer?.()
+        if (ending !== undefined) answered.ended = await ending
+      }
       return answered
     }
     const result = opened

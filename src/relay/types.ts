@@ -70,9 +70,10 @@ export interface StreamTap {
   readOn(): Promise<void>
   /**
    * After `toStream`, before the response begins: an answer whose finish came with its beginning (a short one) is
-   * read to its end and its stream ended now, billed; true when it was. Its response then goes out in one write.
+   * read to its end and its stream ended now, billed: resolves once it has. Undefined for a stream whose finish is
+   * still to come (the usual one). Its response then goes out in one write.
    */
-  endBeforeAnswer?(): Promise<boolean>
+  endBeforeAnswer?(): Promise<true> | undefined
 }
 
 /**

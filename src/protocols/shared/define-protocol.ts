@@ -74,10 +74,11 @@ async function relayRequest(protocol: ClientProtocol, services: Services, reques
     // A stream keeps the long timeout while it runs (it may pause for minutes); its end cuts it (respond.ts). The
     // watcher is what the scope runs then: an object, not a closure, which would keep this function's scopes (the
     // exchange, the services, the protocol) for as long as the stream is open.
-    let watcher: StreamWatcher | undefined
-    // A stream read to its end and billed before its response (StreamTap.endBeforeAnswer) is a whole answer's writing.
-    if (result.kind === 'raw-stream' && result.ended) endHandling(services.server, request, services.config.limits.writeIdleMs)
-    else scope.afterClose = watcher = new StreamWatcher(scope, services, request, requestId)
+    const watcher = new StreamWatcher(scope, services, request, requestId)
+    scope.afterClose = watcher
+    // A stream read to its end and billed before its response (StreamTap.endBeforeAnswer) has had its scope closed
+    // already: only its writing is left, under the write deadline from now on, as a whole answer's.
+    if (result.kind === 'raw-stream' && result.ended) watcher.afterClose()
     return answer(protocol, exchange, result, requestId, watcher)
   } catch (error) {
     endHandling(services.server, request, services.config.limits.writeIdleMs)
@@ -118,7 +119,7 @@ function answer(
   exchange: Exchange,
   result: Exclude<RelayResult, { kind: 'whole' }>,
   requestId: string,
-  watcher: StreamWatcher | undefined,
+  watcher: StreamWatcher,
 ): Response {
   const headers = protocol.answerHeaders(requestId, result.rateLimit)
   switch (result.kind) {
@@ -129,7 +130,7 @@ function answer(
     case 'stream':
       Object.assign(headers, sseHeaders)
       if (exchange.streamContentType) headers['content-type'] = exchange.streamContentType
-      return streamResponse(exchange.encodeStream!(result.events), headers, watcher!)
+      return streamResponse(exchange.encodeStream!(result.events), headers, watcher)
   }
 }
 
